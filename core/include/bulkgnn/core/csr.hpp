@@ -1,0 +1,52 @@
+#pragma once
+
+#include "bulkgnn/core/types.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace bulkgnn {
+
+// Non-owning view of a CSR matrix, passed by value into kernels. Row r holds
+// the column indices indices[indptr[r] .. indptr[r+1]). An empty `values`
+// means every stored entry is 1 (a pattern matrix).
+struct csr_view {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::span<const edge_t> indptr;
+  std::span<const vertex_t> indices;
+  std::span<const float> values;
+
+  [[nodiscard]] edge_t nnz() const { return indptr.empty() ? 0 : indptr.back() - indptr.front(); }
+  [[nodiscard]] edge_t row_begin(std::int64_t r) const { return indptr[r]; }
+  [[nodiscard]] edge_t row_end(std::int64_t r) const { return indptr[r + 1]; }
+  [[nodiscard]] edge_t degree(std::int64_t r) const { return indptr[r + 1] - indptr[r]; }
+  [[nodiscard]] bool weighted() const { return !values.empty(); }
+  [[nodiscard]] std::span<const vertex_t> row(std::int64_t r) const {
+    return indices.subspan(indptr[r] - indptr.front(), degree(r));
+  }
+  [[nodiscard]] std::span<const float> row_values(std::int64_t r) const {
+    return values.subspan(indptr[r] - indptr.front(), degree(r));
+  }
+};
+
+// Owning CSR matrix. indptr always has rows + 1 entries.
+struct csr_matrix {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::vector<edge_t> indptr{0};
+  std::vector<vertex_t> indices;
+  std::vector<float> values;
+
+  [[nodiscard]] edge_t nnz() const { return indptr.back(); }
+  [[nodiscard]] csr_view view() const { return {rows, cols, indptr, indices, values}; }
+};
+
+// Describes the first way in which `m` is not a well-formed CSR matrix
+// (indptr of length rows + 1, starting at 0 and non-decreasing, every column
+// index in [0, cols), values empty or one per entry); empty if it is one.
+[[nodiscard]] std::string find_csr_problem(csr_view m);
+
+}  // namespace bulkgnn

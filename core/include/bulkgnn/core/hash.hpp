@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace bulkgnn {
+
+// Streaming 64-bit hash used for output digests. It is stable across
+// platforms, compilers and versions: changing it changes every recorded digest.
+class digest_hasher {
+ public:
+  void add(std::uint64_t word) { state_ = mix(state_ ^ mix(word + 0x9E3779B97F4A7C15ull)); }
+  void add(std::span<const std::int32_t> words) {
+    add(static_cast<std::uint64_t>(words.size()));
+    for (auto w : words) add(static_cast<std::uint64_t>(static_cast<std::uint32_t>(w)));
+  }
+  [[nodiscard]] std::uint64_t value() const { return mix(state_); }
+
+ private:
+  // The splitmix64 finaliser: a bijection with full avalanche.
+  static std::uint64_t mix(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t state_ = 0x6A09E667F3BCC909ull;
+};
+
+}  // namespace bulkgnn

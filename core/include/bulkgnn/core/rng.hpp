@@ -1,0 +1,92 @@
+#pragma once
+
+#include <Random123/philox.h>
+
+#include <cmath>
+#include <cstdint>
+
+namespace bulkgnn {
+
+// Identifies one independent random stream. Every random decision of the
+// sampler is keyed on what it is about (seed, epoch, minibatch, layer, row),
+// never on which thread or which bulk computes it, so the same seed gives the
+// same minibatches for any thread count, bulk size, rank count or backend.
+struct rng_key {
+  std::uint32_t seed = 0;
+  std::uint32_t epoch = 0;
+  std::uint32_t minibatch = 0;
+  std::uint32_t layer = 0;
+  std::uint32_t row = 0;
+};
+
+// Reserved minibatch value for streams that belong to no minibatch (the epoch
+// shuffle, generators).
+inline constexpr std::uint32_t no_minibatch = 0xFFFFFFFFu;
+
+// A sequence of random numbers drawn from Philox4x32-10 in counter mode:
+// key = (seed, epoch), counter = (minibatch, layer, row, block). Each block
+// yields four 32-bit words; a stream holds 2^34 words.
+class philox_stream {
+ public:
+  explicit philox_stream(const rng_key& key)
+      : key_{{key.seed, key.epoch}}, counter_{{key.minibatch, key.layer, key.row, 0}} {}
+
+  // Uniform 32-bit word.
+  std::uint32_t next_u32() {
+    if (used_ == 4) refill();
+    return words_.v[used_++];
+  }
+
+  // Uniform 64-bit word.
+  std::uint64_t next_u64() {
+    const std::uint64_t hi = next_u32();
+    return (hi << 32) | next_u32();
+  }
+
+  // Uniform double in the open interval (0, 1), with 53 random bits.
+  double uniform_open01() {
+    return (static_cast<double>(next_u64() >> 11) + 0.5) * 0x1.0p-53;
+  }
+
+  // Uniform integer in [0, bound) for 0 < bound < 2^32, exactly uniform
+  // (Lemire's multiply-and-reject).
+  std::uint32_t uniform_below(std::uint32_t bound) {
+    std::uint64_t product = static_cast<std::uint64_t>(next_u32()) * bound;
+    auto low = static_cast<std::uint32_t>(product);
+    if (low < bound) {
+      const std::uint32_t threshold = (0u - bound) % bound;
+      while (low < threshold) {
+        product = static_cast<std::uint64_t>(next_u32()) * bound;
+        low = static_cast<std::uint32_t>(product);
+      }
+    }
+    return static_cast<std::uint32_t>(product >> 32);
+  }
+
+  // Exponential variate with rate 1.
+  double exponential() { return -std::log(uniform_open01()); }
+
+  // Standard normal variate (Box-Muller; one of the pair is discarded so the
+  // stream position does not depend on call history).
+  double normal() {
+    const double u1 = uniform_open01();
+    const double u2 = uniform_open01();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+
+ private:
+  using philox = r123::Philox4x32;
+
+  void refill() {
+    words_ = philox()(counter_, key_);
+    ++counter_.v[3];
+    used_ = 0;
+  }
+
+  philox::key_type key_;
+  philox::ctr_type counter_;
+  philox::ctr_type words_{};
+  int used_ = 4;
+};
+
+}  // namespace bulkgnn

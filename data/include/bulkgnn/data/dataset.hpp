@@ -1,0 +1,97 @@
+#pragma once
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/dense.hpp"
+#include "bulkgnn/data/npy.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace bulkgnn::data {
+
+struct split {
+  std::string name;
+  std::span<const vertex_t> train;
+  std::span<const vertex_t> valid;
+  std::span<const vertex_t> test;
+};
+
+// A graph with optional node features, labels and splits, in bulkgnn's native
+// layout: a directory of .npy arrays plus manifest.json, memory-mapped.
+//
+//   manifest.json          {"format": "bulkgnn-native", "version": 1, ...}
+//   indptr.npy   int64 [n+1]   row v holds the in-neighbours of v
+//   indices.npy  int32 [m]     (messages flow column -> row)
+//   edge_weight.npy float32 [m]          optional
+//   features.npy float32 [n, f]          optional
+//   labels.npy   int32 [n], -1 = none    optional
+//   split/NAME/{train,valid,test}.npy  int32 node ids
+class dataset {
+ public:
+  // Opens a native directory, or an OGB raw directory (imported on the fly
+  // into a temporary native directory that is deleted once mapped).
+  static dataset open(const std::filesystem::path& dir);
+  static dataset open_native(const std::filesystem::path& dir);
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] std::int64_t num_nodes() const { return graph_.rows; }
+  [[nodiscard]] edge_t num_edges() const { return graph_.nnz(); }
+  [[nodiscard]] csr_view graph() const { return graph_; }
+  [[nodiscard]] dense_view<const float> features() const { return features_; }
+  [[nodiscard]] std::span<const std::int32_t> labels() const { return labels_; }
+  [[nodiscard]] int num_classes() const { return num_classes_; }
+  [[nodiscard]] const std::vector<split>& splits() const { return splits_; }
+  // The named split, or the first one if name is empty; option_error listing
+  // the available splits if there is none of that name.
+  [[nodiscard]] const split& find_split(const std::string& name) const;
+  [[nodiscard]] const nlohmann::json& manifest() const { return manifest_; }
+
+ private:
+  std::string name_;
+  nlohmann::json manifest_;
+  std::vector<npy_array> arrays_;  // keeps the mappings alive
+  csr_view graph_;
+  dense_view<const float> features_;
+  std::span<const std::int32_t> labels_;
+  int num_classes_ = 0;
+  std::vector<split> splits_;
+};
+
+// Writes a native dataset directory atomically: arrays go into a temporary
+// sibling directory which commit() renames to the final path (replacing an
+// existing dataset there). Destroying an uncommitted writer removes the
+// temporary directory, so a failed conversion leaves nothing half-written.
+class native_writer {
+ public:
+  explicit native_writer(std::filesystem::path final_dir);
+  ~native_writer();
+  native_writer(const native_writer&) = delete;
+  native_writer& operator=(const native_writer&) = delete;
+
+  // Creates a zero-filled array at `relative_path` (e.g. "indices.npy",
+  // "split/random/train.npy") inside the temporary directory.
+  npy_array create(const std::string& relative_path, dtype type, std::vector<std::int64_t> shape);
+
+  // Writes manifest.json (the caller's fields plus format, version and the
+  // list of arrays), flushes every array and renames into place.
+  void commit(nlohmann::json manifest);
+
+  [[nodiscard]] const std::filesystem::path& temporary_dir() const { return tmp_dir_; }
+
+ private:
+  std::filesystem::path final_dir_;
+  std::filesystem::path tmp_dir_;
+  std::vector<npy_array> arrays_;
+  bool committed_ = false;
+};
+
+// True if `dir` looks like an OGB node-property raw directory.
+[[nodiscard]] bool is_ogb_raw_dir(const std::filesystem::path& dir);
+
+}  // namespace bulkgnn::data

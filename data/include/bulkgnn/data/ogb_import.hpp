@@ -1,0 +1,24 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+namespace bulkgnn::data {
+
+struct ogb_import_options {
+  // Add the reverse of every edge. Unset: follow meta.json's
+  // "add_inverse_edge" when present, else false.
+  std::optional<bool> add_inverse_edges;
+  bool quiet = false;  // no progress display
+};
+
+// Converts an OGB node-property raw directory (raw/edge.csv.gz,
+// raw/num-node-list.csv.gz, optional raw/num-edge-list.csv.gz,
+// raw/node-feat.csv.gz, raw/node-label.csv.gz, split/NAME/{train,valid,test}.csv.gz)
+// into a native dataset at out_dir. Streams every file (memory stays bounded
+// by the output arrays, which are memory-mapped files), and throws data_error
+// naming the file and line of the first malformed input.
+void import_ogb(const std::filesystem::path& ogb_dir, const std::filesystem::path& out_dir,
+                const ogb_import_options& options = {});
+
+}  // namespace bulkgnn::data

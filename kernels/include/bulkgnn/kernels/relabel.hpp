@@ -1,0 +1,37 @@
+#pragma once
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/segmented.hpp"
+#include "bulkgnn/kernels/executor.hpp"
+
+namespace bulkgnn::kernels {
+
+struct relabelled_blocks {
+  // Per segment: the segment's destinations, then every other sampled column
+  // in ascending global id, each once.
+  segmented_vertices sources;
+  // One row per destination (segments back to back); column ids are local
+  // positions in the segment's sources; values carried over from `sampled`.
+  // cols is the largest segment's source count.
+  csr_matrix blocks;
+};
+
+// De-duplicates and relabels the sampled neighbours of each segment to local
+// ids. Row r of `sampled` belongs to destination destinations.vertices[r]; its
+// column ids are global. Destinations must be distinct within a segment.
+[[nodiscard]] relabelled_blocks relabel_by_segment(const executor& exec,
+                                                   const segmented_vertices& destinations,
+                                                   csr_view sampled);
+
+// The block R·A·C of each segment: for segment j, one row per vertex u of
+// rows.segment(j), holding the entries a(u, v) with v in cols.segment(j)
+// (distinct vertices), as local column positions in ascending order, with
+// value a(u, v) · column_scale[cols.offsets[j] + position] (a pattern `a`
+// counts as ones). With add_self_loops, (u, u) counts as an entry of value 1
+// where `a` does not store it.
+[[nodiscard]] csr_matrix extract_blocks(const executor& exec, csr_view a,
+                                        const segmented_vertices& rows,
+                                        const segmented_vertices& cols,
+                                        std::span<const float> column_scale, bool add_self_loops);
+
+}  // namespace bulkgnn::kernels

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian package bulkgnn builds, tests or benchmarks with.
+# Idempotent: packages already present are left as they are.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config python3
+  libtbb-dev libfmt-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
+  librandom123-dev libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
+  libopenmpi-dev openmpi-bin libcombblas-dev libmetis-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+echo "install_deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
