@@ -2,12 +2,6 @@
 
 #include <memory>
 
-namespace tbb {
-inline namespace v1 {
-class global_control;
-}
-}  // namespace tbb
-
 namespace bulkgnn {
 
 // Limits the worker threads every kernel may use while it is alive.
@@ -20,7 +14,8 @@ class thread_limit {
   thread_limit& operator=(const thread_limit&) = delete;
 
  private:
-  std::unique_ptr<tbb::global_control> control_;
+  struct control;
+  std::unique_ptr<control> control_;
 };
 
 }  // namespace bulkgnn

@@ -1,0 +1,1 @@
+#include "bulkgnn/data/generators.hpp"
