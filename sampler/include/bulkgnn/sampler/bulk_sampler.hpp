@@ -1,0 +1,79 @@
+#pragma once
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/segmented.hpp"
+#include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/kernels/sample_rows.hpp"
+#include "bulkgnn/sampler/epoch_plan.hpp"
+#include "bulkgnn/sampler/minibatch.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace bulkgnn::sampler {
+
+enum class sampler_kind {
+  node_wise,  // GraphSAGE: fanouts[l] neighbours per frontier vertex at hop l
+  ladies,     // LADIES: fanouts[l] vertices per minibatch at hop l, frontier-dependent
+  fastgcn,    // FastGCN: fanouts[l] vertices per minibatch from one global distribution
+};
+
+[[nodiscard]] sampler_kind parse_sampler_kind(const std::string& name);
+[[nodiscard]] std::string sampler_kind_name(sampler_kind kind);
+
+struct sampler_options {
+  sampler_kind kind = sampler_kind::node_wise;
+  // One entry per hop, hop 0 starting from the seeds (PyG's num_neighbors
+  // order). Node-wise: -1 takes every neighbour.
+  std::vector<std::int64_t> fanouts;
+  // Node-wise only: draw with replacement; draw proportionally to edge weights.
+  kernels::replacement replacement = kernels::replacement::without;
+  bool weighted = false;
+  std::uint32_t seed = 0;
+};
+
+// Throws option_error naming the option if `options` is impossible for `graph`.
+void validate(const sampler_options& options, csr_view graph);
+
+// Samples a bulk of consecutive minibatches at once: per hop, one sampling
+// pass (node-wise) or one SpGEMM plus one sampling pass (layer-wise) serves
+// them all. The result depends only on (seed, epoch, minibatch index), never
+// on the bulk size or thread count.
+//
+// Layer-wise sampling follows LADIES (Zou et al., 2019) with self loops:
+// with Â = D̃⁻¹(A + I) and frontier F_j of minibatch j, column v is drawn with
+// probability p_j(v) ∝ Σ_{u∈F_j} Â(u,v)² (computed as Q·(A + I) with
+// Q(j,u) = 1/(deg(u)+1)²), fanouts[l] distinct columns per minibatch. The
+// sources are F_j followed by the drawn columns; the block keeps the edges of
+// A + I between them, weighted Â(u,v)/p_j(v) and row-normalised. FastGCN uses
+// one global p(v) ∝ Σ_u Â(u,v)² for every minibatch instead.
+class bulk_sampler {
+ public:
+  bulk_sampler(csr_view graph, sampler_options options, kernels::executor exec = {});
+
+  [[nodiscard]] bulk_sample sample(const epoch_plan& plan, std::int64_t first_minibatch,
+                                   std::int64_t count);
+
+  [[nodiscard]] const sampler_options& options() const { return options_; }
+  // Wall time spent per stage over every call so far.
+  [[nodiscard]] const stage_times& times() const { return times_; }
+
+ private:
+  sampled_layer sample_node_wise(const segmented_vertices& frontier,
+                                 std::span<const std::uint32_t> minibatch_of_row,
+                                 std::uint32_t epoch, std::uint32_t hop);
+  sampled_layer sample_layer_wise(const segmented_vertices& frontier, std::int64_t first_minibatch,
+                                  std::uint32_t epoch, std::uint32_t hop);
+  csr_matrix column_weights(const segmented_vertices& frontier);
+
+  csr_view graph_;
+  sampler_options options_;
+  kernels::executor exec_;
+  stage_times times_;
+  csr_matrix global_column_weights_;  // FastGCN's distribution, computed once
+};
+
+}  // namespace bulkgnn::sampler

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/hash.hpp"
+#include "bulkgnn/core/segmented.hpp"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace bulkgnn::sampler {
+
+// One hop of a bulk: for each minibatch j, its sources (destinations first)
+// and its block rows, back to back.
+struct sampled_layer {
+  // Segment j: minibatch j's destination vertices at this hop, then the
+  // other source vertices (global ids).
+  segmented_vertices sources;
+  // One row per destination (segments in minibatch order); columns are local
+  // positions in the minibatch's sources; values are edge weights where the
+  // sampler defines them (layer-wise), else empty.
+  csr_matrix blocks;
+  // First block row of each minibatch (the destination offsets).
+  std::vector<std::int64_t> row_offsets{0};
+};
+
+// A self-contained sampled minibatch in the PyG/DGL layout.
+struct minibatch {
+  std::int64_t index = 0;            // position in the epoch
+  std::vector<vertex_t> seeds;       // global ids
+  std::vector<std::int32_t> labels;  // labels of the seeds (empty if none given)
+  std::vector<vertex_t> input_nodes; // global ids of the outermost sources
+  // DGL order: blocks[0] is the input-most layer. Block b has one row per
+  // destination and one column per source, local ids, and its destinations
+  // are the first rows() sources; blocks.back() has the seeds as rows.
+  std::vector<csr_matrix> blocks;
+};
+
+// The minibatches [first_minibatch, first_minibatch + count) of one epoch.
+struct bulk_sample {
+  std::int64_t first_minibatch = 0;
+  segmented_vertices seeds;
+  std::vector<sampled_layer> layers;  // layers[h] is hop h from the seeds
+
+  [[nodiscard]] std::int64_t count() const { return seeds.segments(); }
+  // Copies minibatch j (0 <= j < count()) out of the bulk; labels, if given,
+  // are indexed by global vertex id.
+  [[nodiscard]] minibatch extract(std::int64_t j, std::span<const std::int32_t> labels = {}) const;
+  // Stable hash of minibatch j's canonical content: its seeds in order, then
+  // per hop the edges as global (dst, src) pairs in ascending order.
+  [[nodiscard]] std::uint64_t digest(std::int64_t j) const;
+  [[nodiscard]] edge_t sampled_edges() const;
+};
+
+// Folds per-minibatch digests, in minibatch order, into one run digest.
+class run_digest {
+ public:
+  void add(std::uint64_t minibatch_digest);
+  [[nodiscard]] std::uint64_t value() const;
+
+ private:
+  digest_hasher hasher_;
+};
+
+}  // namespace bulkgnn::sampler

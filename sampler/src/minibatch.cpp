@@ -1,0 +1,78 @@
+#include "bulkgnn/sampler/minibatch.hpp"
+
+#include "bulkgnn/core/error.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace bulkgnn::sampler {
+
+namespace {
+
+// Copies minibatch j's rows of a layer's blocks into a standalone CSR matrix.
+csr_matrix extract_block(const sampled_layer& layer, std::int64_t j) {
+  const auto row_begin = layer.row_offsets[j];
+  const auto row_end = layer.row_offsets[j + 1];
+  const auto& all = layer.blocks;
+  csr_matrix block;
+  block.rows = row_end - row_begin;
+  block.cols = layer.sources.size(j);
+  const auto first = all.indptr[row_begin];
+  const auto last = all.indptr[row_end];
+  block.indptr.resize(block.rows + 1);
+  for (std::int64_t r = 0; r <= block.rows; ++r) block.indptr[r] = all.indptr[row_begin + r] - first;
+  block.indices.assign(all.indices.begin() + first, all.indices.begin() + last);
+  if (!all.values.empty()) block.values.assign(all.values.begin() + first, all.values.begin() + last);
+  return block;
+}
+
+}  // namespace
+
+minibatch bulk_sample::extract(std::int64_t j, std::span<const std::int32_t> labels) const {
+  BULKGNN_ASSERT(j >= 0 && j < count());
+  minibatch mb;
+  mb.index = first_minibatch + j;
+  const auto seed_span = seeds.segment(j);
+  mb.seeds.assign(seed_span.begin(), seed_span.end());
+  if (!labels.empty())
+    for (auto v : mb.seeds) mb.labels.push_back(labels[v]);
+  const auto input = layers.empty() ? seed_span : layers.back().sources.segment(j);
+  mb.input_nodes.assign(input.begin(), input.end());
+  for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer)
+    mb.blocks.push_back(extract_block(*layer, j));
+  return mb;
+}
+
+std::uint64_t bulk_sample::digest(std::int64_t j) const {
+  digest_hasher hasher;
+  hasher.add(seeds.segment(j));
+  std::vector<std::pair<vertex_t, vertex_t>> edges;
+  for (const auto& layer : layers) {
+    const auto sources = layer.sources.segment(j);
+    const auto& blocks = layer.blocks;
+    edges.clear();
+    for (auto r = layer.row_offsets[j]; r < layer.row_offsets[j + 1]; ++r) {
+      const vertex_t dst = sources[r - layer.row_offsets[j]];
+      for (auto e = blocks.indptr[r]; e < blocks.indptr[r + 1]; ++e)
+        edges.emplace_back(dst, sources[blocks.indices[e]]);
+    }
+    std::sort(edges.begin(), edges.end());
+    hasher.add(static_cast<std::uint64_t>(edges.size()));
+    for (auto [dst, src] : edges)
+      hasher.add((static_cast<std::uint64_t>(static_cast<std::uint32_t>(dst)) << 32) |
+                 static_cast<std::uint32_t>(src));
+  }
+  return hasher.value();
+}
+
+edge_t bulk_sample::sampled_edges() const {
+  edge_t total = 0;
+  for (const auto& layer : layers) total += layer.blocks.nnz();
+  return total;
+}
+
+void run_digest::add(std::uint64_t minibatch_digest) { hasher_.add(minibatch_digest); }
+
+std::uint64_t run_digest::value() const { return hasher_.value(); }
+
+}  // namespace bulkgnn::sampler

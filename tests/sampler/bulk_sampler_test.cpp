@@ -1,0 +1,216 @@
+#include "bulkgnn/sampler/bulk_sampler.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/parallel.hpp"
+#include "test_graphs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <set>
+
+namespace bulkgnn::sampler {
+namespace {
+
+using testing::has_edge;
+using testing::random_graph;
+
+std::vector<vertex_t> all_vertices(vertex_t n) {
+  std::vector<vertex_t> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+// The digests of every minibatch of one epoch, sampled `bulk` at a time.
+std::vector<std::uint64_t> epoch_digests(csr_view graph, const sampler_options& options,
+                                         std::int64_t batch_size, std::int64_t bulk,
+                                         kernels::backend backend = kernels::backend::cpu) {
+  const auto train = all_vertices(static_cast<vertex_t>(graph.rows));
+  const epoch_plan plan(train, batch_size, options.seed, 3);
+  bulk_sampler sampler(graph, options, kernels::executor{backend});
+  std::vector<std::uint64_t> digests;
+  for (std::int64_t first = 0; first < plan.num_minibatches(); first += bulk) {
+    const auto b = sampler.sample(plan, first, std::min(bulk, plan.num_minibatches() - first));
+    for (std::int64_t j = 0; j < b.count(); ++j) digests.push_back(b.digest(j));
+  }
+  return digests;
+}
+
+sampler_options options_for(sampler_kind kind) {
+  if (kind == sampler_kind::node_wise) return {.kind = kind, .fanouts = {5, 3, -1}, .seed = 11};
+  return {.kind = kind, .fanouts = {40, 30}, .seed = 11};
+}
+
+class EveryKind : public ::testing::TestWithParam<sampler_kind> {};
+
+INSTANTIATE_TEST_SUITE_P(Samplers, EveryKind,
+                         ::testing::Values(sampler_kind::node_wise, sampler_kind::ladies,
+                                           sampler_kind::fastgcn),
+                         [](const auto& info) { return sampler_kind_name(info.param); });
+
+TEST_P(EveryKind, SameMinibatchesForAnyBulkSize) {
+  const auto g = random_graph(700, 1);
+  const auto options = options_for(GetParam());
+  const auto reference = epoch_digests(g.view(), options, 16, 1);
+  EXPECT_EQ(epoch_digests(g.view(), options, 16, 7), reference);
+  EXPECT_EQ(epoch_digests(g.view(), options, 16, 64), reference);
+}
+
+TEST_P(EveryKind, SameMinibatchesForAnyThreadCount) {
+  const auto g = random_graph(700, 2);
+  const auto options = options_for(GetParam());
+  std::vector<std::uint64_t> one, two;
+  {
+    const thread_limit limit(1);
+    one = epoch_digests(g.view(), options, 32, 8);
+  }
+  {
+    const thread_limit limit(2);
+    two = epoch_digests(g.view(), options, 32, 8);
+  }
+  EXPECT_EQ(one, two);
+}
+
+TEST_P(EveryKind, CpuBackendMatchesTheReferenceBackend) {
+  const auto g = random_graph(500, 3);
+  const auto options = options_for(GetParam());
+  EXPECT_EQ(epoch_digests(g.view(), options, 32, 5, kernels::backend::cpu),
+            epoch_digests(g.view(), options, 32, 5, kernels::backend::reference));
+}
+
+TEST_P(EveryKind, DifferentSeedsGiveDifferentMinibatches) {
+  const auto g = random_graph(500, 4);
+  auto options = options_for(GetParam());
+  const auto first = epoch_digests(g.view(), options, 32, 4);
+  options.seed += 1;
+  EXPECT_NE(epoch_digests(g.view(), options, 32, 4), first);
+}
+
+// Checks an extracted minibatch in the DGL layout: block i's destinations are
+// block i+1's sources, the last block's destinations are the seeds, the input
+// nodes are distinct, and every entry of the input-most block is an edge of A
+// (or a self loop, for the layer-wise samplers).
+void expect_well_formed(const minibatch& mb, csr_view graph, bool self_loops) {
+  ASSERT_FALSE(mb.blocks.empty());
+  for (std::size_t i = 0; i < mb.blocks.size(); ++i) {
+    const auto& block = mb.blocks[i];
+    ASSERT_EQ(find_csr_problem(block.view()), "");
+    ASSERT_LE(block.rows, block.cols);
+    const auto next_sources = i + 1 < mb.blocks.size() ? mb.blocks[i + 1].cols
+                                                        : static_cast<std::int64_t>(mb.seeds.size());
+    EXPECT_EQ(block.rows, next_sources);
+  }
+  EXPECT_TRUE(std::equal(mb.seeds.begin(), mb.seeds.end(), mb.input_nodes.begin()));
+  const std::set<vertex_t> distinct(mb.input_nodes.begin(), mb.input_nodes.end());
+  EXPECT_EQ(distinct.size(), mb.input_nodes.size()) << "duplicate source vertices";
+  EXPECT_EQ(static_cast<std::int64_t>(mb.input_nodes.size()), mb.blocks.front().cols);
+  // Destinations first at every hop makes every block's sources a prefix of
+  // the input nodes, so input_nodes maps any block's local ids to global ids.
+  for (const auto& block : mb.blocks) {
+    for (std::int64_t r = 0; r < block.rows; ++r) {
+      const vertex_t dst = mb.input_nodes[r];
+      for (auto e = block.indptr[r]; e < block.indptr[r + 1]; ++e) {
+        const vertex_t src = mb.input_nodes[block.indices[e]];
+        EXPECT_TRUE(has_edge(graph, dst, src) || (self_loops && src == dst))
+            << "sampled edge " << src << " -> " << dst << " is not in the graph";
+      }
+    }
+  }
+}
+
+TEST_P(EveryKind, BlocksAreWellFormedAndDestinationsComeFirst) {
+  const auto g = random_graph(600, 5);
+  const auto options = options_for(GetParam());
+  const auto train = all_vertices(600);
+  const epoch_plan plan(train, 50, 0, 0);
+  bulk_sampler sampler(g.view(), options);
+  const auto bulk = sampler.sample(plan, 0, plan.num_minibatches());
+  for (std::int64_t j = 0; j < bulk.count(); ++j) {
+    const auto mb = bulk.extract(j);
+    expect_well_formed(mb, g.view(), GetParam() != sampler_kind::node_wise);
+    // Per hop: the destinations are the first sources, sources are distinct,
+    // and each block entry is a graph edge between global ids.
+    const segmented_vertices* destinations = &bulk.seeds;
+    for (const auto& layer : bulk.layers) {
+      const auto dst = destinations->segment(j);
+      const auto src = layer.sources.segment(j);
+      ASSERT_GE(src.size(), dst.size());
+      EXPECT_TRUE(std::equal(dst.begin(), dst.end(), src.begin()));
+      EXPECT_EQ(std::set<vertex_t>(src.begin(), src.end()).size(), src.size());
+      destinations = &layer.sources;
+    }
+  }
+}
+
+TEST(NodeWiseSampler, DrawsMinOfFanoutAndDegreeNeighboursPerDestination) {
+  const auto g = random_graph(600, 6);
+  const sampler_options options{.fanouts = {4, 2}, .seed = 1};
+  const auto train = all_vertices(600);
+  const epoch_plan plan(train, 64, 0, 0);
+  bulk_sampler sampler(g.view(), options);
+  const auto bulk = sampler.sample(plan, 0, plan.num_minibatches());
+  for (std::size_t hop = 0; hop < bulk.layers.size(); ++hop) {
+    const auto& layer = bulk.layers[hop];
+    const segmented_vertices& destinations = hop == 0 ? bulk.seeds : bulk.layers[hop - 1].sources;
+    for (std::size_t r = 0; r < destinations.vertices.size(); ++r) {
+      const auto degree = g.view().degree(destinations.vertices[r]);
+      EXPECT_EQ(layer.blocks.indptr[r + 1] - layer.blocks.indptr[r],
+                std::min<edge_t>(degree, options.fanouts[hop]));
+    }
+  }
+}
+
+TEST(NodeWiseSampler, FanoutMinusOneTakesTheWholeNeighbourhood) {
+  const auto g = random_graph(300, 7);
+  const sampler_options options{.fanouts = {-1}, .seed = 1};
+  const auto train = all_vertices(300);
+  const epoch_plan plan(train, 300, 0, 0);
+  bulk_sampler sampler(g.view(), options);
+  const auto bulk = sampler.sample(plan, 0, 1);
+  EXPECT_EQ(bulk.sampled_edges(), g.nnz());
+}
+
+TEST(LayerWiseSampler, BlockRowsAreNormalisedImportanceWeights) {
+  const auto g = random_graph(400, 8);
+  const sampler_options options{.kind = sampler_kind::ladies, .fanouts = {25}, .seed = 2};
+  const auto train = all_vertices(400);
+  const epoch_plan plan(train, 20, 0, 0);
+  bulk_sampler sampler(g.view(), options);
+  const auto bulk = sampler.sample(plan, 0, plan.num_minibatches());
+  const auto& blocks = bulk.layers[0].blocks;
+  for (std::int64_t r = 0; r < blocks.rows; ++r) {
+    double sum = 0;
+    for (auto e = blocks.indptr[r]; e < blocks.indptr[r + 1]; ++e) sum += blocks.values[e];
+    EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+}
+
+TEST(SamplerOptions, ImpossibleFanoutsAreRejected) {
+  const auto g = random_graph(50, 9);
+  EXPECT_THROW(bulk_sampler(g.view(), sampler_options{.fanouts = {}}), option_error);
+  EXPECT_THROW(bulk_sampler(g.view(), sampler_options{.fanouts = {5, 0}}), option_error);
+  EXPECT_THROW(bulk_sampler(g.view(), sampler_options{.fanouts = {-2}}), option_error);
+  EXPECT_THROW(bulk_sampler(g.view(), sampler_options{.fanouts = {5}, .weighted = true}),
+               option_error);
+  EXPECT_THROW(bulk_sampler(g.view(), sampler_options{.kind = sampler_kind::ladies,
+                                                      .fanouts = {5},
+                                                      .replacement = kernels::replacement::with}),
+               option_error);
+}
+
+TEST(EpochPlan, CoversEveryTrainingVertexOnceAndDependsOnTheEpoch) {
+  const auto train = all_vertices(1000);
+  const epoch_plan a(train, 64, 5, 0), b(train, 64, 5, 1);
+  EXPECT_EQ(a.num_minibatches(), 16);
+  std::vector<vertex_t> seen;
+  for (std::int64_t m = 0; m < a.num_minibatches(); ++m)
+    for (auto v : a.seeds(m)) seen.push_back(v);
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, train);
+  EXPECT_NE(std::vector<vertex_t>(a.seeds(0).begin(), a.seeds(0).end()),
+            std::vector<vertex_t>(b.seeds(0).begin(), b.seeds(0).end()));
+  EXPECT_THROW(epoch_plan(train, 0, 5, 0), option_error);
+}
+
+}  // namespace
+}  // namespace bulkgnn::sampler

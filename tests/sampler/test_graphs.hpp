@@ -1,0 +1,38 @@
+#pragma once
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/rng.hpp"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+namespace bulkgnn::testing {
+
+// A random graph with a skewed degree distribution (some rows empty, a few
+// far above any fanout), sorted rows, no duplicates.
+inline csr_matrix random_graph(vertex_t n, std::uint32_t seed, int max_degree = 60) {
+  csr_matrix g;
+  g.rows = g.cols = n;
+  philox_stream rng(rng_key{seed, 0, 0, 0, 0});
+  for (vertex_t v = 0; v < n; ++v) {
+    const auto roll = rng.uniform_below(100);
+    const int degree = roll < 5 ? 0 : roll < 90 ? static_cast<int>(rng.uniform_below(12))
+                                                : static_cast<int>(rng.uniform_below(max_degree));
+    std::set<vertex_t> neighbours;
+    while (static_cast<int>(neighbours.size()) < std::min<int>(degree, n - 1)) {
+      const auto u = static_cast<vertex_t>(rng.uniform_below(n));
+      if (u != v) neighbours.insert(u);
+    }
+    g.indices.insert(g.indices.end(), neighbours.begin(), neighbours.end());
+    g.indptr.push_back(static_cast<edge_t>(g.indices.size()));
+  }
+  return g;
+}
+
+inline bool has_edge(csr_view g, vertex_t dst, vertex_t src) {
+  const auto row = g.row(dst);
+  return std::binary_search(row.begin(), row.end(), src);
+}
+
+}  // namespace bulkgnn::testing

@@ -1,0 +1,191 @@
+// End-to-end tests of the `bulkgnn` command: determinism of the sampled
+// output across threads and bulk sizes, and clear errors for bad input.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <zlib.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path shared_data = BULKGNN_SHARED_DATA;
+
+struct run_result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+run_result run(const std::string& arguments) {
+  const std::string command = std::string(BULKGNN_CLI) + " " + arguments + " 2>&1";
+  run_result result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer{};
+  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) result.output += buffer.data();
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+fs::path scratch(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / ("bulkgnn-cli-test-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+void write_gz(const fs::path& path, const std::string& content) {
+  fs::create_directories(path.parent_path());
+  gzFile f = gzopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  gzwrite(f, content.data(), static_cast<unsigned>(content.size()));
+  gzclose(f);
+}
+
+class CliOnCora : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ASSERT_TRUE(fs::exists(shared_data / "cora" / "raw" / "edge.csv.gz"))
+        << "dataset missing: " << shared_data / "cora";
+    native_ = scratch("cora-native");
+    const auto r = run("convert --quiet " + (shared_data / "cora").string() + " " + native_.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+
+  static std::string sample_digest(const std::string& options) {
+    const auto metrics = scratch("metrics.json");
+    const auto r = run("sample --quiet " + native_.string() + " " + options + " --metrics-out " +
+                       metrics.string());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const auto json = read_json(metrics);
+    EXPECT_GT(json.at("minibatches").get<std::int64_t>(), 0);
+    EXPECT_GT(json.at("sampled_edges").get<std::int64_t>(), 0);
+    EXPECT_GT(json.at("edges_per_second").get<double>(), 0);
+    EXPECT_GT(json.at("seconds").get<double>(), 0);
+    return json.at("digest").get<std::string>();
+  }
+
+  static inline fs::path native_;
+};
+
+TEST_F(CliOnCora, NodeWiseDigestIsTheSameForAnyThreadCountAndBulkSize) {
+  const std::string common = "--sampler sage --fanouts 10,5 --batch-size 16 --epochs 2 --seed 3";
+  const auto reference = sample_digest(common + " --threads 1 --bulk 1");
+  EXPECT_EQ(sample_digest(common + " --threads 2 --bulk 1"), reference);
+  EXPECT_EQ(sample_digest(common + " --threads 2 --bulk 7"), reference);
+  EXPECT_EQ(sample_digest(common + " --threads 1 --bulk 64"), reference);
+  EXPECT_NE(sample_digest("--sampler sage --fanouts 10,5 --batch-size 16 --epochs 2 --seed 4"),
+            reference);
+}
+
+TEST_F(CliOnCora, LadiesDigestIsTheSameForAnyThreadCountAndBulkSize) {
+  const std::string common = "--sampler ladies --fanouts 64,64 --batch-size 16 --seed 3";
+  const auto reference = sample_digest(common + " --threads 1 --bulk 1");
+  EXPECT_EQ(sample_digest(common + " --threads 2 --bulk 7"), reference);
+  EXPECT_EQ(sample_digest(common + " --threads 2 --bulk 64"), reference);
+}
+
+TEST_F(CliOnCora, OgbRawInputGivesTheSameMinibatchesAsItsConversion) {
+  const std::string options = " --quiet --fanouts 5,5 --batch-size 32 --metrics-out ";
+  const auto from_raw = scratch("raw.json");
+  const auto from_native = scratch("native.json");
+  ASSERT_EQ(run("sample " + (shared_data / "cora").string() + options + from_raw.string()).exit_code, 0);
+  ASSERT_EQ(run("sample " + native_.string() + options + from_native.string()).exit_code, 0);
+  EXPECT_EQ(read_json(from_raw).at("digest"), read_json(from_native).at("digest"));
+}
+
+TEST_F(CliOnCora, DumpWritesOneJsonLinePerMinibatch) {
+  const auto dump = scratch("dump.jsonl");
+  const auto r = run("sample --quiet " + native_.string() + " --fanouts 4,4 --batch-size 50 --dump " +
+                     dump.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(dump);
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    const auto mb = nlohmann::json::parse(line);
+    EXPECT_EQ(mb.at("blocks").size(), 2u);
+    EXPECT_EQ(mb.at("labels").size(), mb.at("seeds").size());
+    ++lines;
+  }
+  EXPECT_EQ(lines, 3);  // 140 training vertices in batches of 50
+}
+
+TEST_F(CliOnCora, InfoReportsTheDatasetSize) {
+  const auto r = run("info " + native_.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("2708"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("10556"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("train 140 / valid 500 / test 1000"), std::string::npos) << r.output;
+}
+
+struct bad_option {
+  std::string arguments;
+  std::string mentions;
+};
+
+class CliRejectsBadOptions : public CliOnCora, public ::testing::WithParamInterface<bad_option> {};
+
+TEST_P(CliRejectsBadOptions, WithAOneLineErrorNamingTheOption) {
+  const auto r = run("sample --quiet " + native_.string() + " " + GetParam().arguments);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find(GetParam().mentions), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("unexpected"), std::string::npos) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sample, CliRejectsBadOptions,
+    ::testing::Values(bad_option{"--fanouts 10,0", "--fanouts"},
+                      bad_option{"--fanouts 10,-3", "--fanouts"},
+                      bad_option{"--fanouts 10,x", "--fanouts"},
+                      bad_option{"--batch-size 0", "--batch-size"},
+                      bad_option{"--bulk 0", "--bulk"},
+                      bad_option{"--split nosuchsplit", "nosuchsplit"},
+                      bad_option{"--sampler magic", "--sampler"},
+                      bad_option{"--weighted", "--weighted"}));
+
+TEST(Cli, MissingDataDirectoryIsAClearError) {
+  const auto r = run("sample --quiet /nonexistent/dataset");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("/nonexistent/dataset"), std::string::npos) << r.output;
+}
+
+TEST(Cli, MalformedEdgeFileNamesTheFileAndLine) {
+  const auto dir = scratch("bad-ogb");
+  write_gz(dir / "raw" / "num-node-list.csv.gz", "4\n");
+  write_gz(dir / "raw" / "edge.csv.gz", "0,1\n1,2,3\n");
+  const auto r = run("convert --quiet " + dir.string() + " " + scratch("bad-out").string());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("edge.csv.gz:2"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(scratch("bad-out")));
+}
+
+TEST(Cli, GeneratedRmatGraphSamples) {
+  const auto dir = scratch("rmat");
+  ASSERT_EQ(run("generate rmat --quiet --scale 10 --edge-factor 8 " + dir.string()).exit_code, 0);
+  const auto r = run("sample --quiet " + dir.string() + " --fanouts 5,5 --batch-size 100");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("digest"), std::string::npos);
+}
+
+TEST(Cli, EveryCommandHasHelp) {
+  for (const auto* cmd : {"sample", "convert", "info", "generate", "generate rmat", "generate csbm"}) {
+    const auto r = run(std::string(cmd) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    EXPECT_NE(r.output.find("Usage"), std::string::npos) << cmd << ": " << r.output;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,63 @@
+#include "commands.hpp"
+
+#include "bulkgnn/data/dataset.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+namespace bulkgnn::tools {
+
+namespace {
+
+struct degree_summary {
+  edge_t min = 0, max = 0, median = 0;
+  double mean = 0;
+  std::int64_t isolated = 0;
+};
+
+degree_summary summarise_degrees(csr_view graph) {
+  degree_summary s;
+  if (graph.rows == 0) return s;
+  std::vector<edge_t> degrees(graph.rows);
+  for (std::int64_t v = 0; v < graph.rows; ++v) degrees[v] = graph.degree(v);
+  s.isolated = std::count(degrees.begin(), degrees.end(), 0);
+  s.mean = static_cast<double>(graph.nnz()) / graph.rows;
+  auto middle = degrees.begin() + graph.rows / 2;
+  std::nth_element(degrees.begin(), middle, degrees.end());
+  s.median = *middle;
+  const auto [lo, hi] = std::minmax_element(degrees.begin(), degrees.end());
+  s.min = *lo;
+  s.max = *hi;
+  return s;
+}
+
+void run_info(const std::string& path) {
+  const auto ds = data::dataset::open(path);
+  const auto degrees = summarise_degrees(ds.graph());
+  fmt::print("dataset    {}\n", ds.name());
+  fmt::print("nodes      {}\n", ds.num_nodes());
+  fmt::print("edges      {} (directed, stored as in-neighbour rows)\n", ds.num_edges());
+  fmt::print("in-degree  min {} / median {} / mean {:.2f} / max {}; {} isolated\n", degrees.min,
+             degrees.median, degrees.mean, degrees.max, degrees.isolated);
+  fmt::print("weights    {}\n", ds.graph().weighted() ? "yes" : "no");
+  fmt::print("features   {}\n", ds.features().cols);
+  fmt::print("classes    {}\n", ds.num_classes());
+  if (ds.splits().empty()) fmt::print("splits     none\n");
+  for (const auto& s : ds.splits())
+    fmt::print("split      {}: train {} / valid {} / test {}\n", s.name, s.train.size(),
+               s.valid.size(), s.test.size());
+}
+
+}  // namespace
+
+void add_info_command(CLI::App& app) {
+  auto path = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("info", "Print the size, degrees, features and splits of a dataset");
+  cmd->add_option("DATA", *path, "native dataset directory or OGB raw directory")->required();
+  cmd->callback([path] { run_info(*path); });
+}
+
+}  // namespace bulkgnn::tools

@@ -1,0 +1,196 @@
+#include "commands.hpp"
+
+#include "bulkgnn/core/atomic_file.hpp"
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/parallel.hpp"
+#include "bulkgnn/core/progress.hpp"
+#include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/sampler/bulk_sampler.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <numeric>
+#include <optional>
+
+namespace bulkgnn::tools {
+
+namespace {
+
+struct sample_config {
+  std::string data;
+  std::string split;
+  std::string sampler = "sage";
+  std::string fanouts = "15,10,5";
+  std::int64_t batch_size = 1024;
+  std::int64_t bulk = 32;
+  std::int64_t epochs = 1;
+  std::uint32_t seed = 0;
+  int threads = 0;
+  bool replace = false;
+  bool weighted = false;
+  std::string backend = "cpu";
+  std::string metrics_out;
+  std::string dump;
+  bool quiet = false;
+};
+
+kernels::backend parse_backend(const std::string& name) {
+  if (name == "cpu") return kernels::backend::cpu;
+  if (name == "reference") return kernels::backend::reference;
+  if (name == "cuda") return kernels::backend::cuda;
+  throw option_error("--backend must be cpu, reference or cuda; got '" + name + "'");
+}
+
+// The seeds of an epoch: the split's training vertices, or every vertex of a
+// graph that has no split.
+std::vector<vertex_t> training_vertices(const data::dataset& ds, const std::string& split_name) {
+  if (ds.splits().empty()) {
+    BULKGNN_EXPECTS(split_name.empty(), "--split {}: the dataset has no splits", split_name);
+    std::vector<vertex_t> all(ds.num_nodes());
+    std::iota(all.begin(), all.end(), 0);
+    return all;
+  }
+  const auto train = ds.find_split(split_name).train;
+  return {train.begin(), train.end()};
+}
+
+nlohmann::json minibatch_json(const sampler::minibatch& mb) {
+  nlohmann::json blocks = nlohmann::json::array();
+  for (const auto& b : mb.blocks) {
+    nlohmann::json block{{"num_dst", b.rows},   {"num_src", b.cols},
+                         {"indptr", b.indptr},  {"indices", b.indices}};
+    if (!b.values.empty()) block["values"] = b.values;
+    blocks.push_back(std::move(block));
+  }
+  return {{"minibatch", mb.index}, {"seeds", mb.seeds},   {"labels", mb.labels},
+          {"input_nodes", mb.input_nodes}, {"blocks", std::move(blocks)}};
+}
+
+void validate(const sample_config& c) {
+  BULKGNN_EXPECTS(c.batch_size > 0, "--batch-size must be positive, got {}", c.batch_size);
+  BULKGNN_EXPECTS(c.bulk > 0, "--bulk must be positive, got {}", c.bulk);
+  BULKGNN_EXPECTS(c.epochs > 0, "--epochs must be positive, got {}", c.epochs);
+  BULKGNN_EXPECTS(c.threads >= 0, "--threads must be 0 (all cores) or positive, got {}", c.threads);
+}
+
+void run_sample(const sample_config& c) {
+  validate(c);
+  const thread_limit limit(c.threads);
+  stopwatch total;
+  stage_times times;
+
+  std::optional<data::dataset> ds;
+  {
+    scoped_stage stage(times, "load");
+    ds = open_dataset_or_default(c.data, c.quiet);
+  }
+  const auto train = training_vertices(*ds, c.split);
+  sampler::sampler_options options{.kind = sampler::parse_sampler_kind(c.sampler),
+                                   .fanouts = parse_int_list(c.fanouts, "--fanouts"),
+                                   .replacement = c.replace ? kernels::replacement::with
+                                                            : kernels::replacement::without,
+                                   .weighted = c.weighted,
+                                   .seed = c.seed};
+  sampler::bulk_sampler sampler(ds->graph(), options, kernels::executor{parse_backend(c.backend)});
+
+  std::unique_ptr<atomic_output_file> dump;
+  if (!c.dump.empty()) dump = std::make_unique<atomic_output_file>(c.dump);
+
+  sampler::run_digest digest;
+  std::int64_t minibatches = 0;
+  edge_t sampled_edges = 0;
+  const std::int64_t per_epoch = (static_cast<std::int64_t>(train.size()) + c.batch_size - 1) / c.batch_size;
+  progress bar("sample", per_epoch * c.epochs, " minibatches", c.quiet);
+  stopwatch sampling_clock;
+  double sampling_seconds = 0;
+  for (std::int64_t epoch = 0; epoch < c.epochs; ++epoch) {
+    sampling_clock.restart();
+    const sampler::epoch_plan plan(train, c.batch_size, c.seed, static_cast<std::uint32_t>(epoch));
+    times.add("shuffle", sampling_clock.seconds());
+    for (std::int64_t first = 0; first < plan.num_minibatches(); first += c.bulk) {
+      sampling_clock.restart();
+      const auto bulk = sampler.sample(plan, first, std::min(c.bulk, plan.num_minibatches() - first));
+      sampling_seconds += sampling_clock.seconds();
+      sampled_edges += bulk.sampled_edges();
+      {
+        scoped_stage stage(times, "digest");
+        for (std::int64_t j = 0; j < bulk.count(); ++j) digest.add(bulk.digest(j));
+      }
+      if (dump) {
+        scoped_stage stage(times, "dump");
+        for (std::int64_t j = 0; j < bulk.count(); ++j)
+          dump->stream() << minibatch_json(bulk.extract(j, ds->labels())).dump() << '\n';
+      }
+      minibatches += bulk.count();
+      bar.update(minibatches);
+    }
+  }
+  bar.finish();
+  if (dump) dump->commit();
+  sampling_seconds += times.get("shuffle");
+  for (const auto& [stage, seconds] : sampler.times().all()) times.add("sampler/" + stage, seconds);
+
+  const double edges_per_second = sampled_edges / std::max(sampling_seconds, 1e-9);
+  const double minibatches_per_second = minibatches / std::max(sampling_seconds, 1e-9);
+  fmt::print("sampled {} minibatches, {} edges in {:.3f} s: {:.1f} minibatches/s, {:.3g} edges/s\n",
+             minibatches, sampled_edges, sampling_seconds, minibatches_per_second, edges_per_second);
+  for (const auto& [stage, seconds] : times.all()) fmt::print("  {:<22} {:9.3f} s\n", stage, seconds);
+  fmt::print("digest {:016x}\n", digest.value());
+
+  if (!c.metrics_out.empty()) {
+    nlohmann::json metrics{
+        {"command", "sample"},
+        {"data", c.data},
+        {"sampler", c.sampler},
+        {"fanouts", options.fanouts},
+        {"batch_size", c.batch_size},
+        {"bulk", c.bulk},
+        {"epochs", c.epochs},
+        {"seed", c.seed},
+        {"threads", c.threads},
+        {"backend", c.backend},
+        {"minibatches", minibatches},
+        {"sampled_edges", sampled_edges},
+        {"seconds", sampling_seconds},
+        {"total_seconds", total.seconds()},
+        {"edges_per_second", edges_per_second},
+        {"minibatches_per_second", minibatches_per_second},
+        {"digest", fmt::format("{:016x}", digest.value())},
+        {"stages", times.all()}};
+    write_file_atomically(c.metrics_out, metrics.dump(2) + "\n");
+  }
+}
+
+}  // namespace
+
+void add_sample_command(CLI::App& app) {
+  auto config = std::make_shared<sample_config>();
+  auto* cmd = app.add_subcommand("sample", "Sample minibatches and report throughput");
+  cmd->add_option("DATA", config->data,
+                  "native dataset directory or OGB raw directory (default: embedded CSBM)");
+  cmd->add_option("--split", config->split, "split whose training vertices are the seeds (default: the first)");
+  cmd->add_option("--sampler", config->sampler, "sage (node-wise), ladies or fastgcn (layer-wise)")
+      ->capture_default_str();
+  cmd->add_option("--fanouts", config->fanouts,
+                  "per hop from the seeds: neighbours per vertex (sage, -1 = all) or vertices per "
+                  "minibatch (ladies, fastgcn)")
+      ->capture_default_str();
+  cmd->add_option("--batch-size", config->batch_size, "seeds per minibatch")->capture_default_str();
+  cmd->add_option("--bulk", config->bulk, "minibatches sampled together")->capture_default_str();
+  cmd->add_option("--epochs", config->epochs)->capture_default_str();
+  cmd->add_option("--seed", config->seed)->capture_default_str();
+  cmd->add_option("--threads", config->threads, "worker threads (0 = all cores)")->capture_default_str();
+  cmd->add_flag("--replace", config->replace, "node-wise: draw neighbours with replacement");
+  cmd->add_flag("--weighted", config->weighted, "node-wise: draw neighbours proportionally to edge weights");
+  cmd->add_option("--backend", config->backend, "cpu or reference (the serial oracle)")
+      ->capture_default_str();
+  cmd->add_option("--metrics-out", config->metrics_out, "write metrics as JSON to this file");
+  cmd->add_option("--dump", config->dump, "write every minibatch as a JSON line to this file");
+  cmd->add_flag("--quiet", config->quiet, "no progress display");
+  cmd->callback([config] { run_sample(*config); });
+}
+
+}  // namespace bulkgnn::tools
