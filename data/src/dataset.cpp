@@ -1,1 +1,281 @@
 #include "bulkgnn/data/dataset.hpp"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/data/ogb_import.hpp"
+
+namespace bulkgnn::data {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* manifest_name = "manifest.json";
+constexpr const char* format_name = "bulkgnn-native";
+constexpr int format_version = 1;
+
+nlohmann::json read_manifest(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw data_error(path.string(), "missing (not a bulkgnn native dataset?)");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw data_error(path.string(), fmt::format("invalid JSON: {}", e.what()));
+  }
+  if (!j.is_object()) throw data_error(path.string(), "is not a JSON object");
+  if (j.value("format", "") != format_name)
+    throw data_error(path.string(), fmt::format("\"format\" is not \"{}\"", format_name));
+  if (j.value("version", 0) != format_version)
+    throw data_error(path.string(),
+                     fmt::format("unsupported version (expected {})", format_version));
+  return j;
+}
+
+// Creates a fresh uniquely named directory "<prefix>XXXXXX" (mkdtemp), so that
+// concurrent writers never share one.
+fs::path make_unique_dir(const fs::path& prefix) {
+  std::string pattern = prefix.string() + "XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw data_error(pattern, fmt::format("cannot create directory: {}", std::strerror(errno)));
+  return pattern;
+}
+
+void fsync_path(const fs::path& path, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) throw data_error(path.string(), fmt::format("open failed: {}", std::strerror(errno)));
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0)
+    throw data_error(path.string(), fmt::format("fsync failed: {}", std::strerror(errno)));
+}
+
+void check_shape(const npy_array& a, const std::vector<std::int64_t>& expected) {
+  if (a.shape() != expected)
+    throw data_error(a.path().string(),
+                     fmt::format("has shape ({}), manifest.json implies ({})",
+                                 fmt::join(a.shape(), ", "), fmt::join(expected, ", ")));
+}
+
+template <class T>
+std::span<const T> typed(const npy_array& a, const std::vector<std::int64_t>& shape) {
+  check_shape(a, shape);
+  return a.as<const T>();
+}
+
+std::int64_t manifest_count(const nlohmann::json& m, const char* key, const fs::path& path,
+                            bool required) {
+  if (!m.contains(key)) {
+    if (required) throw data_error(path.string(), fmt::format("lacks \"{}\"", key));
+    return 0;
+  }
+  const auto& v = m[key];
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+    throw data_error(path.string(), fmt::format("\"{}\" is not a non-negative integer", key));
+  return v.get<std::int64_t>();
+}
+
+void rename_or_throw(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::rename(from, to, ec);
+  if (ec)
+    throw data_error(to.string(),
+                     fmt::format("cannot rename {} here: {}", from.string(), ec.message()));
+}
+
+// Moves the finished dataset `tmp` to `final_dir`, replacing a previous
+// dataset there but never an unrelated directory.
+void move_into_place(const fs::path& tmp, const fs::path& final_dir) {
+  if (!fs::exists(final_dir)) return rename_or_throw(tmp, final_dir);
+  if (!fs::is_directory(final_dir) ||
+      (!fs::is_empty(final_dir) && !fs::exists(final_dir / manifest_name)))
+    throw data_error(final_dir.string(),
+                     "exists and is not a bulkgnn native dataset; refusing to replace it");
+  std::error_code ec;
+  // An atomic swap: readers see the old or the new dataset, never neither.
+  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE) == 0) {
+    fs::remove_all(tmp, ec);
+    return;
+  }
+  // Filesystems without RENAME_EXCHANGE: a short window with no dataset.
+  const fs::path old = tmp.string() + ".old";
+  rename_or_throw(final_dir, old);
+  rename_or_throw(tmp, final_dir);
+  fs::remove_all(old, ec);
+}
+
+}  // namespace
+
+bool is_ogb_raw_dir(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "raw" / "edge.csv.gz", ec);
+}
+
+dataset dataset::open(const fs::path& dir) {
+  if (fs::exists(dir / manifest_name) || !is_ogb_raw_dir(dir)) return open_native(dir);
+  const fs::path tmp = make_unique_dir(fs::temp_directory_path() / "bulkgnn-import-");
+  struct remove_on_exit {
+    fs::path dir;
+    ~remove_on_exit() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{tmp};
+  // The mappings outlive the unlinked files, so the import costs no disk
+  // space once this returns.
+  import_ogb(dir, tmp / "native");
+  return open_native(tmp / "native");
+}
+
+dataset dataset::open_native(const fs::path& dir) {
+  const fs::path manifest_path = dir / manifest_name;
+  dataset d;
+  d.dir_ = dir;
+  d.manifest_ = read_manifest(manifest_path);
+  const auto& m = d.manifest_;
+  const std::int64_t n = manifest_count(m, "num_nodes", manifest_path, true);
+  const std::int64_t edges = manifest_count(m, "num_edges", manifest_path, true);
+  const std::int64_t f = manifest_count(m, "num_features", manifest_path, false);
+  d.num_classes_ = static_cast<int>(manifest_count(m, "num_classes", manifest_path, false));
+  d.name_ = m.value("name", dir.filename().string());
+
+  const auto listed = [&](const std::string& rel) {
+    if (!m.contains("arrays")) return fs::exists(dir / rel);
+    const auto& arrays = m["arrays"];
+    return std::find(arrays.begin(), arrays.end(), rel) != arrays.end();
+  };
+  const auto load = [&](const std::string& rel) -> const npy_array& {
+    const fs::path path = dir / rel;
+    if (!fs::exists(path)) throw data_error(path.string(), "missing (listed in manifest.json)");
+    return d.arrays_.emplace_back(npy_array::open(path));
+  };
+
+  const auto indptr = typed<edge_t>(load("indptr.npy"), {n + 1});
+  const auto indices = typed<vertex_t>(load("indices.npy"), {edges});
+  // A cheap consistency check only; validate() scans everything.
+  if (indptr.front() != 0 || indptr.back() != edges)
+    throw data_error((dir / "indptr.npy").string(),
+                     fmt::format("starts at {} and ends at {}, expected 0 and num_edges = {}",
+                                 indptr.front(), indptr.back(), edges));
+  std::span<const float> weights;
+  if (listed("edge_weight.npy")) weights = typed<float>(load("edge_weight.npy"), {edges});
+  d.graph_ = csr_view{n, n, indptr, indices, weights};
+
+  if (listed("features.npy")) {
+    d.features_ = {n, f, typed<float>(load("features.npy"), {n, f})};
+  } else if (f != 0) {
+    throw data_error((dir / "features.npy").string(), "missing but num_features is not 0");
+  }
+  if (listed("labels.npy")) d.labels_ = typed<std::int32_t>(load("labels.npy"), {n});
+
+  for (const auto& name : m.value("splits", std::vector<std::string>{})) {
+    split s{name, {}, {}, {}};
+    for (auto [part, span] :
+         {std::pair{"train", &s.train}, {"valid", &s.valid}, {"test", &s.test}}) {
+      const npy_array& a = load(fmt::format("split/{}/{}.npy", name, part));
+      if (a.shape().size() != 1) throw data_error(a.path().string(), "is not one-dimensional");
+      *span = a.as<const vertex_t>();
+    }
+    d.splits_.push_back(std::move(s));
+  }
+  return d;
+}
+
+const split& dataset::find_split(const std::string& name) const {
+  if (splits_.empty()) throw option_error(fmt::format("dataset '{}' has no splits", name_));
+  if (name.empty()) return splits_.front();
+  const auto it =
+      std::find_if(splits_.begin(), splits_.end(), [&](const split& s) { return s.name == name; });
+  if (it != splits_.end()) return *it;
+  std::vector<std::string> names;
+  for (const auto& s : splits_) names.push_back(s.name);
+  throw option_error(fmt::format("dataset '{}' has no split '{}' (available: {})", name_, name,
+                                 fmt::join(names, ", ")));
+}
+
+void dataset::validate() const {
+  if (const auto problem = find_csr_problem(graph_); !problem.empty())
+    throw data_error((dir_ / "indices.npy").string(), "not a valid CSR graph: " + problem);
+  const auto labels = std::find_if(labels_.begin(), labels_.end(),
+                                   [&](std::int32_t l) { return l < -1 || l >= num_classes_; });
+  if (labels != labels_.end())
+    throw data_error((dir_ / "labels.npy").string(),
+                     fmt::format("label {} of node {} is outside [-1, {})", *labels,
+                                 labels - labels_.begin(), num_classes_));
+  const auto bad = std::find_if(features_.data.begin(), features_.data.end(),
+                                [](float x) { return !std::isfinite(x); });
+  if (bad != features_.data.end())
+    throw data_error(
+        (dir_ / "features.npy").string(),
+        fmt::format("non-finite value at flat index {}", bad - features_.data.begin()));
+  for (const auto& s : splits_)
+    for (auto [part, ids] : {std::pair{"train", s.train}, {"valid", s.valid}, {"test", s.test}}) {
+      const auto it = std::find_if(ids.begin(), ids.end(),
+                                   [&](vertex_t v) { return v < 0 || v >= num_nodes(); });
+      if (it != ids.end())
+        throw data_error((dir_ / "split" / s.name / fmt::format("{}.npy", part)).string(),
+                         fmt::format("node id {} is outside [0, {})", *it, num_nodes()));
+    }
+}
+
+native_writer::native_writer(fs::path final_dir) : final_dir_(std::move(final_dir)) {
+  if (final_dir_.filename().empty()) final_dir_ = final_dir_.parent_path();
+  const fs::path parent = fs::absolute(final_dir_).parent_path();
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) throw data_error(parent.string(), "cannot create directory: " + ec.message());
+  // A sibling on the same filesystem, so that commit() is a rename.
+  tmp_dir_ = make_unique_dir(parent / fmt::format(".{}.tmp-", final_dir_.filename().string()));
+}
+
+native_writer::~native_writer() {
+  if (committed_) return;
+  std::error_code ec;
+  fs::remove_all(tmp_dir_, ec);
+}
+
+npy_array native_writer::create(const std::string& relative_path, dtype type,
+                                std::vector<std::int64_t> shape) {
+  BULKGNN_EXPECTS(!committed_, "native_writer::create: {} after commit", relative_path);
+  const fs::path path = tmp_dir_ / relative_path;
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) throw data_error(path.parent_path().string(), "cannot create directory: " + ec.message());
+  npy_array a = npy_array::create(path, type, std::move(shape));
+  if (std::find(array_paths_.begin(), array_paths_.end(), relative_path) == array_paths_.end())
+    array_paths_.push_back(relative_path);
+  return a;
+}
+
+void native_writer::commit(nlohmann::json manifest) {
+  BULKGNN_EXPECTS(!committed_, "native_writer::commit called twice for {}", final_dir_.string());
+  manifest["format"] = format_name;
+  manifest["version"] = format_version;
+  manifest["arrays"] = array_paths_;
+  const fs::path manifest_path = tmp_dir_ / manifest_name;
+  {
+    std::ofstream out(manifest_path);
+    out << manifest.dump(2) << '\n';
+    if (!out.flush()) throw data_error(manifest_path.string(), "write failed");
+  }
+  // Durable before visible: a crash after the rename must not expose
+  // arrays whose pages never reached the disk.
+  for (const auto& rel : array_paths_) fsync_path(tmp_dir_ / rel, O_RDONLY);
+  fsync_path(manifest_path, O_RDONLY);
+  move_into_place(tmp_dir_, final_dir_);
+  committed_ = true;
+  fsync_path(fs::absolute(final_dir_).parent_path(), O_RDONLY | O_DIRECTORY);
+}
+
+}  // namespace bulkgnn::data

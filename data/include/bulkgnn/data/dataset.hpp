@@ -52,7 +52,14 @@ class dataset {
   [[nodiscard]] const split& find_split(const std::string& name) const;
   [[nodiscard]] const nlohmann::json& manifest() const { return manifest_; }
 
+  // Full check of every array (O(nodes + edges + features)), which opening
+  // skips so that large graphs open instantly: well-formed CSR, labels in
+  // [-1, num_classes), split ids in [0, num_nodes), finite features. Throws
+  // data_error naming the offending file.
+  void validate() const;
+
  private:
+  std::filesystem::path dir_;
   std::string name_;
   nlohmann::json manifest_;
   std::vector<npy_array> arrays_;  // keeps the mappings alive
@@ -87,7 +94,7 @@ class native_writer {
  private:
   std::filesystem::path final_dir_;
   std::filesystem::path tmp_dir_;
-  std::vector<npy_array> arrays_;
+  std::vector<std::string> array_paths_;  // relative, in creation order
   bool committed_ = false;
 };
 
