@@ -163,7 +163,8 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
   const csr_matrix& weights = global ? global_column_weights_ : local_weights;
 
   // Minibatch j draws from row j of the weights (LADIES) or from the one
-  // global row (FastGCN); its stream is keyed by the minibatch either way.
+  // global row (FastGCN); its stream is keyed by the minibatch alone, since
+  // row j's number depends on the bulk.
   std::vector<vertex_t> weight_row(count);
   std::vector<std::uint32_t> minibatch_of_row(count);
   segmented_vertices weight_row_segments;
@@ -172,12 +173,13 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
     minibatch_of_row[j] = static_cast<std::uint32_t>(first_minibatch + j);
     weight_row_segments.push_segment(std::span<const vertex_t>(&weight_row[j], 1));
   }
+  const std::vector<vertex_t> zero_key_rows(count, 0);
   csr_matrix drawn;
   {
     scoped_stage stage(times_, "sample_rows");
     drawn = kernels::sample_rows(
         exec_, weights.view(), weight_row,
-        kernels::row_streams{options_.seed, epoch, hop, minibatch_of_row},
+        kernels::row_streams{options_.seed, epoch, hop, minibatch_of_row, zero_key_rows},
         kernels::row_sampling_options{.fanout = options_.fanouts[hop],
                                       .mode = kernels::replacement::without,
                                       .weights = kernels::weighting::by_value});

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 
 namespace bulkgnn::sampler {
@@ -175,7 +176,8 @@ TEST(LayerWiseStatistics, FastGcnDrawsFromOneGlobalDistribution) {
   bulk_sampler sampler(g.view(), sampler_options{.kind = sampler_kind::fastgcn, .fanouts = {1}, .seed = 3});
   for (int epoch = 0; epoch < epochs; ++epoch) {
     const epoch_plan plan(seed, 1, 3, static_cast<std::uint32_t>(epoch));
-    const auto src = sampler.sample(plan, 0, 1).layers[0].sources.segment(0);
+    const auto bulk = sampler.sample(plan, 0, 1);
+    const auto src = bulk.layers[0].sources.segment(0);
     observed[src.size() == 1 ? 7 : src[1]] += 1;
   }
   for (const auto& [v, q] : p) expected[v] = q * epochs;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/rng.hpp"
 #include "bulkgnn/kernels/executor.hpp"
 
 #include <cstdint>
@@ -23,12 +24,21 @@ struct row_sampling_options {
 };
 
 // Keys the random stream of each sampled row: output row i draws from
-// rng_key{seed, epoch, minibatch_of_row[i], layer, rows[i]}.
+// rng_key{seed, epoch, minibatch_of_row[i], layer, key_rows[i]}, where
+// key_rows defaults to the sampled rows themselves. Layer-wise samplers draw
+// from a per-bulk matrix whose row numbers depend on the bulk, so they key
+// by minibatch alone (key_rows all zero).
 struct row_streams {
   std::uint32_t seed = 0;
   std::uint32_t epoch = 0;
   std::uint32_t layer = 0;
   std::span<const std::uint32_t> minibatch_of_row;
+  std::span<const vertex_t> key_rows = {};
+
+  [[nodiscard]] rng_key key(std::size_t i, std::span<const vertex_t> rows) const {
+    const vertex_t row = key_rows.empty() ? rows[i] : key_rows[i];
+    return {seed, epoch, minibatch_of_row[i], layer, static_cast<std::uint32_t>(row)};
+  }
 };
 
 // Draws entries from the rows rows[i] of `a` (the virtual selection product
