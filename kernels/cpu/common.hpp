@@ -1,0 +1,96 @@
+#pragma once
+
+#include "bulkgnn/core/csr.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+namespace bulkgnn::kernels::cpu {
+
+// Rows per task: enough to amortise scheduling and thread-local look-ups,
+// few enough to balance skewed degrees.
+inline constexpr std::size_t row_grain = 256;
+
+template <class Body>
+void for_each_row(std::int64_t rows, Body&& body) {
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, row_grain),
+                    [&](const tbb::blocked_range<std::int64_t>& range) { body(range); });
+}
+
+// Two-pass output sizing: `count(i)` gives the entries of row i, and the
+// result's indptr becomes their prefix sum with indices (and values) sized to
+// match, ready to be filled in parallel.
+template <class Count>
+csr_matrix allocate_rows(std::int64_t rows, std::int64_t cols, bool with_values, Count&& count) {
+  csr_matrix out;
+  out.rows = rows;
+  out.cols = cols;
+  out.indptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  for_each_row(rows, [&](const tbb::blocked_range<std::int64_t>& range) {
+    for (std::int64_t i = range.begin(); i < range.end(); ++i) out.indptr[i + 1] = count(i);
+  });
+  std::inclusive_scan(out.indptr.begin(), out.indptr.end(), out.indptr.begin());
+  out.indices.resize(static_cast<std::size_t>(out.indptr.back()));
+  if (with_values) out.values.resize(out.indices.size());
+  return out;
+}
+
+// Open-addressing map from vertex id to a local id (linear probing), reused
+// across segments so that a segment costs O(its size), not O(vertex count).
+class vertex_map {
+ public:
+  static constexpr vertex_t absent = -1;
+
+  // Empties the map and makes room for `expected` keys.
+  void reset(std::size_t expected) {
+    const auto capacity = std::bit_ceil(std::max<std::size_t>(16, 2 * expected));
+    if (keys_.size() < capacity) {
+      keys_.resize(capacity);
+      values_.resize(capacity);
+    }
+    mask_ = capacity - 1;
+    shift_ = 64 - std::countr_zero(capacity);
+    std::fill_n(keys_.begin(), capacity, absent);
+  }
+
+  // The value slot of `key`, inserting `initial` first if the key is new;
+  // the flag says whether it was inserted.
+  std::pair<vertex_t&, bool> try_emplace(vertex_t key, vertex_t initial) {
+    std::size_t slot = home(key);
+    while (keys_[slot] != absent) {
+      if (keys_[slot] == key) return {values_[slot], false};
+      slot = (slot + 1) & mask_;
+    }
+    keys_[slot] = key;
+    values_[slot] = initial;
+    return {values_[slot], true};
+  }
+
+  [[nodiscard]] vertex_t find(vertex_t key) const {
+    for (std::size_t slot = home(key); keys_[slot] != absent; slot = (slot + 1) & mask_)
+      if (keys_[slot] == key) return values_[slot];
+    return absent;
+  }
+
+ private:
+  // Fibonacci hashing: the top bits of key · 2^64/φ spread clustered ids.
+  [[nodiscard]] std::size_t home(vertex_t key) const {
+    return static_cast<std::size_t>(
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key)) * 0x9E3779B97F4A7C15ull) >>
+        shift_);
+  }
+
+  std::vector<vertex_t> keys_;
+  std::vector<vertex_t> values_;
+  std::size_t mask_ = 0;
+  int shift_ = 64;
+};
+
+}  // namespace bulkgnn::kernels::cpu

@@ -1,0 +1,172 @@
+#include "common.hpp"
+#include "kernels.hpp"
+
+#include <tbb/enumerable_thread_specific.h>
+
+#include <algorithm>
+#include <tuple>
+
+namespace bulkgnn::kernels::cpu {
+namespace {
+
+std::int64_t largest_segment(const segmented_vertices& s) {
+  std::int64_t largest = 0;
+  for (std::int64_t j = 0; j < s.segments(); ++j) largest = std::max(largest, s.size(j));
+  return largest;
+}
+
+// Relabels segment j: fills `ids` with the global -> local map and returns the
+// segment's sources that are not destinations, ascending.
+std::vector<vertex_t> relabel_segment(const segmented_vertices& destinations, csr_view sampled,
+                                      std::int64_t j, vertex_map& ids) {
+  const auto first = static_cast<std::size_t>(sampled.indptr[destinations.offsets[j]] -
+                                              sampled.indptr.front());
+  const auto last = static_cast<std::size_t>(sampled.indptr[destinations.offsets[j + 1]] -
+                                             sampled.indptr.front());
+  const auto entries = sampled.indices.subspan(first, last - first);
+  const auto own = destinations.segment(j);
+  ids.reset(own.size() + entries.size());
+  for (std::size_t k = 0; k < own.size(); ++k) ids.try_emplace(own[k], static_cast<vertex_t>(k));
+  std::vector<vertex_t> others;
+  for (const vertex_t v : entries)
+    if (ids.try_emplace(v, vertex_map::absent).second) others.push_back(v);
+  std::sort(others.begin(), others.end());
+  for (std::size_t k = 0; k < others.size(); ++k)
+    ids.try_emplace(others[k], 0).first = static_cast<vertex_t>(own.size() + k);
+  return others;
+}
+
+}  // namespace
+
+relabelled_blocks relabel_by_segment(const segmented_vertices& destinations, csr_view sampled) {
+  relabelled_blocks out;
+  auto& blocks = out.blocks;
+  blocks.rows = sampled.rows;
+  blocks.indptr.resize(sampled.indptr.size());
+  std::transform(sampled.indptr.begin(), sampled.indptr.end(), blocks.indptr.begin(),
+                 [&](edge_t e) { return e - sampled.indptr.front(); });
+  blocks.indices.resize(sampled.indices.size());
+  blocks.values.assign(sampled.values.begin(), sampled.values.end());
+
+  const std::int64_t segments = destinations.segments();
+  std::vector<std::vector<vertex_t>> others(static_cast<std::size_t>(segments));
+  tbb::enumerable_thread_specific<vertex_map> maps;
+  tbb::parallel_for(std::int64_t{0}, segments, [&](std::int64_t j) {
+    auto& ids = maps.local();
+    others[j] = relabel_segment(destinations, sampled, j, ids);
+    const auto first = static_cast<std::size_t>(blocks.indptr[destinations.offsets[j]]);
+    const auto last = static_cast<std::size_t>(blocks.indptr[destinations.offsets[j + 1]]);
+    for (std::size_t e = first; e < last; ++e) blocks.indices[e] = ids.find(sampled.indices[e]);
+  });
+
+  auto& sources = out.sources;
+  sources.offsets.resize(static_cast<std::size_t>(segments) + 1);
+  for (std::int64_t j = 0; j < segments; ++j)
+    sources.offsets[j + 1] =
+        sources.offsets[j] + destinations.size(j) + static_cast<std::int64_t>(others[j].size());
+  sources.vertices.resize(static_cast<std::size_t>(sources.offsets.back()));
+  tbb::parallel_for(std::int64_t{0}, segments, [&](std::int64_t j) {
+    const auto own = destinations.segment(j);
+    const auto at = std::copy(own.begin(), own.end(), sources.vertices.begin() + sources.offsets[j]);
+    std::copy(others[j].begin(), others[j].end(), at);
+  });
+  blocks.cols = largest_segment(sources);
+  return out;
+}
+
+namespace {
+
+// Sorts one output row by (local column, storage position): repeated entries
+// keep a's order and the added self loop, stored nowhere in a, comes last.
+struct block_entry {
+  vertex_t column;
+  edge_t position;
+  float value;
+  bool operator<(const block_entry& other) const {
+    return std::tie(column, position) < std::tie(other.column, other.position);
+  }
+};
+
+class block_extractor {
+ public:
+  block_extractor(csr_view a, const segmented_vertices& cols, std::span<const float> column_scale,
+                  bool add_self_loops)
+      : a_(a), cols_(cols), scale_(column_scale), self_loops_(add_self_loops) {}
+
+  // Builds segment j's map from global column id to local position.
+  void index_segment(std::int64_t j, vertex_map& positions) const {
+    const auto segment = cols_.segment(j);
+    positions.reset(segment.size());
+    for (std::size_t p = 0; p < segment.size(); ++p)
+      positions.try_emplace(segment[p], static_cast<vertex_t>(p));
+  }
+
+  // Entries of the output row of vertex u, in a's storage order, then its
+  // self loop if one is added.
+  template <class Visit>
+  void for_each_entry(vertex_t u, std::int64_t j, const vertex_map& positions,
+                      Visit&& visit) const {
+    const auto neighbours = a_.row(u);
+    bool stores_self = false;
+    for (std::size_t e = 0; e < neighbours.size(); ++e) {
+      stores_self |= neighbours[e] == u;
+      const vertex_t p = positions.find(neighbours[e]);
+      if (p == vertex_map::absent) continue;
+      const float value = a_.weighted() ? a_.row_values(u)[e] : 1.0f;
+      visit(block_entry{p, static_cast<edge_t>(e), value * scale(j, p)});
+    }
+    if (!self_loops_ || stores_self) return;
+    const vertex_t p = positions.find(u);
+    if (p != vertex_map::absent)
+      visit(block_entry{p, static_cast<edge_t>(neighbours.size()), 1.0f * scale(j, p)});
+  }
+
+ private:
+  [[nodiscard]] float scale(std::int64_t j, vertex_t p) const { return scale_[cols_.offsets[j] + p]; }
+
+  csr_view a_;
+  const segmented_vertices& cols_;
+  std::span<const float> scale_;
+  bool self_loops_;
+};
+
+}  // namespace
+
+csr_matrix extract_blocks(csr_view a, const segmented_vertices& rows,
+                          const segmented_vertices& cols, std::span<const float> column_scale,
+                          bool add_self_loops) {
+  const block_extractor extractor(a, cols, column_scale, add_self_loops);
+  std::vector<vertex_map> positions(static_cast<std::size_t>(cols.segments()));
+  tbb::parallel_for(std::int64_t{0}, cols.segments(),
+                    [&](std::int64_t j) { extractor.index_segment(j, positions[j]); });
+  // Output row i belongs to the segment whose offsets bracket it.
+  const auto segment_of = [&](std::int64_t i) {
+    return std::upper_bound(rows.offsets.begin(), rows.offsets.end(), i) - rows.offsets.begin() - 1;
+  };
+  csr_matrix out = allocate_rows(static_cast<std::int64_t>(rows.vertices.size()),
+                                 largest_segment(cols), true, [&](std::int64_t i) {
+                                   const auto j = segment_of(i);
+                                   std::int64_t count = 0;
+                                   extractor.for_each_entry(rows.vertices[i], j, positions[j],
+                                                            [&](const block_entry&) { ++count; });
+                                   return count;
+                                 });
+  tbb::enumerable_thread_specific<std::vector<block_entry>> scratches;
+  for_each_row(out.rows, [&](const tbb::blocked_range<std::int64_t>& range) {
+    auto& entries = scratches.local();
+    for (std::int64_t i = range.begin(); i < range.end(); ++i) {
+      const auto j = segment_of(i);
+      entries.clear();
+      extractor.for_each_entry(rows.vertices[i], j, positions[j],
+                               [&](const block_entry& entry) { entries.push_back(entry); });
+      std::sort(entries.begin(), entries.end());
+      for (std::size_t k = 0; k < entries.size(); ++k) {
+        out.indices[out.indptr[i] + static_cast<edge_t>(k)] = entries[k].column;
+        out.values[out.indptr[i] + static_cast<edge_t>(k)] = entries[k].value;
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace bulkgnn::kernels::cpu

@@ -1,0 +1,181 @@
+#include "bulkgnn/core/rng.hpp"
+#include "common.hpp"
+#include "kernels.hpp"
+
+#include <tbb/enumerable_thread_specific.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace bulkgnn::kernels::cpu {
+namespace {
+
+// Up to this many picks, Floyd's algorithm keeps its picks in a sorted array
+// (binary search, short shifts); beyond it, a byte per candidate position.
+constexpr std::uint32_t small_subset = 64;
+
+// Per-thread buffers, grown to the largest row seen and never freed mid-call,
+// so that sampling a row allocates nothing.
+struct scratch {
+  std::vector<std::uint32_t> positions;
+  std::vector<std::uint8_t> taken;
+  std::vector<std::pair<double, std::uint32_t>> keys;
+  std::vector<double> prefix;
+};
+
+// Floyd's algorithm as the reference runs it: the same draws, the same set.
+void floyd_small(philox_stream& rng, std::uint32_t degree, std::uint32_t s,
+                 std::vector<std::uint32_t>& chosen) {
+  chosen.clear();
+  for (std::uint32_t j = degree - s; j < degree; ++j) {
+    const std::uint32_t t = rng.uniform_below(j + 1);
+    const auto at = std::lower_bound(chosen.begin(), chosen.end(), t);
+    // Every earlier pick is below j, so j always goes at the end.
+    if (at != chosen.end() && *at == t)
+      chosen.push_back(j);
+    else
+      chosen.insert(at, t);
+  }
+}
+
+void floyd_large(philox_stream& rng, std::uint32_t degree, std::uint32_t s, scratch& local) {
+  if (local.taken.size() < degree) local.taken.resize(degree);
+  auto& chosen = local.positions;
+  chosen.clear();
+  for (std::uint32_t j = degree - s; j < degree; ++j) {
+    const std::uint32_t t = rng.uniform_below(j + 1);
+    const std::uint32_t pick = local.taken[t] ? j : t;
+    local.taken[pick] = 1;
+    chosen.push_back(pick);
+  }
+  for (const std::uint32_t p : chosen) local.taken[p] = 0;
+  std::sort(chosen.begin(), chosen.end());
+}
+
+void smallest_keys(philox_stream& rng, std::span<const float> weights, std::uint32_t s,
+                   scratch& local) {
+  local.keys.resize(weights.size());
+  for (std::uint32_t e = 0; e < weights.size(); ++e)
+    local.keys[e] = {rng.exponential() / static_cast<double>(weights[e]), e};
+  std::nth_element(local.keys.begin(), local.keys.begin() + s, local.keys.end());
+  local.positions.resize(s);
+  for (std::uint32_t k = 0; k < s; ++k) local.positions[k] = local.keys[k].second;
+  std::sort(local.positions.begin(), local.positions.end());
+}
+
+void uniform_draws(philox_stream& rng, std::uint32_t degree, std::int64_t s, scratch& local) {
+  local.positions.resize(static_cast<std::size_t>(s));
+  for (auto& p : local.positions) p = rng.uniform_below(degree);
+  std::sort(local.positions.begin(), local.positions.end());
+}
+
+void weighted_draws(philox_stream& rng, std::span<const float> weights, std::int64_t s,
+                    scratch& local) {
+  local.prefix.resize(weights.size());
+  double total = 0.0;
+  for (std::size_t e = 0; e < weights.size(); ++e) local.prefix[e] = total += weights[e];
+  // The last position takes any target that rounding pushes past the total.
+  const auto last = local.prefix.begin() + static_cast<std::ptrdiff_t>(weights.size() - 1);
+  local.positions.resize(static_cast<std::size_t>(s));
+  for (auto& p : local.positions) {
+    const double target = rng.uniform_open01() * total;
+    p = static_cast<std::uint32_t>(std::upper_bound(local.prefix.begin(), last, target) -
+                                   local.prefix.begin());
+  }
+  std::sort(local.positions.begin(), local.positions.end());
+}
+
+class row_sampler {
+ public:
+  row_sampler(csr_view a, std::span<const vertex_t> rows, const row_streams& streams,
+              const row_sampling_options& options)
+      : a_(a),
+        rows_(rows),
+        streams_(streams),
+        options_(options),
+        by_value_(options.weights == weighting::by_value && a.weighted()) {}
+
+  [[nodiscard]] std::int64_t count(std::int64_t i) const {
+    const edge_t degree = a_.degree(rows_[i]);
+    // Without replacement a row that is not taken whole has more entries than
+    // the fanout, so every sampled row holds exactly `fanout` entries.
+    return takes_whole_row(degree) ? degree : options_.fanout;
+  }
+
+  void fill(std::int64_t i, csr_matrix& out, scratch& local) const {
+    const vertex_t row = rows_[i];
+    const edge_t degree = a_.degree(row);
+    const edge_t first = out.indptr[i];
+    if (takes_whole_row(degree)) {
+      copy_whole_row(row, first, out);
+      return;
+    }
+    philox_stream rng(streams_.key(i, rows_));
+    draw(rng, row, static_cast<std::uint32_t>(degree), local);
+    copy_positions(row, local.positions, first, out);
+  }
+
+ private:
+  [[nodiscard]] bool takes_whole_row(edge_t degree) const {
+    const bool without = options_.mode == replacement::without;
+    return options_.fanout == -1 || degree == 0 || (without && degree <= options_.fanout);
+  }
+
+  void draw(philox_stream& rng, vertex_t row, std::uint32_t degree, scratch& local) const {
+    const std::int64_t s = options_.fanout;
+    if (options_.mode == replacement::with) {
+      if (by_value_)
+        weighted_draws(rng, a_.row_values(row), s, local);
+      else
+        uniform_draws(rng, degree, s, local);
+    } else if (by_value_) {
+      smallest_keys(rng, a_.row_values(row), static_cast<std::uint32_t>(s), local);
+    } else if (s <= small_subset) {
+      floyd_small(rng, degree, static_cast<std::uint32_t>(s), local.positions);
+    } else {
+      floyd_large(rng, degree, static_cast<std::uint32_t>(s), local);
+    }
+  }
+
+  void copy_whole_row(vertex_t row, edge_t first, csr_matrix& out) const {
+    const auto columns = a_.row(row);
+    std::copy(columns.begin(), columns.end(), out.indices.begin() + first);
+    if (!a_.weighted()) return;
+    const auto values = a_.row_values(row);
+    std::copy(values.begin(), values.end(), out.values.begin() + first);
+  }
+
+  void copy_positions(vertex_t row, std::span<const std::uint32_t> positions, edge_t first,
+                      csr_matrix& out) const {
+    const auto columns = a_.row(row);
+    for (std::size_t k = 0; k < positions.size(); ++k)
+      out.indices[first + static_cast<edge_t>(k)] = columns[positions[k]];
+    if (!a_.weighted()) return;
+    const auto values = a_.row_values(row);
+    for (std::size_t k = 0; k < positions.size(); ++k)
+      out.values[first + static_cast<edge_t>(k)] = values[positions[k]];
+  }
+
+  csr_view a_;
+  std::span<const vertex_t> rows_;
+  const row_streams& streams_;
+  const row_sampling_options& options_;
+  bool by_value_;
+};
+
+}  // namespace
+
+csr_matrix sample_rows(csr_view a, std::span<const vertex_t> rows, const row_streams& streams,
+                       const row_sampling_options& options) {
+  const row_sampler sampler(a, rows, streams, options);
+  csr_matrix out = allocate_rows(static_cast<std::int64_t>(rows.size()), a.cols, a.weighted(),
+                                 [&](std::int64_t i) { return sampler.count(i); });
+  tbb::enumerable_thread_specific<scratch> scratches;
+  for_each_row(out.rows, [&](const tbb::blocked_range<std::int64_t>& range) {
+    auto& local = scratches.local();
+    for (std::int64_t i = range.begin(); i < range.end(); ++i) sampler.fill(i, out, local);
+  });
+  return out;
+}
+
+}  // namespace bulkgnn::kernels::cpu

@@ -1,0 +1,99 @@
+#include "bulkgnn/core/rng.hpp"
+#include "kernels.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace bulkgnn::kernels::reference {
+namespace {
+
+using positions = std::vector<std::uint32_t>;
+
+positions every_position(std::uint32_t degree) {
+  positions all(degree);
+  std::iota(all.begin(), all.end(), 0u);
+  return all;
+}
+
+// Floyd's algorithm: a uniform s-subset of [0, degree) from exactly s draws.
+positions floyd_subset(philox_stream& rng, std::uint32_t degree, std::uint32_t s) {
+  std::set<std::uint32_t> chosen;
+  for (std::uint32_t j = degree - s; j < degree; ++j) {
+    const std::uint32_t t = rng.uniform_below(j + 1);
+    chosen.insert(chosen.contains(t) ? j : t);
+  }
+  return {chosen.begin(), chosen.end()};
+}
+
+// Successive sampling: the s entries with the smallest exponential keys E/w,
+// ties broken by position.
+positions smallest_keys(philox_stream& rng, std::span<const float> weights, std::uint32_t s) {
+  std::vector<std::pair<double, std::uint32_t>> keys;
+  for (std::uint32_t e = 0; e < weights.size(); ++e)
+    keys.emplace_back(rng.exponential() / static_cast<double>(weights[e]), e);
+  std::sort(keys.begin(), keys.end());
+  positions chosen;
+  for (std::uint32_t k = 0; k < s; ++k) chosen.push_back(keys[k].second);
+  std::sort(chosen.begin(), chosen.end());
+  return chosen;
+}
+
+positions uniform_draws(philox_stream& rng, std::uint32_t degree, std::int64_t s) {
+  positions drawn;
+  for (std::int64_t k = 0; k < s; ++k) drawn.push_back(rng.uniform_below(degree));
+  std::sort(drawn.begin(), drawn.end());
+  return drawn;
+}
+
+// Inverse CDF: the first position whose prefix sum exceeds u · total.
+positions weighted_draws(philox_stream& rng, std::span<const float> weights, std::int64_t s) {
+  std::vector<double> prefix;
+  double total = 0.0;
+  for (const float w : weights) prefix.push_back(total += w);
+  positions drawn;
+  for (std::int64_t k = 0; k < s; ++k) {
+    const double target = rng.uniform_open01() * total;
+    std::uint32_t e = 0;
+    while (e + 1 < prefix.size() && !(prefix[e] > target)) ++e;
+    drawn.push_back(e);
+  }
+  std::sort(drawn.begin(), drawn.end());
+  return drawn;
+}
+
+positions draw_positions(philox_stream& rng, csr_view a, vertex_t row,
+                         const row_sampling_options& options) {
+  const auto degree = static_cast<std::uint32_t>(a.degree(row));
+  const std::int64_t s = options.fanout;
+  const bool by_value = options.weights == weighting::by_value && a.weighted();
+  if (s == -1 || degree == 0) return every_position(degree);
+  if (options.mode == replacement::with)
+    return by_value ? weighted_draws(rng, a.row_values(row), s) : uniform_draws(rng, degree, s);
+  if (degree <= s) return every_position(degree);
+  const auto count = static_cast<std::uint32_t>(s);
+  return by_value ? smallest_keys(rng, a.row_values(row), count)
+                  : floyd_subset(rng, degree, count);
+}
+
+}  // namespace
+
+csr_matrix sample_rows(csr_view a, std::span<const vertex_t> rows, const row_streams& streams,
+                       const row_sampling_options& options) {
+  csr_matrix out;
+  out.rows = static_cast<std::int64_t>(rows.size());
+  out.cols = a.cols;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    philox_stream rng(streams.key(i, rows));
+    for (const std::uint32_t e : draw_positions(rng, a, rows[i], options)) {
+      out.indices.push_back(a.row(rows[i])[e]);
+      if (a.weighted()) out.values.push_back(a.row_values(rows[i])[e]);
+    }
+    out.indptr.push_back(static_cast<edge_t>(out.indices.size()));
+  }
+  return out;
+}
+
+}  // namespace bulkgnn::kernels::reference

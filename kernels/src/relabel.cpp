@@ -1,0 +1,49 @@
+#include "bulkgnn/kernels/relabel.hpp"
+
+#include "../cpu/kernels.hpp"
+#include "../reference/kernels.hpp"
+#include "front_door.hpp"
+
+namespace bulkgnn::kernels {
+
+relabelled_blocks relabel_by_segment(const executor& exec, const segmented_vertices& destinations,
+                                     csr_view sampled) {
+  constexpr std::string_view function = "relabel_by_segment";
+  detail::check_segments(destinations, function, "destinations");
+  detail::check_csr(sampled, function, "sampled");
+  BULKGNN_EXPECTS(sampled.rows == static_cast<std::int64_t>(destinations.vertices.size()),
+                  "{}: sampled has {} rows but there are {} destinations", function, sampled.rows,
+                  destinations.vertices.size());
+  detail::check_vertices_below(destinations.vertices, sampled.cols, function,
+                               "destinations.vertices");
+  detail::check_distinct_within_segments(destinations, function, "destinations");
+  return detail::dispatch(
+      exec, function, [&] { return reference::relabel_by_segment(destinations, sampled); },
+      [&] { return cpu::relabel_by_segment(destinations, sampled); });
+}
+
+csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vertices& rows,
+                          const segmented_vertices& cols, std::span<const float> column_scale,
+                          bool add_self_loops) {
+  constexpr std::string_view function = "extract_blocks";
+  // `a` is usually the whole graph and only the selected rows are read, so its
+  // column indices are trusted rather than scanned.
+  detail::check_csr_sizes(a, function, "a");
+  detail::check_segments(rows, function, "rows");
+  detail::check_segments(cols, function, "cols");
+  BULKGNN_EXPECTS(rows.segments() == cols.segments(),
+                  "{}: rows has {} segments but cols has {}", function, rows.segments(),
+                  cols.segments());
+  BULKGNN_EXPECTS(column_scale.size() == cols.vertices.size(),
+                  "{}: column_scale has {} entries but cols has {} vertices", function,
+                  column_scale.size(), cols.vertices.size());
+  detail::check_vertices_below(rows.vertices, a.rows, function, "rows.vertices");
+  detail::check_vertices_below(cols.vertices, a.cols, function, "cols.vertices");
+  detail::check_distinct_within_segments(cols, function, "cols");
+  return detail::dispatch(
+      exec, function,
+      [&] { return reference::extract_blocks(a, rows, cols, column_scale, add_self_loops); },
+      [&] { return cpu::extract_blocks(a, rows, cols, column_scale, add_self_loops); });
+}
+
+}  // namespace bulkgnn::kernels

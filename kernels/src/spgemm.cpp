@@ -1,0 +1,52 @@
+#include "bulkgnn/kernels/spgemm.hpp"
+
+#include "../cpu/kernels.hpp"
+#include "../reference/kernels.hpp"
+#include "front_door.hpp"
+
+#include <algorithm>
+
+namespace bulkgnn::kernels {
+namespace {
+
+void check_sorted_rows(csr_view m, std::string_view argument) {
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    const auto row = m.row(r);
+    BULKGNN_EXPECTS(std::is_sorted(row.begin(), row.end()),
+                    "add: row {} of {} does not have sorted columns", r, argument);
+  }
+}
+
+}  // namespace
+
+csr_matrix spgemm(const executor& exec, csr_view a, csr_view b) {
+  detail::check_csr(a, "spgemm", "a");
+  detail::check_csr(b, "spgemm", "b");
+  BULKGNN_EXPECTS(a.cols == b.rows, "spgemm: a is {}x{} but b is {}x{}", a.rows, a.cols, b.rows,
+                  b.cols);
+  return detail::dispatch(
+      exec, "spgemm", [&] { return reference::spgemm(a, b); }, [&] { return cpu::spgemm(a, b); });
+}
+
+csr_matrix add(const executor& exec, csr_view a, csr_view b) {
+  detail::check_csr(a, "add", "a");
+  detail::check_csr(b, "add", "b");
+  BULKGNN_EXPECTS(a.rows == b.rows && a.cols == b.cols, "add: a is {}x{} but b is {}x{}", a.rows,
+                  a.cols, b.rows, b.cols);
+  check_sorted_rows(a, "a");
+  check_sorted_rows(b, "b");
+  return detail::dispatch(
+      exec, "add", [&] { return reference::add(a, b); }, [&] { return cpu::add(a, b); });
+}
+
+void normalize_rows(const executor& exec, csr_matrix& m) {
+  detail::check_csr(m.view(), "normalize_rows", "m");
+  BULKGNN_EXPECTS(m.values.size() == m.indices.size(),
+                  "normalize_rows: m must carry values (it has {} values for {} entries)",
+                  m.values.size(), m.indices.size());
+  detail::dispatch(
+      exec, "normalize_rows", [&] { reference::normalize_rows(m); },
+      [&] { cpu::normalize_rows(m); });
+}
+
+}  // namespace bulkgnn::kernels

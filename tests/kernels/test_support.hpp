@@ -1,0 +1,109 @@
+#pragma once
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/segmented.hpp"
+#include "bulkgnn/kernels/executor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace bulkgnn::kernels::testing {
+
+inline constexpr executor reference_exec{backend::reference};
+inline constexpr executor cpu_exec{backend::cpu};
+
+struct random_csr_options {
+  std::int64_t rows = 50;
+  std::int64_t cols = 40;
+  // Mean stored entries per row; rows are drawn between 0 and twice this.
+  int mean_degree = 5;
+  bool weighted = true;
+  // Repeated column ids within a row (multigraph edges); rows stay sorted.
+  bool repeats = false;
+  // Fraction of rows forced empty.
+  double empty_rows = 0.1;
+};
+
+// A random well-formed CSR matrix with sorted rows.
+inline csr_matrix random_csr(std::mt19937_64& gen, const random_csr_options& o) {
+  csr_matrix m;
+  m.rows = o.rows;
+  m.cols = o.cols;
+  std::uniform_int_distribution<int> degree(0, 2 * o.mean_degree);
+  std::uniform_int_distribution<vertex_t> column(0, static_cast<vertex_t>(std::max<std::int64_t>(o.cols - 1, 0)));
+  std::uniform_real_distribution<float> value(0.1f, 2.0f);
+  std::bernoulli_distribution empty(o.empty_rows);
+  for (std::int64_t r = 0; r < o.rows; ++r) {
+    std::vector<vertex_t> row;
+    const int d = (o.cols == 0 || empty(gen)) ? 0 : degree(gen);
+    for (int k = 0; k < d; ++k) row.push_back(column(gen));
+    std::sort(row.begin(), row.end());
+    if (!o.repeats) row.erase(std::unique(row.begin(), row.end()), row.end());
+    m.indices.insert(m.indices.end(), row.begin(), row.end());
+    m.indptr.push_back(static_cast<edge_t>(m.indices.size()));
+  }
+  if (o.weighted)
+    for (std::size_t e = 0; e < m.indices.size(); ++e) m.values.push_back(value(gen));
+  return m;
+}
+
+// One row holding columns 0 .. weights.size()-1 with the given values.
+inline csr_matrix single_row(std::vector<float> weights) {
+  csr_matrix m;
+  m.rows = 1;
+  m.cols = static_cast<std::int64_t>(weights.size());
+  for (std::size_t e = 0; e < weights.size(); ++e) m.indices.push_back(static_cast<vertex_t>(e));
+  m.indptr.push_back(static_cast<edge_t>(weights.size()));
+  m.values = std::move(weights);
+  return m;
+}
+
+inline std::vector<std::vector<double>> to_dense(csr_view m) {
+  std::vector<std::vector<double>> d(static_cast<std::size_t>(m.rows),
+                                     std::vector<double>(static_cast<std::size_t>(m.cols), 0.0));
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    const auto columns = m.row(r);
+    for (std::size_t e = 0; e < columns.size(); ++e)
+      d[r][columns[e]] += m.weighted() ? m.row_values(r)[e] : 1.0;
+  }
+  return d;
+}
+
+inline std::vector<std::uint32_t> bits(const std::vector<float>& v) {
+  std::vector<std::uint32_t> out(v.size());
+  std::transform(v.begin(), v.end(), out.begin(), [](float x) { return std::bit_cast<std::uint32_t>(x); });
+  return out;
+}
+
+// Same shape, same pattern, same values bit for bit.
+inline void expect_identical(const csr_matrix& expected, const csr_matrix& actual) {
+  EXPECT_EQ(expected.rows, actual.rows);
+  EXPECT_EQ(expected.cols, actual.cols);
+  EXPECT_EQ(expected.indptr, actual.indptr);
+  EXPECT_EQ(expected.indices, actual.indices);
+  EXPECT_EQ(bits(expected.values), bits(actual.values));
+}
+
+// Upper alpha = 1e-4 critical value of the chi-square distribution with `df`
+// degrees of freedom (Wilson-Hilferty; accurate to a few percent for df >= 2).
+inline double chi_square_critical(int df) {
+  constexpr double z = 3.7190164854556804;  // standard normal upper 1e-4 quantile
+  const double k = df;
+  const double t = 1.0 - 2.0 / (9.0 * k) + z * std::sqrt(2.0 / (9.0 * k));
+  return k * t * t * t;
+}
+
+inline double chi_square(const std::vector<double>& observed, const std::vector<double>& expected) {
+  double statistic = 0.0;
+  for (std::size_t k = 0; k < observed.size(); ++k)
+    statistic += (observed[k] - expected[k]) * (observed[k] - expected[k]) / expected[k];
+  return statistic;
+}
+
+}  // namespace bulkgnn::kernels::testing
