@@ -27,6 +27,7 @@ struct sample_config {
   std::int64_t batch_size = 1024;
   std::int64_t bulk = 32;
   std::int64_t epochs = 1;
+  std::int64_t max_minibatches = 0;
   std::uint32_t seed = 0;
   int threads = 0;
   bool replace = false;
@@ -73,6 +74,8 @@ void validate(const sample_config& c) {
   BULKGNN_EXPECTS(c.batch_size > 0, "--batch-size must be positive, got {}", c.batch_size);
   BULKGNN_EXPECTS(c.bulk > 0, "--bulk must be positive, got {}", c.bulk);
   BULKGNN_EXPECTS(c.epochs > 0, "--epochs must be positive, got {}", c.epochs);
+  BULKGNN_EXPECTS(c.max_minibatches >= 0, "--max-minibatches must be 0 (no limit) or positive, got {}",
+                  c.max_minibatches);
   BULKGNN_EXPECTS(c.threads >= 0, "--threads must be 0 (all cores) or positive, got {}", c.threads);
 }
 
@@ -102,7 +105,8 @@ void run_sample(const sample_config& c) {
   sampler::run_digest digest;
   std::int64_t minibatches = 0;
   edge_t sampled_edges = 0;
-  const std::int64_t per_epoch = (static_cast<std::int64_t>(train.size()) + c.batch_size - 1) / c.batch_size;
+  std::int64_t per_epoch = (static_cast<std::int64_t>(train.size()) + c.batch_size - 1) / c.batch_size;
+  if (c.max_minibatches > 0) per_epoch = std::min(per_epoch, c.max_minibatches);
   progress bar("sample", per_epoch * c.epochs, " minibatches", c.quiet);
   stopwatch sampling_clock;
   double sampling_seconds = 0;
@@ -110,9 +114,9 @@ void run_sample(const sample_config& c) {
     sampling_clock.restart();
     const sampler::epoch_plan plan(train, c.batch_size, c.seed, static_cast<std::uint32_t>(epoch));
     times.add("shuffle", sampling_clock.seconds());
-    for (std::int64_t first = 0; first < plan.num_minibatches(); first += c.bulk) {
+    for (std::int64_t first = 0; first < per_epoch; first += c.bulk) {
       sampling_clock.restart();
-      const auto bulk = sampler.sample(plan, first, std::min(c.bulk, plan.num_minibatches() - first));
+      const auto bulk = sampler.sample(plan, first, std::min(c.bulk, per_epoch - first));
       sampling_seconds += sampling_clock.seconds();
       sampled_edges += bulk.sampled_edges();
       {
@@ -181,6 +185,9 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--batch-size", config->batch_size, "seeds per minibatch")->capture_default_str();
   cmd->add_option("--bulk", config->bulk, "minibatches sampled together")->capture_default_str();
   cmd->add_option("--epochs", config->epochs)->capture_default_str();
+  cmd->add_option("--max-minibatches", config->max_minibatches,
+                  "stop each epoch after this many minibatches (0 = the whole epoch)")
+      ->capture_default_str();
   cmd->add_option("--seed", config->seed)->capture_default_str();
   cmd->add_option("--threads", config->threads, "worker threads (0 = all cores)")->capture_default_str();
   cmd->add_flag("--replace", config->replace, "node-wise: draw neighbours with replacement");
