@@ -237,6 +237,11 @@ native_writer::native_writer(fs::path final_dir) : final_dir_(std::move(final_di
   if (ec) throw data_error(parent.string(), "cannot create directory: " + ec.message());
   // A sibling on the same filesystem, so that commit() is a rename.
   tmp_dir_ = make_unique_dir(parent / fmt::format(".{}.tmp-", final_dir_.filename().string()));
+  // mkdtemp makes it private; the committed dataset should be as readable as its files.
+  fs::permissions(tmp_dir_,
+                  fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                      fs::perms::others_read | fs::perms::others_exec,
+                  ec);
 }
 
 native_writer::~native_writer() {

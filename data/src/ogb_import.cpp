@@ -1,12 +1,331 @@
 #include "bulkgnn/data/ogb_import.hpp"
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/progress.hpp"
+#include "bulkgnn/data/dataset.hpp"
+#include "gz_lines.hpp"
 
 namespace bulkgnn::data {
 
-void import_ogb(const std::filesystem::path& ogb_dir, const std::filesystem::path&,
-                const ogb_import_options&) {
-  throw internal_error("import_ogb is not implemented yet: " + ogb_dir.string());
+namespace {
+
+namespace fs = std::filesystem;
+using detail::gz_lines;
+
+constexpr std::int64_t progress_every = 1 << 16;
+
+// Where each file of the OGB node-property raw layout lives.
+struct ogb_layout {
+  fs::path dir;
+  [[nodiscard]] fs::path raw(const char* name) const { return dir / "raw" / name; }
+  [[nodiscard]] fs::path meta() const { return dir / "meta.json"; }
+  [[nodiscard]] fs::path splits() const { return dir / "split"; }
+};
+
+// What the edge passes learn about the graph.
+struct edge_summary {
+  std::int64_t lines = 0;
+  edge_t stored = 0;
+};
+
+std::int64_t parse_int(std::string_view field, const gz_lines& in) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+  if (ec != std::errc() || end != field.data() + field.size())
+    in.fail(fmt::format("'{}' is not an integer", field));
+  return v;
+}
+
+vertex_t parse_node(std::string_view field, const gz_lines& in, std::int64_t n) {
+  const std::int64_t v = parse_int(field, in);
+  if (v < 0 || v >= n) in.fail(fmt::format("node id {} is outside [0, {})", v, n));
+  return static_cast<vertex_t>(v);
+}
+
+std::pair<vertex_t, vertex_t> parse_edge(std::string_view line, const gz_lines& in,
+                                         std::int64_t n) {
+  const auto comma = line.find(',');
+  const auto fields = std::count(line.begin(), line.end(), ',') + 1;
+  if (fields != 2) in.fail(fmt::format("expected 2 comma-separated fields, found {}", fields));
+  return {parse_node(line.substr(0, comma), in, n), parse_node(line.substr(comma + 1), in, n)};
+}
+
+std::int64_t read_count(const fs::path& path) {
+  gz_lines in(path);
+  std::string_view line;
+  if (!in.next(line)) in.fail("empty, expected one number");
+  const std::int64_t v = parse_int(line, in);
+  if (v < 0) in.fail(fmt::format("negative count {}", v));
+  if (in.next(line)) in.fail("expected a single line (one graph)");
+  return v;
+}
+
+std::int64_t read_node_count(const fs::path& path) {
+  const std::int64_t n = read_count(path);
+  if (n > std::numeric_limits<vertex_t>::max())
+    throw data_error(path.string(), 1, fmt::format("{} nodes do not fit 32-bit node ids", n));
+  return n;
+}
+
+nlohmann::json read_meta(const fs::path& path) {
+  if (!fs::exists(path)) return nlohmann::json::object();
+  std::ifstream in(path);
+  try {
+    auto meta = nlohmann::json::parse(in);
+    if (!meta.is_object()) throw data_error(path.string(), "is not a JSON object");
+    return meta;
+  } catch (const nlohmann::json::parse_error& e) {
+    throw data_error(path.string(), fmt::format("invalid JSON: {}", e.what()));
+  }
+}
+
+// OGB's master.csv writes "True"/"False"; our meta.json writes booleans.
+bool meta_add_inverse(const nlohmann::json& meta, const fs::path& path) {
+  if (!meta.contains("add_inverse_edge")) return false;
+  const auto& v = meta["add_inverse_edge"];
+  if (v.is_boolean()) return v.get<bool>();
+  if (v == "True" || v == "true") return true;
+  if (v == "False" || v == "false") return false;
+  throw data_error(path.string(), "\"add_inverse_edge\" is neither true nor false");
+}
+
+// Streams edge.csv.gz once, calling f(src, dst) per line.
+template <class F>
+std::int64_t for_each_edge(const fs::path& path, std::int64_t n, const char* label, bool quiet,
+                           F&& f) {
+  gz_lines in(path);
+  const auto bytes = static_cast<std::int64_t>(fs::file_size(path));
+  progress bar(label, bytes, " B", quiet);
+  std::string_view line;
+  std::int64_t lines = 0;
+  while (in.next(line)) {
+    const auto [src, dst] = parse_edge(line, in, n);
+    f(src, dst, in);
+    if (++lines % progress_every == 0) bar.update(in.compressed_offset());
+  }
+  bar.update(bytes);
+  bar.finish();
+  return lines;
+}
+
+void check_edge_count(const ogb_layout& ogb, std::int64_t lines) {
+  const fs::path path = ogb.raw("num-edge-list.csv.gz");
+  if (!fs::exists(path)) return;
+  const std::int64_t expected = read_count(path);
+  if (expected != lines)
+    throw data_error(path.string(), 1,
+                     fmt::format("says {} edges but edge.csv.gz has {} lines", expected, lines));
+}
+
+// Row v of the CSR holds the in-neighbours of v: edge "src,dst" puts src into
+// row dst. Two passes keep memory at the output arrays: count row lengths into
+// indptr, then fill indices through per-row cursors.
+edge_summary import_edges(const ogb_layout& ogb, std::int64_t n, bool inverse, bool quiet,
+                          native_writer& w) {
+  const fs::path path = ogb.raw("edge.csv.gz");
+  const npy_array indptr_array = w.create("indptr.npy", dtype::int64, {n + 1});
+  const auto indptr = indptr_array.as<edge_t>();
+  edge_summary s;
+  s.lines =
+      for_each_edge(path, n, "edges, pass 1/2", quiet, [&](vertex_t src, vertex_t dst, auto&) {
+        ++indptr[dst + 1];
+        if (inverse) ++indptr[src + 1];
+      });
+  check_edge_count(ogb, s.lines);
+  for (std::int64_t v = 0; v < n; ++v) indptr[v + 1] += indptr[v];
+  s.stored = indptr[n];
+
+  const npy_array indices_array = w.create("indices.npy", dtype::int32, {s.stored});
+  const auto indices = indices_array.as<vertex_t>();
+  // indptr[v] serves as row v's cursor and ends at the row's end.
+  const auto place = [&](vertex_t row, vertex_t col, const gz_lines& in) {
+    const edge_t at = indptr[row]++;
+    if (at >= s.stored) in.fail("edge.csv.gz changed between the two passes");
+    indices[at] = col;
+  };
+  const auto lines = for_each_edge(path, n, "edges, pass 2/2", quiet,
+                                   [&](vertex_t src, vertex_t dst, const gz_lines& in) {
+                                     place(dst, src, in);
+                                     if (inverse) place(src, dst, in);
+                                   });
+  if (lines != s.lines) throw data_error(path.string(), "changed between the two passes");
+  std::copy_backward(indptr.begin(), indptr.end() - 1, indptr.end());
+  indptr[0] = 0;
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, 4096), [&](const auto& range) {
+    for (auto v = range.begin(); v != range.end(); ++v)
+      std::sort(indices.begin() + indptr[v], indices.begin() + indptr[v + 1]);
+  });
+  return s;
+}
+
+// Parses one comma-separated row of exactly out.size() finite floats.
+void parse_feature_row(std::string_view line, std::span<float> out, const gz_lines& in) {
+  const char* p = line.data();
+  const char* const end = p + line.size();
+  const auto width = static_cast<std::int64_t>(out.size());
+  const auto wrong_width = [&] {
+    in.fail(fmt::format("has {} fields, expected {} (the width of line 1)",
+                        std::count(line.begin(), line.end(), ',') + 1, width));
+  };
+  for (std::int64_t j = 0; j < width; ++j) {
+    const auto [q, ec] = std::from_chars(p, end, out[j]);
+    const bool at_separator = q == end || *q == ',';
+    if (ec == std::errc::invalid_argument || !at_separator) {
+      const auto field = std::string_view(p, end).substr(0, std::string_view(p, end).find(','));
+      in.fail(fmt::format("field {}: '{}' is not a number", j + 1, field));
+    }
+    if (ec == std::errc::result_out_of_range || !std::isfinite(out[j]))
+      in.fail(fmt::format("field {}: '{}' is not a finite float", j + 1, std::string_view(p, q)));
+    if ((q == end) != (j + 1 == width)) wrong_width();
+    p = q + 1;
+  }
+}
+
+std::int64_t import_features(const fs::path& path, std::int64_t n, bool quiet, native_writer& w) {
+  gz_lines in(path);
+  std::string_view line;
+  if (!in.next(line)) in.fail("empty file");
+  const std::int64_t width = std::count(line.begin(), line.end(), ',') + 1;
+  const npy_array array = w.create("features.npy", dtype::float32, {n, width});
+  const auto features = array.as<float>();
+  progress bar("node features", n, " rows", quiet);
+  std::int64_t row = 0;
+  do {
+    if (row == n) in.fail(fmt::format("more rows than the {} nodes of num-node-list.csv.gz", n));
+    parse_feature_row(line, features.subspan(row * width, width), in);
+    if (++row % progress_every == 0) bar.update(row);
+  } while (in.next(line));
+  if (row != n)
+    throw data_error(path.string(),
+                     fmt::format("has {} rows but num-node-list.csv.gz says {} nodes", row, n));
+  bar.update(row);
+  bar.finish();
+  return width;
+}
+
+// A class id, or -1 for OGB's "nan" (unlabelled node). Integral floats such as
+// "3.0" are accepted because pandas writes float columns that way.
+std::int32_t parse_label(std::string_view field, const gz_lines& in) {
+  const char* const end = field.data() + field.size();
+  std::int64_t v = 0;
+  if (const auto [p, ec] = std::from_chars(field.data(), end, v); ec != std::errc() || p != end) {
+    double x = 0;
+    const auto [q, fec] = std::from_chars(field.data(), end, x);
+    if (fec == std::errc() && q == end && std::isnan(x)) return -1;
+    if (fec != std::errc() || q != end || x != std::floor(x) || !(std::abs(x) < 1e18))
+      in.fail(fmt::format("'{}' is not a class label (a non-negative integer or nan)", field));
+    v = static_cast<std::int64_t>(x);
+  }
+  if (v < 0) in.fail(fmt::format("negative label {}", v));
+  if (v >= std::numeric_limits<std::int32_t>::max())
+    in.fail(fmt::format("label {} is out of range", v));
+  return static_cast<std::int32_t>(v);
+}
+
+// Returns num_classes (largest label + 1).
+int import_labels(const fs::path& path, std::int64_t n, std::int64_t meta_classes,
+                  native_writer& w) {
+  gz_lines in(path);
+  const npy_array array = w.create("labels.npy", dtype::int32, {n});
+  const auto labels = array.as<std::int32_t>();
+  std::int32_t largest = -1;
+  std::int64_t row = 0;
+  std::string_view line;
+  while (in.next(line)) {
+    if (row == n) in.fail(fmt::format("more rows than the {} nodes of num-node-list.csv.gz", n));
+    const std::int32_t label = parse_label(line, in);
+    if (meta_classes > 0 && label >= meta_classes)
+      in.fail(
+          fmt::format("label {} is not below num_classes = {} of meta.json", label, meta_classes));
+    labels[row++] = label;
+    largest = std::max(largest, label);
+  }
+  if (row != n)
+    throw data_error(path.string(),
+                     fmt::format("has {} rows but num-node-list.csv.gz says {} nodes", row, n));
+  return largest + 1;
+}
+
+std::vector<vertex_t> read_ids(const fs::path& path, std::int64_t n) {
+  gz_lines in(path);
+  std::vector<vertex_t> ids;
+  std::string_view line;
+  while (in.next(line)) {
+    if (line.find(',') != std::string_view::npos) in.fail("expected one node id per line");
+    ids.push_back(parse_node(line, in, n));
+  }
+  return ids;
+}
+
+// Imports every split/NAME directory; returns the names, sorted.
+std::vector<std::string> import_splits(const ogb_layout& ogb, std::int64_t n, native_writer& w) {
+  std::vector<std::string> names;
+  if (!fs::is_directory(ogb.splits())) return names;
+  for (const auto& entry : fs::directory_iterator(ogb.splits()))
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names)
+    for (const char* part : {"train", "valid", "test"}) {
+      const fs::path path = ogb.splits() / name / fmt::format("{}.csv.gz", part);
+      if (!fs::exists(path))
+        throw data_error(path.string(),
+                         fmt::format("missing: split '{}' needs train, valid and test", name));
+      const auto ids = read_ids(path, n);
+      const npy_array array = w.create(fmt::format("split/{}/{}.npy", name, part), dtype::int32,
+                                       {static_cast<std::int64_t>(ids.size())});
+      std::ranges::copy(ids, array.as<vertex_t>().begin());
+    }
+  return names;
+}
+
+}  // namespace
+
+void import_ogb(const fs::path& ogb_dir, const fs::path& out_dir,
+                const ogb_import_options& options) {
+  const ogb_layout ogb{ogb_dir};
+  if (!is_ogb_raw_dir(ogb_dir))
+    throw data_error(ogb.raw("edge.csv.gz").string(), "missing: not an OGB raw directory");
+  const nlohmann::json meta = read_meta(ogb.meta());
+  const bool inverse = options.add_inverse_edges.value_or(meta_add_inverse(meta, ogb.meta()));
+  const std::int64_t meta_classes =
+      meta.contains("num_classes") && meta["num_classes"].is_number_integer()
+          ? meta["num_classes"].get<std::int64_t>()
+          : 0;
+  const std::int64_t n = read_node_count(ogb.raw("num-node-list.csv.gz"));
+
+  native_writer w(out_dir);
+  const edge_summary edges = import_edges(ogb, n, inverse, options.quiet, w);
+  const fs::path feat = ogb.raw("node-feat.csv.gz");
+  const std::int64_t f = fs::exists(feat) ? import_features(feat, n, options.quiet, w) : 0;
+  const fs::path label = ogb.raw("node-label.csv.gz");
+  const int classes = fs::exists(label) ? import_labels(label, n, meta_classes, w) : 0;
+  const auto splits = import_splits(ogb, n, w);
+
+  fs::path source = fs::absolute(ogb_dir).lexically_normal();
+  if (!source.has_filename()) source = source.parent_path();
+  const std::string name = meta.contains("name") && meta["name"].is_string()
+                               ? meta["name"].get<std::string>()
+                               : source.filename().string();
+  w.commit({{"name", name},
+            {"num_nodes", n},
+            {"num_edges", edges.stored},
+            {"num_features", f},
+            {"num_classes", classes},
+            {"splits", splits},
+            {"source", source.string()},
+            {"source_format", "ogb-node-raw"},
+            {"add_inverse_edge", inverse},
+            {"num_input_edges", edges.lines},
+            {"ogb_meta", meta}});
 }
 
 }  // namespace bulkgnn::data
