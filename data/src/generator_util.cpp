@@ -19,19 +19,9 @@ namespace {
 // Chunks per progress update: large enough that the wave barrier costs
 // little, small enough that the display moves.
 constexpr std::int64_t chunks_per_wave = 64;
-// Rows per parallel task when sorting and copying rows.
-constexpr std::int64_t rows_per_chunk = std::int64_t{1} << 14;
-// Rows copied out before the scratch below them is given back.
-constexpr std::int64_t rows_per_release = std::int64_t{1} << 20;
+// Buckets (of 2^16 rows) copied out before the scratch below them is given back.
+constexpr std::int64_t buckets_per_release = 16;
 constexpr std::int64_t nodes_per_chunk = 4096;
-
-template <class Body>
-void parallel_rows(std::int64_t begin, std::int64_t end, Body&& body) {
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(begin, end, rows_per_chunk),
-                    [&](const tbb::blocked_range<std::int64_t>& range) {
-                      for (std::int64_t row = range.begin(); row != range.end(); ++row) body(row);
-                    });
-}
 
 std::int64_t chunks_for(std::int64_t items, std::int64_t per_chunk) {
   return (items + per_chunk - 1) / per_chunk;
@@ -65,24 +55,24 @@ void for_each_chunk(std::int64_t chunks, const std::string& label, bool quiet,
   bar.finish();
 }
 
-scratch_indices::scratch_indices(std::size_t count)
-    : count_(count), bytes_(std::max<std::size_t>(count * sizeof(vertex_t), 1)) {
-  void* memory = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
+void* reserve_scratch(std::size_t bytes) {
+  void* memory = mmap(nullptr, std::max<std::size_t>(bytes, 1), PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (memory == MAP_FAILED)
-    throw error(fmt::format("cannot reserve {} bytes for edge placement: {}", bytes_,
-                            std::strerror(errno)));
-  // Edges land at random rows: huge pages save most of the TLB misses.
-  madvise(memory, bytes_, MADV_HUGEPAGE);
-  data_ = static_cast<vertex_t*>(memory);
+    throw error(
+        fmt::format("cannot reserve {} bytes for edge placement: {}", bytes, std::strerror(errno)));
+  // Fewer TLB misses for the many write streams and the per-bucket sorts.
+  madvise(memory, bytes, MADV_HUGEPAGE);
+  return memory;
 }
 
-scratch_indices::~scratch_indices() { munmap(data_, bytes_); }
+void release_scratch(void* data, std::size_t bytes) {
+  munmap(data, std::max<std::size_t>(bytes, 1));
+}
 
-void scratch_indices::release_below(std::size_t end) {
+void release_scratch_pages(void* data, std::size_t bytes) {
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  const std::size_t bytes = std::min(end * sizeof(vertex_t), bytes_) / page * page;
-  if (bytes > 0) madvise(data_, bytes, MADV_DONTNEED);
+  if (bytes >= page) madvise(data, bytes / page * page, MADV_DONTNEED);
 }
 
 csr_assembler::csr_assembler(std::int64_t nodes, bool symmetric, std::string label, bool quiet)
@@ -90,53 +80,80 @@ csr_assembler::csr_assembler(std::int64_t nodes, bool symmetric, std::string lab
       symmetric_(symmetric),
       label_(std::move(label)),
       quiet_(quiet),
-      cursor_(static_cast<std::size_t>(nodes), 0) {}
+      buckets_(chunks_for(nodes, std::int64_t{1} << row_bits)) {}
 
-void csr_assembler::start_placing() {
+std::int64_t csr_assembler::bucket_rows(std::int64_t bucket) const {
+  return std::min(std::int64_t{1} << row_bits, nodes_ - (bucket << row_bits));
+}
+
+// Lays the buckets out one after another, each holding its entries in chunk
+// order, so that where an entry lands depends only on the chunk and the order
+// of emission within it.
+void csr_assembler::start_placing(std::int64_t chunks) {
+  bucket_begin_.assign(static_cast<std::size_t>(buckets_ + 1), 0);
   edge_t total = 0;
-  for (auto& entry : cursor_) total += std::exchange(entry, total);
-  scratch_ = std::make_unique<scratch_indices>(static_cast<std::size_t>(total));
+  for (std::int64_t bucket = 0; bucket < buckets_; ++bucket) {
+    bucket_begin_[bucket] = total;
+    for (std::int64_t chunk = 0; chunk < chunks; ++chunk)
+      total += std::exchange(chunk_buckets_[chunk * buckets_ + bucket], total);
+  }
+  bucket_begin_[buckets_] = total;
+  sources_ = std::make_unique<scratch_array<vertex_t>>(static_cast<std::size_t>(total));
+  rows_ = std::make_unique<scratch_array<std::uint16_t>>(static_cast<std::size_t>(total));
 }
 
 edge_t csr_assembler::finish(native_writer& writer) {
+  std::vector<edge_t>().swap(chunk_buckets_);
   npy_array indptr_array = writer.create("indptr.npy", dtype::int64, {nodes_ + 1});
   const auto indptr = indptr_array.as<edge_t>();
-  sort_rows(indptr);
+  indptr[0] = 0;
+  for_each_chunk(buckets_, label_ + ": sort", quiet_,
+                 [&](std::int64_t bucket) { sort_bucket(bucket, indptr); });
+  rows_.reset();
   std::inclusive_scan(indptr.begin(), indptr.end(), indptr.begin());
   const edge_t edges = indptr.back();
   npy_array indices_array = writer.create("indices.npy", dtype::int32, {edges});
-  copy_rows(indptr, indices_array.as<vertex_t>());
-  scratch_.reset();
-  std::vector<edge_t>().swap(cursor_);
+  copy_buckets(indptr, indices_array.as<vertex_t>());
+  sources_.reset();
   return edges;
 }
 
-// Leaves each row's distinct sources sorted at the front of its scratch range
-// and their number in new_indptr[row + 1].
-void csr_assembler::sort_rows(std::span<edge_t> new_indptr) {
-  const auto scratch = scratch_->span();
-  new_indptr[0] = 0;
-  for_each_chunk(chunks_for(nodes_, rows_per_chunk), label_ + ": sort", quiet_,
-                 [&](std::int64_t chunk) {
-                   const std::int64_t end = std::min(nodes_, (chunk + 1) * rows_per_chunk);
-                   for (std::int64_t row = chunk * rows_per_chunk; row < end; ++row) {
-                     const auto first = scratch.begin() + row_begin(row);
-                     const auto last = scratch.begin() + cursor_[row];
-                     std::sort(first, last);
-                     new_indptr[row + 1] = std::unique(first, last) - first;
-                   }
-                 });
+// Counting-sorts the bucket's entries into rows, sorts and de-duplicates each
+// row, packs the rows at the start of the bucket's scratch range and stores
+// their lengths in indptr[row + 1].
+void csr_assembler::sort_bucket(std::int64_t bucket, std::span<edge_t> indptr) {
+  const edge_t begin = bucket_begin_[bucket];
+  const auto size = static_cast<std::size_t>(bucket_begin_[bucket + 1] - begin);
+  const auto sources = sources_->span().subspan(static_cast<std::size_t>(begin), size);
+  const auto rows = rows_->span().subspan(static_cast<std::size_t>(begin), size);
+  const std::int64_t row_count = bucket_rows(bucket);
+  std::vector<edge_t> row_begin(static_cast<std::size_t>(row_count + 1), 0);
+  for (const auto row : rows) ++row_begin[row + 1];
+  std::partial_sum(row_begin.begin(), row_begin.end(), row_begin.begin());
+  std::vector<edge_t> cursor(row_begin.begin(), row_begin.end() - 1);
+  std::vector<vertex_t> by_row(size);
+  for (std::size_t i = 0; i < size; ++i) by_row[cursor[rows[i]]++] = sources[i];
+  auto out = sources.begin();
+  for (std::int64_t row = 0; row < row_count; ++row) {
+    const auto first = by_row.begin() + row_begin[row];
+    const auto last = by_row.begin() + row_begin[row + 1];
+    std::sort(first, last);
+    const auto kept = std::unique(first, last);
+    out = std::copy(first, kept, out);
+    indptr[(bucket << row_bits) + row + 1] = kept - first;
+  }
 }
 
-void csr_assembler::copy_rows(std::span<const edge_t> new_indptr, std::span<vertex_t> indices) {
-  const auto scratch = scratch_->span();
-  for (std::int64_t begin = 0; begin < nodes_; begin += rows_per_release) {
-    const std::int64_t end = std::min(nodes_, begin + rows_per_release);
-    parallel_rows(begin, end, [&](std::int64_t row) {
-      std::copy_n(scratch.begin() + row_begin(row), new_indptr[row + 1] - new_indptr[row],
-                  indices.begin() + new_indptr[row]);
+void csr_assembler::copy_buckets(std::span<const edge_t> indptr, std::span<vertex_t> indices) {
+  const auto sources = sources_->span();
+  for (std::int64_t first = 0; first < buckets_; first += buckets_per_release) {
+    const std::int64_t last = std::min(buckets_, first + buckets_per_release);
+    tbb::parallel_for(first, last, [&](std::int64_t bucket) {
+      const edge_t from = indptr[bucket << row_bits];
+      const edge_t to = indptr[(bucket << row_bits) + bucket_rows(bucket)];
+      std::copy_n(sources.begin() + bucket_begin_[bucket], to - from, indices.begin() + from);
     });
-    scratch_->release_below(static_cast<std::size_t>(cursor_[end - 1]));
+    sources_->release_below(static_cast<std::size_t>(bucket_begin_[last]));
   }
 }
 

@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -73,30 +72,40 @@ class fast_rng {
 void for_each_chunk(std::int64_t chunks, const std::string& label, bool quiet,
                     const std::function<void(std::int64_t)>& body);
 
-// Anonymous memory for edges between the two passes and the final file,
-// returned to the system piecewise while it is copied out so that it and the
-// output are never both fully resident.
-class scratch_indices {
- public:
-  explicit scratch_indices(std::size_t count);
-  ~scratch_indices();
-  scratch_indices(const scratch_indices&) = delete;
-  scratch_indices& operator=(const scratch_indices&) = delete;
+// mmap/munmap/madvise(MADV_DONTNEED) behind scratch_array.
+void* reserve_scratch(std::size_t bytes);
+void release_scratch(void* data, std::size_t bytes);
+void release_scratch_pages(void* data, std::size_t bytes);
 
-  [[nodiscard]] std::span<vertex_t> span() const { return {data_, count_}; }
+// Anonymous memory that holds the edges between the two passes and the final
+// file, returned to the system piecewise while it is copied out so that it and
+// the output are never both fully resident.
+template <class T>
+class scratch_array {
+ public:
+  explicit scratch_array(std::size_t count)
+      : data_(static_cast<T*>(reserve_scratch(count * sizeof(T)))), count_(count) {}
+  ~scratch_array() { release_scratch(data_, count_ * sizeof(T)); }
+  scratch_array(const scratch_array&) = delete;
+  scratch_array& operator=(const scratch_array&) = delete;
+
+  [[nodiscard]] std::span<T> span() const { return {data_, count_}; }
   // Gives back the whole pages below element `end`; they read as zero after.
-  void release_below(std::size_t end);
+  void release_below(std::size_t end) { release_scratch_pages(data_, end * sizeof(T)); }
 
  private:
-  vertex_t* data_ = nullptr;
-  std::size_t count_ = 0;
-  std::size_t bytes_ = 0;
+  T* data_;
+  std::size_t count_;
 };
 
 // Assembles an edge stream into the native CSR (row = destination, columns
 // sorted, duplicates and self loops dropped) without ever holding the edge
-// pairs: a generator is run twice, once to count row lengths and once to place
-// the sources, so it must emit the same edges for a chunk every time.
+// pairs in random order: a generator is run twice, so it must emit the same
+// edges for a chunk every time. The first run counts each chunk's entries per
+// bucket of 2^16 consecutive rows; the second appends each entry to its
+// chunk's slice of its bucket, a few thousand sequential write streams
+// instead of a random atomic per edge (hot R-MAT rows made those contend);
+// then each bucket is sorted into rows on its own.
 class csr_assembler {
  public:
   csr_assembler(std::int64_t nodes, bool symmetric, std::string label, bool quiet);
@@ -106,45 +115,54 @@ class csr_assembler {
   // indptr.npy and indices.npy. Returns the number of stored edges.
   template <class EmitChunk>
   edge_t build(native_writer& writer, std::int64_t chunks, EmitChunk&& emit_chunk) {
+    chunk_buckets_.assign(static_cast<std::size_t>(chunks * buckets_), 0);
     for_each_chunk(chunks, label_ + ": count", quiet_, [&](std::int64_t chunk) {
-      emit_chunk(chunk, [this](std::uint32_t src, std::uint32_t dst) { count(src, dst); });
+      edge_t* counts = chunk_buckets_.data() + chunk * buckets_;
+      emit_chunk(chunk, [&](std::uint32_t src, std::uint32_t dst) {
+        if (src == dst) return;
+        ++counts[dst >> row_bits];
+        if (symmetric_) ++counts[src >> row_bits];
+      });
     });
-    start_placing();
+    start_placing(chunks);
     for_each_chunk(chunks, label_ + ": place", quiet_, [&](std::int64_t chunk) {
-      emit_chunk(chunk, [this](std::uint32_t src, std::uint32_t dst) { place(src, dst); });
+      edge_t* cursors = chunk_buckets_.data() + chunk * buckets_;
+      emit_chunk(chunk, [&](std::uint32_t src, std::uint32_t dst) {
+        if (src == dst) return;
+        place(cursors, src, dst);
+        if (symmetric_) place(cursors, dst, src);
+      });
     });
     return finish(writer);
   }
 
  private:
-  void count(std::uint32_t src, std::uint32_t dst) {
-    if (src == dst) return;
-    increment(dst);
-    if (symmetric_) increment(src);
-  }
-  void place(std::uint32_t src, std::uint32_t dst) {
-    if (src == dst) return;
-    (*scratch_).span()[increment(dst)] = static_cast<vertex_t>(src);
-    if (symmetric_) (*scratch_).span()[increment(src)] = static_cast<vertex_t>(dst);
-  }
-  edge_t increment(std::uint32_t row) {
-    return std::atomic_ref<edge_t>(cursor_[row]).fetch_add(1, std::memory_order_relaxed);
+  static constexpr int row_bits = 16;
+  static constexpr std::uint32_t row_mask = (1u << row_bits) - 1;
+
+  void place(edge_t* cursors, std::uint32_t src, std::uint32_t dst) {
+    const edge_t at = cursors[dst >> row_bits]++;
+    sources_->span()[at] = static_cast<vertex_t>(src);
+    rows_->span()[at] = static_cast<std::uint16_t>(dst & row_mask);
   }
 
-  void start_placing();
+  void start_placing(std::int64_t chunks);
   edge_t finish(native_writer& writer);
-  void sort_rows(std::span<edge_t> new_indptr);
-  void copy_rows(std::span<const edge_t> new_indptr, std::span<vertex_t> indices);
-  [[nodiscard]] edge_t row_begin(std::int64_t row) const { return row == 0 ? 0 : cursor_[row - 1]; }
+  void sort_bucket(std::int64_t bucket, std::span<edge_t> indptr);
+  void copy_buckets(std::span<const edge_t> indptr, std::span<vertex_t> indices);
+  [[nodiscard]] std::int64_t bucket_rows(std::int64_t bucket) const;
 
   std::int64_t nodes_;
   bool symmetric_;
   std::string label_;
   bool quiet_;
-  // Row lengths after counting, then each row's insert cursor, which ends at
-  // the row's end once every edge is placed.
-  std::vector<edge_t> cursor_;
-  std::unique_ptr<scratch_indices> scratch_;
+  std::int64_t buckets_;
+  // chunk x bucket entry counts after the first run, then each chunk's write
+  // cursor in each bucket during the second.
+  std::vector<edge_t> chunk_buckets_;
+  std::vector<edge_t> bucket_begin_;  // buckets_ + 1 offsets into the scratch
+  std::unique_ptr<scratch_array<vertex_t>> sources_;
+  std::unique_ptr<scratch_array<std::uint16_t>> rows_;  // row within the bucket
 };
 
 // Writes features.npy with independent N(0, 1) entries plus, when
