@@ -11,7 +11,10 @@ namespace bulkgnn::data {
 
 namespace {
 
-constexpr std::int64_t nodes_per_chunk = std::int64_t{1} << 14;
+constexpr std::int64_t min_nodes_per_chunk = std::int64_t{1} << 14;
+// Caps the chunk count, and so the assembler's chunk x bucket table, on huge
+// graphs; the chunking depends only on the node count, never on threads.
+constexpr std::int64_t max_chunks = 1024;
 
 void validate(const csbm_options& options) {
   BULKGNN_EXPECTS(options.nodes >= 2 && options.nodes <= std::numeric_limits<vertex_t>::max(),
@@ -57,18 +60,20 @@ class csbm_sampler {
       : options_(options),
         layout_(layout),
         same_class_below_(static_cast<std::uint64_t>(std::ldexp(options.homophily, 32))),
+        nodes_per_chunk_(
+            std::max(min_nodes_per_chunk, (options.nodes + max_chunks - 1) / max_chunks)),
         draws_(std::floor(options.average_degree / 2)),
         extra_draw_probability_(options.average_degree / 2 - draws_) {}
 
   [[nodiscard]] std::int64_t chunks() const {
-    return (options_.nodes + nodes_per_chunk - 1) / nodes_per_chunk;
+    return (options_.nodes + nodes_per_chunk_ - 1) / nodes_per_chunk_;
   }
 
   template <class Add>
   void emit_chunk(std::int64_t chunk, Add&& add) const {
     philox_stream stream(detail::generator_key(options_.seed, detail::purpose::edges, chunk));
-    const std::int64_t end = std::min(options_.nodes, (chunk + 1) * nodes_per_chunk);
-    for (std::int64_t node = chunk * nodes_per_chunk; node < end; ++node) {
+    const std::int64_t end = std::min(options_.nodes, (chunk + 1) * nodes_per_chunk_);
+    for (std::int64_t node = chunk * nodes_per_chunk_; node < end; ++node) {
       // Each draw adds two entries (both directions), hence half the degree.
       const auto draws =
           static_cast<std::int64_t>(draws_) + (stream.uniform_open01() < extra_draw_probability_);
@@ -94,6 +99,7 @@ class csbm_sampler {
   const csbm_options& options_;
   const class_layout& layout_;
   std::uint64_t same_class_below_;
+  std::int64_t nodes_per_chunk_;
   double draws_;
   double extra_draw_probability_;
 };
