@@ -1,7 +1,5 @@
 #pragma once
 
-#include "bulkgnn/core/csr.hpp"
-
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
@@ -11,6 +9,8 @@
 #include <numeric>
 #include <utility>
 #include <vector>
+
+#include "bulkgnn/core/csr.hpp"
 
 namespace bulkgnn::kernels::cpu {
 

@@ -1,7 +1,7 @@
+#include <algorithm>
+
 #include "common.hpp"
 #include "kernels.hpp"
-
-#include <algorithm>
 
 namespace bulkgnn::kernels::cpu {
 

@@ -1,11 +1,11 @@
 #pragma once
 
+#include <span>
+
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
-
-#include <span>
 
 // oneTBB implementations of every kernel. Each gives output bit-identical to
 // the reference back end: same draws from the same Philox streams, same

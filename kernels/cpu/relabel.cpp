@@ -1,10 +1,10 @@
-#include "common.hpp"
-#include "kernels.hpp"
-
 #include <tbb/enumerable_thread_specific.h>
 
 #include <algorithm>
 #include <tuple>
+
+#include "common.hpp"
+#include "kernels.hpp"
 
 namespace bulkgnn::kernels::cpu {
 namespace {
@@ -19,8 +19,8 @@ std::int64_t largest_segment(const segmented_vertices& s) {
 // segment's sources that are not destinations, ascending.
 std::vector<vertex_t> relabel_segment(const segmented_vertices& destinations, csr_view sampled,
                                       std::int64_t j, vertex_map& ids) {
-  const auto first = static_cast<std::size_t>(sampled.indptr[destinations.offsets[j]] -
-                                              sampled.indptr.front());
+  const auto first =
+      static_cast<std::size_t>(sampled.indptr[destinations.offsets[j]] - sampled.indptr.front());
   const auto last = static_cast<std::size_t>(sampled.indptr[destinations.offsets[j + 1]] -
                                              sampled.indptr.front());
   const auto entries = sampled.indices.subspan(first, last - first);
@@ -67,7 +67,8 @@ relabelled_blocks relabel_by_segment(const segmented_vertices& destinations, csr
   sources.vertices.resize(static_cast<std::size_t>(sources.offsets.back()));
   tbb::parallel_for(std::int64_t{0}, segments, [&](std::int64_t j) {
     const auto own = destinations.segment(j);
-    const auto at = std::copy(own.begin(), own.end(), sources.vertices.begin() + sources.offsets[j]);
+    const auto at =
+        std::copy(own.begin(), own.end(), sources.vertices.begin() + sources.offsets[j]);
     std::copy(others[j].begin(), others[j].end(), at);
   });
   blocks.cols = largest_segment(sources);
@@ -122,7 +123,9 @@ class block_extractor {
   }
 
  private:
-  [[nodiscard]] float scale(std::int64_t j, vertex_t p) const { return scale_[cols_.offsets[j] + p]; }
+  [[nodiscard]] float scale(std::int64_t j, vertex_t p) const {
+    return scale_[cols_.offsets[j] + p];
+  }
 
   csr_view a_;
   const segmented_vertices& cols_;

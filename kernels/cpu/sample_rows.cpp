@@ -1,11 +1,11 @@
-#include "bulkgnn/core/rng.hpp"
-#include "common.hpp"
-#include "kernels.hpp"
-
 #include <tbb/enumerable_thread_specific.h>
 
 #include <algorithm>
 #include <utility>
+
+#include "bulkgnn/core/rng.hpp"
+#include "common.hpp"
+#include "kernels.hpp"
 
 namespace bulkgnn::kernels::cpu {
 namespace {
@@ -102,6 +102,22 @@ class row_sampler {
     return takes_whole_row(degree) ? degree : options_.fanout;
   }
 
+  // Sampling is bound by memory latency: each row costs a random read of its
+  // indptr entry and then of its entries. The caller prefetches the indptr
+  // entry of a row `2 * ahead` rows on and the entries of the row `ahead` on
+  // (whose indptr entry has arrived by then), keeping many reads in flight.
+  // These return addresses rather than prefetching themselves because GCC
+  // deletes calls to functions whose only effect is a prefetch.
+  static constexpr std::int64_t ahead = 8;
+
+  [[nodiscard]] const edge_t* degree_address(std::int64_t i) const {
+    return a_.indptr.data() + rows_[i];
+  }
+
+  [[nodiscard]] const vertex_t* entries_address(std::int64_t i) const {
+    return a_.indices.data() + (a_.indptr[rows_[i]] - a_.indptr.front());
+  }
+
   void fill(std::int64_t i, csr_matrix& out, scratch& local) const {
     const vertex_t row = rows_[i];
     const edge_t degree = a_.degree(row);
@@ -168,12 +184,23 @@ class row_sampler {
 csr_matrix sample_rows(csr_view a, std::span<const vertex_t> rows, const row_streams& streams,
                        const row_sampling_options& options) {
   const row_sampler sampler(a, rows, streams, options);
-  csr_matrix out = allocate_rows(static_cast<std::int64_t>(rows.size()), a.cols, a.weighted(),
-                                 [&](std::int64_t i) { return sampler.count(i); });
+  const auto n = static_cast<std::int64_t>(rows.size());
+  csr_matrix out = allocate_rows(n, a.cols, a.weighted(), [&](std::int64_t i) {
+    if (i + row_sampler::ahead < n)
+      __builtin_prefetch(sampler.degree_address(i + row_sampler::ahead));
+    return sampler.count(i);
+  });
   tbb::enumerable_thread_specific<scratch> scratches;
-  for_each_row(out.rows, [&](const tbb::blocked_range<std::int64_t>& range) {
+  for_each_row(n, [&](const tbb::blocked_range<std::int64_t>& range) {
     auto& local = scratches.local();
-    for (std::int64_t i = range.begin(); i < range.end(); ++i) sampler.fill(i, out, local);
+    const std::int64_t end = range.end();
+    for (std::int64_t i = range.begin(); i < end; ++i) {
+      if (i + 2 * row_sampler::ahead < end)
+        __builtin_prefetch(sampler.degree_address(i + 2 * row_sampler::ahead));
+      if (i + row_sampler::ahead < end)
+        __builtin_prefetch(sampler.entries_address(i + row_sampler::ahead));
+      sampler.fill(i, out, local);
+    }
   });
   return out;
 }

@@ -1,9 +1,9 @@
-#include "common.hpp"
-#include "kernels.hpp"
-
 #include <tbb/enumerable_thread_specific.h>
 
 #include <algorithm>
+
+#include "common.hpp"
+#include "kernels.hpp"
 
 namespace bulkgnn::kernels::cpu {
 namespace {
@@ -73,9 +73,8 @@ void fill_row(csr_view a, csr_view b, std::int64_t i, dense_row& scratch, vertex
 
 csr_matrix spgemm(csr_view a, csr_view b) {
   tbb::enumerable_thread_specific<dense_row> scratch(b.cols);
-  csr_matrix c = allocate_rows(a.rows, b.cols, true, [&](std::int64_t i) {
-    return count_row(a, b, i, scratch.local());
-  });
+  csr_matrix c = allocate_rows(a.rows, b.cols, true,
+                               [&](std::int64_t i) { return count_row(a, b, i, scratch.local()); });
   for_each_row(c.rows, [&](const tbb::blocked_range<std::int64_t>& range) {
     auto& local = scratch.local();
     for (std::int64_t i = range.begin(); i < range.end(); ++i)
@@ -115,19 +114,20 @@ double run_sum(csr_view m, std::int64_t i, std::size_t begin, std::size_t end, d
 csr_matrix add(csr_view a, csr_view b) {
   csr_matrix c = allocate_rows(a.rows, a.cols, true, [&](std::int64_t i) {
     std::int64_t count = 0;
-    merge_rows(a, b, i, [&](vertex_t, std::size_t, std::size_t, std::size_t, std::size_t) {
-      ++count;
-    });
+    merge_rows(a, b, i,
+               [&](vertex_t, std::size_t, std::size_t, std::size_t, std::size_t) { ++count; });
     return count;
   });
   for_each_row(c.rows, [&](const tbb::blocked_range<std::int64_t>& range) {
     for (std::int64_t i = range.begin(); i < range.end(); ++i) {
       edge_t out = c.indptr[i];
-      merge_rows(a, b, i, [&](vertex_t column, std::size_t p, std::size_t p_end, std::size_t q,
-                              std::size_t q_end) {
-        c.indices[out] = column;
-        c.values[out++] = static_cast<float>(run_sum(b, i, q, q_end, run_sum(a, i, p, p_end, 0.0)));
-      });
+      merge_rows(
+          a, b, i,
+          [&](vertex_t column, std::size_t p, std::size_t p_end, std::size_t q, std::size_t q_end) {
+            c.indices[out] = column;
+            c.values[out++] =
+                static_cast<float>(run_sum(b, i, q, q_end, run_sum(a, i, p, p_end, 0.0)));
+          });
     }
   });
   return c;

@@ -1,11 +1,11 @@
 #pragma once
 
+#include <span>
+
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
-
-#include <span>
 
 // Deliberately naive, serial implementations of every kernel: ordered maps as
 // accumulators, full sorts, std::set for Floyd's algorithm. They are the oracle

@@ -1,10 +1,10 @@
-#include "kernels.hpp"
-
 #include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
 #include <vector>
+
+#include "kernels.hpp"
 
 namespace bulkgnn::kernels::reference {
 namespace {
@@ -33,7 +33,8 @@ relabelled_blocks relabel_by_segment(const segmented_vertices& destinations, csr
     std::vector<vertex_t> sources(local.size());
     for (const auto& [global, id] : local) sources[id] = global;
     out.sources.push_segment(sources);
-    out.blocks.cols = std::max<std::int64_t>(out.blocks.cols, static_cast<std::int64_t>(local.size()));
+    out.blocks.cols =
+        std::max<std::int64_t>(out.blocks.cols, static_cast<std::int64_t>(local.size()));
     for (std::int64_t r = destinations.offsets[j]; r < destinations.offsets[j + 1]; ++r) {
       for (const vertex_t v : sampled.row(r)) out.blocks.indices.push_back(local.at(v));
       if (sampled.weighted()) {
@@ -51,8 +52,7 @@ csr_matrix extract_blocks(csr_view a, const segmented_vertices& rows,
                           bool add_self_loops) {
   csr_matrix out;
   out.rows = static_cast<std::int64_t>(rows.vertices.size());
-  for (std::int64_t j = 0; j < cols.segments(); ++j)
-    out.cols = std::max(out.cols, cols.size(j));
+  for (std::int64_t j = 0; j < cols.segments(); ++j) out.cols = std::max(out.cols, cols.size(j));
   for (std::int64_t j = 0; j < rows.segments(); ++j) {
     std::map<vertex_t, vertex_t> position;
     for (const vertex_t v : cols.segment(j))
@@ -69,7 +69,8 @@ csr_matrix extract_blocks(csr_view a, const segmented_vertices& rows,
         entries.emplace_back(found->second, static_cast<edge_t>(e),
                              value * column_scale[cols.offsets[j] + found->second]);
       }
-      const bool stores_self = std::find(neighbours.begin(), neighbours.end(), u) != neighbours.end();
+      const bool stores_self =
+          std::find(neighbours.begin(), neighbours.end(), u) != neighbours.end();
       if (add_self_loops && !stores_self && position.contains(u)) {
         const vertex_t p = position.at(u);
         entries.emplace_back(p, static_cast<edge_t>(neighbours.size()),

@@ -1,11 +1,11 @@
-#include "bulkgnn/core/rng.hpp"
-#include "kernels.hpp"
-
 #include <algorithm>
 #include <numeric>
 #include <set>
 #include <utility>
 #include <vector>
+
+#include "bulkgnn/core/rng.hpp"
+#include "kernels.hpp"
 
 namespace bulkgnn::kernels::reference {
 namespace {
@@ -74,8 +74,7 @@ positions draw_positions(philox_stream& rng, csr_view a, vertex_t row,
     return by_value ? weighted_draws(rng, a.row_values(row), s) : uniform_draws(rng, degree, s);
   if (degree <= s) return every_position(degree);
   const auto count = static_cast<std::uint32_t>(s);
-  return by_value ? smallest_keys(rng, a.row_values(row), count)
-                  : floyd_subset(rng, degree, count);
+  return by_value ? smallest_keys(rng, a.row_values(row), count) : floyd_subset(rng, degree, count);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-#include "kernels.hpp"
-
 #include <map>
+
+#include "kernels.hpp"
 
 namespace bulkgnn::kernels::reference {
 namespace {

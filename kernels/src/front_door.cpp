@@ -6,8 +6,8 @@
 namespace bulkgnn::kernels::detail {
 
 void check_csr_sizes(csr_view m, std::string_view function, std::string_view argument) {
-  BULKGNN_EXPECTS(m.rows >= 0 && m.cols >= 0, "{}: {} has negative shape {}x{}", function,
-                  argument, m.rows, m.cols);
+  BULKGNN_EXPECTS(m.rows >= 0 && m.cols >= 0, "{}: {} has negative shape {}x{}", function, argument,
+                  m.rows, m.cols);
   BULKGNN_EXPECTS(static_cast<std::int64_t>(m.indptr.size()) == m.rows + 1,
                   "{}: {}.indptr has {} entries, expected rows + 1 = {}", function, argument,
                   m.indptr.size(), m.rows + 1);
@@ -22,8 +22,8 @@ void check_csr_sizes(csr_view m, std::string_view function, std::string_view arg
 void check_csr(csr_view m, std::string_view function, std::string_view argument) {
   check_csr_sizes(m, function, argument);
   for (std::int64_t r = 0; r < m.rows; ++r)
-    BULKGNN_EXPECTS(m.indptr[r] <= m.indptr[r + 1], "{}: {}.indptr decreases at row {}",
-                    function, argument, r);
+    BULKGNN_EXPECTS(m.indptr[r] <= m.indptr[r + 1], "{}: {}.indptr decreases at row {}", function,
+                    argument, r);
   for (std::size_t e = 0; e < m.indices.size(); ++e)
     BULKGNN_EXPECTS(m.indices[e] >= 0 && m.indices[e] < m.cols,
                     "{}: {} has column index {} at entry {}, outside [0, {})", function, argument,
@@ -33,15 +33,14 @@ void check_csr(csr_view m, std::string_view function, std::string_view argument)
 void check_vertices_below(std::span<const vertex_t> vertices, std::int64_t bound,
                           std::string_view function, std::string_view argument) {
   for (std::size_t i = 0; i < vertices.size(); ++i)
-    BULKGNN_EXPECTS(vertices[i] >= 0 && vertices[i] < bound,
-                    "{}: {}[{}] = {} is outside [0, {})", function, argument, i, vertices[i],
-                    bound);
+    BULKGNN_EXPECTS(vertices[i] >= 0 && vertices[i] < bound, "{}: {}[{}] = {} is outside [0, {})",
+                    function, argument, i, vertices[i], bound);
 }
 
 void check_segments(const segmented_vertices& s, std::string_view function,
                     std::string_view argument) {
-  BULKGNN_EXPECTS(!s.offsets.empty() && s.offsets.front() == 0,
-                  "{}: {}.offsets must start with 0", function, argument);
+  BULKGNN_EXPECTS(!s.offsets.empty() && s.offsets.front() == 0, "{}: {}.offsets must start with 0",
+                  function, argument);
   BULKGNN_EXPECTS(std::is_sorted(s.offsets.begin(), s.offsets.end()),
                   "{}: {}.offsets must not decrease", function, argument);
   BULKGNN_EXPECTS(s.offsets.back() == static_cast<std::int64_t>(s.vertices.size()),

@@ -1,15 +1,15 @@
 #pragma once
 
-#include "bulkgnn/core/csr.hpp"
-#include "bulkgnn/core/error.hpp"
-#include "bulkgnn/core/segmented.hpp"
-#include "bulkgnn/kernels/executor.hpp"
-
 #include <fmt/format.h>
 
 #include <span>
 #include <string_view>
 #include <utility>
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/segmented.hpp"
+#include "bulkgnn/kernels/executor.hpp"
 
 // Argument checks shared by the kernel front doors. Each message names the
 // user-facing function and the argument at fault.
@@ -37,9 +37,12 @@ template <class Reference, class Cpu>
 decltype(auto) dispatch(const executor& exec, std::string_view function, Reference&& reference,
                         Cpu&& cpu) {
   switch (exec.kind) {
-    case backend::reference: return std::forward<Reference>(reference)();
-    case backend::cpu: return std::forward<Cpu>(cpu)();
-    case backend::cuda: break;
+    case backend::reference:
+      return std::forward<Reference>(reference)();
+    case backend::cpu:
+      return std::forward<Cpu>(cpu)();
+    case backend::cuda:
+      break;
   }
   throw error(fmt::format("{}: the CUDA backend is not compiled into this build", function));
 }

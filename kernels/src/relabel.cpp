@@ -31,9 +31,8 @@ csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vert
   detail::check_csr_sizes(a, function, "a");
   detail::check_segments(rows, function, "rows");
   detail::check_segments(cols, function, "cols");
-  BULKGNN_EXPECTS(rows.segments() == cols.segments(),
-                  "{}: rows has {} segments but cols has {}", function, rows.segments(),
-                  cols.segments());
+  BULKGNN_EXPECTS(rows.segments() == cols.segments(), "{}: rows has {} segments but cols has {}",
+                  function, rows.segments(), cols.segments());
   BULKGNN_EXPECTS(column_scale.size() == cols.vertices.size(),
                   "{}: column_scale has {} entries but cols has {} vertices", function,
                   column_scale.size(), cols.vertices.size());

@@ -1,14 +1,14 @@
 #include "bulkgnn/kernels/sample_rows.hpp"
 
-#include "../cpu/kernels.hpp"
-#include "../reference/kernels.hpp"
-#include "front_door.hpp"
-
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_reduce.h>
 
 #include <algorithm>
 #include <cmath>
+
+#include "../cpu/kernels.hpp"
+#include "../reference/kernels.hpp"
+#include "front_door.hpp"
 
 namespace bulkgnn::kernels {
 namespace {

@@ -1,10 +1,10 @@
 #include "bulkgnn/kernels/spgemm.hpp"
 
+#include <algorithm>
+
 #include "../cpu/kernels.hpp"
 #include "../reference/kernels.hpp"
 #include "front_door.hpp"
-
-#include <algorithm>
 
 namespace bulkgnn::kernels {
 namespace {

@@ -1,9 +1,9 @@
 #include "bulkgnn/kernels/gather_rows.hpp"
 
+#include <gtest/gtest.h>
+
 #include "bulkgnn/core/error.hpp"
 #include "test_support.hpp"
-
-#include <gtest/gtest.h>
 
 namespace bulkgnn::kernels {
 namespace {
@@ -25,8 +25,8 @@ TEST(GatherRows, RowIIsRowRowsIOfTheMatrix) {
       EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin(), want.end()));
       const auto got_values = g.view().row_values(static_cast<std::int64_t>(i));
       const auto want_values = a.view().row_values(rows[i]);
-      EXPECT_TRUE(std::equal(got_values.begin(), got_values.end(), want_values.begin(),
-                             want_values.end()));
+      EXPECT_TRUE(
+          std::equal(got_values.begin(), got_values.end(), want_values.begin(), want_values.end()));
     }
   }
 }
@@ -34,9 +34,11 @@ TEST(GatherRows, RowIIsRowRowsIOfTheMatrix) {
 TEST(GatherRows, CpuMatchesReferenceOnRandomInputs) {
   std::mt19937_64 gen(2);
   for (int round = 0; round < 20; ++round) {
-    const auto a = testing::random_csr(
-        gen, {.rows = 1 + round * 37, .cols = 1 + round * 11, .weighted = round % 2 == 0,
-              .repeats = round % 3 == 0, .empty_rows = 0.3});
+    const auto a = testing::random_csr(gen, {.rows = 1 + round * 37,
+                                             .cols = 1 + round * 11,
+                                             .weighted = round % 2 == 0,
+                                             .repeats = round % 3 == 0,
+                                             .empty_rows = 0.3});
     std::uniform_int_distribution<vertex_t> row(0, static_cast<vertex_t>(a.rows - 1));
     std::vector<vertex_t> rows(static_cast<std::size_t>(round * 50));
     for (auto& r : rows) r = row(gen);

@@ -1,15 +1,15 @@
 #include "bulkgnn/kernels/relabel.hpp"
 
-#include "bulkgnn/core/error.hpp"
-#include "bulkgnn/kernels/sample_rows.hpp"
-#include "test_support.hpp"
-
 #include <gtest/gtest.h>
 
 #include <map>
 #include <numeric>
 #include <set>
 #include <utility>
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/sample_rows.hpp"
+#include "test_support.hpp"
 
 namespace bulkgnn::kernels {
 namespace {
@@ -38,7 +38,8 @@ struct sampled_layer {
   csr_matrix sampled;
 };
 
-sampled_layer random_layer(std::uint64_t seed, std::int64_t segments, const row_sampling_options& o) {
+sampled_layer random_layer(std::uint64_t seed, std::int64_t segments,
+                           const row_sampling_options& o) {
   std::mt19937_64 gen(seed);
   sampled_layer layer;
   layer.graph = testing::random_csr(gen, {.rows = 400, .cols = 400, .mean_degree = 12});
@@ -47,8 +48,9 @@ sampled_layer random_layer(std::uint64_t seed, std::int64_t segments, const row_
   for (std::int64_t j = 0; j < segments; ++j)
     minibatch.insert(minibatch.end(), static_cast<std::size_t>(layer.destinations.size(j)),
                      static_cast<std::uint32_t>(j));
-  layer.sampled = sample_rows(cpu_exec, layer.graph.view(), layer.destinations.vertices,
-                              {.seed = static_cast<std::uint32_t>(seed), .minibatch_of_row = minibatch}, o);
+  layer.sampled =
+      sample_rows(cpu_exec, layer.graph.view(), layer.destinations.vertices,
+                  {.seed = static_cast<std::uint32_t>(seed), .minibatch_of_row = minibatch}, o);
   return layer;
 }
 
@@ -88,17 +90,19 @@ TEST(RelabelBySegment, PutsDestinationsFirstAndMapsEveryEntryBackToItsGlobalPair
   for (const auto mode : {replacement::without, replacement::with}) {
     const auto layer = random_layer(1, 9, {.fanout = 6, .mode = mode});
     for (const auto& exec : {reference_exec, cpu_exec})
-      expect_valid_relabelling(layer, relabel_by_segment(exec, layer.destinations, layer.sampled.view()));
+      expect_valid_relabelling(layer,
+                               relabel_by_segment(exec, layer.destinations, layer.sampled.view()));
   }
 }
 
 TEST(RelabelBySegment, CpuMatchesReferenceOnRandomInputs) {
   for (std::uint64_t seed = 2; seed < 14; ++seed) {
-    const auto layer = random_layer(
-        seed, static_cast<std::int64_t>(seed % 5),
-        {.fanout = static_cast<std::int64_t>(seed % 7) + 1,
-         .mode = seed % 2 == 0 ? replacement::with : replacement::without});
-    const auto expected = relabel_by_segment(reference_exec, layer.destinations, layer.sampled.view());
+    const auto layer =
+        random_layer(seed, static_cast<std::int64_t>(seed % 5),
+                     {.fanout = static_cast<std::int64_t>(seed % 7) + 1,
+                      .mode = seed % 2 == 0 ? replacement::with : replacement::without});
+    const auto expected =
+        relabel_by_segment(reference_exec, layer.destinations, layer.sampled.view());
     const auto actual = relabel_by_segment(cpu_exec, layer.destinations, layer.sampled.view());
     EXPECT_EQ(expected.sources.vertices, actual.sources.vertices);
     EXPECT_EQ(expected.sources.offsets, actual.sources.offsets);
@@ -170,9 +174,11 @@ csr_matrix with_some_self_loops(const csr_matrix& a) {
     std::vector<std::pair<vertex_t, float>> row;
     for (edge_t e = a.indptr[u]; e < a.indptr[u + 1]; ++e)
       row.emplace_back(a.indices[e], a.values.empty() ? 1.0f : a.values[e]);
-    const bool stored = std::any_of(row.begin(), row.end(), [&](const auto& x) { return x.first == u; });
+    const bool stored =
+        std::any_of(row.begin(), row.end(), [&](const auto& x) { return x.first == u; });
     if (u % 7 == 0 && !stored) row.emplace_back(u, 4.0f);
-    std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::stable_sort(row.begin(), row.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
     for (const auto& [v, w] : row) {
       out.indices.push_back(v);
       if (!a.values.empty()) out.values.push_back(w);
@@ -185,8 +191,8 @@ csr_matrix with_some_self_loops(const csr_matrix& a) {
 block_inputs random_block_inputs(std::uint64_t seed, bool weighted, bool repeats) {
   std::mt19937_64 gen(seed);
   block_inputs in;
-  in.a = testing::random_csr(gen, {.rows = 120, .cols = 120, .mean_degree = 15, .weighted = weighted,
-                                   .repeats = repeats});
+  in.a = testing::random_csr(
+      gen, {.rows = 120, .cols = 120, .mean_degree = 15, .weighted = weighted, .repeats = repeats});
   in.a = with_some_self_loops(in.a);
   const auto segments = static_cast<std::int64_t>(seed % 6);
   in.rows = random_segments(gen, segments, 120, 40);
@@ -202,8 +208,8 @@ TEST(ExtractBlocks, MatchesNaiveConstructionWithAndWithoutSelfLoops) {
     for (const bool loops : {false, true}) {
       const auto expected = naive_blocks(in.a, in.rows, in.cols, in.scale, loops);
       for (const auto& exec : {reference_exec, cpu_exec})
-        testing::expect_identical(expected,
-                                  extract_blocks(exec, in.a.view(), in.rows, in.cols, in.scale, loops));
+        testing::expect_identical(
+            expected, extract_blocks(exec, in.a.view(), in.rows, in.cols, in.scale, loops));
     }
   }
 }

@@ -1,9 +1,5 @@
 #include "bulkgnn/kernels/sample_rows.hpp"
 
-#include "bulkgnn/core/error.hpp"
-#include "bulkgnn/core/parallel.hpp"
-#include "test_support.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +7,10 @@
 #include <map>
 #include <numeric>
 #include <set>
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/parallel.hpp"
+#include "test_support.hpp"
 
 namespace bulkgnn::kernels {
 namespace {
@@ -43,8 +43,8 @@ std::vector<double> column_counts(const csr_matrix& sample) {
 std::map<std::vector<vertex_t>, double> outcome_counts(const csr_matrix& sample) {
   std::map<std::vector<vertex_t>, double> counts;
   for (std::int64_t i = 0; i < sample.rows; ++i)
-    counts[{sample.indices.begin() + sample.indptr[i], sample.indices.begin() + sample.indptr[i + 1]}] +=
-        1.0;
+    counts[{sample.indices.begin() + sample.indptr[i],
+            sample.indices.begin() + sample.indptr[i + 1]}] += 1.0;
   return counts;
 }
 
@@ -84,11 +84,13 @@ TEST_P(SampleRowsOnBothBackends, NeverRepeatsAnEntryWithoutReplacement) {
       const auto s = sample_rows(exec(), a.view(), rows, {.minibatch_of_row = minibatch},
                                  {.fanout = fanout, .weights = w});
       for (std::int64_t i = 0; i < s.rows; ++i) {
-        EXPECT_EQ(s.indptr[i + 1] - s.indptr[i], std::min<edge_t>(fanout, a.indptr[i + 1] - a.indptr[i]));
+        EXPECT_EQ(s.indptr[i + 1] - s.indptr[i],
+                  std::min<edge_t>(fanout, a.indptr[i + 1] - a.indptr[i]));
         // Rows of `a` hold distinct sorted columns, so a sample without
         // repeats in storage order is strictly increasing.
-        EXPECT_TRUE(std::adjacent_find(s.indices.begin() + s.indptr[i], s.indices.begin() + s.indptr[i + 1],
-                                       std::greater_equal<>()) == s.indices.begin() + s.indptr[i + 1]);
+        EXPECT_TRUE(
+            std::adjacent_find(s.indices.begin() + s.indptr[i], s.indices.begin() + s.indptr[i + 1],
+                               std::greater_equal<>()) == s.indices.begin() + s.indptr[i + 1]);
       }
     }
 }
@@ -102,8 +104,8 @@ double successive_pair_probability(const std::vector<float>& w, int i, int j) {
 
 TEST_P(SampleRowsOnBothBackends, WeightedWithoutReplacementMatchesSuccessiveSampling) {
   const std::vector<float> weights{1.0f, 2.0f, 3.0f, 4.0f, 10.0f};
-  const auto counts = outcome_counts(
-      sample_repeatedly(exec(), testing::single_row(weights), {.fanout = 2, .weights = weighting::by_value}));
+  const auto counts = outcome_counts(sample_repeatedly(
+      exec(), testing::single_row(weights), {.fanout = 2, .weights = weighting::by_value}));
   std::vector<double> observed;
   std::vector<double> expected;
   for (int i = 0; i < 5; ++i)
@@ -117,8 +119,7 @@ TEST_P(SampleRowsOnBothBackends, WeightedWithoutReplacementMatchesSuccessiveSamp
 
 TEST_P(SampleRowsOnBothBackends, UniformWithReplacementIsMultinomial) {
   const auto a = testing::single_row(std::vector<float>(4, 1.0f));
-  const auto sample =
-      sample_repeatedly(exec(), a, {.fanout = 3, .mode = replacement::with});
+  const auto sample = sample_repeatedly(exec(), a, {.fanout = 3, .mode = replacement::with});
   EXPECT_EQ(sample.nnz(), 3 * trials);
   EXPECT_LT(chi_square(column_counts(sample), std::vector<double>(4, 3.0 * trials / 4)),
             chi_square_critical(3));
@@ -126,9 +127,9 @@ TEST_P(SampleRowsOnBothBackends, UniformWithReplacementIsMultinomial) {
 
 TEST_P(SampleRowsOnBothBackends, WeightedWithReplacementDrawsProportionallyToValue) {
   const std::vector<float> weights{1.0f, 2.0f, 3.0f, 4.0f};
-  const auto sample = sample_repeatedly(
-      exec(), testing::single_row(weights),
-      {.fanout = 2, .mode = replacement::with, .weights = weighting::by_value});
+  const auto sample =
+      sample_repeatedly(exec(), testing::single_row(weights),
+                        {.fanout = 2, .mode = replacement::with, .weights = weighting::by_value});
   std::vector<double> expected;
   for (const float w : weights) expected.push_back(2.0 * trials * w / 10.0);
   EXPECT_LT(chi_square(column_counts(sample), expected), chi_square_critical(3));
@@ -141,7 +142,8 @@ TEST_P(SampleRowsOnBothBackends, TakesWholeRowsForFanoutMinusOneOrSmallDegree) {
   std::iota(rows.begin(), rows.end(), 0);
   const std::vector<std::uint32_t> minibatch(rows.size(), 0);
   const auto whole = [&](const row_sampling_options& o) {
-    testing::expect_identical(a, sample_rows(exec(), a.view(), rows, {.minibatch_of_row = minibatch}, o));
+    testing::expect_identical(
+        a, sample_rows(exec(), a.view(), rows, {.minibatch_of_row = minibatch}, o));
   };
   whole({.fanout = -1});
   whole({.fanout = -1, .mode = replacement::with});
@@ -166,9 +168,12 @@ TEST(SampleRows, CpuMatchesReferenceOnRandomInputs) {
   std::mt19937_64 gen(11);
   for (int round = 0; round < 12; ++round) {
     const bool weighted = round % 2 == 0;
-    const auto a = testing::random_csr(
-        gen, {.rows = 40 + round * 30, .cols = 200, .mean_degree = 10 + round * 8,
-              .weighted = weighted, .repeats = round % 3 == 0, .empty_rows = 0.2});
+    const auto a = testing::random_csr(gen, {.rows = 40 + round * 30,
+                                             .cols = 200,
+                                             .mean_degree = 10 + round * 8,
+                                             .weighted = weighted,
+                                             .repeats = round % 3 == 0,
+                                             .empty_rows = 0.2});
     // Repeated row ids, in random order, with varied minibatches.
     std::uniform_int_distribution<vertex_t> row(0, static_cast<vertex_t>(a.rows - 1));
     std::vector<vertex_t> rows(3 * a.rows);
@@ -177,7 +182,9 @@ TEST(SampleRows, CpuMatchesReferenceOnRandomInputs) {
       rows[i] = row(gen);
       minibatch[i] = static_cast<std::uint32_t>(i % 4);
     }
-    const row_streams streams{.seed = static_cast<std::uint32_t>(round), .epoch = 2, .layer = 1,
+    const row_streams streams{.seed = static_cast<std::uint32_t>(round),
+                              .epoch = 2,
+                              .layer = 1,
                               .minibatch_of_row = minibatch};
     for (const std::int64_t fanout : {1, 2, 7, 25, 70, -1})
       for (const auto& options : every_mode(fanout)) {
@@ -205,7 +212,8 @@ class SampleRowsDeterminism : public ::testing::Test {
   }
   csr_matrix sample(const std::vector<vertex_t>& rows, const std::vector<std::uint32_t>& minibatch,
                     const row_sampling_options& options, std::uint32_t seed = 1) const {
-    return sample_rows(cpu_exec, a_.view(), rows, {.seed = seed, .minibatch_of_row = minibatch}, options);
+    return sample_rows(cpu_exec, a_.view(), rows, {.seed = seed, .minibatch_of_row = minibatch},
+                       options);
   }
   csr_matrix a_;
   std::vector<vertex_t> rows_;
@@ -214,12 +222,14 @@ class SampleRowsDeterminism : public ::testing::Test {
 
 TEST_F(SampleRowsDeterminism, SameKeyGivesSameSample) {
   for (const auto& options : every_mode(5))
-    testing::expect_identical(sample(rows_, minibatch_, options), sample(rows_, minibatch_, options));
+    testing::expect_identical(sample(rows_, minibatch_, options),
+                              sample(rows_, minibatch_, options));
 }
 
 TEST_F(SampleRowsDeterminism, DifferentSeedGivesDifferentSample) {
   const auto options = every_mode(5).front();
-  EXPECT_NE(sample(rows_, minibatch_, options, 1).indices, sample(rows_, minibatch_, options, 2).indices);
+  EXPECT_NE(sample(rows_, minibatch_, options, 1).indices,
+            sample(rows_, minibatch_, options, 2).indices);
 }
 
 TEST_F(SampleRowsDeterminism, RowSampleDoesNotDependOnOtherRowsInTheCall) {

@@ -1,12 +1,12 @@
 #include "bulkgnn/kernels/spgemm.hpp"
 
-#include "bulkgnn/core/error.hpp"
-#include "test_support.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numeric>
+
+#include "bulkgnn/core/error.hpp"
+#include "test_support.hpp"
 
 namespace bulkgnn::kernels {
 namespace {
@@ -46,10 +46,16 @@ struct operand_pair {
 
 operand_pair random_product_operands(std::mt19937_64& gen, int round) {
   const std::int64_t inner = 1 + round * 7;
-  return {testing::random_csr(gen, {.rows = 1 + round * 5, .cols = inner, .mean_degree = 1 + round,
-                                    .weighted = round % 2 == 0, .repeats = round % 3 == 0}),
-          testing::random_csr(gen, {.rows = inner, .cols = 1 + round * 9, .mean_degree = 2 + round,
-                                    .weighted = round % 4 < 2, .empty_rows = 0.3})};
+  return {testing::random_csr(gen, {.rows = 1 + round * 5,
+                                    .cols = inner,
+                                    .mean_degree = 1 + round,
+                                    .weighted = round % 2 == 0,
+                                    .repeats = round % 3 == 0}),
+          testing::random_csr(gen, {.rows = inner,
+                                    .cols = 1 + round * 9,
+                                    .mean_degree = 2 + round,
+                                    .weighted = round % 4 < 2,
+                                    .empty_rows = 0.3})};
 }
 
 TEST(Spgemm, MatchesDenseProduct) {
@@ -104,8 +110,10 @@ TEST(Spgemm, RejectsColumnIndexOutOfRange) {
 }
 
 operand_pair random_same_shape(std::mt19937_64& gen, int round) {
-  const testing::random_csr_options shape{.rows = 1 + round * 6, .cols = 1 + round * 4,
-                                          .mean_degree = 1 + round, .weighted = round % 2 == 0,
+  const testing::random_csr_options shape{.rows = 1 + round * 6,
+                                          .cols = 1 + round * 4,
+                                          .mean_degree = 1 + round,
+                                          .weighted = round % 2 == 0,
                                           .repeats = round % 3 == 0};
   auto other = shape;
   other.weighted = round % 4 < 2;
@@ -170,7 +178,8 @@ TEST(NormalizeRows, LeavesZeroRowsAlone) {
 TEST(NormalizeRows, CpuMatchesReferenceBitForBit) {
   std::mt19937_64 gen(6);
   for (int round = 0; round < 10; ++round) {
-    const auto m = testing::random_csr(gen, {.rows = 100 * round + 1, .cols = 50, .mean_degree = 3 + round});
+    const auto m =
+        testing::random_csr(gen, {.rows = 100 * round + 1, .cols = 50, .mean_degree = 3 + round});
     auto expected = m;
     auto actual = m;
     normalize_rows(reference_exec, expected);

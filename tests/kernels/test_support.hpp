@@ -1,9 +1,5 @@
 #pragma once
 
-#include "bulkgnn/core/csr.hpp"
-#include "bulkgnn/core/segmented.hpp"
-#include "bulkgnn/kernels/executor.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +8,10 @@
 #include <cstdint>
 #include <random>
 #include <vector>
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/segmented.hpp"
+#include "bulkgnn/kernels/executor.hpp"
 
 namespace bulkgnn::kernels::testing {
 
@@ -36,7 +36,8 @@ inline csr_matrix random_csr(std::mt19937_64& gen, const random_csr_options& o) 
   m.rows = o.rows;
   m.cols = o.cols;
   std::uniform_int_distribution<int> degree(0, 2 * o.mean_degree);
-  std::uniform_int_distribution<vertex_t> column(0, static_cast<vertex_t>(std::max<std::int64_t>(o.cols - 1, 0)));
+  std::uniform_int_distribution<vertex_t> column(
+      0, static_cast<vertex_t>(std::max<std::int64_t>(o.cols - 1, 0)));
   std::uniform_real_distribution<float> value(0.1f, 2.0f);
   std::bernoulli_distribution empty(o.empty_rows);
   for (std::int64_t r = 0; r < o.rows; ++r) {
@@ -77,7 +78,8 @@ inline std::vector<std::vector<double>> to_dense(csr_view m) {
 
 inline std::vector<std::uint32_t> bits(const std::vector<float>& v) {
   std::vector<std::uint32_t> out(v.size());
-  std::transform(v.begin(), v.end(), out.begin(), [](float x) { return std::bit_cast<std::uint32_t>(x); });
+  std::transform(v.begin(), v.end(), out.begin(),
+                 [](float x) { return std::bit_cast<std::uint32_t>(x); });
   return out;
 }
 
