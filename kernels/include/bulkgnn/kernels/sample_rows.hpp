@@ -19,7 +19,8 @@ struct row_sampling_options {
   replacement mode = replacement::without;
   // by_value draws entries with probability proportional to their (positive)
   // values; without replacement this is successive sampling, as
-  // numpy.random.choice(replace=False, p=...) does.
+  // numpy.random.choice(replace=False, p=...) does. A pattern `a` has no
+  // values and samples as with weighting::uniform.
   weighting weights = weighting::uniform;
 };
 
@@ -44,7 +45,9 @@ struct row_streams {
 // Draws entries from the rows rows[i] of `a` (the virtual selection product
 // Q·A, never materialised). Output row i holds the drawn column ids of row
 // rows[i] in the order they are stored in `a` (draws with replacement repeat),
-// and their values when `a` has values.
+// and their values when `a` has values. Only the rows named are read, so the
+// column indices of `a` are not validated here (they are trusted, as checked
+// when the graph was built).
 [[nodiscard]] csr_matrix sample_rows(const executor& exec, csr_view a,
                                      std::span<const vertex_t> rows, const row_streams& streams,
                                      const row_sampling_options& options);
