@@ -139,9 +139,9 @@ void run_sample(const sample_config& c) {
 
   const double edges_per_second = sampled_edges / std::max(sampling_seconds, 1e-9);
   const double minibatches_per_second = minibatches / std::max(sampling_seconds, 1e-9);
-  fmt::print("sampled {} minibatches, {} edges in {:.3f} s: {:.1f} minibatches/s, {:.3g} edges/s\n",
+  fmt::print("sampled {} minibatches, {} edges in {:.4g} s: {:.4g} minibatches/s, {:.4g} edges/s\n",
              minibatches, sampled_edges, sampling_seconds, minibatches_per_second, edges_per_second);
-  for (const auto& [stage, seconds] : times.all()) fmt::print("  {:<22} {:9.3f} s\n", stage, seconds);
+  for (const auto& [stage, seconds] : times.all()) fmt::print("  {:<22} {:10.4f} s\n", stage, seconds);
   fmt::print("digest {:016x}\n", digest.value());
 
   if (!c.metrics_out.empty()) {

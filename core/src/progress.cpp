@@ -32,9 +32,10 @@ progress::~progress() {
 void progress::update(std::int64_t done) {
   done_ = done;
   if (quiet_) return;
+  // Work that ends within a second shows nothing but its final line.
   const double now = watch_.seconds();
   const double interval = terminal_ ? 0.2 : 5.0;
-  if (now - last_draw_ < interval) return;
+  if (now < 1.0 || now - last_draw_ < interval) return;
   last_draw_ = now;
   draw(false);
 }

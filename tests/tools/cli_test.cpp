@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -154,7 +155,12 @@ INSTANTIATE_TEST_SUITE_P(
                       bad_option{"--bulk 0", "--bulk"},
                       bad_option{"--split nosuchsplit", "nosuchsplit"},
                       bad_option{"--sampler magic", "--sampler"},
-                      bad_option{"--weighted", "--weighted"}));
+                      bad_option{"--weighted", "--weighted"}),
+    [](const auto& info) {
+      std::string name;
+      for (char ch : info.param.arguments) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+      return name;
+    });
 
 TEST(Cli, MissingDataDirectoryIsAClearError) {
   const auto r = run("sample --quiet /nonexistent/dataset");
