@@ -15,10 +15,11 @@ std::int64_t largest_segment(const segmented_vertices& s) {
   return largest;
 }
 
-// Relabels segment j: fills `ids` with the global -> local map and returns the
-// segment's sources that are not destinations, ascending.
+// Relabels segment j: writes the local id of each of its sampled entries
+// into `local` and returns the segment's sources that are not destinations,
+// in order of first appearance.
 std::vector<vertex_t> relabel_segment(const segmented_vertices& destinations, csr_view sampled,
-                                      std::int64_t j, vertex_map& ids) {
+                                      std::int64_t j, std::span<vertex_t> local, vertex_map& ids) {
   const auto first =
       static_cast<std::size_t>(sampled.indptr[destinations.offsets[j]] - sampled.indptr.front());
   const auto last = static_cast<std::size_t>(sampled.indptr[destinations.offsets[j + 1]] -
@@ -28,11 +29,15 @@ std::vector<vertex_t> relabel_segment(const segmented_vertices& destinations, cs
   ids.reset(own.size() + entries.size());
   for (std::size_t k = 0; k < own.size(); ++k) ids.try_emplace(own[k], static_cast<vertex_t>(k));
   std::vector<vertex_t> others;
-  for (const vertex_t v : entries)
-    if (ids.try_emplace(v, vertex_map::absent).second) others.push_back(v);
-  std::sort(others.begin(), others.end());
-  for (std::size_t k = 0; k < others.size(); ++k)
-    ids.try_emplace(others[k], 0).first = static_cast<vertex_t>(own.size() + k);
+  auto next = static_cast<vertex_t>(own.size());
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    const auto [id, inserted] = ids.try_emplace(entries[e], next);
+    if (inserted) {
+      others.push_back(entries[e]);
+      ++next;
+    }
+    local[first + e] = id;
+  }
   return others;
 }
 
@@ -52,11 +57,7 @@ relabelled_blocks relabel_by_segment(const segmented_vertices& destinations, csr
   std::vector<std::vector<vertex_t>> others(static_cast<std::size_t>(segments));
   tbb::enumerable_thread_specific<vertex_map> maps;
   tbb::parallel_for(std::int64_t{0}, segments, [&](std::int64_t j) {
-    auto& ids = maps.local();
-    others[j] = relabel_segment(destinations, sampled, j, ids);
-    const auto first = static_cast<std::size_t>(blocks.indptr[destinations.offsets[j]]);
-    const auto last = static_cast<std::size_t>(blocks.indptr[destinations.offsets[j + 1]]);
-    for (std::size_t e = first; e < last; ++e) blocks.indices[e] = ids.find(sampled.indices[e]);
+    others[j] = relabel_segment(destinations, sampled, j, blocks.indices, maps.local());
   });
 
   auto& sources = out.sources;

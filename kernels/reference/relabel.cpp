@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <map>
-#include <set>
 #include <tuple>
 #include <vector>
 
@@ -10,16 +9,14 @@ namespace bulkgnn::kernels::reference {
 namespace {
 
 // Global id -> local id in one segment: destinations first, in their order,
-// then every other sampled column in ascending id.
+// then every other sampled column in order of first appearance.
 std::map<vertex_t, vertex_t> local_ids(std::span<const vertex_t> destinations, csr_view sampled,
                                        std::int64_t first_row) {
   std::map<vertex_t, vertex_t> local;
   for (const vertex_t v : destinations) local.emplace(v, static_cast<vertex_t>(local.size()));
-  std::set<vertex_t> others;
   for (std::size_t r = 0; r < destinations.size(); ++r)
     for (const vertex_t v : sampled.row(first_row + static_cast<std::int64_t>(r)))
-      if (!local.contains(v)) others.insert(v);
-  for (const vertex_t v : others) local.emplace(v, static_cast<vertex_t>(local.size()));
+      local.emplace(v, static_cast<vertex_t>(local.size()));
   return local;
 }
 

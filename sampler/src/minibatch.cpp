@@ -2,8 +2,6 @@
 
 #include "bulkgnn/core/error.hpp"
 
-#include <algorithm>
-#include <utility>
 
 namespace bulkgnn::sampler {
 
@@ -46,21 +44,17 @@ minibatch bulk_sample::extract(std::int64_t j, std::span<const std::int32_t> lab
 std::uint64_t bulk_sample::digest(std::int64_t j) const {
   digest_hasher hasher;
   hasher.add(seeds.segment(j));
-  std::vector<std::pair<vertex_t, vertex_t>> edges;
   for (const auto& layer : layers) {
     const auto sources = layer.sources.segment(j);
     const auto& blocks = layer.blocks;
-    edges.clear();
+    multiset_hasher edges;
     for (auto r = layer.row_offsets[j]; r < layer.row_offsets[j + 1]; ++r) {
-      const vertex_t dst = sources[r - layer.row_offsets[j]];
+      const auto dst = static_cast<std::uint32_t>(sources[r - layer.row_offsets[j]]);
       for (auto e = blocks.indptr[r]; e < blocks.indptr[r + 1]; ++e)
-        edges.emplace_back(dst, sources[blocks.indices[e]]);
+        edges.add((std::uint64_t{dst} << 32) | static_cast<std::uint32_t>(sources[blocks.indices[e]]));
     }
-    std::sort(edges.begin(), edges.end());
-    hasher.add(static_cast<std::uint64_t>(edges.size()));
-    for (auto [dst, src] : edges)
-      hasher.add((static_cast<std::uint64_t>(static_cast<std::uint32_t>(dst)) << 32) |
-                 static_cast<std::uint32_t>(src));
+    hasher.add(edges.count());
+    hasher.add(edges.sum());
   }
   return hasher.value();
 }

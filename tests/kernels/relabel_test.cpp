@@ -65,10 +65,14 @@ void expect_valid_relabelling(const sampled_layer& layer, const relabelled_block
     const auto sources = out.sources.segment(j);
     largest = std::max(largest, out.sources.size(j));
     ASSERT_GE(sources.size(), dst.segment(j).size());
-    // Destinations first, in their order; then the rest ascending, each once.
+    // Destinations first, in their order; then the rest, each once, in order
+    // of first appearance among the segment's sampled entries.
     EXPECT_TRUE(std::equal(dst.segment(j).begin(), dst.segment(j).end(), sources.begin()));
-    const auto rest = sources.subspan(dst.segment(j).size());
-    EXPECT_TRUE(std::adjacent_find(rest.begin(), rest.end(), std::greater_equal<>()) == rest.end());
+    std::vector<vertex_t> appearance(dst.segment(j).begin(), dst.segment(j).end());
+    for (edge_t e = layer.sampled.indptr[dst.offsets[j]]; e < layer.sampled.indptr[dst.offsets[j + 1]]; ++e)
+      if (std::find(appearance.begin(), appearance.end(), layer.sampled.indices[e]) == appearance.end())
+        appearance.push_back(layer.sampled.indices[e]);
+    EXPECT_TRUE(std::equal(appearance.begin(), appearance.end(), sources.begin(), sources.end()));
     EXPECT_EQ(std::set<vertex_t>(sources.begin(), sources.end()).size(), sources.size());
     // Every block entry maps back to the sampled global (dst, src) pair, and
     // every source is a destination or some sampled neighbour.

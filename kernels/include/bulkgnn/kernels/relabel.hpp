@@ -8,7 +8,8 @@ namespace bulkgnn::kernels {
 
 struct relabelled_blocks {
   // Per segment: the segment's destinations, then every other sampled column
-  // in ascending global id, each once.
+  // once, in order of first appearance in the segment's rows (the PyG/DGL
+  // order; deterministic, and it costs one hash probe per sampled entry).
   segmented_vertices sources;
   // One row per destination (segments back to back); column ids are local
   // positions in the segment's sources; values carried over from `sampled`.

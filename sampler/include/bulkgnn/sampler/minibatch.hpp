@@ -47,7 +47,8 @@ struct bulk_sample {
   // are indexed by global vertex id.
   [[nodiscard]] minibatch extract(std::int64_t j, std::span<const std::int32_t> labels = {}) const;
   // Stable hash of minibatch j's canonical content: its seeds in order, then
-  // per hop the edges as global (dst, src) pairs in ascending order.
+  // per hop the multiset of its edges as global (dst, src) pairs, so the
+  // digest does not depend on local numbering or storage order.
   [[nodiscard]] std::uint64_t digest(std::int64_t j) const;
   [[nodiscard]] edge_t sampled_edges() const;
 };
