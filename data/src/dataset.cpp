@@ -1,7 +1,7 @@
 #include "bulkgnn/data/dataset.hpp"
 
 #include <fcntl.h>
-#include <stdio.h>
+#include <stdio.h>  // renameat2
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/data/ogb_import.hpp"

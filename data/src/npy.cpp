@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <array>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -208,13 +207,14 @@ std::uint32_t little_endian(const std::byte* p, std::size_t bytes) {
   return v;
 }
 
+// Element count, refusing shapes whose byte size (up to 8 bytes each) overflows.
 std::int64_t checked_elements(const std::vector<std::int64_t>& shape, const std::string& path) {
   std::int64_t n = 1;
-  for (const auto d : shape)
+  for (const auto d : shape) {
     if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / 8 / d)
       throw data_error(path, "array shape is too large");
-    else
-      n *= d;
+    n *= d;
+  }
   return n;
 }
 

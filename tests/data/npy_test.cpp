@@ -4,7 +4,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <numeric>
 #include <string>
 
 #include "bulkgnn/core/error.hpp"
