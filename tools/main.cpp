@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/memory.hpp"
 
 #include <fmt/format.h>
 
@@ -8,6 +9,7 @@
 #include <exception>
 
 int main(int argc, char** argv) {
+  bulkgnn::keep_freed_buffers_for_reuse();
   CLI::App app{"bulkgnn: bulk minibatch sampling and training for graph neural networks"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "bulkgnn 0.1.0");

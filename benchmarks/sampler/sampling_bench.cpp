@@ -5,6 +5,7 @@
 //
 // The R-MAT graph is generated once into $BULKGNN_BENCH_CACHE (default
 // /tmp/bulkgnn-bench-cache) and reused by later runs.
+#include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/generators.hpp"
@@ -45,6 +46,7 @@ const data::dataset& graph(const std::string& name) {
 void sample_throughput(benchmark::State& state, const std::string& name, sampler::sampler_kind kind) {
   const auto bulk = state.range(0);
   const thread_limit limit(static_cast<int>(state.range(1)));
+  keep_freed_buffers_for_reuse();
   const auto& ds = graph(name);
   std::vector<vertex_t> seeds(ds.num_nodes());
   std::iota(seeds.begin(), seeds.end(), 0);

@@ -30,7 +30,9 @@ std::vector<vertex_t> relabel_segment(const segmented_vertices& destinations, cs
   for (std::size_t k = 0; k < own.size(); ++k) ids.try_emplace(own[k], static_cast<vertex_t>(k));
   std::vector<vertex_t> others;
   auto next = static_cast<vertex_t>(own.size());
+  constexpr std::size_t ahead = 16;
   for (std::size_t e = 0; e < entries.size(); ++e) {
+    if (e + ahead < entries.size()) __builtin_prefetch(ids.probe_address(entries[e + ahead]));
     const auto [id, inserted] = ids.try_emplace(entries[e], next);
     if (inserted) {
       others.push_back(entries[e]);

@@ -103,22 +103,21 @@ class row_sampler {
   }
 
   // Sampling is bound by memory latency: each row costs a random read of its
-  // indptr entry and then of its entries. The caller prefetches the indptr
-  // entry of a row `2 * ahead` rows on and the entries of the row `ahead` on
-  // (whose indptr entry has arrived by then), keeping many reads in flight.
-  // These return addresses rather than prefetching themselves because GCC
-  // deletes calls to functions whose only effect is a prefetch.
-  static constexpr std::int64_t ahead = 8;
+  // indptr entry, and each drawn entry a random read into a row that may be
+  // long. Rows go in groups: the caller prefetches the indptr entries of the
+  // next group while draw() runs on this one (returning the address, because
+  // GCC deletes calls to functions whose only effect is a prefetch).
+  static constexpr std::int64_t group = 16;
 
   [[nodiscard]] const edge_t* degree_address(std::int64_t i) const {
     return a_.indptr.data() + rows_[i];
   }
 
-  [[nodiscard]] const vertex_t* entries_address(std::int64_t i) const {
-    return a_.indices.data() + (a_.indptr[rows_[i]] - a_.indptr.front());
-  }
-
-  void fill(std::int64_t i, csr_matrix& out, scratch& local) const {
+  // Sampling in two steps lets the random reads of a group of rows overlap:
+  // draw() decides which positions row i takes (reading only its degree),
+  // stores them in the output and prefetches the entries they point at;
+  // resolve() then replaces the positions by those entries.
+  void draw(std::int64_t i, csr_matrix& out, scratch& local) const {
     const vertex_t row = rows_[i];
     const edge_t degree = a_.degree(row);
     const edge_t first = out.indptr[i];
@@ -127,8 +126,25 @@ class row_sampler {
       return;
     }
     philox_stream rng(streams_.key(i, rows_));
-    draw(rng, row, static_cast<std::uint32_t>(degree), local);
-    copy_positions(row, local.positions, first, out);
+    draw_positions(rng, row, static_cast<std::uint32_t>(degree), local);
+    const vertex_t* columns = a_.row(row).data();
+    for (std::size_t k = 0; k < local.positions.size(); ++k) {
+      __builtin_prefetch(columns + local.positions[k]);
+      out.indices[first + static_cast<edge_t>(k)] = static_cast<vertex_t>(local.positions[k]);
+    }
+  }
+
+  void resolve(std::int64_t i, csr_matrix& out) const {
+    const vertex_t row = rows_[i];
+    if (takes_whole_row(a_.degree(row))) return;
+    const auto columns = a_.row(row);
+    const edge_t first = out.indptr[i];
+    const edge_t last = out.indptr[i + 1];
+    if (a_.weighted()) {
+      const auto values = a_.row_values(row);
+      for (edge_t e = first; e < last; ++e) out.values[e] = values[out.indices[e]];
+    }
+    for (edge_t e = first; e < last; ++e) out.indices[e] = columns[out.indices[e]];
   }
 
  private:
@@ -137,7 +153,8 @@ class row_sampler {
     return options_.fanout == -1 || degree == 0 || (without && degree <= options_.fanout);
   }
 
-  void draw(philox_stream& rng, vertex_t row, std::uint32_t degree, scratch& local) const {
+  void draw_positions(philox_stream& rng, vertex_t row, std::uint32_t degree,
+                      scratch& local) const {
     const std::int64_t s = options_.fanout;
     if (options_.mode == replacement::with) {
       if (by_value_)
@@ -161,17 +178,6 @@ class row_sampler {
     std::copy(values.begin(), values.end(), out.values.begin() + first);
   }
 
-  void copy_positions(vertex_t row, std::span<const std::uint32_t> positions, edge_t first,
-                      csr_matrix& out) const {
-    const auto columns = a_.row(row);
-    for (std::size_t k = 0; k < positions.size(); ++k)
-      out.indices[first + static_cast<edge_t>(k)] = columns[positions[k]];
-    if (!a_.weighted()) return;
-    const auto values = a_.row_values(row);
-    for (std::size_t k = 0; k < positions.size(); ++k)
-      out.values[first + static_cast<edge_t>(k)] = values[positions[k]];
-  }
-
   csr_view a_;
   std::span<const vertex_t> rows_;
   const row_streams& streams_;
@@ -186,20 +192,22 @@ csr_matrix sample_rows(csr_view a, std::span<const vertex_t> rows, const row_str
   const row_sampler sampler(a, rows, streams, options);
   const auto n = static_cast<std::int64_t>(rows.size());
   csr_matrix out = allocate_rows(n, a.cols, a.weighted(), [&](std::int64_t i) {
-    if (i + row_sampler::ahead < n)
-      __builtin_prefetch(sampler.degree_address(i + row_sampler::ahead));
+    if (i + row_sampler::group < n)
+      __builtin_prefetch(sampler.degree_address(i + row_sampler::group));
     return sampler.count(i);
   });
   tbb::enumerable_thread_specific<scratch> scratches;
   for_each_row(n, [&](const tbb::blocked_range<std::int64_t>& range) {
     auto& local = scratches.local();
     const std::int64_t end = range.end();
-    for (std::int64_t i = range.begin(); i < end; ++i) {
-      if (i + 2 * row_sampler::ahead < end)
-        __builtin_prefetch(sampler.degree_address(i + 2 * row_sampler::ahead));
-      if (i + row_sampler::ahead < end)
-        __builtin_prefetch(sampler.entries_address(i + row_sampler::ahead));
-      sampler.fill(i, out, local);
+    for (std::int64_t group = range.begin(); group < end; group += row_sampler::group) {
+      const std::int64_t stop = std::min(group + row_sampler::group, end);
+      for (std::int64_t i = group; i < stop; ++i) {
+        if (i + row_sampler::group < end)
+          __builtin_prefetch(sampler.degree_address(i + row_sampler::group));
+        sampler.draw(i, out, local);
+      }
+      for (std::int64_t i = group; i < stop; ++i) sampler.resolve(i, out);
     }
   });
   return out;
