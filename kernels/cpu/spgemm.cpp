@@ -62,6 +62,19 @@ void fill_row(csr_view a, csr_view b, std::int64_t i, dense_row& scratch, vertex
     }
     scratch.sum[c] += product;
   });
+  // A row touching a good share of the columns (layer-wise sampling makes
+  // such rows) is collected faster by scanning the accumulator in column
+  // order than by sorting its touched list.
+  const auto cols = static_cast<std::int64_t>(scratch.stamp.size());
+  if (static_cast<std::int64_t>(scratch.touched.size()) * 16 > cols) {
+    std::size_t k = 0;
+    for (std::int64_t c = 0; c < cols; ++c) {
+      if (scratch.stamp[c] != mark) continue;
+      columns[k] = static_cast<vertex_t>(c);
+      values[k++] = static_cast<float>(scratch.sum[c]);
+    }
+    return;
+  }
   std::sort(scratch.touched.begin(), scratch.touched.end());
   for (std::size_t k = 0; k < scratch.touched.size(); ++k) {
     columns[k] = scratch.touched[k];
