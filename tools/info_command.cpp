@@ -55,7 +55,8 @@ void run_info(const std::string& path) {
 
 void add_info_command(CLI::App& app) {
   auto path = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand("info", "Print the size, degrees, features and splits of a dataset");
+  auto* cmd =
+      app.add_subcommand("info", "Print the size, degrees, features and splits of a dataset");
   cmd->add_option("DATA", *path, "native dataset directory or OGB raw directory")->required();
   cmd->callback([path] { run_info(*path); });
 }

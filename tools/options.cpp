@@ -12,8 +12,8 @@ namespace bulkgnn::tools {
 
 data::dataset open_dataset_or_default(const std::string& path, bool quiet) {
   if (!path.empty()) return data::dataset::open(path);
-  const auto dir = std::filesystem::temp_directory_path() /
-                   fmt::format("bulkgnn-default-{}", ::getpid());
+  const auto dir =
+      std::filesystem::temp_directory_path() / fmt::format("bulkgnn-default-{}", ::getpid());
   const data::csbm_options options{.nodes = 100000,
                                    .classes = 8,
                                    .average_degree = 12,
@@ -22,7 +22,8 @@ data::dataset open_dataset_or_default(const std::string& path, bool quiet) {
                                    .signal = 1.0,
                                    .seed = 0,
                                    .quiet = quiet};
-  if (!quiet) fmt::print(stderr, "no DATA given: generating the embedded default (CSBM, 100000 vertices)\n");
+  if (!quiet)
+    fmt::print(stderr, "no DATA given: generating the embedded default (CSBM, 100000 vertices)\n");
   data::generate_csbm(dir, options);
   auto ds = data::dataset::open_native(dir);
   // The arrays stay mapped after their files are unlinked.
@@ -40,7 +41,8 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
     const char* last = text.data() + end;
     const auto [ptr, ec] = std::from_chars(first, last, value);
     if (ec != std::errc() || ptr != last)
-      throw option_error(fmt::format("{}: '{}' is not a comma-separated list of integers", option, text));
+      throw option_error(
+          fmt::format("{}: '{}' is not a comma-separated list of integers", option, text));
     values.push_back(value);
     start = end + 1;
   }

@@ -61,21 +61,24 @@ std::vector<vertex_t> training_vertices(const data::dataset& ds, const std::stri
 nlohmann::json minibatch_json(const sampler::minibatch& mb) {
   nlohmann::json blocks = nlohmann::json::array();
   for (const auto& b : mb.blocks) {
-    nlohmann::json block{{"num_dst", b.rows},   {"num_src", b.cols},
-                         {"indptr", b.indptr},  {"indices", b.indices}};
+    nlohmann::json block{
+        {"num_dst", b.rows}, {"num_src", b.cols}, {"indptr", b.indptr}, {"indices", b.indices}};
     if (!b.values.empty()) block["values"] = b.values;
     blocks.push_back(std::move(block));
   }
-  return {{"minibatch", mb.index}, {"seeds", mb.seeds},   {"labels", mb.labels},
-          {"input_nodes", mb.input_nodes}, {"blocks", std::move(blocks)}};
+  return {{"minibatch", mb.index},
+          {"seeds", mb.seeds},
+          {"labels", mb.labels},
+          {"input_nodes", mb.input_nodes},
+          {"blocks", std::move(blocks)}};
 }
 
 void validate(const sample_config& c) {
   BULKGNN_EXPECTS(c.batch_size > 0, "--batch-size must be positive, got {}", c.batch_size);
   BULKGNN_EXPECTS(c.bulk > 0, "--bulk must be positive, got {}", c.bulk);
   BULKGNN_EXPECTS(c.epochs > 0, "--epochs must be positive, got {}", c.epochs);
-  BULKGNN_EXPECTS(c.max_minibatches >= 0, "--max-minibatches must be 0 (no limit) or positive, got {}",
-                  c.max_minibatches);
+  BULKGNN_EXPECTS(c.max_minibatches >= 0,
+                  "--max-minibatches must be 0 (no limit) or positive, got {}", c.max_minibatches);
   BULKGNN_EXPECTS(c.threads >= 0, "--threads must be 0 (all cores) or positive, got {}", c.threads);
 }
 
@@ -91,12 +94,12 @@ void run_sample(const sample_config& c) {
     ds = open_dataset_or_default(c.data, c.quiet);
   }
   const auto train = training_vertices(*ds, c.split);
-  sampler::sampler_options options{.kind = sampler::parse_sampler_kind(c.sampler),
-                                   .fanouts = parse_int_list(c.fanouts, "--fanouts"),
-                                   .replacement = c.replace ? kernels::replacement::with
-                                                            : kernels::replacement::without,
-                                   .weighted = c.weighted,
-                                   .seed = c.seed};
+  sampler::sampler_options options{
+      .kind = sampler::parse_sampler_kind(c.sampler),
+      .fanouts = parse_int_list(c.fanouts, "--fanouts"),
+      .replacement = c.replace ? kernels::replacement::with : kernels::replacement::without,
+      .weighted = c.weighted,
+      .seed = c.seed};
   sampler::bulk_sampler sampler(ds->graph(), options, kernels::executor{parse_backend(c.backend)});
 
   std::unique_ptr<atomic_output_file> dump;
@@ -105,7 +108,8 @@ void run_sample(const sample_config& c) {
   sampler::run_digest digest;
   std::int64_t minibatches = 0;
   edge_t sampled_edges = 0;
-  std::int64_t per_epoch = (static_cast<std::int64_t>(train.size()) + c.batch_size - 1) / c.batch_size;
+  std::int64_t per_epoch =
+      (static_cast<std::int64_t>(train.size()) + c.batch_size - 1) / c.batch_size;
   if (c.max_minibatches > 0) per_epoch = std::min(per_epoch, c.max_minibatches);
   progress bar("sample", per_epoch * c.epochs, " minibatches", c.quiet);
   stopwatch sampling_clock;
@@ -140,30 +144,31 @@ void run_sample(const sample_config& c) {
   const double edges_per_second = sampled_edges / std::max(sampling_seconds, 1e-9);
   const double minibatches_per_second = minibatches / std::max(sampling_seconds, 1e-9);
   fmt::print("sampled {} minibatches, {} edges in {:.4g} s: {:.4g} minibatches/s, {:.4g} edges/s\n",
-             minibatches, sampled_edges, sampling_seconds, minibatches_per_second, edges_per_second);
-  for (const auto& [stage, seconds] : times.all()) fmt::print("  {:<22} {:10.4f} s\n", stage, seconds);
+             minibatches, sampled_edges, sampling_seconds, minibatches_per_second,
+             edges_per_second);
+  for (const auto& [stage, seconds] : times.all())
+    fmt::print("  {:<22} {:10.4f} s\n", stage, seconds);
   fmt::print("digest {:016x}\n", digest.value());
 
   if (!c.metrics_out.empty()) {
-    nlohmann::json metrics{
-        {"command", "sample"},
-        {"data", c.data},
-        {"sampler", c.sampler},
-        {"fanouts", options.fanouts},
-        {"batch_size", c.batch_size},
-        {"bulk", c.bulk},
-        {"epochs", c.epochs},
-        {"seed", c.seed},
-        {"threads", c.threads},
-        {"backend", c.backend},
-        {"minibatches", minibatches},
-        {"sampled_edges", sampled_edges},
-        {"seconds", sampling_seconds},
-        {"total_seconds", total.seconds()},
-        {"edges_per_second", edges_per_second},
-        {"minibatches_per_second", minibatches_per_second},
-        {"digest", fmt::format("{:016x}", digest.value())},
-        {"stages", times.all()}};
+    nlohmann::json metrics{{"command", "sample"},
+                           {"data", c.data},
+                           {"sampler", c.sampler},
+                           {"fanouts", options.fanouts},
+                           {"batch_size", c.batch_size},
+                           {"bulk", c.bulk},
+                           {"epochs", c.epochs},
+                           {"seed", c.seed},
+                           {"threads", c.threads},
+                           {"backend", c.backend},
+                           {"minibatches", minibatches},
+                           {"sampled_edges", sampled_edges},
+                           {"seconds", sampling_seconds},
+                           {"total_seconds", total.seconds()},
+                           {"edges_per_second", edges_per_second},
+                           {"minibatches_per_second", minibatches_per_second},
+                           {"digest", fmt::format("{:016x}", digest.value())},
+                           {"stages", times.all()}};
     write_file_atomically(c.metrics_out, metrics.dump(2) + "\n");
   }
 }
@@ -175,7 +180,8 @@ void add_sample_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("sample", "Sample minibatches and report throughput");
   cmd->add_option("DATA", config->data,
                   "native dataset directory or OGB raw directory (default: embedded CSBM)");
-  cmd->add_option("--split", config->split, "split whose training vertices are the seeds (default: the first)");
+  cmd->add_option("--split", config->split,
+                  "split whose training vertices are the seeds (default: the first)");
   cmd->add_option("--sampler", config->sampler, "sage (node-wise), ladies or fastgcn (layer-wise)")
       ->capture_default_str();
   cmd->add_option("--fanouts", config->fanouts,
@@ -189,9 +195,11 @@ void add_sample_command(CLI::App& app) {
                   "stop each epoch after this many minibatches (0 = the whole epoch)")
       ->capture_default_str();
   cmd->add_option("--seed", config->seed)->capture_default_str();
-  cmd->add_option("--threads", config->threads, "worker threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--threads", config->threads, "worker threads (0 = all cores)")
+      ->capture_default_str();
   cmd->add_flag("--replace", config->replace, "node-wise: draw neighbours with replacement");
-  cmd->add_flag("--weighted", config->weighted, "node-wise: draw neighbours proportionally to edge weights");
+  cmd->add_flag("--weighted", config->weighted,
+                "node-wise: draw neighbours proportionally to edge weights");
   cmd->add_option("--backend", config->backend, "cpu or reference (the serial oracle)")
       ->capture_default_str();
   cmd->add_option("--metrics-out", config->metrics_out, "write metrics as JSON to this file");

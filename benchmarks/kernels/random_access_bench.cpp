@@ -35,7 +35,8 @@ template <int in_flight>
 void random_reads(benchmark::State& state) {
   const auto& words = table();
   std::uint64_t rng[in_flight];
-  for (int i = 0; i < in_flight; ++i) rng[i] = 0x9E3779B97F4A7C15ull * (i + 1 + 64 * state.thread_index());
+  for (int i = 0; i < in_flight; ++i)
+    rng[i] = 0x9E3779B97F4A7C15ull * (i + 1 + 64 * state.thread_index());
   constexpr int reads_per_iteration = 1 << 16;
   std::uint64_t sum = 0;
   for (auto _ : state) {

@@ -43,15 +43,17 @@ const data::dataset& graph(const std::string& name) {
   return graphs.emplace(name, data::dataset::open(dir)).first->second;
 }
 
-void sample_throughput(benchmark::State& state, const std::string& name, sampler::sampler_kind kind) {
+void sample_throughput(benchmark::State& state, const std::string& name,
+                       sampler::sampler_kind kind) {
   const auto bulk = state.range(0);
   const thread_limit limit(static_cast<int>(state.range(1)));
   keep_freed_buffers_for_reuse();
   const auto& ds = graph(name);
   std::vector<vertex_t> seeds(ds.num_nodes());
   std::iota(seeds.begin(), seeds.end(), 0);
-  const auto fanouts = kind == sampler::sampler_kind::node_wise ? std::vector<std::int64_t>{15, 10, 5}
-                                                                 : std::vector<std::int64_t>{1024, 1024, 1024};
+  const auto fanouts = kind == sampler::sampler_kind::node_wise
+                           ? std::vector<std::int64_t>{15, 10, 5}
+                           : std::vector<std::int64_t>{1024, 1024, 1024};
   sampler::bulk_sampler sampler(ds.graph(), {.kind = kind, .fanouts = fanouts, .seed = 0});
   const std::int64_t minibatches = std::max<std::int64_t>(64, bulk);
   edge_t edges = 0;
@@ -66,7 +68,8 @@ void sample_throughput(benchmark::State& state, const std::string& name, sampler
       benchmark::DoNotOptimize(sample.layers.back().blocks.indices.data());
     }
   }
-  state.counters["edges_per_second"] = benchmark::Counter(static_cast<double>(edges), benchmark::Counter::kIsRate);
+  state.counters["edges_per_second"] =
+      benchmark::Counter(static_cast<double>(edges), benchmark::Counter::kIsRate);
   state.counters["minibatches_per_second"] = benchmark::Counter(
       static_cast<double>(minibatches * state.iterations()), benchmark::Counter::kIsRate);
 }
@@ -74,17 +77,25 @@ void sample_throughput(benchmark::State& state, const std::string& name, sampler
 void bulk_and_thread_sweep(benchmark::internal::Benchmark* b) {
   for (int threads : {1, 2})
     for (int bulk : {1, 4, 16, 64, 256}) b->Args({bulk, threads});
-  b->ArgNames({"bulk", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1)->Repetitions(3)
+  b->ArgNames({"bulk", "threads"})
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->Iterations(1)
+      ->Repetitions(3)
       ->ReportAggregatesOnly(true);
 }
 
-BENCHMARK_CAPTURE(sample_throughput, sage_rmat20, std::string("rmat20"), sampler::sampler_kind::node_wise)
+BENCHMARK_CAPTURE(sample_throughput, sage_rmat20, std::string("rmat20"),
+                  sampler::sampler_kind::node_wise)
     ->Apply(bulk_and_thread_sweep);
-BENCHMARK_CAPTURE(sample_throughput, ladies_rmat20, std::string("rmat20"), sampler::sampler_kind::ladies)
+BENCHMARK_CAPTURE(sample_throughput, ladies_rmat20, std::string("rmat20"),
+                  sampler::sampler_kind::ladies)
     ->Apply(bulk_and_thread_sweep);
-BENCHMARK_CAPTURE(sample_throughput, sage_slashdot, std::string("soc-slashdot0902"), sampler::sampler_kind::node_wise)
+BENCHMARK_CAPTURE(sample_throughput, sage_slashdot, std::string("soc-slashdot0902"),
+                  sampler::sampler_kind::node_wise)
     ->Apply(bulk_and_thread_sweep);
-BENCHMARK_CAPTURE(sample_throughput, ladies_slashdot, std::string("soc-slashdot0902"), sampler::sampler_kind::ladies)
+BENCHMARK_CAPTURE(sample_throughput, ladies_slashdot, std::string("soc-slashdot0902"),
+                  sampler::sampler_kind::ladies)
     ->Apply(bulk_and_thread_sweep);
 
 }  // namespace

@@ -13,8 +13,7 @@ struct thread_limit::control {
 };
 
 thread_limit::thread_limit(int threads) {
-  if (threads > 0)
-    control_ = std::make_unique<control>(static_cast<std::size_t>(threads));
+  if (threads > 0) control_ = std::make_unique<control>(static_cast<std::size_t>(threads));
 }
 
 thread_limit::~thread_limit() = default;

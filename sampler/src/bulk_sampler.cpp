@@ -40,7 +40,8 @@ csr_matrix frontier_selection(const segmented_vertices& frontier, csr_view graph
 
 // relabel_by_segment expects one row per destination; layer-wise sampling
 // draws one row per minibatch, which becomes the first row of its segment.
-csr_matrix spread_over_first_rows(const csr_matrix& per_segment, const segmented_vertices& frontier) {
+csr_matrix spread_over_first_rows(const csr_matrix& per_segment,
+                                  const segmented_vertices& frontier) {
   csr_matrix spread;
   spread.rows = static_cast<std::int64_t>(frontier.vertices.size());
   spread.cols = per_segment.cols;
@@ -65,9 +66,12 @@ sampler_kind parse_sampler_kind(const std::string& name) {
 
 std::string sampler_kind_name(sampler_kind kind) {
   switch (kind) {
-    case sampler_kind::node_wise: return "sage";
-    case sampler_kind::ladies: return "ladies";
-    case sampler_kind::fastgcn: return "fastgcn";
+    case sampler_kind::node_wise:
+      return "sage";
+    case sampler_kind::ladies:
+      return "ladies";
+    case sampler_kind::fastgcn:
+      return "fastgcn";
   }
   return "unknown";
 }
@@ -102,10 +106,10 @@ bulk_sampler::bulk_sampler(csr_view graph, sampler_options options, kernels::exe
 
 bulk_sample bulk_sampler::sample(const epoch_plan& plan, std::int64_t first_minibatch,
                                  std::int64_t count) {
-  BULKGNN_EXPECTS(first_minibatch >= 0 && count > 0 &&
-                      first_minibatch + count <= plan.num_minibatches(),
-                  "bulk_sampler::sample: minibatches [{}, {}) outside the epoch's {}",
-                  first_minibatch, first_minibatch + count, plan.num_minibatches());
+  BULKGNN_EXPECTS(
+      first_minibatch >= 0 && count > 0 && first_minibatch + count <= plan.num_minibatches(),
+      "bulk_sampler::sample: minibatches [{}, {}) outside the epoch's {}", first_minibatch,
+      first_minibatch + count, plan.num_minibatches());
   bulk_sample bulk;
   bulk.first_minibatch = first_minibatch;
   for (std::int64_t j = 0; j < count; ++j) bulk.seeds.push_segment(plan.seeds(first_minibatch + j));
@@ -193,8 +197,8 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
   // through their self loop. Importance weight 1/p; the row normalisation
   // below absorbs the constant factors of Â and of p's normaliser.
   const std::vector<float> ones(sources.vertices.size(), 1.0f);
-  const csr_matrix p = kernels::extract_blocks(exec_, weights.view(), weight_row_segments, sources,
-                                               ones, false);
+  const csr_matrix p =
+      kernels::extract_blocks(exec_, weights.view(), weight_row_segments, sources, ones, false);
   BULKGNN_ASSERT(p.nnz() == static_cast<edge_t>(sources.vertices.size()));
   std::vector<float> inverse_p(p.values.size());
   std::transform(p.values.begin(), p.values.end(), inverse_p.begin(),

@@ -13,8 +13,8 @@ namespace {
 constexpr std::uint32_t shuffle_stream = 0xFFFFFFFEu;
 }  // namespace
 
-epoch_plan::epoch_plan(std::span<const vertex_t> train, std::int64_t batch_size,
-                       std::uint32_t seed, std::uint32_t epoch)
+epoch_plan::epoch_plan(std::span<const vertex_t> train, std::int64_t batch_size, std::uint32_t seed,
+                       std::uint32_t epoch)
     : order_(train.begin(), train.end()), batch_size_(batch_size), epoch_(epoch) {
   BULKGNN_EXPECTS(batch_size > 0, "batch size must be positive, got {}", batch_size);
   BULKGNN_EXPECTS(!train.empty(), "the training split is empty");
@@ -31,7 +31,8 @@ std::int64_t epoch_plan::num_minibatches() const {
 std::span<const vertex_t> epoch_plan::seeds(std::int64_t minibatch) const {
   BULKGNN_ASSERT(minibatch >= 0 && minibatch < num_minibatches());
   const auto begin = minibatch * batch_size_;
-  const auto end = std::min<std::int64_t>(begin + batch_size_, static_cast<std::int64_t>(order_.size()));
+  const auto end =
+      std::min<std::int64_t>(begin + batch_size_, static_cast<std::int64_t>(order_.size()));
   return std::span<const vertex_t>(order_).subspan(begin, end - begin);
 }
 

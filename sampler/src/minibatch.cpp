@@ -2,7 +2,6 @@
 
 #include "bulkgnn/core/error.hpp"
 
-
 namespace bulkgnn::sampler {
 
 namespace {
@@ -18,9 +17,11 @@ csr_matrix extract_block(const sampled_layer& layer, std::int64_t j) {
   const auto first = all.indptr[row_begin];
   const auto last = all.indptr[row_end];
   block.indptr.resize(block.rows + 1);
-  for (std::int64_t r = 0; r <= block.rows; ++r) block.indptr[r] = all.indptr[row_begin + r] - first;
+  for (std::int64_t r = 0; r <= block.rows; ++r)
+    block.indptr[r] = all.indptr[row_begin + r] - first;
   block.indices.assign(all.indices.begin() + first, all.indices.begin() + last);
-  if (!all.values.empty()) block.values.assign(all.values.begin() + first, all.values.begin() + last);
+  if (!all.values.empty())
+    block.values.assign(all.values.begin() + first, all.values.begin() + last);
   return block;
 }
 
@@ -51,7 +52,8 @@ std::uint64_t bulk_sample::digest(std::int64_t j) const {
     for (auto r = layer.row_offsets[j]; r < layer.row_offsets[j + 1]; ++r) {
       const auto dst = static_cast<std::uint32_t>(sources[r - layer.row_offsets[j]]);
       for (auto e = blocks.indptr[r]; e < blocks.indptr[r + 1]; ++e)
-        edges.add((std::uint64_t{dst} << 32) | static_cast<std::uint32_t>(sources[blocks.indices[e]]));
+        edges.add((std::uint64_t{dst} << 32) |
+                  static_cast<std::uint32_t>(sources[blocks.indices[e]]));
     }
     hasher.add(edges.count());
     hasher.add(edges.sum());

@@ -12,8 +12,9 @@ namespace bulkgnn {
 namespace {
 
 std::filesystem::path scratch_dir() {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("bulkgnn-core-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  auto dir =
+      std::filesystem::temp_directory_path() /
+      ("bulkgnn-core-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
   std::filesystem::create_directories(dir);
   return dir;
 }

@@ -69,8 +69,10 @@ void expect_valid_relabelling(const sampled_layer& layer, const relabelled_block
     // of first appearance among the segment's sampled entries.
     EXPECT_TRUE(std::equal(dst.segment(j).begin(), dst.segment(j).end(), sources.begin()));
     std::vector<vertex_t> appearance(dst.segment(j).begin(), dst.segment(j).end());
-    for (edge_t e = layer.sampled.indptr[dst.offsets[j]]; e < layer.sampled.indptr[dst.offsets[j + 1]]; ++e)
-      if (std::find(appearance.begin(), appearance.end(), layer.sampled.indices[e]) == appearance.end())
+    for (edge_t e = layer.sampled.indptr[dst.offsets[j]];
+         e < layer.sampled.indptr[dst.offsets[j + 1]]; ++e)
+      if (std::find(appearance.begin(), appearance.end(), layer.sampled.indices[e]) ==
+          appearance.end())
         appearance.push_back(layer.sampled.indices[e]);
     EXPECT_TRUE(std::equal(appearance.begin(), appearance.end(), sources.begin(), sources.end()));
     EXPECT_EQ(std::set<vertex_t>(sources.begin(), sources.end()).size(), sources.size());

@@ -97,7 +97,7 @@ void expect_well_formed(const minibatch& mb, csr_view graph, bool self_loops) {
     ASSERT_EQ(find_csr_problem(block.view()), "");
     ASSERT_LE(block.rows, block.cols);
     const auto next_sources = i + 1 < mb.blocks.size() ? mb.blocks[i + 1].cols
-                                                        : static_cast<std::int64_t>(mb.seeds.size());
+                                                       : static_cast<std::int64_t>(mb.seeds.size());
     EXPECT_EQ(block.rows, next_sources);
   }
   EXPECT_TRUE(std::equal(mb.seeds.begin(), mb.seeds.end(), mb.input_nodes.begin()));

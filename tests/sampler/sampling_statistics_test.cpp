@@ -44,7 +44,8 @@ chi_square_result chi_square(const std::vector<double>& observed,
     ++cells;
   }
   if (pooled_expected > 0) {
-    chi2 += (pooled_observed - pooled_expected) * (pooled_observed - pooled_expected) / pooled_expected;
+    chi2 +=
+        (pooled_observed - pooled_expected) * (pooled_observed - pooled_expected) / pooled_expected;
     ++cells;
   }
   return {chi2, chi_square_critical(cells - 1)};
@@ -115,14 +116,17 @@ TEST(LayerWiseStatistics, LadiesDrawsColumnsWithTheStatedProbabilities) {
   std::map<vertex_t, double> drawn;
   double inside_frontier = 0;
   const std::set<vertex_t> frontier_set(frontier.begin(), frontier.end());
-  bulk_sampler sampler(g.view(), sampler_options{.kind = sampler_kind::ladies, .fanouts = {1}, .seed = 9});
+  bulk_sampler sampler(g.view(),
+                       sampler_options{.kind = sampler_kind::ladies, .fanouts = {1}, .seed = 9});
   for (int epoch = 0; epoch < epochs; ++epoch) {
     const epoch_plan plan(frontier, 5, 9, static_cast<std::uint32_t>(epoch));
     const auto b = sampler.sample(plan, 0, 1);
     const auto src = b.layers[0].sources.segment(0);
     ASSERT_LE(src.size(), frontier.size() + 1);
-    if (src.size() == frontier.size()) inside_frontier += 1;
-    else drawn[src.back()] += 1;
+    if (src.size() == frontier.size())
+      inside_frontier += 1;
+    else
+      drawn[src.back()] += 1;
   }
   std::vector<double> observed{inside_frontier}, expected{0};
   for (const auto& [v, q] : p) {
@@ -147,7 +151,8 @@ TEST(LayerWiseStatistics, LadiesBlockWeightsAreInverseProbabilitiesRowNormalised
   const auto g = testing::random_graph(150, 23, 30);
   const std::vector<vertex_t> frontier{5, 6, 70};
   const auto p = ladies_distribution(g.view(), frontier);
-  bulk_sampler sampler(g.view(), sampler_options{.kind = sampler_kind::ladies, .fanouts = {8}, .seed = 1});
+  bulk_sampler sampler(g.view(),
+                       sampler_options{.kind = sampler_kind::ladies, .fanouts = {8}, .seed = 1});
   const epoch_plan plan(frontier, 3, 1, 0);
   const auto b = sampler.sample(plan, 0, 1);
   const auto& block = b.layers[0].blocks;
@@ -173,7 +178,8 @@ TEST(LayerWiseStatistics, FastGcnDrawsFromOneGlobalDistribution) {
   const std::vector<vertex_t> seed{7};
   constexpr int epochs = 20000;
   std::vector<double> observed(60, 0), expected(60, 0);
-  bulk_sampler sampler(g.view(), sampler_options{.kind = sampler_kind::fastgcn, .fanouts = {1}, .seed = 3});
+  bulk_sampler sampler(g.view(),
+                       sampler_options{.kind = sampler_kind::fastgcn, .fanouts = {1}, .seed = 3});
   for (int epoch = 0; epoch < epochs; ++epoch) {
     const epoch_plan plan(seed, 1, 3, static_cast<std::uint32_t>(epoch));
     const auto bulk = sampler.sample(plan, 0, 1);

@@ -17,8 +17,9 @@ inline csr_matrix random_graph(vertex_t n, std::uint32_t seed, int max_degree = 
   philox_stream rng(rng_key{seed, 0, 0, 0, 0});
   for (vertex_t v = 0; v < n; ++v) {
     const auto roll = rng.uniform_below(100);
-    const int degree = roll < 5 ? 0 : roll < 90 ? static_cast<int>(rng.uniform_below(12))
-                                                : static_cast<int>(rng.uniform_below(max_degree));
+    const int degree = roll < 5    ? 0
+                       : roll < 90 ? static_cast<int>(rng.uniform_below(12))
+                                   : static_cast<int>(rng.uniform_below(max_degree));
     std::set<vertex_t> neighbours;
     while (static_cast<int>(neighbours.size()) < std::min<int>(degree, n - 1)) {
       const auto u = static_cast<vertex_t>(rng.uniform_below(n));

@@ -1,9 +1,9 @@
 // End-to-end tests of the `bulkgnn` command: determinism of the sampled
 // output across threads and bulk sizes, and clear errors for bad input.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <zlib.h>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cctype>
@@ -61,7 +61,8 @@ class CliOnCora : public ::testing::Test {
     ASSERT_TRUE(fs::exists(shared_data / "cora" / "raw" / "edge.csv.gz"))
         << "dataset missing: " << shared_data / "cora";
     native_ = scratch("cora-native");
-    const auto r = run("convert --quiet " + (shared_data / "cora").string() + " " + native_.string());
+    const auto r =
+        run("convert --quiet " + (shared_data / "cora").string() + " " + native_.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
 
@@ -102,15 +103,16 @@ TEST_F(CliOnCora, OgbRawInputGivesTheSameMinibatchesAsItsConversion) {
   const std::string options = " --quiet --fanouts 5,5 --batch-size 32 --metrics-out ";
   const auto from_raw = scratch("raw.json");
   const auto from_native = scratch("native.json");
-  ASSERT_EQ(run("sample " + (shared_data / "cora").string() + options + from_raw.string()).exit_code, 0);
+  ASSERT_EQ(
+      run("sample " + (shared_data / "cora").string() + options + from_raw.string()).exit_code, 0);
   ASSERT_EQ(run("sample " + native_.string() + options + from_native.string()).exit_code, 0);
   EXPECT_EQ(read_json(from_raw).at("digest"), read_json(from_native).at("digest"));
 }
 
 TEST_F(CliOnCora, DumpWritesOneJsonLinePerMinibatch) {
   const auto dump = scratch("dump.jsonl");
-  const auto r = run("sample --quiet " + native_.string() + " --fanouts 4,4 --batch-size 50 --dump " +
-                     dump.string());
+  const auto r = run("sample --quiet " + native_.string() +
+                     " --fanouts 4,4 --batch-size 50 --dump " + dump.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(dump);
   std::string line;
@@ -146,21 +148,21 @@ TEST_P(CliRejectsBadOptions, WithAOneLineErrorNamingTheOption) {
   EXPECT_EQ(r.output.find("unexpected"), std::string::npos) << r.output;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Sample, CliRejectsBadOptions,
-    ::testing::Values(bad_option{"--fanouts 10,0", "--fanouts"},
-                      bad_option{"--fanouts 10,-3", "--fanouts"},
-                      bad_option{"--fanouts 10,x", "--fanouts"},
-                      bad_option{"--batch-size 0", "--batch-size"},
-                      bad_option{"--bulk 0", "--bulk"},
-                      bad_option{"--split nosuchsplit", "nosuchsplit"},
-                      bad_option{"--sampler magic", "--sampler"},
-                      bad_option{"--weighted", "--weighted"}),
-    [](const auto& info) {
-      std::string name;
-      for (char ch : info.param.arguments) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Sample, CliRejectsBadOptions,
+                         ::testing::Values(bad_option{"--fanouts 10,0", "--fanouts"},
+                                           bad_option{"--fanouts 10,-3", "--fanouts"},
+                                           bad_option{"--fanouts 10,x", "--fanouts"},
+                                           bad_option{"--batch-size 0", "--batch-size"},
+                                           bad_option{"--bulk 0", "--bulk"},
+                                           bad_option{"--split nosuchsplit", "nosuchsplit"},
+                                           bad_option{"--sampler magic", "--sampler"},
+                                           bad_option{"--weighted", "--weighted"}),
+                         [](const auto& info) {
+                           std::string name;
+                           for (char ch : info.param.arguments)
+                             name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+                           return name;
+                         });
 
 TEST(Cli, MissingDataDirectoryIsAClearError) {
   const auto r = run("sample --quiet /nonexistent/dataset");
@@ -187,7 +189,8 @@ TEST(Cli, GeneratedRmatGraphSamples) {
 }
 
 TEST(Cli, EveryCommandHasHelp) {
-  for (const auto* cmd : {"sample", "convert", "info", "generate", "generate rmat", "generate csbm"}) {
+  for (const auto* cmd :
+       {"sample", "convert", "info", "generate", "generate rmat", "generate csbm"}) {
     const auto r = run(std::string(cmd) + " --help");
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << cmd << ": " << r.output;

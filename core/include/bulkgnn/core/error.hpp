@@ -39,15 +39,15 @@ class internal_error : public error {
 }  // namespace bulkgnn
 
 // Checks an argument at a public entry point and throws option_error naming it.
-#define BULKGNN_EXPECTS(condition, ...)                                 \
-  do {                                                                  \
+#define BULKGNN_EXPECTS(condition, ...)                                        \
+  do {                                                                         \
     if (!(condition)) throw ::bulkgnn::option_error(fmt::format(__VA_ARGS__)); \
   } while (false)
 
 // Checks an internal invariant; a failure names the source location.
-#define BULKGNN_ASSERT(condition)                                                 \
-  do {                                                                            \
-    if (!(condition))                                                             \
-      throw ::bulkgnn::internal_error(                                            \
+#define BULKGNN_ASSERT(condition)                                                      \
+  do {                                                                                 \
+    if (!(condition))                                                                  \
+      throw ::bulkgnn::internal_error(                                                 \
           fmt::format("internal error at {}:{}: {}", __FILE__, __LINE__, #condition)); \
   } while (false)

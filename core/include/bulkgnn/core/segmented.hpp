@@ -15,7 +15,9 @@ struct segmented_vertices {
   std::vector<vertex_t> vertices;
   std::vector<std::int64_t> offsets{0};
 
-  [[nodiscard]] std::int64_t segments() const { return static_cast<std::int64_t>(offsets.size()) - 1; }
+  [[nodiscard]] std::int64_t segments() const {
+    return static_cast<std::int64_t>(offsets.size()) - 1;
+  }
   [[nodiscard]] std::int64_t size(std::int64_t j) const { return offsets[j + 1] - offsets[j]; }
   [[nodiscard]] std::span<const vertex_t> segment(std::int64_t j) const {
     return std::span<const vertex_t>(vertices).subspan(offsets[j], size(j));

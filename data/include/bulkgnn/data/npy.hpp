@@ -16,11 +16,17 @@ enum class dtype { int32, int64, float32 };
 template <class T>
 constexpr dtype dtype_of();
 template <>
-constexpr dtype dtype_of<std::int32_t>() { return dtype::int32; }
+constexpr dtype dtype_of<std::int32_t>() {
+  return dtype::int32;
+}
 template <>
-constexpr dtype dtype_of<std::int64_t>() { return dtype::int64; }
+constexpr dtype dtype_of<std::int64_t>() {
+  return dtype::int64;
+}
 template <>
-constexpr dtype dtype_of<float>() { return dtype::float32; }
+constexpr dtype dtype_of<float>() {
+  return dtype::float32;
+}
 
 // A whole file mapped into memory (read-only or read-write), unmapped on
 // destruction. Move-only.
@@ -67,7 +73,8 @@ class npy_array {
   template <class T>
   [[nodiscard]] std::span<T> as() const {
     check_type(dtype_of<std::remove_const_t<T>>());
-    return {reinterpret_cast<T*>(file_.data() + header_bytes_), static_cast<std::size_t>(elements())};
+    return {reinterpret_cast<T*>(file_.data() + header_bytes_),
+            static_cast<std::size_t>(elements())};
   }
   void sync() const { file_.sync(); }
 

@@ -26,10 +26,10 @@ struct sampled_layer {
 
 // A self-contained sampled minibatch in the PyG/DGL layout.
 struct minibatch {
-  std::int64_t index = 0;            // position in the epoch
-  std::vector<vertex_t> seeds;       // global ids
-  std::vector<std::int32_t> labels;  // labels of the seeds (empty if none given)
-  std::vector<vertex_t> input_nodes; // global ids of the outermost sources
+  std::int64_t index = 0;             // position in the epoch
+  std::vector<vertex_t> seeds;        // global ids
+  std::vector<std::int32_t> labels;   // labels of the seeds (empty if none given)
+  std::vector<vertex_t> input_nodes;  // global ids of the outermost sources
   // DGL order: blocks[0] is the input-most layer. Block b has one row per
   // destination and one column per source, local ids, and its destinations
   // are the first rows() sources; blocks.back() has the seeds as rows.
