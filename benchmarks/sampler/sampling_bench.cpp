@@ -1,7 +1,8 @@
 // Sampling throughput (sampled edges/s) against bulk size and thread count,
 // node-wise (GraphSAGE 15,10,5) and layer-wise (LADIES 1024 per hop), batch
 // 1024, on an R-MAT scale-20 edge-factor-16 graph and on the real topology
-// graph soc-slashdot0902. Each iteration samples max(64, bulk) minibatches.
+// graph soc-slashdot0902. Each iteration samples max(64, bulk) minibatches
+// (at most one epoch).
 //
 // The R-MAT graph is generated once into $BULKGNN_BENCH_CACHE (default
 // /tmp/bulkgnn-bench-cache) and reused by later runs.
@@ -55,7 +56,9 @@ void sample_throughput(benchmark::State& state, const std::string& name,
                            ? std::vector<std::int64_t>{15, 10, 5}
                            : std::vector<std::int64_t>{1024, 1024, 1024};
   sampler::bulk_sampler sampler(ds.graph(), {.kind = kind, .fanouts = fanouts, .seed = 0});
-  const std::int64_t minibatches = std::max<std::int64_t>(64, bulk);
+  // At most one epoch: the real graph has fewer than 256 minibatches of seeds.
+  const std::int64_t minibatches = std::min<std::int64_t>(
+      std::max<std::int64_t>(64, bulk), (ds.num_nodes() + 1023) / 1024);
   edge_t edges = 0;
   std::uint32_t epoch = 0;
   for (auto _ : state) {
