@@ -154,14 +154,15 @@ dataset dataset::open_native(const fs::path& dir) {
     const auto& arrays = m["arrays"];
     return std::find(arrays.begin(), arrays.end(), rel) != arrays.end();
   };
-  const auto load = [&](const std::string& rel) -> const npy_array& {
+  const auto load = [&](const std::string& rel, bool prefault = false) -> const npy_array& {
     const fs::path path = dir / rel;
     if (!fs::exists(path)) throw data_error(path.string(), "missing (listed in manifest.json)");
-    return d.arrays_.emplace_back(npy_array::open(path));
+    return d.arrays_.emplace_back(npy_array::open(path, prefault));
   };
 
-  const auto indptr = typed<edge_t>(load("indptr.npy"), {n + 1});
-  const auto indices = typed<vertex_t>(load("indices.npy"), {edges});
+  // Samplers read the topology at random: map it whole up front.
+  const auto indptr = typed<edge_t>(load("indptr.npy", true), {n + 1});
+  const auto indices = typed<vertex_t>(load("indices.npy", true), {edges});
   // A cheap consistency check only; validate() scans everything.
   if (indptr.front() != 0 || indptr.back() != edges)
     throw data_error((dir / "indptr.npy").string(),

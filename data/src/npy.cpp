@@ -44,10 +44,11 @@ class file_descriptor {
   int fd_;
 };
 
-std::byte* map_or_throw(const std::filesystem::path& path, int fd, std::size_t bytes, int prot) {
+std::byte* map_or_throw(const std::filesystem::path& path, int fd, std::size_t bytes, int prot,
+                        int extra_flags = 0) {
   // mmap rejects zero-length mappings; an empty file simply has no data.
   if (bytes == 0) return nullptr;
-  void* p = ::mmap(nullptr, bytes, prot, MAP_SHARED, fd, 0);
+  void* p = ::mmap(nullptr, bytes, prot, MAP_SHARED | extra_flags, fd, 0);
   if (p == MAP_FAILED) throw data_error(path.string(), system_reason("mmap"));
   return static_cast<std::byte*>(p);
 }
@@ -222,14 +223,14 @@ std::int64_t checked_elements(const std::vector<std::int64_t>& shape, const std:
 
 std::size_t dtype_size(dtype t) { return t == dtype::int64 ? 8 : 4; }
 
-mapped_file mapped_file::open_read(const std::filesystem::path& path) {
+mapped_file mapped_file::open_read(const std::filesystem::path& path, bool prefault) {
   const file_descriptor fd(path, O_RDONLY);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw data_error(path.string(), system_reason("fstat"));
   if (!S_ISREG(st.st_mode)) throw data_error(path.string(), "not a regular file");
   mapped_file f;
   f.size_ = static_cast<std::size_t>(st.st_size);
-  f.data_ = map_or_throw(path, fd.get(), f.size_, PROT_READ);
+  f.data_ = map_or_throw(path, fd.get(), f.size_, PROT_READ, prefault ? MAP_POPULATE : 0);
   f.path_ = path;
   return f;
 }
@@ -269,10 +270,10 @@ void mapped_file::sync() const {
     throw data_error(path_.string(), system_reason("msync"));
 }
 
-npy_array npy_array::open(const std::filesystem::path& path) {
+npy_array npy_array::open(const std::filesystem::path& path, bool prefault) {
   npy_array a;
   a.path_ = path;
-  a.file_ = mapped_file::open_read(path);
+  a.file_ = mapped_file::open_read(path, prefault);
   const std::string name = path.string();
   const std::byte* p = a.file_.data();
   const std::size_t size = a.file_.size();

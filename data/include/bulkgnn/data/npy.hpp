@@ -33,7 +33,10 @@ constexpr dtype dtype_of<float>() {
 class mapped_file {
  public:
   mapped_file() = default;
-  static mapped_file open_read(const std::filesystem::path& path);
+  // With `prefault`, every page is mapped at open (one sequential pass) rather
+  // than on first touch: worth it for arrays read at random, such as a graph's
+  // topology, where a page fault per first touch would dominate sampling.
+  static mapped_file open_read(const std::filesystem::path& path, bool prefault = false);
   // Creates (or truncates) `path` with `bytes` bytes and maps it writable.
   static mapped_file create(const std::filesystem::path& path, std::size_t bytes);
   mapped_file(mapped_file&& other) noexcept;
@@ -59,7 +62,7 @@ class npy_array {
   npy_array() = default;
   // Maps an existing file; throws data_error naming the file if it is not a
   // C-order .npy of a supported dtype or is shorter than its header says.
-  static npy_array open(const std::filesystem::path& path);
+  static npy_array open(const std::filesystem::path& path, bool prefault = false);
   // Creates a zero-filled writable array with this dtype and shape.
   static npy_array create(const std::filesystem::path& path, dtype type,
                           std::vector<std::int64_t> shape);
