@@ -13,15 +13,34 @@ namespace bulkgnn::tools {
 
 namespace {
 
+// Options every generator takes, and the run that reports its time.
+template <class Options>
+struct generator_config {
+  Options options;
+  std::string out_dir;
+  int threads = 0;
+};
+
+template <class Options>
+void add_common_options(CLI::App& cmd, generator_config<Options>& c) {
+  cmd.add_option("OUT_DIR", c.out_dir)->required();
+  cmd.add_option("--seed", c.options.seed)->capture_default_str();
+  cmd.add_option("--threads", c.threads, "worker threads (0 = all cores)")->capture_default_str();
+  cmd.add_flag("--quiet", c.options.quiet, "no progress display");
+}
+
+template <class Options, class Generate>
+void run_generator(const generator_config<Options>& c, Generate generate) {
+  const thread_limit limit(c.threads);
+  const stopwatch watch;
+  generate(c.out_dir, c.options);
+  fmt::print("generated {} in {:.2f} s\n", c.out_dir, watch.seconds());
+}
+
 void add_rmat(CLI::App& generate) {
-  struct config {
-    data::rmat_options options;
-    std::string out_dir;
-    int threads = 0;
-  };
-  auto c = std::make_shared<config>();
+  auto c = std::make_shared<generator_config<data::rmat_options>>();
   auto* cmd = generate.add_subcommand("rmat", "Graph500 R-MAT graph");
-  cmd->add_option("OUT_DIR", c->out_dir)->required();
+  add_common_options(*cmd, *c);
   cmd->add_option("--scale", c->options.scale, "2^scale vertices")
       ->capture_default_str()
       ->check(CLI::Range(1, 30));
@@ -38,32 +57,21 @@ void add_rmat(CLI::App& generate) {
   cmd->add_option("--classes", c->options.classes, "random labels and a 60/20/20 split")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--seed", c->options.seed)->capture_default_str();
-  cmd->add_option("--threads", c->threads, "worker threads (0 = all cores)")->capture_default_str();
-  cmd->add_flag("--quiet", c->options.quiet, "no progress display");
   cmd->callback([c] {
     BULKGNN_EXPECTS(c->options.a + c->options.b + c->options.c <= 1.0,
                     "--a + --b + --c must not exceed 1");
-    const thread_limit limit(c->threads);
-    const stopwatch watch;
-    data::generate_rmat(c->out_dir, c->options);
-    fmt::print("generated {} in {:.2f} s\n", c->out_dir, watch.seconds());
+    run_generator(*c, data::generate_rmat);
   });
 }
 
 void add_csbm(CLI::App& generate) {
-  struct config {
-    data::csbm_options options;
-    std::string out_dir;
-    int threads = 0;
-  };
-  auto c = std::make_shared<config>();
+  auto c = std::make_shared<generator_config<data::csbm_options>>();
   auto* cmd =
       generate.add_subcommand("csbm", "contextual stochastic block model with learnable labels");
-  cmd->add_option("OUT_DIR", c->out_dir)->required();
+  add_common_options(*cmd, *c);
   cmd->add_option("--nodes", c->options.nodes)
       ->capture_default_str()
-      ->check(CLI::Range(int64_t{2}, int64_t{1} << 31));
+      ->check(CLI::Range(std::int64_t{2}, (std::int64_t{1} << 31) - 1));
   cmd->add_option("--classes", c->options.classes)
       ->capture_default_str()
       ->check(CLI::Range(2, 1 << 20));
@@ -79,15 +87,7 @@ void add_csbm(CLI::App& generate) {
   cmd->add_option("--signal", c->options.signal, "norm of the class means")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--seed", c->options.seed)->capture_default_str();
-  cmd->add_option("--threads", c->threads, "worker threads (0 = all cores)")->capture_default_str();
-  cmd->add_flag("--quiet", c->options.quiet, "no progress display");
-  cmd->callback([c] {
-    const thread_limit limit(c->threads);
-    const stopwatch watch;
-    data::generate_csbm(c->out_dir, c->options);
-    fmt::print("generated {} in {:.2f} s\n", c->out_dir, watch.seconds());
-  });
+  cmd->callback([c] { run_generator(*c, data::generate_csbm); });
 }
 
 }  // namespace

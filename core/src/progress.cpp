@@ -43,7 +43,9 @@ void progress::update(std::int64_t done) {
 void progress::finish() {
   if (finished_) return;
   finished_ = true;
-  if (!quiet_) draw(true);
+  // Work that took under a second and showed no bar needs no summary line.
+  const bool shown = last_draw_ >= 0;
+  if (!quiet_ && (shown || watch_.seconds() >= 1.0)) draw(true);
 }
 
 void progress::draw(bool final_line) {

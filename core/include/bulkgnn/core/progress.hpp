@@ -19,7 +19,8 @@ class progress {
 
   // Sets the amount done so far (monotone; cheap when nothing is redrawn).
   void update(std::int64_t done);
-  // Prints the final line with the elapsed time.
+  // Prints the final line with the elapsed time (skipped for work that took
+  // under a second and drew nothing).
   void finish();
 
  private:
