@@ -27,5 +27,7 @@ void normalize_rows(csr_matrix& m);
 [[nodiscard]] csr_matrix extract_blocks(csr_view a, const segmented_vertices& rows,
                                         const segmented_vertices& cols,
                                         std::span<const float> column_scale, bool add_self_loops);
+[[nodiscard]] std::vector<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
+                                                const segmented_vertices& cols);
 
 }  // namespace bulkgnn::kernels::cpu

@@ -175,4 +175,19 @@ csr_matrix extract_blocks(csr_view a, const segmented_vertices& rows,
   return out;
 }
 
+std::vector<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
+                                  const segmented_vertices& cols) {
+  std::vector<float> out(cols.vertices.size());
+  tbb::parallel_for(std::int64_t{0}, cols.segments(), [&](std::int64_t j) {
+    const auto columns = a.row(rows[j]);
+    for (auto k = cols.offsets[j]; k < cols.offsets[j + 1]; ++k) {
+      const auto at = std::lower_bound(columns.begin(), columns.end(), cols.vertices[k]);
+      if (at == columns.end() || *at != cols.vertices[k]) continue;
+      const auto e = at - columns.begin();
+      out[k] = a.weighted() ? a.row_values(rows[j])[e] : 1.0f;
+    }
+  });
+  return out;
+}
+
 }  // namespace bulkgnn::kernels::cpu

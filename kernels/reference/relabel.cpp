@@ -84,4 +84,19 @@ csr_matrix extract_blocks(csr_view a, const segmented_vertices& rows,
   return out;
 }
 
+std::vector<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
+                                  const segmented_vertices& cols) {
+  std::vector<float> out;
+  for (std::int64_t j = 0; j < cols.segments(); ++j) {
+    const auto columns = a.row(rows[j]);
+    for (const vertex_t v : cols.segment(j)) {
+      float value = 0.0f;
+      for (std::size_t e = 0; e < columns.size(); ++e)
+        if (columns[e] == v) value = a.weighted() ? a.row_values(rows[j])[e] : 1.0f;
+      out.push_back(value);
+    }
+  }
+  return out;
+}
+
 }  // namespace bulkgnn::kernels::reference

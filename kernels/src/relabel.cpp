@@ -1,5 +1,7 @@
 #include "bulkgnn/kernels/relabel.hpp"
 
+#include <algorithm>
+
 #include "../cpu/kernels.hpp"
 #include "../reference/kernels.hpp"
 #include "front_door.hpp"
@@ -47,6 +49,25 @@ csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vert
       exec, function,
       [&] { return reference::extract_blocks(a, rows, cols, column_scale, add_self_loops); },
       [&] { return cpu::extract_blocks(a, rows, cols, column_scale, add_self_loops); });
+}
+
+std::vector<float> lookup_entries(const executor& exec, csr_view a, std::span<const vertex_t> rows,
+                                  const segmented_vertices& cols) {
+  constexpr std::string_view function = "lookup_entries";
+  detail::check_csr_sizes(a, function, "a");
+  detail::check_segments(cols, function, "cols");
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(rows.size()) == cols.segments(),
+                  "{}: {} rows for {} segments of cols", function, rows.size(), cols.segments());
+  detail::check_vertices_below(rows, a.rows, function, "rows");
+  // Sortedness of the looked-up rows is the caller's promise; the reference
+  // back end, the oracle, checks it.
+  if (exec.kind == backend::reference)
+    for (const vertex_t r : rows)
+      BULKGNN_EXPECTS(std::is_sorted(a.row(r).begin(), a.row(r).end()),
+                      "{}: row {} of a is not sorted", function, r);
+  return detail::dispatch(
+      exec, function, [&] { return reference::lookup_entries(a, rows, cols); },
+      [&] { return cpu::lookup_entries(a, rows, cols); });
 }
 
 }  // namespace bulkgnn::kernels

@@ -171,11 +171,9 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
   // row j's number depends on the bulk.
   std::vector<vertex_t> weight_row(count);
   std::vector<std::uint32_t> minibatch_of_row(count);
-  segmented_vertices weight_row_segments;
   for (std::int64_t j = 0; j < count; ++j) {
     weight_row[j] = global ? 0 : static_cast<vertex_t>(j);
     minibatch_of_row[j] = static_cast<std::uint32_t>(first_minibatch + j);
-    weight_row_segments.push_segment(std::span<const vertex_t>(&weight_row[j], 1));
   }
   const std::vector<vertex_t> zero_key_rows(count, 0);
   csr_matrix drawn;
@@ -196,13 +194,12 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
   // Every source has p > 0: drawn columns by construction, destinations
   // through their self loop. Importance weight 1/p; the row normalisation
   // below absorbs the constant factors of Â and of p's normaliser.
-  const std::vector<float> ones(sources.vertices.size(), 1.0f);
-  const csr_matrix p =
-      kernels::extract_blocks(exec_, weights.view(), weight_row_segments, sources, ones, false);
-  BULKGNN_ASSERT(p.nnz() == static_cast<edge_t>(sources.vertices.size()));
-  std::vector<float> inverse_p(p.values.size());
-  std::transform(p.values.begin(), p.values.end(), inverse_p.begin(),
-                 [](float v) { return 1.0f / v; });
+  std::vector<float> inverse_p =
+      kernels::lookup_entries(exec_, weights.view(), weight_row, sources);
+  for (float& p : inverse_p) {
+    BULKGNN_ASSERT(p > 0.0f);
+    p = 1.0f / p;
+  }
 
   csr_matrix blocks =
       kernels::extract_blocks(exec_, pattern_of(graph_), frontier, sources, inverse_p, true);

@@ -271,3 +271,50 @@ TEST(ExtractBlocks, RejectsBadArguments) {
 
 }  // namespace
 }  // namespace bulkgnn::kernels
+
+namespace bulkgnn::kernels {
+namespace {
+
+TEST(LookupEntries, FindsEachStoredValueAndZeroElsewhere) {
+  for (std::uint64_t seed = 1; seed < 9; ++seed) {
+    std::mt19937_64 gen(seed);
+    const bool weighted = seed % 2 == 0;
+    const auto a = testing::random_csr(
+        gen, {.rows = 50, .cols = 200, .mean_degree = 40, .weighted = weighted});
+    segmented_vertices cols;
+    std::vector<vertex_t> rows;
+    for (int j = 0; j < 6; ++j) {
+      rows.push_back(static_cast<vertex_t>(gen() % 50));
+      std::vector<vertex_t> segment;
+      for (vertex_t v = 0; v < 200; ++v)
+        if (gen() % 3 == 0) segment.push_back(v);
+      std::shuffle(segment.begin(), segment.end(), gen);
+      cols.push_segment(segment);
+    }
+    const auto found = lookup_entries(cpu_exec, a.view(), rows, cols);
+    EXPECT_EQ(testing::bits(found),
+              testing::bits(lookup_entries(reference_exec, a.view(), rows, cols)));
+    for (std::int64_t j = 0; j < cols.segments(); ++j) {
+      const auto row = a.view().row(rows[j]);
+      for (auto k = cols.offsets[j]; k < cols.offsets[j + 1]; ++k) {
+        const auto at = std::find(row.begin(), row.end(), cols.vertices[k]);
+        const float expected =
+            at == row.end() ? 0.0f
+                            : (weighted ? a.values[a.indptr[rows[j]] + (at - row.begin())] : 1.0f);
+        EXPECT_EQ(found[k], expected);
+      }
+    }
+  }
+}
+
+TEST(LookupEntries, RejectsARowCountOtherThanTheSegmentCount) {
+  std::mt19937_64 gen(3);
+  const auto a = testing::random_csr(gen, {.rows = 10, .cols = 10, .mean_degree = 3});
+  segmented_vertices cols;
+  cols.push_segment(std::vector<vertex_t>{1, 2});
+  const std::vector<vertex_t> rows{0, 1};
+  EXPECT_THROW((void)lookup_entries(cpu_exec, a.view(), rows, cols), option_error);
+}
+
+}  // namespace
+}  // namespace bulkgnn::kernels

@@ -4,6 +4,9 @@
 #include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/kernels/executor.hpp"
 
+#include <span>
+#include <vector>
+
 namespace bulkgnn::kernels {
 
 struct relabelled_blocks {
@@ -34,5 +37,14 @@ struct relabelled_blocks {
                                         const segmented_vertices& rows,
                                         const segmented_vertices& cols,
                                         std::span<const float> column_scale, bool add_self_loops);
+
+// The value a(rows[j], v) for each vertex v of cols.segment(j), one per
+// entry of cols.vertices, 0 where `a` stores nothing (a pattern `a` counts
+// as ones). One row of `a` per segment; those rows must hold sorted, distinct
+// columns (as spgemm and add produce), since look-ups are binary searches:
+// the cost does not grow with the length of a's rows.
+[[nodiscard]] std::vector<float> lookup_entries(const executor& exec, csr_view a,
+                                                std::span<const vertex_t> rows,
+                                                const segmented_vertices& cols);
 
 }  // namespace bulkgnn::kernels
