@@ -93,6 +93,12 @@ void run_sample(const sample_config& c) {
     scoped_stage stage(times, "load");
     ds = open_dataset_or_default(c.data, c.quiet);
   }
+  {
+    // A malformed topology would make sampling read out of bounds: check it
+    // whole once (a linear scan, cheap next to an epoch of sampling).
+    scoped_stage stage(times, "validate");
+    ds->validate();
+  }
   const auto train = training_vertices(*ds, c.split);
   sampler::sampler_options options{
       .kind = sampler::parse_sampler_kind(c.sampler),
@@ -108,8 +114,7 @@ void run_sample(const sample_config& c) {
   sampler::run_digest digest;
   std::int64_t minibatches = 0;
   edge_t sampled_edges = 0;
-  std::int64_t per_epoch =
-      (static_cast<std::int64_t>(train.size()) + c.batch_size - 1) / c.batch_size;
+  std::int64_t per_epoch = (static_cast<std::int64_t>(train.size()) - 1) / c.batch_size + 1;
   if (c.max_minibatches > 0) per_epoch = std::min(per_epoch, c.max_minibatches);
   progress bar("sample", per_epoch * c.epochs, " minibatches", c.quiet);
   stopwatch sampling_clock;

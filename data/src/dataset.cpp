@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/data/ogb_import.hpp"
@@ -138,6 +139,16 @@ dataset dataset::open(const fs::path& dir) {
 }
 
 dataset dataset::open_native(const fs::path& dir) {
+  // A manifest field of the wrong JSON type surfaces deep in the reading
+  // below; report it against the manifest rather than as a bare json error.
+  try {
+    return read_native(dir);
+  } catch (const nlohmann::json::exception& e) {
+    throw data_error((dir / manifest_name).string(), std::string("malformed field: ") + e.what());
+  }
+}
+
+dataset dataset::read_native(const fs::path& dir) {
   const fs::path manifest_path = dir / manifest_name;
   dataset d;
   d.dir_ = dir;
@@ -146,7 +157,13 @@ dataset dataset::open_native(const fs::path& dir) {
   const std::int64_t n = manifest_count(m, "num_nodes", manifest_path, true);
   const std::int64_t edges = manifest_count(m, "num_edges", manifest_path, true);
   const std::int64_t f = manifest_count(m, "num_features", manifest_path, false);
-  d.num_classes_ = static_cast<int>(manifest_count(m, "num_classes", manifest_path, false));
+  if (n > std::numeric_limits<vertex_t>::max())
+    throw data_error(manifest_path.string(),
+                     fmt::format("num_nodes {} exceeds the 32-bit vertex id range", n));
+  const std::int64_t classes = manifest_count(m, "num_classes", manifest_path, false);
+  if (classes > std::numeric_limits<std::int32_t>::max())
+    throw data_error(manifest_path.string(), fmt::format("num_classes {} is too large", classes));
+  d.num_classes_ = static_cast<int>(classes);
   d.name_ = m.value("name", dir.filename().string());
 
   const auto listed = [&](const std::string& rel) {

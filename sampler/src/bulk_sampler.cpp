@@ -79,9 +79,10 @@ std::string sampler_kind_name(sampler_kind kind) {
 void validate(const sampler_options& options, csr_view graph) {
   BULKGNN_EXPECTS(!options.fanouts.empty(), "--fanouts must list at least one hop");
   for (std::size_t h = 0; h < options.fanouts.size(); ++h)
-    BULKGNN_EXPECTS(options.fanouts[h] > 0 || options.fanouts[h] == -1,
-                    "--fanouts: hop {} has fanout {}; use a positive count or -1 for all", h,
-                    options.fanouts[h]);
+    BULKGNN_EXPECTS(
+        (options.fanouts[h] > 0 && options.fanouts[h] <= (1 << 24)) || options.fanouts[h] == -1,
+        "--fanouts: hop {} has fanout {}; use a count in [1, 2^24] or -1 for all", h,
+        options.fanouts[h]);
   BULKGNN_EXPECTS(options.fanouts.size() < 0xFFFFu, "--fanouts: too many hops");
   if (options.kind != sampler_kind::node_wise) {
     BULKGNN_EXPECTS(options.replacement == kernels::replacement::without,
@@ -113,6 +114,9 @@ bulk_sample bulk_sampler::sample(const epoch_plan& plan, std::int64_t first_mini
   bulk_sample bulk;
   bulk.first_minibatch = first_minibatch;
   for (std::int64_t j = 0; j < count; ++j) bulk.seeds.push_segment(plan.seeds(first_minibatch + j));
+  for (const vertex_t v : bulk.seeds.vertices)
+    BULKGNN_EXPECTS(v >= 0 && v < graph_.rows, "seed vertex {} is outside the graph's {} vertices",
+                    v, graph_.rows);
 
   const segmented_vertices* frontier = &bulk.seeds;
   std::vector<std::uint32_t> minibatch_of_row;

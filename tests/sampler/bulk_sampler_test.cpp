@@ -26,7 +26,9 @@ std::vector<std::uint64_t> epoch_digests(csr_view graph, const sampler_options& 
                                          std::int64_t batch_size, std::int64_t bulk,
                                          kernels::backend backend = kernels::backend::cpu) {
   const auto train = all_vertices(static_cast<vertex_t>(graph.rows));
-  const epoch_plan plan(train, batch_size, options.seed, 3);
+  // The plan's seed stays fixed so that tests varying options.seed see the
+  // sampler's own use of it, not a reshuffled epoch.
+  const epoch_plan plan(train, batch_size, 0, 3);
   bulk_sampler sampler(graph, options, kernels::executor{backend});
   std::vector<std::uint64_t> digests;
   for (std::int64_t first = 0; first < plan.num_minibatches(); first += bulk) {
@@ -182,6 +184,16 @@ TEST(LayerWiseSampler, BlockRowsAreNormalisedImportanceWeights) {
     double sum = 0;
     for (auto e = blocks.indptr[r]; e < blocks.indptr[r + 1]; ++e) sum += blocks.values[e];
     EXPECT_NEAR(sum, 1.0, 1e-5);
+  }
+}
+
+TEST(BulkSampler, RejectsSeedsOutsideTheGraph) {
+  const auto g = random_graph(50, 10);
+  const std::vector<vertex_t> train{3, 77};
+  const epoch_plan plan(train, 2, 0, 0);
+  for (const auto kind : {sampler_kind::node_wise, sampler_kind::ladies}) {
+    bulk_sampler sampler(g.view(), sampler_options{.kind = kind, .fanouts = {3}});
+    EXPECT_THROW((void)sampler.sample(plan, 0, 1), option_error);
   }
 }
 

@@ -198,3 +198,29 @@ TEST(Cli, EveryCommandHasHelp) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, AManifestFieldOfTheWrongTypeNamesTheManifest) {
+  const auto dir = scratch("wrong-type");
+  ASSERT_EQ(run("generate csbm --quiet --nodes 200 " + dir.string()).exit_code, 0);
+  auto manifest = read_json(dir / "manifest.json");
+  manifest["name"] = 5;
+  std::ofstream(dir / "manifest.json") << manifest.dump();
+  const auto r = run("info " + dir.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("manifest.json"), std::string::npos) << r.output;
+}
+
+TEST(Cli, AGraphTooLargeForInt32IdsIsRejected) {
+  const auto dir = scratch("too-many-nodes");
+  ASSERT_EQ(run("generate csbm --quiet --nodes 200 " + dir.string()).exit_code, 0);
+  auto manifest = read_json(dir / "manifest.json");
+  manifest["num_nodes"] = std::int64_t{1} << 31;
+  std::ofstream(dir / "manifest.json") << manifest.dump();
+  const auto r = run("sample --quiet " + dir.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("32-bit"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -59,6 +59,8 @@ class dataset {
   void validate() const;
 
  private:
+  static dataset read_native(const std::filesystem::path& dir);
+
   std::filesystem::path dir_;
   std::string name_;
   nlohmann::json manifest_;

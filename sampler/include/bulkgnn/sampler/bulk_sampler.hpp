@@ -49,7 +49,9 @@ void validate(const sampler_options& options, csr_view graph);
 // Q(j,u) = 1/(deg(u)+1)²), fanouts[l] distinct columns per minibatch. The
 // sources are F_j followed by the drawn columns; the block keeps the edges of
 // A + I between them, weighted Â(u,v)/p_j(v) and row-normalised. FastGCN uses
-// one global p(v) ∝ Σ_u Â(u,v)² for every minibatch instead.
+// one global p(v) ∝ Σ_u Â(u,v)² for every minibatch instead. Known gap: a
+// self loop stored in A counts twice in p (as an edge and as I) but once in
+// the block; imported OGB data and generated graphs store none.
 class bulk_sampler {
  public:
   bulk_sampler(csr_view graph, sampler_options options, kernels::executor exec = {});
