@@ -114,7 +114,8 @@ void run_sample(const sample_config& c) {
   sampler::run_digest digest;
   std::int64_t minibatches = 0;
   edge_t sampled_edges = 0;
-  std::int64_t per_epoch = (static_cast<std::int64_t>(train.size()) - 1) / c.batch_size + 1;
+  std::int64_t per_epoch =
+      sampler::minibatch_count(static_cast<std::int64_t>(train.size()), c.batch_size);
   if (c.max_minibatches > 0) per_epoch = std::min(per_epoch, c.max_minibatches);
   progress bar("sample", per_epoch * c.epochs, " minibatches", c.quiet);
   stopwatch sampling_clock;

@@ -9,13 +9,11 @@ std::string find_csr_problem(csr_view m) {
   if (static_cast<std::int64_t>(m.indptr.size()) != m.rows + 1)
     return fmt::format("indptr has {} entries, expected rows + 1 = {}", m.indptr.size(),
                        m.rows + 1);
-  if (m.indptr[0] != 0) return fmt::format("indptr[0] is {}, expected 0", m.indptr[0]);
   for (std::int64_t r = 0; r < m.rows; ++r)
     if (m.indptr[r + 1] < m.indptr[r])
       return fmt::format("indptr decreases at row {} ({} > {})", r, m.indptr[r], m.indptr[r + 1]);
-  if (static_cast<std::int64_t>(m.indices.size()) != m.indptr[m.rows])
-    return fmt::format("indices has {} entries, indptr ends at {}", m.indices.size(),
-                       m.indptr[m.rows]);
+  if (static_cast<std::int64_t>(m.indices.size()) != m.nnz())
+    return fmt::format("indices has {} entries, indptr spans {}", m.indices.size(), m.nnz());
   if (!m.values.empty() && m.values.size() != m.indices.size())
     return fmt::format("values has {} entries, indices has {}", m.values.size(), m.indices.size());
   for (std::size_t e = 0; e < m.indices.size(); ++e)

@@ -21,13 +21,8 @@ void check_csr_sizes(csr_view m, std::string_view function, std::string_view arg
 
 void check_csr(csr_view m, std::string_view function, std::string_view argument) {
   check_csr_sizes(m, function, argument);
-  for (std::int64_t r = 0; r < m.rows; ++r)
-    BULKGNN_EXPECTS(m.indptr[r] <= m.indptr[r + 1], "{}: {}.indptr decreases at row {}", function,
-                    argument, r);
-  for (std::size_t e = 0; e < m.indices.size(); ++e)
-    BULKGNN_EXPECTS(m.indices[e] >= 0 && m.indices[e] < m.cols,
-                    "{}: {} has column index {} at entry {}, outside [0, {})", function, argument,
-                    m.indices[e], e, m.cols);
+  const auto problem = find_csr_problem(m);
+  BULKGNN_EXPECTS(problem.empty(), "{}: {}: {}", function, argument, problem);
 }
 
 void check_vertices_below(std::span<const vertex_t> vertices, std::int64_t bound,

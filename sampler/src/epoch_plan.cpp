@@ -25,7 +25,7 @@ epoch_plan::epoch_plan(std::span<const vertex_t> train, std::int64_t batch_size,
 }
 
 std::int64_t epoch_plan::num_minibatches() const {
-  return (static_cast<std::int64_t>(order_.size()) - 1) / batch_size_ + 1;
+  return minibatch_count(static_cast<std::int64_t>(order_.size()), batch_size_);
 }
 
 std::span<const vertex_t> epoch_plan::seeds(std::int64_t minibatch) const {

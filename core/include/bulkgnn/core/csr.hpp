@@ -45,8 +45,10 @@ struct csr_matrix {
 };
 
 // Describes the first way in which `m` is not a well-formed CSR matrix
-// (indptr of length rows + 1, starting at 0 and non-decreasing, every column
-// index in [0, cols), values empty or one per entry); empty if it is one.
+// (indptr of length rows + 1 and non-decreasing, spanning exactly the indices,
+// every column index in [0, cols), values empty or one per entry); empty if it
+// is one. indptr may start above 0, as in a view of some rows of a larger
+// matrix.
 [[nodiscard]] std::string find_csr_problem(csr_view m);
 
 }  // namespace bulkgnn

@@ -8,6 +8,12 @@
 
 namespace bulkgnn::sampler {
 
+// Minibatches of batch_size (> 0) that `seeds` (> 0) vertices make, the last
+// one possibly smaller.
+[[nodiscard]] constexpr std::int64_t minibatch_count(std::int64_t seeds, std::int64_t batch_size) {
+  return (seeds - 1) / batch_size + 1;
+}
+
 // The seed vertices of every minibatch of one epoch: the training vertices in
 // an order shuffled by a stream keyed on (seed, epoch) alone, cut into
 // consecutive minibatches of batch_size (the last one may be smaller).
