@@ -6,6 +6,15 @@ find_package(CLI11 REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(ZLIB REQUIRED)
 
+# Dense GEMM of the trainer; Debian's libopenblas-dev provides cblas.h.
+set(BLA_VENDOR OpenBLAS)
+find_package(BLAS REQUIRED)
+find_path(CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas REQUIRED)
+add_library(bulkgnn_openblas INTERFACE)
+add_library(bulkgnn::openblas ALIAS bulkgnn_openblas)
+target_link_libraries(bulkgnn_openblas INTERFACE BLAS::BLAS)
+target_include_directories(bulkgnn_openblas SYSTEM INTERFACE ${CBLAS_INCLUDE_DIR})
+
 # Random123 is header-only and ships no CMake config.
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)
 add_library(Random123::Random123 INTERFACE IMPORTED)
