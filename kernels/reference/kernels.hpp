@@ -3,6 +3,7 @@
 #include <span>
 
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
@@ -18,6 +19,11 @@ namespace bulkgnn::kernels::reference {
 [[nodiscard]] csr_matrix spgemm(csr_view a, csr_view b);
 [[nodiscard]] csr_matrix add(csr_view a, csr_view b);
 void normalize_rows(csr_matrix& m);
+
+void spmm(csr_view a, dense_view<const float> x, dense_view<float> y);
+[[nodiscard]] csr_matrix transpose(csr_view a);
+void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows,
+                       dense_view<float> out);
 
 [[nodiscard]] csr_matrix sample_rows(csr_view a, std::span<const vertex_t> rows,
                                      const row_streams& streams,

@@ -12,17 +12,20 @@ namespace bulkgnn::kernels {
 // Y is the sum over row r's stored entries, in stored order, of a(r, c)·X[c]
 // (a pattern matrix counts as all ones; an empty row gives zeros). Sums are
 // accumulated in float in that order, so every back end is bit-identical.
-// Y must be a.rows × x.cols, x must have a.cols rows; Y is overwritten.
+// Y must be a.rows × x.cols, x must have a.cols rows; Y is overwritten and
+// must not overlap x. Every dense view must hold exactly rows × cols elements.
 void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_view<float> y);
 
 // The transpose of `a`, values kept (none if `a` is a pattern). Row c of the
 // result lists the rows of `a` that hold column c in increasing order, so a
 // product with the transpose (the backward pass of spmm) sums in a fixed
-// order on every back end.
+// order on every back end. Repeated columns in a row of `a` stay in stored
+// order. `a` may have at most 2^31 - 1 rows (they become column indices).
 [[nodiscard]] csr_matrix transpose(const executor& exec, csr_view a);
 
 // Row gather out[i] = x[rows[i]] into a contiguous buffer (the features of a
-// minibatch's input vertices). out must be rows.size() × x.cols.
+// minibatch's input vertices). out must be rows.size() × x.cols and must not
+// overlap x; every row id must be in [0, x.rows).
 void gather_dense_rows(const executor& exec, dense_view<const float> x,
                        std::span<const vertex_t> rows, dense_view<float> out);
 

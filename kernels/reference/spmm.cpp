@@ -1,0 +1,51 @@
+#include <utility>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace bulkgnn::kernels::reference {
+
+void spmm(csr_view a, dense_view<const float> x, dense_view<float> y) {
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    const auto columns = a.row(r);
+    for (std::int64_t j = 0; j < x.cols; ++j) {
+      float sum = 0.0f;
+      for (std::size_t e = 0; e < columns.size(); ++e) {
+        const float value = a.weighted() ? a.row_values(r)[e] : 1.0f;
+        sum += value * x.row(columns[e])[j];
+      }
+      y.row(r)[j] = sum;
+    }
+  }
+}
+
+csr_matrix transpose(csr_view a) {
+  // One bucket per column of `a`, filled by walking `a` in storage order.
+  std::vector<std::vector<std::pair<vertex_t, float>>> buckets(static_cast<std::size_t>(a.cols));
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    const auto columns = a.row(r);
+    for (std::size_t e = 0; e < columns.size(); ++e)
+      buckets[columns[e]].emplace_back(static_cast<vertex_t>(r),
+                                       a.weighted() ? a.row_values(r)[e] : 0.0f);
+  }
+  csr_matrix t;
+  t.rows = a.cols;
+  t.cols = a.rows;
+  for (const auto& bucket : buckets) {
+    for (const auto& [row, value] : bucket) {
+      t.indices.push_back(row);
+      if (a.weighted()) t.values.push_back(value);
+    }
+    t.indptr.push_back(static_cast<edge_t>(t.indices.size()));
+  }
+  return t;
+}
+
+void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows,
+                       dense_view<float> out) {
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::int64_t j = 0; j < x.cols; ++j)
+      out.row(static_cast<std::int64_t>(i))[j] = x.row(rows[i])[j];
+}
+
+}  // namespace bulkgnn::kernels::reference

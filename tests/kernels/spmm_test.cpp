@@ -1,0 +1,341 @@
+#include "bulkgnn/kernels/spmm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "bulkgnn/core/error.hpp"
+#include "test_support.hpp"
+
+namespace bulkgnn::kernels {
+namespace {
+
+using testing::cpu_exec;
+using testing::reference_exec;
+
+// A row-major rows × cols matrix that owns its storage.
+struct dense_matrix {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::vector<float> data;
+
+  dense_matrix(std::int64_t r, std::int64_t c, float fill = 0.0f)
+      : rows(r), cols(c), data(static_cast<std::size_t>(r * c), fill) {}
+  [[nodiscard]] dense_view<const float> view() const { return {rows, cols, data}; }
+  [[nodiscard]] dense_view<float> mut() { return {rows, cols, data}; }
+  [[nodiscard]] float at(std::int64_t r, std::int64_t c) const {
+    return data[static_cast<std::size_t>(r * cols + c)];
+  }
+};
+
+dense_matrix random_dense(std::mt19937_64& gen, std::int64_t rows, std::int64_t cols) {
+  dense_matrix m(rows, cols);
+  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
+  for (auto& v : m.data) v = value(gen);
+  return m;
+}
+
+// Rows [first, last) of m, as a view whose indptr starts above 0.
+csr_view row_slice(const csr_matrix& m, std::int64_t first, std::int64_t last) {
+  const auto begin = static_cast<std::size_t>(m.indptr[first]);
+  const auto size = static_cast<std::size_t>(m.indptr[last] - m.indptr[first]);
+  return {last - first, m.cols,
+          std::span<const edge_t>(m.indptr).subspan(static_cast<std::size_t>(first),
+                                                    static_cast<std::size_t>(last - first + 1)),
+          std::span<const vertex_t>(m.indices).subspan(begin, size),
+          m.values.empty() ? std::span<const float>{}
+                           : std::span<const float>(m.values).subspan(begin, size)};
+}
+
+csr_matrix copy_of(csr_view v) {
+  csr_matrix m;
+  m.rows = v.rows;
+  m.cols = v.cols;
+  m.indptr.clear();
+  for (const edge_t p : v.indptr) m.indptr.push_back(p - v.indptr.front());
+  m.indices.assign(v.indices.begin(), v.indices.end());
+  m.values.assign(v.values.begin(), v.values.end());
+  return m;
+}
+
+dense_matrix spmm_on(const executor& exec, csr_view a, const dense_matrix& x) {
+  dense_matrix y(a.rows, x.cols, 12345.0f);  // garbage that must be overwritten
+  spmm(exec, a, x.view(), y.mut());
+  return y;
+}
+
+void expect_spmm_identical(csr_view a, const dense_matrix& x) {
+  const auto expected = spmm_on(reference_exec, a, x);
+  const auto actual = spmm_on(cpu_exec, a, x);
+  EXPECT_EQ(testing::bits(expected.data), testing::bits(actual.data));
+}
+
+testing::random_csr_options random_shape(int round) {
+  return {.rows = 1 + round * 37,
+          .cols = 1 + round * 23,
+          .mean_degree = 1 + round % 7,
+          .weighted = round % 2 == 0,
+          .repeats = round % 3 == 0,
+          .empty_rows = round % 4 == 0 ? 0.5 : 0.1};
+}
+
+TEST(Spmm, HandComputedExample) {
+  csr_matrix a;
+  a.rows = 3;
+  a.cols = 3;
+  a.indptr = {0, 2, 2, 3};
+  a.indices = {0, 2, 1};
+  a.values = {2.0f, 3.0f, -1.0f};
+  dense_matrix x(3, 2);
+  x.data = {1, 2, 3, 4, 5, 6};
+  for (const auto& exec : {reference_exec, cpu_exec}) {
+    EXPECT_EQ(spmm_on(exec, a.view(), x).data, (std::vector<float>{17, 22, 0, 0, -3, -4}));
+    auto pattern = a;
+    pattern.values.clear();
+    EXPECT_EQ(spmm_on(exec, pattern.view(), x).data, (std::vector<float>{6, 8, 0, 0, 3, 4}));
+  }
+}
+
+TEST(Spmm, CpuMatchesReferenceBitForBit) {
+  std::mt19937_64 gen(11);
+  for (int round = 0; round < 24; ++round) {
+    const auto a = testing::random_csr(gen, random_shape(round));
+    for (const std::int64_t width : {1, 3, 16, 67, 256}) {
+      const auto x = random_dense(gen, a.cols, width);
+      expect_spmm_identical(a.view(), x);
+    }
+  }
+}
+
+TEST(Spmm, ManyRowsHighDegreeBitForBit) {
+  std::mt19937_64 gen(12);
+  for (const bool weighted : {false, true}) {
+    const auto a = testing::random_csr(
+        gen, {.rows = 3000, .cols = 800, .mean_degree = 40, .weighted = weighted, .repeats = true});
+    expect_spmm_identical(a.view(), random_dense(gen, a.cols, 33));
+  }
+}
+
+TEST(Spmm, EmptyOperands) {
+  for (const auto& exec : {reference_exec, cpu_exec}) {
+    const csr_matrix nothing;  // 0 × 0
+    EXPECT_TRUE(spmm_on(exec, nothing.view(), dense_matrix(0, 5)).data.empty());
+    csr_matrix empty_rows;
+    empty_rows.rows = 4;
+    empty_rows.cols = 0;
+    empty_rows.indptr = {0, 0, 0, 0, 0};
+    EXPECT_EQ(spmm_on(exec, empty_rows.view(), dense_matrix(0, 3)).data,
+              std::vector<float>(12, 0.0f));
+    std::mt19937_64 gen(13);
+    const auto a = testing::random_csr(gen, {.rows = 7, .cols = 9});
+    EXPECT_TRUE(spmm_on(exec, a.view(), dense_matrix(9, 0)).data.empty());
+  }
+}
+
+TEST(Spmm, ViewOfSomeRowsMatchesCopy) {
+  std::mt19937_64 gen(14);
+  for (const bool weighted : {false, true}) {
+    const auto m = testing::random_csr(gen, {.rows = 600, .cols = 90, .weighted = weighted});
+    const auto slice = row_slice(m, 137, 521);
+    ASSERT_GT(slice.indptr.front(), 0);
+    const auto x = random_dense(gen, m.cols, 19);
+    expect_spmm_identical(slice, x);
+    const auto copy = copy_of(slice);
+    EXPECT_EQ(testing::bits(spmm_on(cpu_exec, slice, x).data),
+              testing::bits(spmm_on(reference_exec, copy.view(), x).data));
+  }
+}
+
+TEST(Spmm, RejectsWrongShapes) {
+  const auto a = testing::single_row({1.0f, 2.0f});  // 1 × 2
+  const dense_matrix x(2, 3);
+  dense_matrix y(1, 3);
+  for (const auto& exec : {reference_exec, cpu_exec}) {
+    EXPECT_NO_THROW(spmm(exec, a.view(), x.view(), y.mut()));
+    EXPECT_THROW(spmm(exec, a.view(), dense_matrix(3, 3).view(), y.mut()), error);
+    dense_matrix wrong_rows(2, 3);
+    EXPECT_THROW(spmm(exec, a.view(), x.view(), wrong_rows.mut()), error);
+    dense_matrix wrong_cols(1, 2);
+    EXPECT_THROW(spmm(exec, a.view(), x.view(), wrong_cols.mut()), error);
+    // A view claiming more elements than it holds.
+    const dense_view<const float> short_x{2, 4, x.data};
+    dense_matrix y4(1, 4);
+    EXPECT_THROW(spmm(exec, a.view(), short_x, y4.mut()), error);
+  }
+}
+
+TEST(Spmm, RejectsBadMatrixAndAliasing) {
+  auto a = testing::single_row({1.0f, 2.0f});
+  a.indices[1] = 7;
+  const dense_matrix x(2, 3);
+  dense_matrix y(1, 3);
+  EXPECT_THROW(spmm(cpu_exec, a.view(), x.view(), y.mut()), error);
+  // y written over x.
+  csr_matrix square;
+  square.rows = 2;
+  square.cols = 2;
+  square.indptr = {0, 1, 2};
+  square.indices = {1, 0};
+  dense_matrix z(2, 3);
+  EXPECT_THROW(spmm(cpu_exec, square.view(), z.view(), z.mut()), error);
+}
+
+TEST(Spmm, RejectsCudaBackend) {
+  const auto a = testing::single_row({1.0f});
+  const dense_matrix x(1, 1);
+  dense_matrix y(1, 1);
+  EXPECT_THROW(spmm(executor{backend::cuda}, a.view(), x.view(), y.mut()), error);
+}
+
+TEST(Transpose, HandComputedExampleKeepsRowOrderAndRepeats) {
+  csr_matrix a;
+  a.rows = 3;
+  a.cols = 3;
+  a.indptr = {0, 3, 3, 5};
+  a.indices = {0, 2, 2, 0, 2};
+  a.values = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f};
+  for (const auto& exec : {reference_exec, cpu_exec}) {
+    const auto t = transpose(exec, a.view());
+    EXPECT_EQ(t.rows, 3);
+    EXPECT_EQ(t.cols, 3);
+    EXPECT_EQ(t.indptr, (std::vector<edge_t>{0, 2, 2, 5}));
+    EXPECT_EQ(t.indices, (std::vector<vertex_t>{0, 2, 0, 0, 2}));
+    EXPECT_EQ(t.values, (std::vector<float>{1.0f, 4.0f, 2.0f, 3.0f, 5.0f}));
+  }
+}
+
+TEST(Transpose, CpuMatchesReferenceAndInverts) {
+  std::mt19937_64 gen(21);
+  for (int round = 0; round < 24; ++round) {
+    const auto a = testing::random_csr(gen, random_shape(round));
+    const auto expected = transpose(reference_exec, a.view());
+    const auto t = transpose(cpu_exec, a.view());
+    testing::expect_identical(expected, t);
+    EXPECT_EQ(t.rows, a.cols);
+    EXPECT_EQ(t.cols, a.rows);
+    for (const auto& exec : {reference_exec, cpu_exec})
+      testing::expect_identical(a, transpose(exec, t.view()));
+  }
+}
+
+TEST(Transpose, LargeMatrixUsesManyChunks) {
+  std::mt19937_64 gen(22);
+  for (const bool weighted : {false, true}) {
+    for (const std::int64_t cols : {std::int64_t{50}, std::int64_t{5000}}) {
+      const auto a = testing::random_csr(gen, {.rows = 4000,
+                                               .cols = cols,
+                                               .mean_degree = 20,
+                                               .weighted = weighted,
+                                               .repeats = true,
+                                               .empty_rows = 0.2});
+      const auto t = transpose(cpu_exec, a.view());
+      testing::expect_identical(transpose(reference_exec, a.view()), t);
+      testing::expect_identical(a, transpose(cpu_exec, t.view()));
+    }
+  }
+}
+
+TEST(Transpose, EmptyMatricesAndViews) {
+  for (const auto& exec : {reference_exec, cpu_exec}) {
+    const csr_matrix nothing;
+    const auto t = transpose(exec, nothing.view());
+    EXPECT_EQ(t.rows, 0);
+    EXPECT_EQ(t.indptr, std::vector<edge_t>{0});
+    csr_matrix no_entries;
+    no_entries.rows = 3;
+    no_entries.cols = 4;
+    no_entries.indptr = {0, 0, 0, 0};
+    const auto u = transpose(exec, no_entries.view());
+    EXPECT_EQ(u.rows, 4);
+    EXPECT_EQ(u.cols, 3);
+    EXPECT_EQ(u.indptr, std::vector<edge_t>(5, 0));
+  }
+  std::mt19937_64 gen(23);
+  for (const bool weighted : {false, true}) {
+    const auto m = testing::random_csr(
+        gen, {.rows = 3000, .cols = 300, .mean_degree = 8, .weighted = weighted, .repeats = true});
+    const auto slice = row_slice(m, 1001, 2777);
+    const auto copy = copy_of(slice);
+    const auto expected = transpose(reference_exec, copy.view());
+    testing::expect_identical(expected, transpose(reference_exec, slice));
+    testing::expect_identical(expected, transpose(cpu_exec, slice));
+  }
+}
+
+TEST(Transpose, SpmmWithTransposeMatchesDense) {
+  std::mt19937_64 gen(24);
+  for (int round = 0; round < 10; ++round) {
+    const auto a = testing::random_csr(gen, random_shape(round));
+    const auto x = random_dense(gen, a.rows, 5);
+    const auto dense_a = testing::to_dense(a.view());
+    for (const auto& exec : {reference_exec, cpu_exec}) {
+      const auto t = transpose(exec, a.view());
+      const auto y = spmm_on(exec, t.view(), x);
+      for (std::int64_t c = 0; c < a.cols; ++c)
+        for (std::int64_t j = 0; j < x.cols; ++j) {
+          double expected = 0.0;
+          for (std::int64_t r = 0; r < a.rows; ++r) expected += dense_a[r][c] * x.at(r, j);
+          EXPECT_NEAR(y.at(c, j), expected, 1e-4 * (1.0 + std::abs(expected)));
+        }
+    }
+  }
+}
+
+TEST(Transpose, RejectsMalformedMatrix) {
+  auto a = testing::single_row({1.0f, 2.0f});
+  a.indices[0] = -1;
+  EXPECT_THROW((void)transpose(cpu_exec, a.view()), error);
+  auto b = testing::single_row({1.0f, 2.0f});
+  b.values.pop_back();
+  EXPECT_THROW((void)transpose(reference_exec, b.view()), error);
+}
+
+TEST(GatherDenseRows, MatchesDirectCopy) {
+  std::mt19937_64 gen(31);
+  for (const std::int64_t width : {0, 1, 7, 130}) {
+    const auto x = random_dense(gen, 500, width);
+    std::uniform_int_distribution<vertex_t> pick(0, 499);
+    std::vector<vertex_t> rows(1200);
+    for (auto& r : rows) r = pick(gen);
+    rows[0] = 0;
+    rows[1] = 499;
+    rows[2] = rows[3];  // repeats are fine
+    for (const auto& exec : {reference_exec, cpu_exec}) {
+      dense_matrix out(static_cast<std::int64_t>(rows.size()), width, -1.0f);
+      gather_dense_rows(exec, x.view(), rows, out.mut());
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        for (std::int64_t j = 0; j < width; ++j)
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(out.at(static_cast<std::int64_t>(i), j)),
+                    std::bit_cast<std::uint32_t>(x.at(rows[i], j)));
+    }
+  }
+}
+
+TEST(GatherDenseRows, NoRows) {
+  const dense_matrix x(3, 4);
+  dense_matrix out(0, 4);
+  for (const auto& exec : {reference_exec, cpu_exec})
+    EXPECT_NO_THROW(gather_dense_rows(exec, x.view(), {}, out.mut()));
+}
+
+TEST(GatherDenseRows, RejectsBadArguments) {
+  const dense_matrix x(3, 4);
+  const std::vector<vertex_t> rows{0, 2};
+  for (const auto& exec : {reference_exec, cpu_exec}) {
+    dense_matrix out(2, 4);
+    EXPECT_NO_THROW(gather_dense_rows(exec, x.view(), rows, out.mut()));
+    EXPECT_THROW(gather_dense_rows(exec, x.view(), std::vector<vertex_t>{0, 3}, out.mut()), error);
+    EXPECT_THROW(gather_dense_rows(exec, x.view(), std::vector<vertex_t>{-1, 0}, out.mut()), error);
+    dense_matrix wrong_rows(3, 4);
+    EXPECT_THROW(gather_dense_rows(exec, x.view(), rows, wrong_rows.mut()), error);
+    dense_matrix wrong_cols(2, 3);
+    EXPECT_THROW(gather_dense_rows(exec, x.view(), rows, wrong_cols.mut()), error);
+    dense_matrix self(4, 4);
+    EXPECT_THROW(
+        gather_dense_rows(exec, self.view(), std::vector<vertex_t>{0, 1, 2, 3}, self.mut()), error);
+  }
+}
+
+}  // namespace
+}  // namespace bulkgnn::kernels
