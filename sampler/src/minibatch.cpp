@@ -42,6 +42,20 @@ minibatch bulk_sample::extract(std::int64_t j, std::span<const std::int32_t> lab
   return mb;
 }
 
+namespace {
+
+void add_edge(multiset_hasher& edges, vertex_t dst, vertex_t src) {
+  edges.add((std::uint64_t{static_cast<std::uint32_t>(dst)} << 32) |
+            static_cast<std::uint32_t>(src));
+}
+
+void add_hop(digest_hasher& hasher, const multiset_hasher& edges) {
+  hasher.add(edges.count());
+  hasher.add(edges.sum());
+}
+
+}  // namespace
+
 std::uint64_t bulk_sample::digest(std::int64_t j) const {
   digest_hasher hasher;
   hasher.add(seeds.segment(j));
@@ -50,13 +64,27 @@ std::uint64_t bulk_sample::digest(std::int64_t j) const {
     const auto& blocks = layer.blocks;
     multiset_hasher edges;
     for (auto r = layer.row_offsets[j]; r < layer.row_offsets[j + 1]; ++r) {
-      const auto dst = static_cast<std::uint32_t>(sources[r - layer.row_offsets[j]]);
+      const auto dst = sources[r - layer.row_offsets[j]];
       for (auto e = blocks.indptr[r]; e < blocks.indptr[r + 1]; ++e)
-        edges.add((std::uint64_t{dst} << 32) |
-                  static_cast<std::uint32_t>(sources[blocks.indices[e]]));
+        add_edge(edges, dst, sources[blocks.indices[e]]);
     }
-    hasher.add(edges.count());
-    hasher.add(edges.sum());
+    add_hop(hasher, edges);
+  }
+  return hasher.value();
+}
+
+std::uint64_t digest(const minibatch& mb) {
+  digest_hasher hasher;
+  hasher.add(mb.seeds);
+  // Block b's sources are the first cols input nodes (each hop's destinations
+  // are a prefix of its sources); hop 0 from the seeds is blocks.back().
+  for (auto block = mb.blocks.rbegin(); block != mb.blocks.rend(); ++block) {
+    const auto sources = std::span<const vertex_t>(mb.input_nodes).first(block->cols);
+    multiset_hasher edges;
+    for (std::int64_t r = 0; r < block->rows; ++r)
+      for (auto e = block->indptr[r]; e < block->indptr[r + 1]; ++e)
+        add_edge(edges, sources[r], sources[block->indices[e]]);
+    add_hop(hasher, edges);
   }
   return hasher.value();
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+
 namespace bulkgnn {
 
 // Makes the C allocator keep freed buffers of up to 32 MiB for reuse. Each
@@ -7,5 +9,13 @@ namespace bulkgnn {
 // each afresh and fault its pages in one by one, serially, which costs a
 // third of the sampling time on two threads. Call once at program start.
 void keep_freed_buffers_for_reuse();
+
+// The process's peak resident set size (VmHWM) in bytes since it started or
+// since the last reset_peak_resident_bytes(); 0 where /proc is unavailable.
+[[nodiscard]] std::int64_t peak_resident_bytes();
+
+// Restarts the peak at the current resident size (Linux clear_refs "5"), so a
+// peak can be measured per epoch. Does nothing where that is unsupported.
+void reset_peak_resident_bytes();
 
 }  // namespace bulkgnn

@@ -53,6 +53,11 @@ struct bulk_sample {
   [[nodiscard]] edge_t sampled_edges() const;
 };
 
+// The digest of a minibatch extracted from a bulk: equal to the bulk's
+// digest(j) for the minibatch it came from, so consumers of extracted
+// minibatches (the loader, other ranks) can be checked against the sampler.
+[[nodiscard]] std::uint64_t digest(const minibatch& mb);
+
 // Folds per-minibatch digests, in minibatch order, into one run digest.
 class run_digest {
  public:

@@ -1,0 +1,135 @@
+#pragma once
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/dense.hpp"
+#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/sampler/bulk_sampler.hpp"
+#include "bulkgnn/sampler/minibatch.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace bulkgnn::loader {
+
+// What minibatches are drawn from. Features and labels are indexed by global
+// vertex id; either may be empty (then minibatches carry none).
+struct graph_source {
+  csr_view graph;
+  dense_view<const float> features;
+  std::span<const std::int32_t> labels;
+};
+
+struct loader_options {
+  std::int64_t batch_size = 1024;
+  std::int64_t bulk = 32;            // minibatches sampled by one sampler call
+  std::int64_t bulk_queue = 2;       // sampled bulks waiting for the gather stage
+  std::int64_t ready_queue = 32;     // gathered minibatches waiting for the consumer
+  std::int64_t max_minibatches = 0;  // per epoch; 0 = the whole epoch
+};
+
+// Throws option_error naming the option (--batch-size, --bulk, ...).
+void validate(const loader_options& options);
+
+// A minibatch ready to train on: the sampled structure plus the features of
+// its input vertices gathered into one contiguous row-major buffer.
+struct ready_minibatch {
+  sampler::minibatch batch;
+  std::vector<float> features;  // batch.input_nodes.size() × feature_columns
+  std::int64_t feature_columns = 0;
+
+  [[nodiscard]] dense_view<const float> input_features() const {
+    return {static_cast<std::int64_t>(batch.input_nodes.size()), feature_columns, features};
+  }
+};
+
+// Where one stage spent the epoch: working, waiting for input from the stage
+// before it (starved), and waiting for room in the queue after it (blocked by
+// a slower consumer).
+struct stage_report {
+  std::string name;
+  double busy_seconds = 0;
+  double input_wait_seconds = 0;
+  double output_wait_seconds = 0;
+  std::int64_t items = 0;
+};
+
+struct epoch_report {
+  double seconds = 0;                // first request to the end of the epoch
+  std::vector<stage_report> stages;  // shuffle, sample, gather, consume
+
+  [[nodiscard]] const stage_report& slowest_stage() const;
+  // Epoch time over the slowest stage's busy time: 1 means perfect overlap
+  // (the epoch took no longer than its bottleneck), the stage count means none.
+  [[nodiscard]] double overlap_ratio() const;
+};
+
+class epoch_stream;
+
+// The multistage producer–consumer pipeline that feeds a trainer:
+//
+//   shuffle → [requests] → sample (bulk) → [bulks] → gather → [ready] → consumer
+//
+// Every stage runs on its own thread and hands work on through a bounded
+// queue, so the stages overlap and the queue depths bound memory. Kernels
+// inside a stage use the shared oneTBB worker pool. The minibatches and their
+// order depend only on the sampler seed and epoch, never on queue depths,
+// bulk size or thread count.
+//
+// Usable without the trainer:
+//
+//   minibatch_loader loader(source, sampler_options, loader_options);
+//   auto stream = loader.epoch(train_vertices, epoch);
+//   while (auto mb = stream.next()) use(mb->batch, mb->input_features());
+class minibatch_loader {
+ public:
+  minibatch_loader(graph_source source, sampler::sampler_options sampling, loader_options options,
+                   kernels::executor exec = {});
+  ~minibatch_loader();
+  minibatch_loader(const minibatch_loader&) = delete;
+  minibatch_loader& operator=(const minibatch_loader&) = delete;
+
+  // Starts one pass over `seeds`, shuffled by (sampler seed, epoch). At most
+  // one stream may be alive per loader.
+  [[nodiscard]] epoch_stream epoch(std::span<const vertex_t> seeds, std::uint32_t epoch);
+
+  [[nodiscard]] const loader_options& options() const { return options_; }
+  [[nodiscard]] const sampler::bulk_sampler& sampler() const { return sampler_; }
+
+ private:
+  graph_source source_;
+  loader_options options_;
+  kernels::executor exec_;
+  sampler::bulk_sampler sampler_;
+  bool stream_alive_ = false;
+  friend class epoch_stream;
+};
+
+// One epoch of ready minibatches, in minibatch order. Destroying the stream
+// early stops the stages. A failure in any stage is rethrown by next().
+class epoch_stream {
+ public:
+  ~epoch_stream();
+  epoch_stream(epoch_stream&&) noexcept;
+  epoch_stream& operator=(epoch_stream&&) = delete;
+  epoch_stream(const epoch_stream&) = delete;
+  epoch_stream& operator=(const epoch_stream&) = delete;
+
+  // The next minibatch, or nullopt once the epoch is exhausted. Blocks while
+  // the pipeline has nothing ready.
+  [[nodiscard]] std::optional<ready_minibatch> next();
+  [[nodiscard]] std::int64_t num_minibatches() const;
+  // Per-stage times so far; complete once next() has returned nullopt.
+  [[nodiscard]] epoch_report report() const;
+
+ private:
+  struct pipeline;
+  explicit epoch_stream(std::unique_ptr<pipeline> p);
+  std::unique_ptr<pipeline> pipeline_;
+  friend class minibatch_loader;
+};
+
+}  // namespace bulkgnn::loader

@@ -1,0 +1,266 @@
+#include "bulkgnn/loader/loader.hpp"
+
+#include "bounded_queue.hpp"
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/kernels/spmm.hpp"
+#include "bulkgnn/sampler/epoch_plan.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace bulkgnn::loader {
+
+void validate(const loader_options& o) {
+  BULKGNN_EXPECTS(o.batch_size > 0, "--batch-size must be positive, got {}", o.batch_size);
+  BULKGNN_EXPECTS(o.bulk > 0, "--bulk must be positive, got {}", o.bulk);
+  BULKGNN_EXPECTS(o.bulk_queue > 0, "--bulk-queue must be positive, got {}", o.bulk_queue);
+  BULKGNN_EXPECTS(o.ready_queue > 0, "--ready-queue must be positive, got {}", o.ready_queue);
+  BULKGNN_EXPECTS(o.max_minibatches >= 0,
+                  "--max-minibatches must be 0 (no limit) or positive, got {}", o.max_minibatches);
+}
+
+const stage_report& epoch_report::slowest_stage() const {
+  BULKGNN_ASSERT(!stages.empty());
+  return *std::max_element(stages.begin(), stages.end(), [](const auto& a, const auto& b) {
+    return a.busy_seconds < b.busy_seconds;
+  });
+}
+
+double epoch_report::overlap_ratio() const {
+  const double slowest = slowest_stage().busy_seconds;
+  return slowest > 0 ? seconds / slowest : 1.0;
+}
+
+namespace {
+
+struct bulk_request {
+  std::shared_ptr<const sampler::epoch_plan> plan;
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+};
+
+enum stage_index { shuffle_stage, sample_stage, gather_stage, consume_stage, stage_count };
+
+}  // namespace
+
+struct epoch_stream::pipeline {
+  pipeline(minibatch_loader& owner, std::span<const vertex_t> seeds, std::uint32_t epoch)
+      : loader(owner),
+        seeds(seeds.begin(), seeds.end()),
+        epoch(epoch),
+        requests(static_cast<std::size_t>(owner.options_.bulk_queue)),
+        bulks(static_cast<std::size_t>(owner.options_.bulk_queue)),
+        ready(static_cast<std::size_t>(owner.options_.ready_queue)) {
+    const auto& o = owner.options_;
+    count = seeds.empty()
+                ? 0
+                : sampler::minibatch_count(static_cast<std::int64_t>(seeds.size()), o.batch_size);
+    if (o.max_minibatches > 0) count = std::min(count, o.max_minibatches);
+    const char* names[stage_count] = {"shuffle", "sample", "gather", "consume"};
+    for (int s = 0; s < stage_count; ++s) reports[s].name = names[s];
+  }
+
+  ~pipeline() { stop(); }
+
+  void start() {
+    threads.emplace_back([this] { run_stage([this] { shuffle(); }); });
+    threads.emplace_back([this] { run_stage([this] { sample(); }); });
+    threads.emplace_back([this] { run_stage([this] { gather(); }); });
+  }
+
+  void stop() {
+    cancel_all();
+    for (auto& t : threads)
+      if (t.joinable()) t.join();
+    threads.clear();
+  }
+
+  void cancel_all() {
+    requests.cancel();
+    bulks.cancel();
+    ready.cancel();
+  }
+
+  // Runs one stage's loop; its first failure stops every stage and is
+  // rethrown to the consumer.
+  template <class Body>
+  void run_stage(Body&& body) {
+    try {
+      body();
+    } catch (...) {
+      {
+        const std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+      }
+      cancel_all();
+    }
+  }
+
+  void add_busy(int stage, double seconds, std::int64_t items = 1) {
+    const std::lock_guard lock(mutex);
+    reports[stage].busy_seconds += seconds;
+    reports[stage].items += items;
+  }
+
+  // Queue operations that charge their waiting time to a stage.
+  template <class T>
+  std::optional<T> pop(detail::bounded_queue<T>& queue, int stage) {
+    double waited = 0;
+    auto item = queue.pop(waited);
+    const std::lock_guard lock(mutex);
+    reports[stage].input_wait_seconds += waited;
+    return item;
+  }
+
+  template <class T>
+  bool push(detail::bounded_queue<T>& queue, T item, int stage) {
+    double waited = 0;
+    const bool pushed = queue.push(std::move(item), waited);
+    const std::lock_guard lock(mutex);
+    reports[stage].output_wait_seconds += waited;
+    return pushed;
+  }
+
+  void shuffle() {
+    const auto& o = loader.options_;
+    const stopwatch busy;
+    auto plan = std::make_shared<const sampler::epoch_plan>(seeds, o.batch_size,
+                                                            loader.sampler_.options().seed, epoch);
+    add_busy(shuffle_stage, busy.seconds());
+    for (std::int64_t first = 0; first < count; first += o.bulk) {
+      if (!push(requests, bulk_request{plan, first, std::min(o.bulk, count - first)},
+                shuffle_stage))
+        return;
+    }
+    requests.close();
+  }
+
+  void sample() {
+    while (auto request = pop(requests, sample_stage)) {
+      const stopwatch busy;
+      auto bulk = std::make_shared<sampler::bulk_sample>(
+          loader.sampler_.sample(*request->plan, request->first, request->count));
+      add_busy(sample_stage, busy.seconds());
+      if (!push(bulks, std::move(bulk), sample_stage)) return;
+    }
+    bulks.close();
+  }
+
+  void gather() {
+    const auto& source = loader.source_;
+    while (auto bulk = pop(bulks, gather_stage)) {
+      for (std::int64_t j = 0; j < (*bulk)->count(); ++j) {
+        const stopwatch busy;
+        ready_minibatch mb;
+        mb.batch = (*bulk)->extract(j, source.labels);
+        if (!source.features.empty()) {
+          mb.feature_columns = source.features.cols;
+          mb.features.resize(mb.batch.input_nodes.size() * source.features.cols);
+          kernels::gather_dense_rows(loader.exec_, source.features, mb.batch.input_nodes,
+                                     {static_cast<std::int64_t>(mb.batch.input_nodes.size()),
+                                      mb.feature_columns, mb.features});
+        }
+        add_busy(gather_stage, busy.seconds());
+        if (!push(ready, std::move(mb), gather_stage)) return;
+      }
+    }
+    ready.close();
+  }
+
+  std::optional<ready_minibatch> next() {
+    if (handed_out > 0) add_busy(consume_stage, since_handout.seconds(), 0);
+    auto mb = pop(ready, consume_stage);
+    if (mb) {
+      ++handed_out;
+      add_busy(consume_stage, 0);
+    } else {
+      finish();
+    }
+    since_handout.restart();
+    return mb;
+  }
+
+  void finish() {
+    stop();
+    if (!finished) {
+      finished = true;
+      epoch_seconds = clock.seconds();
+    }
+    if (failure) std::rethrow_exception(failure);
+    BULKGNN_ASSERT(handed_out == count);
+  }
+
+  minibatch_loader& loader;
+  std::vector<vertex_t> seeds;
+  std::uint32_t epoch;
+  std::int64_t count = 0;
+  detail::bounded_queue<bulk_request> requests;
+  detail::bounded_queue<std::shared_ptr<sampler::bulk_sample>> bulks;
+  detail::bounded_queue<ready_minibatch> ready;
+
+  std::mutex mutex;  // guards reports' busy/items and failure
+  stage_report reports[stage_count];
+  std::exception_ptr failure;
+  std::vector<std::thread> threads;
+
+  stopwatch clock;
+  stopwatch since_handout;
+  std::int64_t handed_out = 0;
+  bool finished = false;
+  double epoch_seconds = 0;
+};
+
+minibatch_loader::minibatch_loader(graph_source source, sampler::sampler_options sampling,
+                                   loader_options options, kernels::executor exec)
+    : source_(source),
+      options_(options),
+      exec_(exec),
+      sampler_(source.graph, std::move(sampling), exec) {
+  validate(options_);
+  BULKGNN_EXPECTS(source.features.empty() || source.features.rows == source.graph.rows,
+                  "loader: features have {} rows but the graph has {} vertices",
+                  source.features.rows, source.graph.rows);
+  BULKGNN_EXPECTS(
+      source.labels.empty() || static_cast<std::int64_t>(source.labels.size()) == source.graph.rows,
+      "loader: {} labels for {} vertices", source.labels.size(), source.graph.rows);
+}
+
+minibatch_loader::~minibatch_loader() = default;
+
+epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) {
+  BULKGNN_EXPECTS(!stream_alive_, "minibatch_loader: finish or destroy the previous epoch first");
+  for (const vertex_t v : seeds)
+    BULKGNN_EXPECTS(v >= 0 && v < source_.graph.rows, "loader: seed vertex {} is not in [0, {})", v,
+                    source_.graph.rows);
+  auto p = std::make_unique<epoch_stream::pipeline>(*this, seeds, epoch);
+  stream_alive_ = true;
+  p->start();
+  return epoch_stream(std::move(p));
+}
+
+epoch_stream::epoch_stream(std::unique_ptr<pipeline> p) : pipeline_(std::move(p)) {}
+
+epoch_stream::epoch_stream(epoch_stream&&) noexcept = default;
+
+epoch_stream::~epoch_stream() {
+  if (!pipeline_) return;
+  pipeline_->stop();
+  pipeline_->loader.stream_alive_ = false;
+}
+
+std::optional<ready_minibatch> epoch_stream::next() { return pipeline_->next(); }
+
+std::int64_t epoch_stream::num_minibatches() const { return pipeline_->count; }
+
+epoch_report epoch_stream::report() const {
+  const std::lock_guard lock(pipeline_->mutex);
+  epoch_report r;
+  r.seconds = pipeline_->finished ? pipeline_->epoch_seconds : pipeline_->clock.seconds();
+  r.stages.assign(std::begin(pipeline_->reports), std::end(pipeline_->reports));
+  return r;
+}
+
+}  // namespace bulkgnn::loader

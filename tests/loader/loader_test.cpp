@@ -1,0 +1,195 @@
+#include "bulkgnn/loader/loader.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/parallel.hpp"
+#include "test_graphs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <tuple>
+
+namespace bulkgnn::loader {
+namespace {
+
+// A graph with features f(v, c) = v + c / 100 and labels v % 5, so gathered
+// rows can be checked against their vertex ids.
+struct fixture_data {
+  csr_matrix graph = testing::random_graph(3000, 7);
+  std::int64_t feature_columns = 6;
+  std::vector<float> features;
+  std::vector<std::int32_t> labels;
+  std::vector<vertex_t> train;
+
+  fixture_data() {
+    features.resize(graph.rows * feature_columns);
+    for (std::int64_t v = 0; v < graph.rows; ++v)
+      for (std::int64_t c = 0; c < feature_columns; ++c)
+        features[v * feature_columns + c] = static_cast<float>(v) + static_cast<float>(c) / 100;
+    labels.resize(graph.rows);
+    for (std::int64_t v = 0; v < graph.rows; ++v) labels[v] = static_cast<std::int32_t>(v % 5);
+    for (vertex_t v = 0; v < graph.rows; v += 3) train.push_back(v);
+  }
+
+  [[nodiscard]] graph_source source() const {
+    return {graph.view(), {graph.rows, feature_columns, features}, labels};
+  }
+};
+
+sampler::sampler_options node_wise_options() {
+  return {.kind = sampler::sampler_kind::node_wise, .fanouts = {5, 3}, .seed = 11};
+}
+
+// Digests of every minibatch of one epoch, straight from the sampler.
+std::vector<std::uint64_t> direct_digests(const fixture_data& d, sampler::sampler_options s,
+                                          std::int64_t batch_size, std::uint32_t epoch) {
+  sampler::bulk_sampler sampler(d.graph.view(), s);
+  const sampler::epoch_plan plan(d.train, batch_size, s.seed, epoch);
+  const auto bulk = sampler.sample(plan, 0, plan.num_minibatches());
+  std::vector<std::uint64_t> digests;
+  for (std::int64_t j = 0; j < bulk.count(); ++j) digests.push_back(bulk.digest(j));
+  return digests;
+}
+
+class loader_orders : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(loader_orders, same_minibatches_in_order_for_any_bulk_and_queue_depth) {
+  const auto [bulk, queue, threads] = GetParam();
+  const thread_limit limit(threads);
+  const fixture_data d;
+  const loader_options options{
+      .batch_size = 64, .bulk = bulk, .bulk_queue = queue, .ready_queue = queue};
+  minibatch_loader loader(d.source(), node_wise_options(), options);
+  minibatch_loader reference_loader(d.source(), node_wise_options(),
+                                    {.batch_size = 64, .bulk = 1000});
+  auto stream = loader.epoch(d.train, 3);
+  auto reference = reference_loader.epoch(d.train, 3);
+  std::int64_t index = 0;
+  while (auto mb = stream.next()) {
+    auto expected = reference.next();
+    ASSERT_TRUE(expected.has_value());
+    EXPECT_EQ(mb->batch.index, index++);
+    EXPECT_EQ(mb->batch.seeds, expected->batch.seeds);
+    EXPECT_EQ(mb->batch.input_nodes, expected->batch.input_nodes);
+    EXPECT_EQ(sampler::digest(mb->batch), sampler::digest(expected->batch));
+  }
+  EXPECT_FALSE(reference.next().has_value());
+  EXPECT_EQ(index, stream.num_minibatches());
+  EXPECT_EQ(index, sampler::minibatch_count(static_cast<std::int64_t>(d.train.size()), 64));
+}
+
+INSTANTIATE_TEST_SUITE_P(bulk_queue_threads, loader_orders,
+                         ::testing::Values(std::tuple{1, 1, 1}, std::tuple{3, 2, 2},
+                                           std::tuple{7, 1, 2}, std::tuple{64, 4, 1}));
+
+TEST(loader, minibatches_match_the_sampler_and_carry_gathered_features_and_labels) {
+  const fixture_data d;
+  const auto s = node_wise_options();
+  minibatch_loader loader(d.source(), s, {.batch_size = 100, .bulk = 4});
+  sampler::bulk_sampler sampler(d.graph.view(), s);
+  const sampler::epoch_plan plan(d.train, 100, s.seed, 0);
+  const auto bulk = sampler.sample(plan, 0, plan.num_minibatches());
+  auto stream = loader.epoch(d.train, 0);
+  std::int64_t j = 0;
+  while (auto mb = stream.next()) {
+    const auto expected = bulk.extract(j++, d.labels);
+    EXPECT_EQ(mb->batch.seeds, expected.seeds);
+    EXPECT_EQ(mb->batch.labels, expected.labels);
+    ASSERT_EQ(mb->batch.blocks.size(), expected.blocks.size());
+    for (std::size_t b = 0; b < expected.blocks.size(); ++b) {
+      EXPECT_EQ(mb->batch.blocks[b].indptr, expected.blocks[b].indptr);
+      EXPECT_EQ(mb->batch.blocks[b].indices, expected.blocks[b].indices);
+    }
+    const auto x = mb->input_features();
+    ASSERT_EQ(x.rows, static_cast<std::int64_t>(mb->batch.input_nodes.size()));
+    ASSERT_EQ(x.cols, d.feature_columns);
+    for (std::int64_t i = 0; i < x.rows; ++i)
+      for (std::int64_t c = 0; c < x.cols; ++c)
+        ASSERT_EQ(x.row(i)[c], d.features[mb->batch.input_nodes[i] * d.feature_columns + c]);
+    for (std::size_t i = 0; i < mb->batch.seeds.size(); ++i)
+      EXPECT_EQ(mb->batch.labels[i], mb->batch.seeds[i] % 5);
+  }
+  EXPECT_EQ(j, plan.num_minibatches());
+}
+
+TEST(loader, minibatch_digests_equal_the_bulk_digests) {
+  const fixture_data d;
+  const auto s = node_wise_options();
+  minibatch_loader loader(d.source(), s, {.batch_size = 100, .bulk = 3});
+  const auto expected = direct_digests(d, s, 100, 2);
+  auto stream = loader.epoch(d.train, 2);
+  std::size_t j = 0;
+  while (auto mb = stream.next()) {
+    ASSERT_LT(j, expected.size());
+    EXPECT_EQ(sampler::digest(mb->batch), expected[j++]);
+  }
+  EXPECT_EQ(j, expected.size());
+}
+
+TEST(loader, report_counts_every_stage_and_covers_the_epoch) {
+  const fixture_data d;
+  minibatch_loader loader(d.source(), node_wise_options(), {.batch_size = 50, .bulk = 5});
+  auto stream = loader.epoch(d.train, 1);
+  std::int64_t n = 0;
+  while (auto mb = stream.next()) ++n;
+  const auto report = stream.report();
+  ASSERT_EQ(report.stages.size(), 4u);
+  EXPECT_EQ(report.stages[0].name, "shuffle");
+  EXPECT_EQ(report.stages[0].items, 1);
+  EXPECT_EQ(report.stages[1].items, (n + 4) / 5);
+  EXPECT_EQ(report.stages[2].items, n);
+  EXPECT_EQ(report.stages[3].items, n);
+  for (const auto& stage : report.stages) {
+    EXPECT_GE(stage.busy_seconds, 0);
+    EXPECT_LE(stage.busy_seconds, report.seconds * 1.01 + 1e-3) << stage.name;
+  }
+  EXPECT_GE(report.overlap_ratio(), 0.99);
+}
+
+TEST(loader, max_minibatches_stops_the_epoch_early) {
+  const fixture_data d;
+  minibatch_loader loader(d.source(), node_wise_options(),
+                          {.batch_size = 10, .bulk = 3, .max_minibatches = 7});
+  auto stream = loader.epoch(d.train, 0);
+  std::int64_t n = 0;
+  while (auto mb = stream.next()) ++n;
+  EXPECT_EQ(n, 7);
+}
+
+TEST(loader, a_failing_stage_is_rethrown_to_the_consumer) {
+  const fixture_data d;
+  minibatch_loader loader(d.source(), node_wise_options(), {.batch_size = 64},
+                          kernels::executor{kernels::backend::cuda});
+  auto stream = loader.epoch(d.train, 0);
+  EXPECT_THROW(
+      {
+        while (stream.next()) {
+        }
+      },
+      error);
+}
+
+TEST(loader, destroying_a_stream_early_stops_its_stages) {
+  const fixture_data d;
+  minibatch_loader loader(d.source(), node_wise_options(),
+                          {.batch_size = 8, .bulk = 2, .bulk_queue = 1, .ready_queue = 1});
+  for (std::uint32_t epoch = 0; epoch < 3; ++epoch) {
+    auto stream = loader.epoch(d.train, epoch);
+    ASSERT_TRUE(stream.next().has_value());
+  }
+}
+
+TEST(loader, rejects_impossible_options_and_inputs) {
+  const fixture_data d;
+  EXPECT_THROW(minibatch_loader(d.source(), node_wise_options(), {.batch_size = 0}), option_error);
+  EXPECT_THROW(minibatch_loader(d.source(), node_wise_options(), {.bulk = 0}), option_error);
+  EXPECT_THROW(minibatch_loader(d.source(), node_wise_options(), {.ready_queue = 0}), option_error);
+  minibatch_loader loader(d.source(), node_wise_options(), {});
+  const std::vector<vertex_t> bad{0, 5000};
+  EXPECT_THROW(std::ignore = loader.epoch(bad, 0), option_error);
+  auto stream = loader.epoch(d.train, 0);
+  EXPECT_THROW(std::ignore = loader.epoch(d.train, 1), option_error);
+}
+
+}  // namespace
+}  // namespace bulkgnn::loader
