@@ -16,6 +16,7 @@ void add_convert_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
+void add_train_command(CLI::App& app);
 
 // Opens DATA (native or OGB raw), or with an empty path generates the
 // embedded default: a contextual SBM of 100,000 vertices, 8 classes and 64

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
 namespace bulkgnn {
 
@@ -16,6 +17,11 @@ struct dense_view {
     return data.subspan(static_cast<std::size_t>(r * cols), static_cast<std::size_t>(cols));
   }
   [[nodiscard]] bool empty() const { return rows == 0 || cols == 0; }
+  // A writable view can be read through wherever a read-only one is taken.
+  operator dense_view<const T>() const  // NOLINT(google-explicit-constructor)
+      requires(!std::is_const_v<T>) {
+    return {rows, cols, data};
+  }
 };
 
 }  // namespace bulkgnn

@@ -1,0 +1,227 @@
+#include "commands.hpp"
+
+#include "bulkgnn/core/atomic_file.hpp"
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/parallel.hpp"
+#include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/trainer/blas.hpp"
+#include "bulkgnn/trainer/training_run.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <thread>
+
+namespace bulkgnn::tools {
+
+namespace {
+
+struct train_config {
+  std::string data;
+  std::string split;
+  std::string sampler = "sage";
+  std::string fanouts = "15,10,5";
+  int layers = 0;
+  std::int64_t hidden = 256;
+  float dropout = 0.5f;
+  float lr = 0.003f;
+  float weight_decay = 0.0f;
+  std::int64_t batch_size = 1024;
+  std::int64_t bulk = 32;
+  std::int64_t bulk_queue = 2;
+  std::int64_t ready_queue = 32;
+  std::int64_t max_minibatches = 0;
+  std::int64_t epochs = 20;
+  std::int64_t eval_every = 1;
+  std::string eval = "full";
+  std::uint32_t seed = 0;
+  int threads = 0;
+  bool replace = false;
+  std::string backend = "cpu";
+  std::string metrics_out;
+  std::string checkpoint_dir;
+  bool resume = false;
+  bool quiet = false;
+};
+
+kernels::backend parse_backend(const std::string& name) {
+  if (name == "cpu") return kernels::backend::cpu;
+  if (name == "reference") return kernels::backend::reference;
+  if (name == "cuda") return kernels::backend::cuda;
+  throw option_error("--backend must be cpu, reference or cuda; got '" + name + "'");
+}
+
+trainer::train_options options_from(const train_config& c) {
+  trainer::train_options o;
+  o.sampling = {
+      .kind = sampler::parse_sampler_kind(c.sampler),
+      .fanouts = parse_int_list(c.fanouts, "--fanouts"),
+      .replacement = c.replace ? kernels::replacement::with : kernels::replacement::without,
+      .seed = c.seed};
+  const auto hops = static_cast<int>(o.sampling.fanouts.size());
+  BULKGNN_EXPECTS(c.layers == 0 || c.layers == hops,
+                  "--layers {} but --fanouts {} has {} hops; give one fanout per layer", c.layers,
+                  c.fanouts, hops);
+  o.loading = {.batch_size = c.batch_size,
+               .bulk = c.bulk,
+               .bulk_queue = c.bulk_queue,
+               .ready_queue = c.ready_queue,
+               .max_minibatches = c.max_minibatches};
+  o.model = {.hidden = c.hidden, .layers = hops, .dropout = c.dropout};
+  o.optimizer = {.lr = c.lr, .weight_decay = c.weight_decay};
+  o.epochs = c.epochs;
+  o.eval_every = c.eval_every;
+  o.eval = trainer::parse_evaluation(c.eval);
+  o.split = c.split;
+  o.checkpoint_dir = c.checkpoint_dir;
+  o.resume = c.resume;
+  o.quiet = c.quiet;
+  o.exec = kernels::executor{parse_backend(c.backend)};
+  return o;
+}
+
+std::string accuracy_text(const std::optional<double>& acc) {
+  return acc ? fmt::format("{:.4f}", *acc) : std::string("  -   ");
+}
+
+void print_epoch(const trainer::epoch_record& r, std::int64_t epochs) {
+  fmt::print("epoch {:>3}/{}  loss {:.4f}  train {:.4f}  valid {}  test {}  {:.2f} s", r.epoch + 1,
+             epochs, r.loss, r.train_acc, accuracy_text(r.valid_acc), accuracy_text(r.test_acc),
+             r.seconds);
+  if (r.valid_acc) fmt::print(" (+{:.2f} s eval)", r.eval_seconds);
+  fmt::print("\n  stages busy/wait s:");
+  for (const auto& s : r.pipeline.stages)
+    fmt::print(" {} {:.2f}/{:.2f}", s.name, s.busy_seconds,
+               s.input_wait_seconds + s.output_wait_seconds);
+  if (!r.pipeline.stages.empty())
+    fmt::print("  overlap {:.2f}x slowest ({})", r.pipeline.overlap_ratio(),
+               r.pipeline.slowest_stage().name);
+  fmt::print("  gemm {:.1f} GFLOP/s  peak RSS {:.0f} MiB\n", r.gemm_gflops,
+             static_cast<double>(r.peak_resident_bytes) / (1 << 20));
+  std::fflush(stdout);
+}
+
+nlohmann::json metrics_json(const train_config& c, const trainer::train_result& result,
+                            double total_seconds) {
+  nlohmann::json epochs = nlohmann::json::array();
+  for (const auto& r : result.epochs) epochs.push_back(r.to_json());
+  nlohmann::json config = result.config;
+  config["data"] = c.data.empty() ? "embedded-csbm" : c.data;
+  config["bulk"] = c.bulk;
+  config["bulk_queue"] = c.bulk_queue;
+  config["ready_queue"] = c.ready_queue;
+  config["epochs"] = c.epochs;
+  config["eval_every"] = c.eval_every;
+  config["eval"] = c.eval;
+  config["threads"] = c.threads;
+  config["backend"] = c.backend;
+  nlohmann::json final_record{
+      {"best_epoch", nullptr}, {"valid_acc", nullptr}, {"test_acc", nullptr}};
+  if (result.best_epoch)
+    final_record = {{"best_epoch", *result.best_epoch},
+                    {"valid_acc", result.best_valid_acc},
+                    {"test_acc", result.test_acc_at_best}};
+  return {{"command", "train"},
+          {"config", config},
+          {"epochs", epochs},
+          {"final", final_record},
+          {"total_seconds", total_seconds}};
+}
+
+void run_train(const train_config& c) {
+  const auto options = options_from(c);
+  trainer::validate(options);
+  BULKGNN_EXPECTS(c.threads >= 0, "--threads must be 0 (all cores) or positive, got {}", c.threads);
+  const thread_limit limit(c.threads);
+  trainer::set_blas_threads(c.threads > 0 ? c.threads
+                                          : static_cast<int>(std::thread::hardware_concurrency()));
+  const stopwatch total;
+
+  const auto ds = open_dataset_or_default(c.data, c.quiet);
+  ds.validate();
+  fmt::print("{}: {} vertices, {} edges, {} features, {} classes; {} sampler, fanouts {}\n",
+             ds.name(), ds.num_nodes(), ds.num_edges(), ds.features().cols, ds.num_classes(),
+             c.sampler, c.fanouts);
+
+  const auto write_metrics = [&](const trainer::train_result& so_far) {
+    if (!c.metrics_out.empty())
+      write_file_atomically(c.metrics_out, metrics_json(c, so_far, total.seconds()).dump(2) + "\n");
+  };
+  const auto result = trainer::train(
+      ds, options, [&](const trainer::epoch_record& r, const trainer::train_result& so_far) {
+        print_epoch(r, c.epochs);
+        write_metrics(so_far);
+      });
+  write_metrics(result);
+
+  double train_seconds = 0;
+  for (const auto& r : result.epochs) train_seconds += r.seconds;
+  fmt::print("trained {} epochs in {:.1f} s ({:.2f} s/epoch, {:.1f} s total)\n",
+             result.epochs.size(), train_seconds,
+             train_seconds / std::max<double>(1, static_cast<double>(result.epochs.size())),
+             total.seconds());
+  if (result.best_epoch)
+    fmt::print("best valid accuracy {:.4f} at epoch {}; test accuracy there {:.4f}\n",
+               result.best_valid_acc, *result.best_epoch + 1, result.test_acc_at_best);
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto config = std::make_shared<train_config>();
+  auto* cmd = app.add_subcommand("train", "Train GraphSAGE (or GCN on LADIES samples) end to end");
+  cmd->add_option("DATA", config->data,
+                  "native dataset directory or OGB raw directory (default: embedded CSBM)");
+  cmd->add_option("--split", config->split, "split to train and evaluate on (default: the first)");
+  cmd->add_option("--sampler", config->sampler,
+                  "sage (node-wise, GraphSAGE layers) or ladies/fastgcn (layer-wise, GCN layers "
+                  "over the sampler's weights)")
+      ->capture_default_str();
+  cmd->add_option("--fanouts", config->fanouts,
+                  "per hop from the seeds: neighbours per vertex (sage, -1 = all) or vertices per "
+                  "minibatch (ladies, fastgcn); one hop per layer")
+      ->capture_default_str();
+  cmd->add_option("--layers", config->layers, "GNN layers (default: one per fanout)");
+  cmd->add_option("--hidden", config->hidden, "hidden width")->capture_default_str();
+  cmd->add_option("--dropout", config->dropout, "dropout between layers")->capture_default_str();
+  cmd->add_option("--lr", config->lr, "Adam learning rate")->capture_default_str();
+  cmd->add_option("--weight-decay", config->weight_decay, "Adam L2 weight decay")
+      ->capture_default_str();
+  cmd->add_option("--batch-size", config->batch_size, "seeds per minibatch")->capture_default_str();
+  cmd->add_option("--bulk", config->bulk, "minibatches sampled together")->capture_default_str();
+  cmd->add_option("--bulk-queue", config->bulk_queue, "sampled bulks queued for the gather stage")
+      ->capture_default_str();
+  cmd->add_option("--ready-queue", config->ready_queue,
+                  "gathered minibatches queued for the train step")
+      ->capture_default_str();
+  cmd->add_option("--max-minibatches", config->max_minibatches,
+                  "stop each epoch after this many minibatches (0 = the whole epoch)")
+      ->capture_default_str();
+  cmd->add_option("--epochs", config->epochs)->capture_default_str();
+  cmd->add_option("--eval-every", config->eval_every,
+                  "evaluate on valid and test every N epochs and after the last (0 = never)")
+      ->capture_default_str();
+  cmd->add_option("--eval", config->eval,
+                  "full (every vertex's whole neighbourhood, layer by layer) or sampled")
+      ->capture_default_str();
+  cmd->add_option("--seed", config->seed, "seeds sampling, dropout and initialisation")
+      ->capture_default_str();
+  cmd->add_option("--threads", config->threads, "worker threads (0 = all cores)")
+      ->capture_default_str();
+  cmd->add_flag("--replace", config->replace, "node-wise: draw neighbours with replacement");
+  cmd->add_option("--backend", config->backend, "cpu or reference (the serial oracle)")
+      ->capture_default_str();
+  cmd->add_option("--metrics-out", config->metrics_out,
+                  "write the config, one record per epoch and the final accuracy as JSON");
+  cmd->add_option("--checkpoint-dir", config->checkpoint_dir,
+                  "save model, optimiser and epoch here after every epoch (atomically)");
+  cmd->add_flag("--resume", config->resume,
+                "continue from the checkpoint in --checkpoint-dir (an error if there is none)");
+  cmd->add_flag("--quiet", config->quiet, "no progress display");
+  cmd->callback([config] { run_train(*config); });
+}
+
+}  // namespace bulkgnn::tools

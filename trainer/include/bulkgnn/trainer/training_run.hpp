@@ -1,0 +1,87 @@
+#pragma once
+
+#include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/loader/loader.hpp"
+#include "bulkgnn/sampler/bulk_sampler.hpp"
+#include "bulkgnn/trainer/adam.hpp"
+#include "bulkgnn/trainer/model.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bulkgnn::trainer {
+
+// How valid/test accuracy is computed: layer by layer over every vertex's
+// full neighbourhood (exact, as PyG's inference), or on minibatches sampled
+// like the training ones.
+enum class evaluation { full, sampled };
+
+[[nodiscard]] evaluation parse_evaluation(const std::string& name);
+
+struct train_options {
+  // Sampler, loader, model and optimiser settings. The model's in_features
+  // and num_classes come from the dataset; its kind follows the sampler
+  // (node-wise → GraphSAGE, layer-wise → GCN over the LADIES weights).
+  sampler::sampler_options sampling;
+  loader::loader_options loading;
+  model_config model;
+  adam_options optimizer;
+  std::int64_t epochs = 20;
+  std::int64_t eval_every = 1;  // 0: never evaluate
+  evaluation eval = evaluation::full;
+  std::string split;
+  std::filesystem::path checkpoint_dir;  // empty: no checkpoints
+  bool resume = false;
+  bool quiet = false;
+  kernels::executor exec;
+};
+
+// Throws option_error naming the impossible option.
+void validate(const train_options& options);
+
+struct epoch_record {
+  std::int64_t epoch = 0;
+  double loss = 0;       // mean over the epoch's minibatches
+  double train_acc = 0;  // on the training minibatches, as they were trained
+  std::optional<double> valid_acc;
+  std::optional<double> test_acc;
+  double seconds = 0;       // training pipeline, excluding evaluation
+  double eval_seconds = 0;  // evaluation
+  loader::epoch_report pipeline;
+  std::map<std::string, double> sampler_stages;  // inside the sample stage
+  double gemm_gflops = 0;                        // achieved by the train step's GEMMs
+  double gemm_seconds = 0;
+  std::int64_t peak_resident_bytes = 0;
+
+  [[nodiscard]] nlohmann::json to_json() const;
+};
+
+struct train_result {
+  std::vector<epoch_record> epochs;  // every epoch, resumed ones included
+  // The epoch with the best validation accuracy (first of ties) and its
+  // accuracies; absent if no epoch was evaluated.
+  std::optional<std::int64_t> best_epoch;
+  double best_valid_acc = 0;
+  double test_acc_at_best = 0;
+  std::vector<float> parameters;  // final weights
+  nlohmann::json config;          // every setting of the run
+};
+
+// Called after each epoch (for progress lines, metrics files).
+using epoch_callback = std::function<void(const epoch_record&, const train_result& so_far)>;
+
+// Trains a GNN on `ds` with minibatches from the multistage loader. With a
+// checkpoint directory, the full state is saved atomically after every epoch
+// and `resume` continues from it bit-exactly.
+[[nodiscard]] train_result train(const data::dataset& ds, const train_options& options,
+                                 const epoch_callback& on_epoch = {});
+
+}  // namespace bulkgnn::trainer

@@ -1,0 +1,336 @@
+#include "bulkgnn/trainer/training_run.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/memory.hpp"
+#include "bulkgnn/core/progress.hpp"
+#include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/trainer/checkpoint.hpp"
+#include "bulkgnn/trainer/layers.hpp"
+#include "bulkgnn/trainer/loss.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+namespace bulkgnn::trainer {
+
+evaluation parse_evaluation(const std::string& name) {
+  if (name == "full") return evaluation::full;
+  if (name == "sampled") return evaluation::sampled;
+  throw option_error("--eval must be full or sampled; got '" + name + "'");
+}
+
+namespace {
+
+// Evaluation streams are keyed on epochs that training never uses (training
+// epochs stay below 2^30), so they never repeat a training sample.
+constexpr std::uint32_t valid_epoch_base = 0x80000000u;
+constexpr std::uint32_t test_epoch_base = 0xC0000000u;
+constexpr std::int64_t max_epochs = std::int64_t{1} << 30;
+
+layer_kind layer_kind_for(sampler::sampler_kind kind) {
+  return kind == sampler::sampler_kind::node_wise ? layer_kind::sage : layer_kind::gcn;
+}
+
+nlohmann::json fingerprint_of(const data::dataset& ds, const train_options& o,
+                              const model_config& model) {
+  return {{"dataset", ds.name()},
+          {"num_nodes", ds.num_nodes()},
+          {"num_edges", ds.num_edges()},
+          {"split", o.split},
+          {"sampler", sampler::sampler_kind_name(o.sampling.kind)},
+          {"fanouts", o.sampling.fanouts},
+          {"replace", o.sampling.replacement == kernels::replacement::with},
+          {"weighted", o.sampling.weighted},
+          {"seed", o.sampling.seed},
+          {"batch_size", o.loading.batch_size},
+          {"max_minibatches", o.loading.max_minibatches},
+          {"model", layer_kind_name(model.kind)},
+          {"in_features", model.in_features},
+          {"num_classes", model.num_classes},
+          {"layers", model.layers},
+          {"hidden", model.hidden},
+          {"dropout", model.dropout},
+          {"lr", o.optimizer.lr},
+          {"weight_decay", o.optimizer.weight_decay}};
+}
+
+std::vector<std::int32_t> labels_of(const data::dataset& ds, std::span<const vertex_t> vertices,
+                                    const char* split_part) {
+  std::vector<std::int32_t> labels;
+  labels.reserve(vertices.size());
+  for (const vertex_t v : vertices) {
+    const auto label = ds.labels()[v];
+    BULKGNN_EXPECTS(label >= 0, "--split: vertex {} of the {} set has no label", v, split_part);
+    labels.push_back(label);
+  }
+  return labels;
+}
+
+double accuracy_of(dense_view<const float> logits_of_all, std::span<const vertex_t> vertices,
+                   std::span<const std::int32_t> labels) {
+  if (vertices.empty()) return 0;
+  matrix selected(static_cast<std::int64_t>(vertices.size()), logits_of_all.cols);
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    const auto from = logits_of_all.row(vertices[i]);
+    std::copy(from.begin(), from.end(), selected.view().row(static_cast<std::int64_t>(i)).begin());
+  }
+  return static_cast<double>(count_correct(selected.view(), labels)) /
+         static_cast<double>(vertices.size());
+}
+
+std::vector<aggregation_block> aggregation_blocks(const kernels::executor& exec,
+                                                  const sampler::minibatch& mb, layer_kind kind,
+                                                  bool with_backward) {
+  std::vector<aggregation_block> blocks;
+  blocks.reserve(mb.blocks.size());
+  for (const auto& block : mb.blocks)
+    blocks.push_back(make_aggregation_block(exec, block, kind, with_backward));
+  return blocks;
+}
+
+// The state of one run: dataset views, model, optimiser, loaders.
+class run {
+ public:
+  run(const data::dataset& ds, const train_options& o)
+      : ds_(ds),
+        options_(o),
+        split_(ds.find_split(o.split)),
+        train_labels_(labels_of(ds, split_.train, "train")),
+        valid_labels_(labels_of(ds, split_.valid, "valid")),
+        test_labels_(labels_of(ds, split_.test, "test")),
+        config_(model_for(ds, o)),
+        model_(config_, o.sampling.seed, o.exec),
+        optimizer_(model_.parameters().size(), o.optimizer),
+        loader_({ds.graph(), ds.features(), ds.labels()}, o.sampling, o.loading, o.exec) {
+    result_.config = fingerprint_of(ds, o, config_);
+  }
+
+  train_result execute(const epoch_callback& on_epoch) {
+    std::int64_t first_epoch = 0;
+    if (options_.resume) first_epoch = restore();
+    for (std::int64_t epoch = first_epoch; epoch < options_.epochs; ++epoch) {
+      auto record = train_epoch(static_cast<std::uint32_t>(epoch));
+      if (options_.eval_every > 0 &&
+          ((epoch + 1) % options_.eval_every == 0 || epoch + 1 == options_.epochs))
+        evaluate(record);
+      add_record(std::move(record));
+      if (!options_.checkpoint_dir.empty()) save(epoch + 1);
+      if (on_epoch) on_epoch(result_.epochs.back(), result_);
+    }
+    const auto params = model_.parameters();
+    result_.parameters.assign(params.begin(), params.end());
+    return std::move(result_);
+  }
+
+ private:
+  static model_config model_for(const data::dataset& ds, const train_options& o) {
+    BULKGNN_EXPECTS(!ds.features().empty(), "{}: the dataset has no node features to train on",
+                    ds.name());
+    BULKGNN_EXPECTS(ds.num_classes() > 0 && !ds.labels().empty(),
+                    "{}: the dataset has no labels to train on", ds.name());
+    auto config = o.model;
+    config.kind = layer_kind_for(o.sampling.kind);
+    config.in_features = ds.features().cols;
+    config.num_classes = ds.num_classes();
+    BULKGNN_EXPECTS(static_cast<std::int64_t>(o.sampling.fanouts.size()) == config.layers,
+                    "--fanouts has {} hops but --layers is {}; give one fanout per layer",
+                    o.sampling.fanouts.size(), config.layers);
+    validate(config);
+    return config;
+  }
+
+  epoch_record train_epoch(std::uint32_t epoch) {
+    reset_peak_resident_bytes();
+    const gemm_stats gemm_before = model_.gemm();
+    auto stream = loader_.epoch(split_.train, epoch);
+    progress bar(fmt::format("epoch {}/{}", epoch + 1, options_.epochs), stream.num_minibatches(),
+                 " minibatches", options_.quiet);
+    const auto sampler_before = loader_.sampler().times().all();
+
+    double loss_sum = 0;
+    std::int64_t correct = 0;
+    std::int64_t seen = 0;
+    std::int64_t minibatches = 0;
+    matrix grad;
+    while (auto mb = stream.next()) {
+      const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, true);
+      const auto logits = model_.forward(
+          blocks, mb->input_features(),
+          dropout_key{options_.sampling.seed, epoch, static_cast<std::uint32_t>(mb->batch.index)});
+      if (grad.rows() != logits.rows || grad.cols() != logits.cols)
+        grad = matrix(logits.rows, logits.cols);
+      const auto loss = softmax_cross_entropy(logits, mb->batch.labels, grad.view());
+      if (!std::isfinite(loss.loss))
+        throw error(fmt::format("epoch {}, minibatch {}: the loss is {} (diverged; lower --lr)",
+                                epoch, mb->batch.index, loss.loss));
+      model_.backward(grad.view());
+      optimizer_.step(model_.parameters(), model_.gradients());
+      loss_sum += loss.loss;
+      correct += loss.correct;
+      seen += loss.count;
+      bar.update(++minibatches);
+    }
+    bar.finish();
+
+    epoch_record r;
+    r.epoch = epoch;
+    r.loss = minibatches > 0 ? loss_sum / static_cast<double>(minibatches) : 0;
+    r.train_acc = seen > 0 ? static_cast<double>(correct) / static_cast<double>(seen) : 0;
+    r.pipeline = stream.report();
+    r.seconds = r.pipeline.seconds;
+    for (const auto& [stage, seconds] : loader_.sampler().times().all()) {
+      const auto before = sampler_before.find(stage);
+      r.sampler_stages[stage] = seconds - (before == sampler_before.end() ? 0 : before->second);
+    }
+    r.gemm_seconds = model_.gemm().seconds - gemm_before.seconds;
+    r.gemm_gflops =
+        r.gemm_seconds > 0 ? (model_.gemm().flops - gemm_before.flops) / r.gemm_seconds / 1e9 : 0;
+    r.peak_resident_bytes = peak_resident_bytes();
+    return r;
+  }
+
+  void evaluate(epoch_record& r) {
+    const stopwatch watch;
+    if (options_.eval == evaluation::full) {
+      if (!full_block_) full_block_ = full_graph_block(options_.exec, ds_.graph(), config_.kind);
+      const auto logits = predict_full_graph(model_, *full_block_, ds_.features());
+      r.valid_acc = accuracy_of(logits.view(), split_.valid, valid_labels_);
+      r.test_acc = accuracy_of(logits.view(), split_.test, test_labels_);
+    } else {
+      r.valid_acc = sampled_accuracy(split_.valid, valid_epoch_base + r.epoch);
+      r.test_acc = sampled_accuracy(split_.test, test_epoch_base + r.epoch);
+    }
+    r.eval_seconds = watch.seconds();
+  }
+
+  double sampled_accuracy(std::span<const vertex_t> vertices, std::int64_t key_epoch) {
+    if (vertices.empty()) return 0;
+    auto stream = loader_.epoch(vertices, static_cast<std::uint32_t>(key_epoch));
+    std::int64_t correct = 0;
+    std::int64_t seen = 0;
+    while (auto mb = stream.next()) {
+      const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, false);
+      const auto logits = model_.forward(blocks, mb->input_features(), std::nullopt);
+      correct += count_correct(logits, mb->batch.labels);
+      seen += static_cast<std::int64_t>(mb->batch.labels.size());
+    }
+    return static_cast<double>(correct) / static_cast<double>(seen);
+  }
+
+  void add_record(epoch_record record) {
+    if (record.valid_acc && (!result_.best_epoch || *record.valid_acc > result_.best_valid_acc)) {
+      result_.best_epoch = record.epoch;
+      result_.best_valid_acc = *record.valid_acc;
+      result_.test_acc_at_best = record.test_acc.value_or(0);
+    }
+    history_.push_back(record.to_json());
+    result_.epochs.push_back(std::move(record));
+  }
+
+  void save(std::int64_t epochs_done) {
+    checkpoint c;
+    c.fingerprint = result_.config;
+    c.epochs_done = epochs_done;
+    c.optimizer_steps = optimizer_.steps();
+    const auto params = model_.parameters();
+    c.parameters.assign(params.begin(), params.end());
+    const auto m = optimizer_.first_moment();
+    const auto v = optimizer_.second_moment();
+    c.first_moment.assign(m.begin(), m.end());
+    c.second_moment.assign(v.begin(), v.end());
+    c.history = history_;
+    save_checkpoint(options_.checkpoint_dir, c);
+  }
+
+  // Loads the checkpoint and returns the first epoch still to train.
+  std::int64_t restore() {
+    const auto file = checkpoint_path(options_.checkpoint_dir);
+    auto c = load_checkpoint(options_.checkpoint_dir);
+    if (!c) throw option_error(fmt::format("--resume: no checkpoint at {}", file.string()));
+    check_fingerprint(c->fingerprint, result_.config, file);
+    const auto params = model_.parameters();
+    if (c->parameters.size() != params.size())
+      throw data_error(file.string(), fmt::format("holds {} parameters, the model has {}",
+                                                  c->parameters.size(), params.size()));
+    std::copy(c->parameters.begin(), c->parameters.end(), params.begin());
+    std::copy(c->first_moment.begin(), c->first_moment.end(), optimizer_.first_moment().begin());
+    std::copy(c->second_moment.begin(), c->second_moment.end(), optimizer_.second_moment().begin());
+    optimizer_.set_steps(c->optimizer_steps);
+    for (const auto& h : c->history) add_record(epoch_record_from_json(h));
+    return c->epochs_done;
+  }
+
+  static epoch_record epoch_record_from_json(const nlohmann::json& j) {
+    epoch_record r;
+    r.epoch = j.at("epoch").get<std::int64_t>();
+    r.loss = j.at("loss").get<double>();
+    r.train_acc = j.at("train_acc").get<double>();
+    if (!j.at("valid_acc").is_null()) r.valid_acc = j.at("valid_acc").get<double>();
+    if (!j.at("test_acc").is_null()) r.test_acc = j.at("test_acc").get<double>();
+    r.seconds = j.at("seconds").get<double>();
+    r.eval_seconds = j.value("eval_seconds", 0.0);
+    return r;
+  }
+
+  const data::dataset& ds_;
+  const train_options& options_;
+  const data::split& split_;
+  std::vector<std::int32_t> train_labels_;
+  std::vector<std::int32_t> valid_labels_;
+  std::vector<std::int32_t> test_labels_;
+  model_config config_;
+  gnn_model model_;
+  adam optimizer_;
+  loader::minibatch_loader loader_;
+  std::optional<aggregation_block> full_block_;
+  nlohmann::json history_ = nlohmann::json::array();
+  train_result result_;
+};
+
+}  // namespace
+
+void validate(const train_options& o) {
+  BULKGNN_EXPECTS(o.epochs > 0 && o.epochs < max_epochs, "--epochs must be in [1, 2^30), got {}",
+                  o.epochs);
+  BULKGNN_EXPECTS(o.eval_every >= 0, "--eval-every must be 0 (never) or positive, got {}",
+                  o.eval_every);
+  BULKGNN_EXPECTS(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint-dir");
+  loader::validate(o.loading);
+  validate(o.optimizer);
+}
+
+nlohmann::json epoch_record::to_json() const {
+  nlohmann::json stages = nlohmann::json::object();
+  for (const auto& s : pipeline.stages)
+    stages[s.name] = {{"busy", s.busy_seconds},
+                      {"input_wait", s.input_wait_seconds},
+                      {"output_wait", s.output_wait_seconds},
+                      {"items", s.items}};
+  const auto optional_value = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"epoch", epoch},
+          {"loss", loss},
+          {"train_acc", train_acc},
+          {"valid_acc", optional_value(valid_acc)},
+          {"test_acc", optional_value(test_acc)},
+          {"seconds", seconds},
+          {"eval_seconds", eval_seconds},
+          {"overlap_ratio", pipeline.stages.empty() ? 0.0 : pipeline.overlap_ratio()},
+          {"stages", stages},
+          {"sampler_stages", sampler_stages},
+          {"gemm_seconds", gemm_seconds},
+          {"gemm_gflops", gemm_gflops},
+          {"peak_resident_bytes", peak_resident_bytes}};
+}
+
+train_result train(const data::dataset& ds, const train_options& options,
+                   const epoch_callback& on_epoch) {
+  validate(options);
+  run r(ds, options);
+  return r.execute(on_epoch);
+}
+
+}  // namespace bulkgnn::trainer
