@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace bulkgnn::trainer {
+
+struct adam_options {
+  float lr = 0.003f;
+  float beta1 = 0.9f;
+  float beta2 = 0.999f;
+  float eps = 1e-8f;
+  float weight_decay = 0.0f;
+};
+
+// option_error naming --lr or --weight-decay (finite, lr > 0, weight decay
+// >= 0), or the beta or eps that is out of range.
+void validate(const adam_options& options);
+
+// torch.optim.Adam (not AdamW): L2 weight decay added to the gradient,
+// moments updated as torch does (lerp for the first), bias-corrected, eps
+// added to √v̂.
+class adam {
+ public:
+  adam(std::size_t parameters, adam_options options);
+
+  void step(std::span<float> parameters, std::span<const float> gradients);
+
+  // Steps taken, for the bias correction; checkpoints save and restore it
+  // with the moments.
+  [[nodiscard]] std::int64_t steps() const { return steps_; }
+  void set_steps(std::int64_t steps);
+
+  [[nodiscard]] std::span<float> first_moment() { return m_; }
+  [[nodiscard]] std::span<const float> first_moment() const { return m_; }
+  [[nodiscard]] std::span<float> second_moment() { return v_; }
+  [[nodiscard]] std::span<const float> second_moment() const { return v_; }
+  [[nodiscard]] const adam_options& options() const { return options_; }
+
+ private:
+  adam_options options_;
+  std::int64_t steps_ = 0;
+  std::vector<float> m_;
+  std::vector<float> v_;
+};
+
+}  // namespace bulkgnn::trainer

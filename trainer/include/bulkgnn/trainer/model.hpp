@@ -1,0 +1,141 @@
+#pragma once
+
+#include "bulkgnn/core/dense.hpp"
+#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/trainer/blas.hpp"
+#include "bulkgnn/trainer/layers.hpp"
+#include "bulkgnn/trainer/matrix.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace bulkgnn::trainer {
+
+struct model_config {
+  layer_kind kind = layer_kind::sage;
+  std::int64_t in_features = 0;
+  std::int64_t hidden = 256;
+  std::int64_t num_classes = 0;
+  int layers = 2;
+  float dropout = 0.5f;
+};
+
+// option_error naming the option (--layers, --hidden, --dropout in [0, 1)).
+void validate(const model_config& config);
+
+// One parameter tensor inside the model's flat parameter vector. Names follow
+// PyG's state_dict (convs.L.lin_l.weight, ...), but a weight is stored
+// in × out, the transpose of torch.nn.Linear's out × in, so that a layer is
+// H·W without transposes.
+struct parameter_tensor {
+  std::string name;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::size_t offset = 0;
+
+  [[nodiscard]] std::size_t size() const { return static_cast<std::size_t>(rows * cols); }
+};
+
+// A stack of sage or gcn layers as PyG's BasicGNN builds it: ReLU then
+// dropout between layers, nothing after the last. Parameters live in one flat
+// vector (gradients in another of the same layout) so that the optimiser and
+// checkpoints handle a single span. Same seed and inputs give bit-identical
+// outputs and gradients for any thread count.
+class gnn_model {
+ public:
+  // Weights and biases U(−1/√fan_in, 1/√fan_in) like PyG's Linear, tensor i
+  // drawn from the Philox stream keyed {seed, 0xFFFFFFFF, 0xFFFFFFFF, i, 0}.
+  gnn_model(const model_config& config, std::uint32_t seed, kernels::executor exec = {});
+
+  // blocks.size() == layers, blocks[0] input-most; features has
+  // blocks[0].forward.cols rows and in_features cols. Returns the logits
+  // (blocks.back().forward.rows × num_classes), valid until the next forward.
+  // Dropout (inverted, p = config.dropout) only when a key is given, masks
+  // as relu_dropout draws them with layer = l. `blocks` and `features` must
+  // stay alive until backward() has run.
+  dense_view<const float> forward(std::span<const aggregation_block> blocks,
+                                  dense_view<const float> features,
+                                  std::optional<dropout_key> dropout);
+
+  // Backward of the last forward given dLoss/dlogits; overwrites
+  // gradients(). Needs blocks built with_backward. dLoss/dfeatures costs a
+  // sparse product over the largest block, so it is computed only on request
+  // (see input_gradient()).
+  void backward(dense_view<const float> grad_logits, bool with_input_gradient = false);
+
+  // dLoss/dfeatures of the last backward run with_input_gradient.
+  [[nodiscard]] dense_view<const float> input_gradient() const;
+
+  // Layer l alone, no dropout (ReLU after every layer but the last): for
+  // layer-wise full-neighbourhood inference. Not counted in gemm().
+  [[nodiscard]] matrix forward_layer(int l, const aggregation_block& block,
+                                     dense_view<const float> x) const;
+
+  [[nodiscard]] std::span<float> parameters() { return parameters_; }
+  [[nodiscard]] std::span<const float> parameters() const { return parameters_; }
+  [[nodiscard]] std::span<const float> gradients() const { return gradients_; }
+  [[nodiscard]] std::span<const parameter_tensor> tensors() const { return tensors_; }
+
+  [[nodiscard]] const model_config& config() const { return config_; }
+  // Accumulated over forward() and backward().
+  [[nodiscard]] const gemm_stats& gemm() const { return gemm_stats_; }
+  void reset_gemm_stats() { gemm_stats_ = {}; }
+
+ private:
+  // Where layer l's tensors sit in the flat vectors; w_self only for sage.
+  // [W_neigh; W_self] is one contiguous 2·in × out matrix.
+  struct layer_slots {
+    std::int64_t in = 0;
+    std::int64_t out = 0;
+    std::size_t w_neigh = 0;
+    std::size_t w_self = 0;
+    std::size_t bias = 0;
+  };
+
+  // Per-layer buffers reused across steps.
+  struct layer_buffers {
+    matrix aggregated;       // A·H, kept for the weight gradient
+    matrix output;           // layer output, after the activation when there is one
+    matrix grad_aggregated;  // dLoss/d(A·H)
+    matrix grad_input;       // dLoss/dH
+  };
+
+  void add_tensor(std::string name, std::int64_t rows, std::int64_t cols);
+  void initialise(std::uint32_t seed);
+  dense_view<const float> weight(std::size_t offset, std::int64_t rows, std::int64_t cols) const;
+  dense_view<float> weight_gradient(std::size_t offset, std::int64_t rows, std::int64_t cols);
+  void check_blocks(std::span<const aggregation_block> blocks, dense_view<const float> features,
+                    bool training) const;
+  // out = layer l applied to x through `a`, before the activation.
+  void apply_layer(int l, csr_view a, dense_view<const float> x, matrix& aggregated, matrix& out,
+                   gemm_stats* stats) const;
+  // Parameter gradients of layer l from dLoss/d(output) `grad`.
+  void parameter_gradients(int l, dense_view<const float> x, dense_view<const float> grad);
+  // dLoss/dx of layer l into buffers_[l].grad_input.
+  void propagate_to_input(int l, dense_view<const float> grad);
+
+  model_config config_;
+  kernels::executor exec_;
+  std::vector<parameter_tensor> tensors_;
+  std::vector<layer_slots> slots_;
+  std::vector<float> parameters_;
+  std::vector<float> gradients_;
+  std::vector<layer_buffers> buffers_;
+  gemm_stats gemm_stats_;
+
+  // The last forward's inputs, for backward.
+  std::span<const aggregation_block> blocks_;
+  dense_view<const float> features_;
+  bool dropped_ = false;
+  bool input_gradient_ready_ = false;
+};
+
+// Logits for every node: forward_layer over the full-graph block, layer by
+// layer.
+[[nodiscard]] matrix predict_full_graph(const gnn_model& model, const aggregation_block& full,
+                                        dense_view<const float> features);
+
+}  // namespace bulkgnn::trainer

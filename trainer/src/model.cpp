@@ -1,0 +1,242 @@
+#include "bulkgnn/trainer/model.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/rng.hpp"
+#include "bulkgnn/kernels/spmm.hpp"
+
+#include <cmath>
+
+namespace bulkgnn::trainer {
+
+namespace {
+
+bool is_sage(const model_config& config) { return config.kind == layer_kind::sage; }
+
+dense_view<const float> first_rows(dense_view<const float> m, std::int64_t rows) {
+  return {rows, m.cols, m.data.first(static_cast<std::size_t>(rows * m.cols))};
+}
+
+dense_view<float> first_rows(dense_view<float> m, std::int64_t rows) {
+  return {rows, m.cols, m.data.first(static_cast<std::size_t>(rows * m.cols))};
+}
+
+void fill_rows_with(dense_view<float> out, std::span<const float> bias) {
+  for (std::int64_t r = 0; r < out.rows; ++r)
+    std::copy(bias.begin(), bias.end(), out.row(r).begin());
+}
+
+// Column sums in row order, so the result does not depend on threads.
+void column_sums(dense_view<const float> m, std::span<float> sums) {
+  std::fill(sums.begin(), sums.end(), 0.0f);
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    const auto row = m.row(r);
+    for (std::size_t j = 0; j < sums.size(); ++j) sums[j] += row[j];
+  }
+}
+
+}  // namespace
+
+void validate(const model_config& config) {
+  BULKGNN_EXPECTS(config.layers >= 1, "--layers: {} must be at least 1", config.layers);
+  BULKGNN_EXPECTS(config.hidden >= 1, "--hidden: {} must be at least 1", config.hidden);
+  BULKGNN_EXPECTS(config.dropout >= 0.0f && config.dropout < 1.0f,
+                  "--dropout: {} is outside [0, 1)", config.dropout);
+  BULKGNN_EXPECTS(config.in_features >= 1, "model: the features have {} columns, need at least 1",
+                  config.in_features);
+  BULKGNN_EXPECTS(config.num_classes >= 1, "model: {} classes, need at least 1",
+                  config.num_classes);
+}
+
+gnn_model::gnn_model(const model_config& config, std::uint32_t seed, kernels::executor exec)
+    : config_(config), exec_(exec) {
+  validate(config_);
+  for (int l = 0; l < config_.layers; ++l) {
+    layer_slots slot;
+    slot.in = l == 0 ? config_.in_features : config_.hidden;
+    slot.out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
+    const std::string prefix = fmt::format("convs.{}.", l);
+    slot.w_neigh = parameters_.size();
+    add_tensor(prefix + (is_sage(config_) ? "lin_l.weight" : "lin.weight"), slot.in, slot.out);
+    if (is_sage(config_)) {
+      slot.w_self = parameters_.size();
+      add_tensor(prefix + "lin_r.weight", slot.in, slot.out);
+    }
+    slot.bias = parameters_.size();
+    add_tensor(prefix + (is_sage(config_) ? "lin_l.bias" : "bias"), 1, slot.out);
+    slots_.push_back(slot);
+  }
+  gradients_.assign(parameters_.size(), 0.0f);
+  buffers_.resize(slots_.size());
+  initialise(seed);
+}
+
+void gnn_model::add_tensor(std::string name, std::int64_t rows, std::int64_t cols) {
+  tensors_.push_back({std::move(name), rows, cols, parameters_.size()});
+  parameters_.resize(parameters_.size() + tensors_.back().size());
+}
+
+void gnn_model::initialise(std::uint32_t seed) {
+  const std::size_t per_layer = is_sage(config_) ? 3 : 2;
+  for (std::size_t i = 0; i < tensors_.size(); ++i) {
+    const double bound = 1.0 / std::sqrt(static_cast<double>(slots_[i / per_layer].in));
+    philox_stream stream(
+        rng_key{seed, 0xFFFFFFFFu, no_minibatch, static_cast<std::uint32_t>(i), 0});
+    const auto values = std::span(parameters_).subspan(tensors_[i].offset, tensors_[i].size());
+    for (float& v : values) v = static_cast<float>((2.0 * stream.uniform_open01() - 1.0) * bound);
+  }
+}
+
+dense_view<const float> gnn_model::weight(std::size_t offset, std::int64_t rows,
+                                          std::int64_t cols) const {
+  return {
+      rows, cols,
+      std::span<const float>(parameters_).subspan(offset, static_cast<std::size_t>(rows * cols))};
+}
+
+dense_view<float> gnn_model::weight_gradient(std::size_t offset, std::int64_t rows,
+                                             std::int64_t cols) {
+  return {rows, cols, std::span(gradients_).subspan(offset, static_cast<std::size_t>(rows * cols))};
+}
+
+void gnn_model::check_blocks(std::span<const aggregation_block> blocks,
+                             dense_view<const float> features, bool training) const {
+  BULKGNN_EXPECTS(static_cast<int>(blocks.size()) == config_.layers,
+                  "gnn_model::forward: {} blocks for a {}-layer model", blocks.size(),
+                  config_.layers);
+  BULKGNN_EXPECTS(
+      features.cols == config_.in_features && features.rows == blocks.front().forward.cols &&
+          static_cast<std::int64_t>(features.data.size()) >= features.rows * features.cols,
+      "gnn_model::forward: features are {}x{}, expected {}x{} (block 0's sources × "
+      "in_features)",
+      features.rows, features.cols, blocks.front().forward.cols, config_.in_features);
+  for (std::size_t l = 0; l < blocks.size(); ++l) {
+    const auto& block = blocks[l];
+    BULKGNN_EXPECTS(block.forward.rows <= block.forward.cols,
+                    "gnn_model::forward: block {} has {} destinations but {} sources", l,
+                    block.forward.rows, block.forward.cols);
+    BULKGNN_EXPECTS(l == 0 || block.forward.cols == blocks[l - 1].forward.rows,
+                    "gnn_model::forward: block {} has {} sources but block {} has {} destinations",
+                    l, block.forward.cols, l - 1, blocks[l - 1].forward.rows);
+    BULKGNN_EXPECTS(!training || (block.backward.rows == block.forward.cols &&
+                                  block.backward.cols == block.forward.rows),
+                    "gnn_model::backward: block {} was not built with_backward", l);
+  }
+}
+
+dense_view<const float> gnn_model::forward(std::span<const aggregation_block> blocks,
+                                           dense_view<const float> features,
+                                           std::optional<dropout_key> dropout) {
+  check_blocks(blocks, features, false);
+  blocks_ = blocks;
+  features_ = features;
+  dropped_ = dropout.has_value() && config_.dropout > 0.0f;
+  input_gradient_ready_ = false;
+  dense_view<const float> x = features;
+  for (int l = 0; l < config_.layers; ++l) {
+    auto& buffers = buffers_[l];
+    apply_layer(l, blocks[l].forward.view(), x, buffers.aggregated, buffers.output, &gemm_stats_);
+    if (l + 1 < config_.layers) relu_dropout(buffers.output.view(), config_.dropout, dropout, l);
+    x = buffers.output.view();
+  }
+  return x;
+}
+
+void gnn_model::apply_layer(int l, csr_view a, dense_view<const float> x, matrix& aggregated,
+                            matrix& out, gemm_stats* stats) const {
+  const auto& slot = slots_[l];
+  aggregated.reshape(a.rows, x.cols);
+  kernels::spmm(exec_, a, x, aggregated.view());
+  out.reshape(a.rows, slot.out);
+  fill_rows_with(out.view(), std::span<const float>(parameters_).subspan(slot.bias, slot.out));
+  trainer::gemm(false, false, 1.0f, aggregated.view(), weight(slot.w_neigh, slot.in, slot.out),
+                1.0f, out.view(), stats);
+  if (is_sage(config_))
+    trainer::gemm(false, false, 1.0f, first_rows(x, a.rows), weight(slot.w_self, slot.in, slot.out),
+                  1.0f, out.view(), stats);
+}
+
+void gnn_model::backward(dense_view<const float> grad_logits, bool with_input_gradient) {
+  BULKGNN_EXPECTS(!blocks_.empty(), "gnn_model::backward: no forward to differentiate");
+  check_blocks(blocks_, features_, true);
+  const auto& logits = buffers_.back().output;
+  BULKGNN_EXPECTS(grad_logits.rows == logits.rows() && grad_logits.cols == logits.cols(),
+                  "gnn_model::backward: gradient is {}x{} but the logits are {}x{}",
+                  grad_logits.rows, grad_logits.cols, logits.rows(), logits.cols());
+  dense_view<const float> grad = grad_logits;
+  for (int l = config_.layers - 1; l >= 0; --l) {
+    const auto x = l == 0 ? features_ : buffers_[l - 1].output.view();
+    parameter_gradients(l, x, grad);
+    if (l == 0 && !with_input_gradient) break;
+    propagate_to_input(l, grad);
+    auto& grad_input = buffers_[l].grad_input;
+    if (l > 0)
+      relu_dropout_backward(buffers_[l - 1].output.view(), config_.dropout, dropped_,
+                            grad_input.view());
+    grad = grad_input.view();
+  }
+  input_gradient_ready_ = with_input_gradient;
+}
+
+void gnn_model::parameter_gradients(int l, dense_view<const float> x,
+                                    dense_view<const float> grad) {
+  const auto& slot = slots_[l];
+  trainer::gemm(true, false, 1.0f, buffers_[l].aggregated.view(), grad, 0.0f,
+                weight_gradient(slot.w_neigh, slot.in, slot.out), &gemm_stats_);
+  if (is_sage(config_))
+    trainer::gemm(true, false, 1.0f, first_rows(x, grad.rows), grad, 0.0f,
+                  weight_gradient(slot.w_self, slot.in, slot.out), &gemm_stats_);
+  column_sums(grad, std::span(gradients_).subspan(slot.bias, slot.out));
+}
+
+void gnn_model::propagate_to_input(int l, dense_view<const float> grad) {
+  const auto& slot = slots_[l];
+  const auto& block = blocks_[l];
+  auto& buffers = buffers_[l];
+  buffers.grad_aggregated.reshape(grad.rows, slot.in);
+  trainer::gemm(false, true, 1.0f, grad, weight(slot.w_neigh, slot.in, slot.out), 0.0f,
+                buffers.grad_aggregated.view(), &gemm_stats_);
+  buffers.grad_input.reshape(block.forward.cols, slot.in);
+  kernels::spmm(exec_, block.backward.view(), buffers.grad_aggregated.view(),
+                buffers.grad_input.view());
+  if (is_sage(config_))
+    trainer::gemm(false, true, 1.0f, grad, weight(slot.w_self, slot.in, slot.out), 1.0f,
+                  first_rows(buffers.grad_input.view(), grad.rows), &gemm_stats_);
+}
+
+dense_view<const float> gnn_model::input_gradient() const {
+  BULKGNN_EXPECTS(input_gradient_ready_,
+                  "gnn_model::input_gradient: the last backward ran without with_input_gradient");
+  return buffers_.front().grad_input.view();
+}
+
+matrix gnn_model::forward_layer(int l, const aggregation_block& block,
+                                dense_view<const float> x) const {
+  BULKGNN_EXPECTS(l >= 0 && l < config_.layers, "gnn_model::forward_layer: layer {} of {}", l,
+                  config_.layers);
+  const auto& a = block.forward;
+  BULKGNN_EXPECTS(x.rows == a.cols && x.cols == slots_[l].in && a.rows <= a.cols,
+                  "gnn_model::forward_layer: layer {} takes {}x{} input through a {}x{} block, "
+                  "got {}x{}",
+                  l, a.cols, slots_[l].in, a.rows, a.cols, x.rows, x.cols);
+  matrix aggregated;
+  matrix out;
+  apply_layer(l, a.view(), x, aggregated, out, nullptr);
+  if (l + 1 < config_.layers) relu_dropout(out.view(), 0.0f, std::nullopt, l);
+  return out;
+}
+
+matrix predict_full_graph(const gnn_model& model, const aggregation_block& full,
+                          dense_view<const float> features) {
+  BULKGNN_EXPECTS(full.forward.rows == full.forward.cols,
+                  "predict_full_graph: the block is {}x{}, not the whole graph", full.forward.rows,
+                  full.forward.cols);
+  matrix current;
+  dense_view<const float> x = features;
+  for (int l = 0; l < model.config().layers; ++l) {
+    current = model.forward_layer(l, full, x);
+    x = current.view();
+  }
+  return current;
+}
+
+}  // namespace bulkgnn::trainer
