@@ -1,7 +1,8 @@
 // Central-difference checks of every analytic gradient of the model. Within
 // one ReLU pattern the logits are linear in any single parameter or input,
 // so the differences are exact up to float rounding; entries whose step
-// crosses a ReLU kink are recognised and skipped (see check_gradient).
+// crosses a ReLU kink are recognised and checked one-sided (see
+// check_gradient).
 
 #include <gtest/gtest.h>
 
@@ -90,12 +91,19 @@ class ModelGradient : public ::testing::TestWithParam<model_case> {};
 TEST_P(ModelGradient, MatchesCentralDifferences) {
   gradient_fixture fixture(GetParam());
   const auto [gradients, input_gradient] = fixture.analytic();
-  for (const auto& [name, check] : fixture.check(gradients, input_gradient))
+  int checked = 0;
+  int at_kinks = 0;
+  for (const auto& [name, check] : fixture.check(gradients, input_gradient)) {
     testing::expect_gradient_matches(check, name);
+    checked += check.checked;
+    at_kinks += check.at_kinks;
+  }
+  // Mostly smooth, so mostly checked by central differences.
+  EXPECT_LE(at_kinks * 10, checked);
 }
 
-// One layer alone is the SAGE or GCN layer: linear in everything, so no
-// entry may be skipped.
+// One layer alone is the SAGE layer (both weights, the bias and the input)
+// or the GCN layer.
 INSTANTIATE_TEST_SUITE_P(Layers, ModelGradient,
                          ::testing::Values(model_case{layer_kind::sage, 1, false},
                                            model_case{layer_kind::gcn, 1, false}),
@@ -115,7 +123,7 @@ TEST(GradientCheck, SingleLayerHasNoKinks) {
     gradient_fixture fixture({kind, 1, false});
     const auto [gradients, input_gradient] = fixture.analytic();
     for (const auto& [name, check] : fixture.check(gradients, input_gradient))
-      EXPECT_EQ(check.skipped, 0) << name;
+      EXPECT_EQ(check.at_kinks, 0) << name;
   }
 }
 

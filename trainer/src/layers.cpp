@@ -5,6 +5,7 @@
 #include "bulkgnn/kernels/spgemm.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
 
+#include <array>
 #include <cmath>
 
 #include "elementwise.hpp"
@@ -67,18 +68,29 @@ void relu(dense_view<float> x) {
                      });
 }
 
-// An entry is kept when its 32-bit word is at least p·2^32.
+// Each 32-bit word decides two entries, low half first: an entry is kept
+// when its 16 bits are at least p·2^16 (p resolved to 1/65536), so a Philox
+// block covers eight entries. Masks are built branch-free in a small buffer,
+// since keep-or-drop is a coin flip no branch predictor can follow.
 void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint32_t layer,
                         std::int64_t begin, std::int64_t end) {
-  const auto threshold = static_cast<std::uint32_t>(std::ldexp(static_cast<double>(p), 32));
+  constexpr std::int64_t chunk = 256;
+  const auto threshold = static_cast<std::uint32_t>(std::ldexp(static_cast<double>(p), 16));
   const float scale = dropout_scale(p, true);
+  std::array<float, chunk> mask;
   for (std::int64_t r = begin; r < end; ++r) {
     philox_stream stream(
         rng_key{key.seed, key.epoch, key.minibatch, layer, static_cast<std::uint32_t>(r)});
-    const auto row = x.row(r);
-    for (float& v : row) {
-      const float kept = stream.next_u32() >= threshold ? scale : 0.0f;
-      v = std::max(v, 0.0f) * kept;
+    float* row = x.row(r).data();
+    for (std::int64_t first = 0; first < x.cols; first += chunk) {
+      const std::int64_t n = std::min(chunk, x.cols - first);
+      for (std::int64_t j = 0; j < n; j += 2) {
+        const std::uint32_t word = stream.next_u32();
+        mask[j] = scale * static_cast<float>((word & 0xFFFFu) >= threshold);
+        mask[j + 1] = scale * static_cast<float>((word >> 16) >= threshold);
+      }
+      for (std::int64_t j = 0; j < n; ++j)
+        row[first + j] = std::max(row[first + j], 0.0f) * mask[j];
     }
   }
 }
