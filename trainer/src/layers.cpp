@@ -68,14 +68,13 @@ void relu(dense_view<float> x) {
                      });
 }
 
-// Each 32-bit word decides two entries, low half first: an entry is kept
-// when its 16 bits are at least p·2^16 (p resolved to 1/65536), so a Philox
-// block covers eight entries. Masks are built branch-free in a small buffer,
-// since keep-or-drop is a coin flip no branch predictor can follow.
+// An entry is kept when its 32-bit word is at least p·2^32. Masks are built
+// branch-free in a small buffer, since keep-or-drop is a coin flip no branch
+// predictor can follow.
 void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint32_t layer,
                         std::int64_t begin, std::int64_t end) {
   constexpr std::int64_t chunk = 256;
-  const auto threshold = static_cast<std::uint32_t>(std::ldexp(static_cast<double>(p), 16));
+  const auto threshold = static_cast<std::uint32_t>(std::ldexp(static_cast<double>(p), 32));
   const float scale = dropout_scale(p, true);
   std::array<float, chunk> mask;
   for (std::int64_t r = begin; r < end; ++r) {
@@ -84,11 +83,8 @@ void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint
     float* row = x.row(r).data();
     for (std::int64_t first = 0; first < x.cols; first += chunk) {
       const std::int64_t n = std::min(chunk, x.cols - first);
-      for (std::int64_t j = 0; j < n; j += 2) {
-        const std::uint32_t word = stream.next_u32();
-        mask[j] = scale * static_cast<float>((word & 0xFFFFu) >= threshold);
-        mask[j + 1] = scale * static_cast<float>((word >> 16) >= threshold);
-      }
+      for (std::int64_t j = 0; j < n; ++j)
+        mask[j] = scale * static_cast<float>(stream.next_u32() >= threshold);
       for (std::int64_t j = 0; j < n; ++j)
         row[first + j] = std::max(row[first + j], 0.0f) * mask[j];
     }

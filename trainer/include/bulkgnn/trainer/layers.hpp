@@ -57,8 +57,8 @@ inline constexpr std::uint32_t dropout_stream_base = 0x10000;
 // The activation between layers, in place: x = dropout(relu(x)). Dropout is
 // inverted (kept entries scaled by 1/(1-p)) and applied only when a key is
 // given; row r's mask comes from the Philox stream keyed {seed, epoch,
-// minibatch, dropout_stream_base + layer, r}, 16 bits per entry, so it does
-// not depend on the thread count.
+// minibatch, dropout_stream_base + layer, r}, one 32-bit word per entry, so
+// it does not depend on the thread count.
 void relu_dropout(dense_view<float> x, float p, std::optional<dropout_key> key, int layer);
 
 // Backward of relu_dropout from its output y, in place: grad = dLoss/dy on
