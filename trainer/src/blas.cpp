@@ -32,9 +32,10 @@ blasint leading_dimension(std::int64_t cols) {
 
 // OpenBLAS splits K into blocks of at most GEMM_Q and adds each block's
 // product to C, but its serial and threaded drivers place the block
-// boundaries differently once K > GEMM_Q (320 for sgemm on SkylakeX and
-// Cooperlake, 384 on Haswell and Zen), so results would change with the
-// thread count. Calls with K at most this many are one block in both.
+// boundaries differently once K > GEMM_Q (320 for sgemm in Debian's
+// OpenBLAS 0.3.21 on Cooperlake), so results would change with the thread
+// count. Calls with K at most this many are one block in both, on any core
+// whose GEMM_Q is at least this.
 constexpr std::int64_t k_block = 256;
 
 void scale(dense_view<float> c, float beta) {
