@@ -115,7 +115,10 @@ TEST(ReluDropout, DropsAboutPAndScalesTheRest) {
   matrix x(400, 250);
   std::fill(x.data().begin(), x.data().end(), 1.0f);
   relu_dropout(x.view(), 0.3f, dropout_key{1, 2, 3}, 0);
-  const auto kept = std::count(x.data().begin(), x.data().end(), 1.0f / 0.7f);
+  // Kept entries are scaled by 1/(1 − p), p resolved to 1/65536.
+  const float scale = *std::max_element(x.data().begin(), x.data().end());
+  EXPECT_NEAR(scale, 1.0f / 0.7f, 1e-4f);
+  const auto kept = std::count(x.data().begin(), x.data().end(), scale);
   const auto dropped = std::count(x.data().begin(), x.data().end(), 0.0f);
   EXPECT_EQ(kept + dropped, 100000);
   // 100,000 Bernoulli(0.3) draws: sd ≈ 145.

@@ -58,8 +58,6 @@ aggregation_block with_transpose(const kernels::executor& exec, csr_matrix forwa
   return block;
 }
 
-float dropout_scale(float p, bool dropout) { return dropout ? 1.0f / (1.0f - p) : 1.0f; }
-
 void relu(dense_view<float> x) {
   detail::for_pieces(static_cast<std::int64_t>(x.data.size()), 1,
                      [&](std::int64_t begin, std::int64_t end) {
@@ -68,14 +66,27 @@ void relu(dense_view<float> x) {
                      });
 }
 
-// An entry is kept when its 32-bit word is at least p·2^32. Masks are built
-// branch-free in a small buffer, since keep-or-drop is a coin flip no branch
-// predictor can follow.
+// Dropout keeps an entry when its 16 random bits are at least p·2^16, so one
+// 32-bit word decides two entries (low half first). p is thus resolved to
+// 1/65536 and the kept entries are scaled by 1/(1 − that p), which keeps the
+// layer unbiased. Masks are built branch-free in a small buffer, since
+// keep-or-drop is a coin flip no branch predictor can follow; drawing the
+// words is most of the cost, which 16 bits per entry halves.
+struct dropout_threshold {
+  std::uint32_t bits;  // p·2^16, rounded
+  float scale;         // 1 / (1 − bits/2^16)
+};
+
+dropout_threshold threshold_for(float p) {
+  const auto bits = static_cast<std::uint32_t>(std::lround(std::ldexp(static_cast<double>(p), 16)));
+  return {bits, static_cast<float>(1.0 / (1.0 - std::ldexp(static_cast<double>(bits), -16)))};
+}
+
 void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint32_t layer,
                         std::int64_t begin, std::int64_t end) {
-  constexpr std::int64_t chunk = 256;
-  const auto threshold = static_cast<std::uint32_t>(std::ldexp(static_cast<double>(p), 32));
-  const float scale = dropout_scale(p, true);
+  constexpr std::int64_t chunk = 256;  // entries per mask buffer; even
+  const auto threshold = threshold_for(p);
+  std::array<std::uint32_t, chunk / 2> words;
   std::array<float, chunk> mask;
   for (std::int64_t r = begin; r < end; ++r) {
     philox_stream stream(
@@ -83,8 +94,11 @@ void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint
     float* row = x.row(r).data();
     for (std::int64_t first = 0; first < x.cols; first += chunk) {
       const std::int64_t n = std::min(chunk, x.cols - first);
-      for (std::int64_t j = 0; j < n; ++j)
-        mask[j] = scale * static_cast<float>(stream.next_u32() >= threshold);
+      stream.next_u32s(words.data(), static_cast<std::size_t>((n + 1) / 2));
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::uint32_t bits = (words[j / 2] >> (16 * (j % 2))) & 0xFFFFu;
+        mask[j] = threshold.scale * static_cast<float>(bits >= threshold.bits);
+      }
       for (std::int64_t j = 0; j < n; ++j)
         row[first + j] = std::max(row[first + j], 0.0f) * mask[j];
     }
@@ -142,7 +156,7 @@ void relu_dropout_backward(dense_view<const float> y, float p, bool dropout,
   BULKGNN_EXPECTS(y.rows == grad.rows && y.cols == grad.cols,
                   "relu_dropout_backward: output is {}x{} but its gradient is {}x{}", y.rows,
                   y.cols, grad.rows, grad.cols);
-  const float scale = dropout_scale(p, dropout && p > 0.0f);
+  const float scale = dropout && p > 0.0f ? threshold_for(p).scale : 1.0f;
   detail::for_pieces(static_cast<std::int64_t>(y.data.size()), 1,
                      [&](std::int64_t begin, std::int64_t end) {
                        const float* out = y.data.data();

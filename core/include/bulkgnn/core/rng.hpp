@@ -3,6 +3,7 @@
 #include <Random123/philox.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 namespace bulkgnn {
@@ -35,6 +36,20 @@ class philox_stream {
   std::uint32_t next_u32() {
     if (used_ == 4) refill();
     return words_.v[used_++];
+  }
+
+  // Fills `out` with the next out.size() words, exactly as that many
+  // next_u32() calls would, but a whole block at a time (for bulk draws such
+  // as dropout masks, where the per-word refill check would dominate).
+  void next_u32s(std::uint32_t* out, std::size_t n) {
+    std::size_t i = 0;
+    while (i < n && used_ < 4) out[i++] = words_.v[used_++];
+    for (; i + 4 <= n; i += 4) {
+      refill();
+      for (int w = 0; w < 4; ++w) out[i + w] = words_.v[w];
+      used_ = 4;
+    }
+    while (i < n) out[i++] = next_u32();
   }
 
   // Uniform 64-bit word.
