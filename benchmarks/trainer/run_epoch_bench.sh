@@ -6,21 +6,21 @@
 #
 #   benchmarks/trainer/run_epoch_bench.sh [OUT_DIR]
 #
-# Environment: BULKGNN (default build/tools/bulkgnn), GEMM_PEAK (default
-# build/benchmarks/gemm_peak), DATA (default ../shared/data),
+# Environment: BULKGNN (default build/tools/bulkgnn), GEMM_EFFICIENCY (default
+# build/benchmarks/gemm_efficiency), DATA (default ../shared/data),
 # BULKGNN_BENCH_CACHE (default /tmp/bulkgnn-bench-cache, for the R-MAT graph),
 # RMAT_MINIBATCHES (minibatches per R-MAT epoch; default 0 = the whole epoch).
 set -euo pipefail
 
 bulkgnn=${BULKGNN:-build/tools/bulkgnn}
-gemm_peak=${GEMM_PEAK:-build/benchmarks/gemm_peak}
+gemm_efficiency=${GEMM_EFFICIENCY:-build/benchmarks/gemm_efficiency}
 data=${DATA:-../shared/data}
 cache=${BULKGNN_BENCH_CACHE:-/tmp/bulkgnn-bench-cache}
 rmat_minibatches=${RMAT_MINIBATCHES:-0}
 out=${1:-/tmp/bulkgnn-epoch-bench}
 mkdir -p "$out" "$cache"
 
-for tool in "$bulkgnn" "$gemm_peak"; do
+for tool in "$bulkgnn" "$gemm_efficiency"; do
   [ -x "$tool" ] || { echo "run_epoch_bench: $tool not built (scripts/build.sh)" >&2; exit 1; }
 done
 [ -d "$data/facebook" ] || { echo "run_epoch_bench: $data/facebook not found" >&2; exit 1; }
@@ -59,7 +59,7 @@ for queue in 2 8 32; do
 done
 
 # OpenBLAS alone on the train step's GEMM shapes, next to what training got.
-"$gemm_peak" "$out/facebook.json" > "$out/gemm-facebook.md"
-"$gemm_peak" "$out/rmat.json" > "$out/gemm-rmat.md"
+"$gemm_efficiency" "$data/facebook" > "$out/gemm-facebook.md"
+"$gemm_efficiency" "$rmat" > "$out/gemm-rmat.md"
 
 python3 "$(dirname "$0")/summarize_epochs.py" "$out"

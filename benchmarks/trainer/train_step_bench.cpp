@@ -1,16 +1,18 @@
-// Not run by ctest (disabled): prints the time of one training step of the
-// reference configuration, for benchmarks and reports. Run with
-//   trainer_test --gtest_also_run_disabled_tests --gtest_filter='TrainStepTiming.*'
+// One GraphSAGE train step (forward + backward, dropout on) on synthetic
+// worst-case blocks: 2 layers, 128 input features, hidden 256, 16 classes,
+// 1024 seeds with 10 distinct sources each per hop. Reports GEMM GFLOP/s as a
+// counter; the argument is the BLAS thread count.
 
-#include <gtest/gtest.h>
-
-#include <chrono>
-#include <cstdio>
-#include <random>
-
+#include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/trainer/blas.hpp"
 #include "bulkgnn/trainer/model.hpp"
 #include "test_support.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
 
 namespace bulkgnn::trainer {
 namespace {
@@ -34,7 +36,10 @@ csr_matrix fanout_block(std::mt19937_64& gen, std::int64_t rows, int fanout) {
   return m;
 }
 
-TEST(TrainStepTiming, DISABLED_Sage2LayersHidden256) {
+void sage_train_step(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const thread_limit limit(threads);
+  set_blas_threads(threads);
   std::mt19937_64 gen(1);
   const csr_matrix top = fanout_block(gen, 1024, 10);
   const csr_matrix below = fanout_block(gen, top.cols, 10);
@@ -44,31 +49,17 @@ TEST(TrainStepTiming, DISABLED_Sage2LayersHidden256) {
   const matrix features = testing::random_matrix(gen, below.cols, 128);
   const matrix grad = testing::random_matrix(gen, 1024, 16);
   gnn_model model({.in_features = 128, .hidden = 256, .num_classes = 16}, 1);
-  const int blas_before = blas_threads();
-  for (const int threads : {1, 2}) {
-    set_blas_threads(threads);
-    double best = 1e30;
-    double total = 0;
-    constexpr int repeats = 20;
-    for (int i = 0; i < repeats + 2; ++i) {
-      if (i == 2) model.reset_gemm_stats();
-      const auto start = std::chrono::steady_clock::now();
-      model.forward(blocks, features.view(), dropout_key{1, 0, static_cast<std::uint32_t>(i)});
-      model.backward(grad.view());
-      const double s =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (i < 2) continue;
-      best = std::min(best, s);
-      total += s;
-    }
-    std::printf(
-        "BLAS threads %d: forward+backward best %.2f ms, mean %.2f ms; gemm %.2f ms/step "
-        "(%.1f GFLOP/s); inputs %lld x 128\n",
-        threads, best * 1e3, total / repeats * 1e3, model.gemm().seconds / repeats * 1e3,
-        model.gemm().flops / model.gemm().seconds / 1e9, static_cast<long long>(below.cols));
+  std::uint32_t step = 0;
+  for (auto _ : state) {
+    model.forward(blocks, features.view(), dropout_key{1, 0, step++});
+    model.backward(grad.view());
   }
-  set_blas_threads(blas_before);
+  state.counters["gemm_GFLOP/s"] = model.gemm().flops / model.gemm().seconds / 1e9;
+  state.counters["gemm_seconds_per_step"] =
+      benchmark::Counter(model.gemm().seconds, benchmark::Counter::kAvgIterations);
 }
+
+BENCHMARK(sage_train_step)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace bulkgnn::trainer

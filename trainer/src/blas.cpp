@@ -78,8 +78,11 @@ void gemm(bool transpose_a, bool transpose_b, float alpha, dense_view<const floa
   }
   if (stats == nullptr) return;
   stats->flops += 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  stats->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stats->seconds += seconds;
   ++stats->calls;
+  if (stats->log != nullptr) stats->log->push_back({transpose_a, transpose_b, m, n, k, seconds});
 }
 
 void set_blas_threads(int threads) {

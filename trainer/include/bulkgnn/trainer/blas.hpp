@@ -3,14 +3,27 @@
 #include "bulkgnn/core/dense.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace bulkgnn::trainer {
 
-// Work done by gemm(), for the trainer's throughput report.
+// One gemm() call, as benchmarks/trainer/gemm_efficiency replays it.
+struct gemm_call {
+  bool transpose_a = false;
+  bool transpose_b = false;
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  double seconds = 0;
+};
+
+// Work done by gemm(), for the trainer's throughput report; with `log` set,
+// every call is also appended there.
 struct gemm_stats {
   double flops = 0;
   double seconds = 0;
   std::int64_t calls = 0;
+  std::vector<gemm_call>* log = nullptr;
 };
 
 // C = alpha·op(A)·op(B) + beta·C through cblas_sgemm, where op(X) is X or its

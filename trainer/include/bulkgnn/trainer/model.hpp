@@ -82,7 +82,10 @@ class gnn_model {
   [[nodiscard]] const model_config& config() const { return config_; }
   // Accumulated over forward() and backward().
   [[nodiscard]] const gemm_stats& gemm() const { return gemm_stats_; }
-  void reset_gemm_stats() { gemm_stats_ = {}; }
+  void reset_gemm_stats() { gemm_stats_ = {.log = gemm_stats_.log}; }
+  // Appends every later GEMM call of forward() and backward() to `log`
+  // (nullptr stops), for benchmarks that replay the shapes.
+  void set_gemm_log(std::vector<gemm_call>* log) { gemm_stats_.log = log; }
 
  private:
   // Where layer l's tensors sit in the flat vectors; w_self only for sage.
