@@ -164,6 +164,81 @@ INSTANTIATE_TEST_SUITE_P(Sample, CliRejectsBadOptions,
                            return name;
                          });
 
+TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
+  const auto metrics = scratch("train-metrics.json");
+  const auto r = run("train --quiet " + native_.string() +
+                     " --fanouts 5,5 --hidden 16 --batch-size 64 --epochs 3 --metrics-out " +
+                     metrics.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("best valid accuracy"), std::string::npos) << r.output;
+  const auto json = read_json(metrics);
+  EXPECT_EQ(json.at("config").at("fanouts"), nlohmann::json({5, 5}));
+  EXPECT_EQ(json.at("config").at("model"), "sage");
+  ASSERT_EQ(json.at("epochs").size(), 3u);
+  for (const auto& e : json.at("epochs")) {
+    for (const auto* key : {"epoch", "loss", "train_acc", "valid_acc", "test_acc", "seconds"})
+      EXPECT_TRUE(e.contains(key)) << key;
+    for (const auto* stage : {"shuffle", "sample", "gather", "consume"})
+      EXPECT_GT(e.at("stages").at(stage).at("items").get<std::int64_t>(), 0) << stage;
+  }
+  const auto& final_record = json.at("final");
+  const auto best = final_record.at("best_epoch").get<std::size_t>();
+  EXPECT_EQ(final_record.at("test_acc"), json.at("epochs")[best].at("test_acc"));
+  EXPECT_GT(final_record.at("test_acc").get<double>(), 0.3);  // 7 classes: chance is 0.14
+}
+
+TEST_F(CliOnCora, TrainResumeRefusesMissingAndForeignCheckpoints) {
+  const auto dir = scratch("train-ckpt");
+  fs::remove_all(dir);
+  const std::string base = "train --quiet " + native_.string() +
+                           " --fanouts 5,5 --hidden 16 --batch-size 64 --checkpoint-dir " +
+                           dir.string();
+  auto r = run(base + " --epochs 1 --resume");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("no checkpoint"), std::string::npos) << r.output;
+  ASSERT_EQ(run(base + " --epochs 1").exit_code, 0);
+  EXPECT_TRUE(fs::exists(dir / "checkpoint.bin"));
+  r = run(base + " --epochs 2 --resume --lr 0.1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("lr"), std::string::npos) << r.output;
+  r = run(base + " --epochs 2 --resume");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("epoch   2/2"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("epoch   1/2"), std::string::npos) << r.output;
+}
+
+class CliTrainRejectsBadOptions : public CliOnCora,
+                                  public ::testing::WithParamInterface<bad_option> {};
+
+TEST_P(CliTrainRejectsBadOptions, WithAOneLineErrorNamingTheOption) {
+  const auto r = run("train --quiet " + native_.string() + " " + GetParam().arguments);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find(GetParam().mentions), std::string::npos) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Train, CliTrainRejectsBadOptions,
+    ::testing::Values(bad_option{"--dropout 1.5", "--dropout"}, bad_option{"--lr -1", "--lr"},
+                      bad_option{"--lr nan", "--lr"}, bad_option{"--hidden 0", "--hidden"},
+                      bad_option{"--layers 3 --fanouts 5,5", "--layers"},
+                      bad_option{"--epochs 0", "--epochs"}, bad_option{"--eval magic", "--eval"},
+                      bad_option{"--ready-queue 0", "--ready-queue"},
+                      bad_option{"--resume", "--checkpoint-dir"}),
+    [](const auto& info) {
+      std::string name;
+      for (char ch : info.param.arguments)
+        name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+      return name;
+    });
+
+TEST(Cli, TrainNeedsFeaturesAndLabels) {
+  const auto dir = scratch("rmat-unlabelled");
+  ASSERT_EQ(run("generate rmat --quiet --scale 8 --edge-factor 4 " + dir.string()).exit_code, 0);
+  const auto r = run("train --quiet " + dir.string() + " --fanouts 5,5 --epochs 1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("features"), std::string::npos) << r.output;
+}
+
 TEST(Cli, MissingDataDirectoryIsAClearError) {
   const auto r = run("sample --quiet /nonexistent/dataset");
   EXPECT_NE(r.exit_code, 0);
@@ -190,7 +265,7 @@ TEST(Cli, GeneratedRmatGraphSamples) {
 
 TEST(Cli, EveryCommandHasHelp) {
   for (const auto* cmd :
-       {"sample", "convert", "info", "generate", "generate rmat", "generate csbm"}) {
+       {"sample", "train", "convert", "info", "generate", "generate rmat", "generate csbm"}) {
     const auto r = run(std::string(cmd) + " --help");
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << cmd << ": " << r.output;
