@@ -9,11 +9,11 @@
 #include "bulkgnn/trainer/training_run.hpp"
 
 #include <fmt/format.h>
+#include <tbb/info.h>
 #include <nlohmann/json.hpp>
 
 #include <memory>
 #include <optional>
-#include <thread>
 
 namespace bulkgnn::tools {
 
@@ -137,7 +137,7 @@ void run_train(const train_config& c) {
   BULKGNN_EXPECTS(c.threads >= 0, "--threads must be 0 (all cores) or positive, got {}", c.threads);
   const thread_limit limit(c.threads);
   trainer::set_blas_threads(c.threads > 0 ? c.threads
-                                          : static_cast<int>(std::thread::hardware_concurrency()));
+                                          : std::max(1, tbb::info::default_concurrency()));
   const stopwatch total;
 
   const auto ds = open_dataset_or_default(c.data, c.quiet);

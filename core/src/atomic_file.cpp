@@ -2,9 +2,23 @@
 
 #include "bulkgnn/core/error.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace bulkgnn {
+namespace {
+
+// Forces a file's (or directory's) content to disk, so that a crash right
+// after the rename cannot leave an empty or partial file in place.
+bool sync_to_disk(const std::filesystem::path& path, int flags) {
+  const int fd = ::open(path.c_str(), flags);
+  if (fd < 0) return false;
+  const bool synced = ::fsync(fd) == 0;
+  ::close(fd);
+  return synced;
+}
+
+}  // namespace
 
 atomic_output_file::atomic_output_file(std::filesystem::path path) : path_(std::move(path)) {
   temporary_ = path_;
@@ -25,10 +39,13 @@ void atomic_output_file::commit() {
   const bool written = static_cast<bool>(stream_);
   stream_.close();
   if (!written || stream_.fail()) throw data_error(path_.string(), "write failed");
+  if (!sync_to_disk(temporary_, O_RDONLY)) throw data_error(path_.string(), "fsync failed");
   std::error_code ec;
   std::filesystem::rename(temporary_, path_, ec);
   if (ec) throw data_error(path_.string(), "cannot rename into place: " + ec.message());
   committed_ = true;
+  const auto dir = path_.has_parent_path() ? path_.parent_path() : std::filesystem::path(".");
+  sync_to_disk(dir, O_RDONLY | O_DIRECTORY);  // best effort: the file itself is safe
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& content) {

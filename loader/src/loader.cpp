@@ -171,6 +171,10 @@ struct epoch_stream::pipeline {
   }
 
   std::optional<ready_minibatch> next() {
+    if (finished) {
+      if (failure) std::rethrow_exception(failure);
+      return std::nullopt;
+    }
     if (handed_out > 0) add_busy(consume_stage, since_handout.seconds(), 0);
     auto mb = pop(ready, consume_stage);
     if (mb) {
@@ -230,14 +234,14 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::sampler_options
 
 minibatch_loader::~minibatch_loader() = default;
 
-epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) {
+epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) & {
   BULKGNN_EXPECTS(!stream_alive_, "minibatch_loader: finish or destroy the previous epoch first");
   for (const vertex_t v : seeds)
     BULKGNN_EXPECTS(v >= 0 && v < source_.graph.rows, "loader: seed vertex {} is not in [0, {})", v,
                     source_.graph.rows);
   auto p = std::make_unique<epoch_stream::pipeline>(*this, seeds, epoch);
-  stream_alive_ = true;
   p->start();
+  stream_alive_ = true;
   return epoch_stream(std::move(p));
 }
 
@@ -251,11 +255,26 @@ epoch_stream::~epoch_stream() {
   pipeline_->loader.stream_alive_ = false;
 }
 
-std::optional<ready_minibatch> epoch_stream::next() { return pipeline_->next(); }
+namespace {
 
-std::int64_t epoch_stream::num_minibatches() const { return pipeline_->count; }
+void check_not_moved_from(const void* pipeline) {
+  BULKGNN_EXPECTS(pipeline != nullptr, "epoch_stream: used after being moved from");
+}
+
+}  // namespace
+
+std::optional<ready_minibatch> epoch_stream::next() {
+  check_not_moved_from(pipeline_.get());
+  return pipeline_->next();
+}
+
+std::int64_t epoch_stream::num_minibatches() const {
+  check_not_moved_from(pipeline_.get());
+  return pipeline_->count;
+}
 
 epoch_report epoch_stream::report() const {
+  check_not_moved_from(pipeline_.get());
   const std::lock_guard lock(pipeline_->mutex);
   epoch_report r;
   r.seconds = pipeline_->finished ? pipeline_->epoch_seconds : pipeline_->clock.seconds();

@@ -154,6 +154,9 @@ TEST(loader, max_minibatches_stops_the_epoch_early) {
   std::int64_t n = 0;
   while (auto mb = stream.next()) ++n;
   EXPECT_EQ(n, 7);
+  const double consumed = stream.report().stages[3].busy_seconds;
+  EXPECT_FALSE(stream.next().has_value());  // stays exhausted, and its report complete
+  EXPECT_EQ(stream.report().stages[3].busy_seconds, consumed);
 }
 
 TEST(loader, a_failing_stage_is_rethrown_to_the_consumer) {

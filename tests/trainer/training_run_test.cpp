@@ -163,7 +163,13 @@ TEST(training_run, resume_refuses_a_missing_corrupt_or_foreign_checkpoint) {
   write("not a checkpoint");
   EXPECT_THROW(std::ignore = train(ds, o), data_error);
   write(bytes);
+  auto fewer_epochs = o;
   EXPECT_EQ(train(ds, o).epochs.size(), 2u);
+  fewer_epochs.epochs = 1;
+  EXPECT_THROW(std::ignore = train(ds, fewer_epochs), option_error);  // 2 done > 1 asked
+  auto fresh = o;
+  fresh.resume = false;
+  EXPECT_THROW(std::ignore = train(ds, fresh), option_error);  // would overwrite
 }
 
 TEST(training_run, checkpoint_round_trips) {

@@ -34,11 +34,11 @@ layer_kind layer_kind_for(sampler::sampler_kind kind) {
 }
 
 nlohmann::json fingerprint_of(const data::dataset& ds, const train_options& o,
-                              const model_config& model) {
+                              const model_config& model, const std::string& split) {
   return {{"dataset", ds.name()},
           {"num_nodes", ds.num_nodes()},
           {"num_edges", ds.num_edges()},
-          {"split", o.split},
+          {"split", split},
           {"sampler", sampler::sampler_kind_name(o.sampling.kind)},
           {"fanouts", o.sampling.fanouts},
           {"replace", o.sampling.replacement == kernels::replacement::with},
@@ -68,9 +68,10 @@ std::vector<std::int32_t> labels_of(const data::dataset& ds, std::span<const ver
   return labels;
 }
 
-double accuracy_of(dense_view<const float> logits_of_all, std::span<const vertex_t> vertices,
-                   std::span<const std::int32_t> labels) {
-  if (vertices.empty()) return 0;
+std::optional<double> accuracy_of(dense_view<const float> logits_of_all,
+                                  std::span<const vertex_t> vertices,
+                                  std::span<const std::int32_t> labels) {
+  if (vertices.empty()) return std::nullopt;
   matrix selected(static_cast<std::int64_t>(vertices.size()), logits_of_all.cols);
   for (std::size_t i = 0; i < vertices.size(); ++i) {
     const auto from = logits_of_all.row(vertices[i]);
@@ -96,15 +97,21 @@ class run {
   run(const data::dataset& ds, const train_options& o)
       : ds_(ds),
         options_(o),
+        config_(model_for(ds, o)),
         split_(ds.find_split(o.split)),
         train_labels_(labels_of(ds, split_.train, "train")),
         valid_labels_(labels_of(ds, split_.valid, "valid")),
         test_labels_(labels_of(ds, split_.test, "test")),
-        config_(model_for(ds, o)),
         model_(config_, o.sampling.seed, o.exec),
         optimizer_(model_.parameters().size(), o.optimizer),
-        loader_({ds.graph(), ds.features(), ds.labels()}, o.sampling, o.loading, o.exec) {
-    result_.config = fingerprint_of(ds, o, config_);
+        loader_(source(ds), o.sampling, o.loading, o.exec) {
+    result_.config = fingerprint_of(ds, o, config_, split_.name);
+    if (!o.checkpoint_dir.empty() && !o.resume &&
+        std::filesystem::exists(checkpoint_path(o.checkpoint_dir)))
+      throw option_error(fmt::format(
+          "--checkpoint-dir: {} already holds a checkpoint; pass --resume to continue it, or "
+          "remove it to start afresh",
+          checkpoint_path(o.checkpoint_dir).string()));
   }
 
   train_result execute(const epoch_callback& on_epoch) {
@@ -125,6 +132,10 @@ class run {
   }
 
  private:
+  static loader::graph_source source(const data::dataset& ds) {
+    return {ds.graph(), ds.features(), ds.labels()};
+  }
+
   static model_config model_for(const data::dataset& ds, const train_options& o) {
     BULKGNN_EXPECTS(!ds.features().empty(), "{}: the dataset has no node features to train on",
                     ds.name());
@@ -144,10 +155,11 @@ class run {
   epoch_record train_epoch(std::uint32_t epoch) {
     reset_peak_resident_bytes();
     const gemm_stats gemm_before = model_.gemm();
+    // Read before the stages start: the sample stage adds to these times.
+    const auto sampler_before = loader_.sampler().times().all();
     auto stream = loader_.epoch(split_.train, epoch);
     progress bar(fmt::format("epoch {}/{}", epoch + 1, options_.epochs), stream.num_minibatches(),
                  " minibatches", options_.quiet);
-    const auto sampler_before = loader_.sampler().times().all();
 
     double loss_sum = 0;
     std::int64_t correct = 0;
@@ -205,9 +217,16 @@ class run {
     r.eval_seconds = watch.seconds();
   }
 
-  double sampled_accuracy(std::span<const vertex_t> vertices, std::int64_t key_epoch) {
-    if (vertices.empty()) return 0;
-    auto stream = loader_.epoch(vertices, static_cast<std::uint32_t>(key_epoch));
+  // Every valid/test vertex, whatever --max-minibatches limits training to.
+  std::optional<double> sampled_accuracy(std::span<const vertex_t> vertices,
+                                         std::int64_t key_epoch) {
+    if (vertices.empty()) return std::nullopt;
+    if (!eval_loader_) {
+      auto options = options_.loading;
+      options.max_minibatches = 0;
+      eval_loader_.emplace(source(ds_), options_.sampling, options, options_.exec);
+    }
+    auto stream = eval_loader_->epoch(vertices, static_cast<std::uint32_t>(key_epoch));
     std::int64_t correct = 0;
     std::int64_t seen = 0;
     while (auto mb = stream.next()) {
@@ -219,13 +238,13 @@ class run {
     return static_cast<double>(correct) / static_cast<double>(seen);
   }
 
-  void add_record(epoch_record record) {
+  void add_record(epoch_record record, std::optional<nlohmann::json> as_saved = std::nullopt) {
     if (record.valid_acc && (!result_.best_epoch || *record.valid_acc > result_.best_valid_acc)) {
       result_.best_epoch = record.epoch;
       result_.best_valid_acc = *record.valid_acc;
       result_.test_acc_at_best = record.test_acc.value_or(0);
     }
-    history_.push_back(record.to_json());
+    history_.push_back(as_saved ? std::move(*as_saved) : record.to_json());
     result_.epochs.push_back(std::move(record));
   }
 
@@ -250,6 +269,10 @@ class run {
     auto c = load_checkpoint(options_.checkpoint_dir);
     if (!c) throw option_error(fmt::format("--resume: no checkpoint at {}", file.string()));
     check_fingerprint(c->fingerprint, result_.config, file);
+    if (c->epochs_done <= 0 || c->epochs_done > options_.epochs)
+      throw option_error(fmt::format(
+          "--resume: {} holds {} trained epochs; --epochs must be at least that (it is {})",
+          file.string(), c->epochs_done, options_.epochs));
     const auto params = model_.parameters();
     if (c->parameters.size() != params.size())
       throw data_error(file.string(), fmt::format("holds {} parameters, the model has {}",
@@ -258,7 +281,13 @@ class run {
     std::copy(c->first_moment.begin(), c->first_moment.end(), optimizer_.first_moment().begin());
     std::copy(c->second_moment.begin(), c->second_moment.end(), optimizer_.second_moment().begin());
     optimizer_.set_steps(c->optimizer_steps);
-    for (const auto& h : c->history) add_record(epoch_record_from_json(h));
+    if (!c->history.is_array() || c->history.size() != static_cast<std::size_t>(c->epochs_done))
+      throw data_error(file.string(), "checkpoint history does not match its epoch count");
+    try {
+      for (const auto& h : c->history) add_record(epoch_record_from_json(h), h);
+    } catch (const nlohmann::json::exception& e) {
+      throw data_error(file.string(), fmt::format("malformed checkpoint history: {}", e.what()));
+    }
     return c->epochs_done;
   }
 
@@ -276,14 +305,15 @@ class run {
 
   const data::dataset& ds_;
   const train_options& options_;
+  model_config config_;
   const data::split& split_;
   std::vector<std::int32_t> train_labels_;
   std::vector<std::int32_t> valid_labels_;
   std::vector<std::int32_t> test_labels_;
-  model_config config_;
   gnn_model model_;
   adam optimizer_;
   loader::minibatch_loader loader_;
+  std::optional<loader::minibatch_loader> eval_loader_;
   std::optional<aggregation_block> full_block_;
   nlohmann::json history_ = nlohmann::json::array();
   train_result result_;

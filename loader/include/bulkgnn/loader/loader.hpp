@@ -93,8 +93,10 @@ class minibatch_loader {
   minibatch_loader& operator=(const minibatch_loader&) = delete;
 
   // Starts one pass over `seeds`, shuffled by (sampler seed, epoch). At most
-  // one stream may be alive per loader.
-  [[nodiscard]] epoch_stream epoch(std::span<const vertex_t> seeds, std::uint32_t epoch);
+  // one stream may be alive per loader, and the loader must outlive it (the
+  // stages use its sampler), hence no streams from temporary loaders.
+  [[nodiscard]] epoch_stream epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) &;
+  epoch_stream epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) && = delete;
 
   [[nodiscard]] const loader_options& options() const { return options_; }
   [[nodiscard]] const sampler::bulk_sampler& sampler() const { return sampler_; }
@@ -118,8 +120,8 @@ class epoch_stream {
   epoch_stream(const epoch_stream&) = delete;
   epoch_stream& operator=(const epoch_stream&) = delete;
 
-  // The next minibatch, or nullopt once the epoch is exhausted. Blocks while
-  // the pipeline has nothing ready.
+  // The next minibatch, or nullopt once the epoch is exhausted (and on every
+  // later call). Blocks while the pipeline has nothing ready.
   [[nodiscard]] std::optional<ready_minibatch> next();
   [[nodiscard]] std::int64_t num_minibatches() const;
   // Per-stage times so far; complete once next() has returned nullopt.
