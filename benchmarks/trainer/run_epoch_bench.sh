@@ -48,14 +48,16 @@ run rmat "$rmat" "${common[@]}" --epochs 1 --eval-every 0 --max-minibatches "$rm
 run rmat-ladies "$rmat" --sampler ladies --fanouts 4096,4096,4096 --hidden 256 --batch-size 1024 \
   --threads 2 --quiet --epochs 1 --eval-every 0 --max-minibatches "$rmat_minibatches"
 
-# Peak memory against bulk size (ready queue fixed) and queue depth (bulk fixed).
+# Peak memory against bulk size (ready queue fixed) and queue depth (bulk
+# fixed), on facebook at batch 256 (53 minibatches an epoch), where the
+# minibatch buffers rather than the dataset dominate.
 for bulk in 4 16 64; do
-  run "mem-bulk$bulk" "$rmat" "${common[@]}" --epochs 1 --eval-every 0 --max-minibatches 128 \
-    --bulk "$bulk" --bulk-queue 2 --ready-queue 8
+  run "mem-bulk$bulk" "$data/facebook" --fanouts 15,10,5 --hidden 256 --batch-size 256 \
+    --threads 2 --quiet --epochs 1 --eval-every 0 --bulk "$bulk" --bulk-queue 2 --ready-queue 8
 done
 for queue in 2 8 32; do
-  run "mem-queue$queue" "$rmat" "${common[@]}" --epochs 1 --eval-every 0 --max-minibatches 128 \
-    --bulk 16 --bulk-queue 2 --ready-queue "$queue"
+  run "mem-queue$queue" "$data/facebook" --fanouts 15,10,5 --hidden 256 --batch-size 256 \
+    --threads 2 --quiet --epochs 1 --eval-every 0 --bulk 16 --bulk-queue 2 --ready-queue "$queue"
 done
 
 # OpenBLAS alone on the train step's GEMM shapes, next to what training got.
