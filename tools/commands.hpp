@@ -1,6 +1,7 @@
 #pragma once
 
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/kernels/executor.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -22,6 +23,9 @@ void add_train_command(CLI::App& app);
 // embedded default: a contextual SBM of 100,000 vertices, 8 classes and 64
 // features, whose labels a GNN can learn (no download needed).
 data::dataset open_dataset_or_default(const std::string& path, bool quiet);
+
+// The --backend option: cpu, reference or cuda.
+kernels::backend parse_backend(const std::string& name);
 
 // Parses "15,10,5" into {15, 10, 5}; option_error naming `option` otherwise.
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option);

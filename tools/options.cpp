@@ -31,6 +31,13 @@ data::dataset open_dataset_or_default(const std::string& path, bool quiet) {
   return ds;
 }
 
+kernels::backend parse_backend(const std::string& name) {
+  if (name == "cpu") return kernels::backend::cpu;
+  if (name == "reference") return kernels::backend::reference;
+  if (name == "cuda") return kernels::backend::cuda;
+  throw option_error("--backend must be cpu, reference or cuda; got '" + name + "'");
+}
+
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option) {
   std::vector<std::int64_t> values;
   std::size_t start = 0;

@@ -38,13 +38,6 @@ struct sample_config {
   bool quiet = false;
 };
 
-kernels::backend parse_backend(const std::string& name) {
-  if (name == "cpu") return kernels::backend::cpu;
-  if (name == "reference") return kernels::backend::reference;
-  if (name == "cuda") return kernels::backend::cuda;
-  throw option_error("--backend must be cpu, reference or cuda; got '" + name + "'");
-}
-
 // The seeds of an epoch: the split's training vertices, or every vertex of a
 // graph that has no split.
 std::vector<vertex_t> training_vertices(const data::dataset& ds, const std::string& split_name) {

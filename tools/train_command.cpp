@@ -47,13 +47,6 @@ struct train_config {
   bool quiet = false;
 };
 
-kernels::backend parse_backend(const std::string& name) {
-  if (name == "cpu") return kernels::backend::cpu;
-  if (name == "reference") return kernels::backend::reference;
-  if (name == "cuda") return kernels::backend::cuda;
-  throw option_error("--backend must be cpu, reference or cuda; got '" + name + "'");
-}
-
 trainer::train_options options_from(const train_config& c) {
   trainer::train_options o;
   o.sampling = {

@@ -45,26 +45,30 @@ TUNING_SEEDS = [100, 101]
 FINAL_SEEDS = [0, 1, 2, 3, 4]
 
 
-def train(bulkgnn, data_dir, dataset, sampler, params, seed):
+def train_arguments(data_dir, dataset, sampler, params, seed):
+    """The `bulkgnn train` arguments of one run (also printed as its command)."""
     settings = DATASETS[dataset]
+    return [
+        "train", os.path.join(data_dir, dataset),
+        "--split", settings["split"],
+        "--sampler", sampler,
+        "--fanouts", SAMPLERS[sampler]["fanouts"],
+        "--batch-size", str(settings["batch_size"]),
+        "--epochs", str(settings["epochs"]),
+        "--hidden", str(params["hidden"]),
+        "--dropout", str(params["dropout"]),
+        "--lr", str(params["lr"]),
+        "--weight-decay", str(params["weight_decay"]),
+        "--seed", str(seed),
+        "--threads", "2",
+    ]
+
+
+def train(bulkgnn, data_dir, dataset, sampler, params, seed):
     with tempfile.TemporaryDirectory() as tmp:
         metrics = os.path.join(tmp, "metrics.json")
-        cmd = [
-            bulkgnn, "train", os.path.join(data_dir, dataset),
-            "--split", settings["split"],
-            "--sampler", sampler,
-            "--fanouts", SAMPLERS[sampler]["fanouts"],
-            "--batch-size", str(settings["batch_size"]),
-            "--epochs", str(settings["epochs"]),
-            "--hidden", str(params["hidden"]),
-            "--dropout", str(params["dropout"]),
-            "--lr", str(params["lr"]),
-            "--weight-decay", str(params["weight_decay"]),
-            "--seed", str(seed),
-            "--threads", "2",
-            "--quiet",
-            "--metrics-out", metrics,
-        ]
+        cmd = [bulkgnn] + train_arguments(data_dir, dataset, sampler, params, seed) + [
+            "--quiet", "--metrics-out", metrics]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         with open(metrics) as f:
             final = json.load(f)["final"]
@@ -72,12 +76,8 @@ def train(bulkgnn, data_dir, dataset, sampler, params, seed):
 
 
 def command_line(data_dir, dataset, sampler, params, seed):
-    s = DATASETS[dataset]
-    return (f"build/tools/bulkgnn train {os.path.join(data_dir, dataset)} --split {s['split']} "
-            f"--sampler {sampler} --fanouts {SAMPLERS[sampler]['fanouts']} "
-            f"--batch-size {s['batch_size']} --epochs {s['epochs']} --hidden {params['hidden']} "
-            f"--dropout {params['dropout']} --lr {params['lr']} "
-            f"--weight-decay {params['weight_decay']} --seed {seed} --threads 2")
+    return " ".join(["build/tools/bulkgnn"] +
+                    train_arguments(data_dir, dataset, sampler, params, seed))
 
 
 def tune(args, dataset, sampler):

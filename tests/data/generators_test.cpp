@@ -6,7 +6,9 @@
 #include "bulkgnn/data/dataset.hpp"
 
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include "scratch_dir.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -25,25 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory per test, removed afterwards.
-class scratch_dir {
- public:
-  scratch_dir()
-      : path_(fs::temp_directory_path() /
-              fmt::format("bulkgnn_generators_test_{}_{}", getpid(),
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~scratch_dir() { fs::remove_all(path_); }
-  scratch_dir(const scratch_dir&) = delete;
-  scratch_dir& operator=(const scratch_dir&) = delete;
-
-  [[nodiscard]] fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
+using bulkgnn::testing::scratch_dir;
 
 std::map<std::string, std::string> read_tree(const fs::path& dir) {
   std::map<std::string, std::string> files;

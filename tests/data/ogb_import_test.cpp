@@ -1,8 +1,10 @@
 #include "bulkgnn/data/ogb_import.hpp"
 
 #include <gtest/gtest.h>
+
 #include <unistd.h>
 #include <zlib.h>
+#include "scratch_dir.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -65,23 +67,7 @@ bool has_entry(const csr_view& g, vertex_t row, vertex_t col) {
   return std::binary_search(r.begin(), r.end(), col);
 }
 
-class scratch_dir {
- public:
-  scratch_dir() {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() / fmt::format("bulkgnn-ogb-test-{}-{}-{}", ::getpid(),
-                                                    test->test_suite_name(), test->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~scratch_dir() { fs::remove_all(path_); }
-  scratch_dir(const scratch_dir&) = delete;
-  scratch_dir& operator=(const scratch_dir&) = delete;
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using bulkgnn::testing::scratch_dir;
 
 // Imports one of the shared real datasets and checks it against its meta.json.
 class real_dataset_test : public ::testing::Test {

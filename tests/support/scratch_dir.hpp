@@ -9,14 +9,12 @@
 
 namespace bulkgnn::testing {
 
-// A fresh directory per test (named after the test and the process), removed
-// afterwards.
+// A fresh directory per test (named after the process, the test suite and
+// the test), removed afterwards.
 class scratch_dir {
  public:
   explicit scratch_dir(const std::string& prefix = "bulkgnn_test")
-      : path_(std::filesystem::temp_directory_path() /
-              fmt::format("{}_{}_{}", prefix, ::getpid(),
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+      : path_(std::filesystem::temp_directory_path() / unique_name(prefix)) {
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
@@ -30,6 +28,11 @@ class scratch_dir {
   }
 
  private:
+  static std::string unique_name(const std::string& prefix) {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    return fmt::format("{}_{}_{}_{}", prefix, ::getpid(), test->test_suite_name(), test->name());
+  }
+
   std::filesystem::path path_;
 };
 

@@ -139,6 +139,14 @@ struct bad_option {
   std::string mentions;
 };
 
+// "--fanouts 10,x" → "__fanouts_10_x": a valid test name per option set.
+std::string test_name_from_arguments(const ::testing::TestParamInfo<bad_option>& info) {
+  std::string name;
+  for (char ch : info.param.arguments)
+    name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return name;
+}
+
 class CliRejectsBadOptions : public CliOnCora, public ::testing::WithParamInterface<bad_option> {};
 
 TEST_P(CliRejectsBadOptions, WithAOneLineErrorNamingTheOption) {
@@ -157,12 +165,7 @@ INSTANTIATE_TEST_SUITE_P(Sample, CliRejectsBadOptions,
                                            bad_option{"--split nosuchsplit", "nosuchsplit"},
                                            bad_option{"--sampler magic", "--sampler"},
                                            bad_option{"--weighted", "--weighted"}),
-                         [](const auto& info) {
-                           std::string name;
-                           for (char ch : info.param.arguments)
-                             name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-                           return name;
-                         });
+                         test_name_from_arguments);
 
 TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
   const auto metrics = scratch("train-metrics.json");
@@ -224,12 +227,7 @@ INSTANTIATE_TEST_SUITE_P(
                       bad_option{"--epochs 0", "--epochs"}, bad_option{"--eval magic", "--eval"},
                       bad_option{"--ready-queue 0", "--ready-queue"},
                       bad_option{"--resume", "--checkpoint-dir"}),
-    [](const auto& info) {
-      std::string name;
-      for (char ch : info.param.arguments)
-        name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-      return name;
-    });
+    test_name_from_arguments);
 
 TEST(Cli, TrainNeedsFeaturesAndLabels) {
   const auto dir = scratch("rmat-unlabelled");

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace bulkgnn::trainer {
 
@@ -56,6 +57,7 @@ nlohmann::json fingerprint_of(const data::dataset& ds, const train_options& o,
           {"weight_decay", o.optimizer.weight_decay}};
 }
 
+// The labels of `vertices`; option_error if one has none (-1).
 std::vector<std::int32_t> labels_of(const data::dataset& ds, std::span<const vertex_t> vertices,
                                     const char* split_part) {
   std::vector<std::int32_t> labels;
@@ -99,12 +101,13 @@ class run {
         options_(o),
         config_(model_for(ds, o)),
         split_(ds.find_split(o.split)),
-        train_labels_(labels_of(ds, split_.train, "train")),
         valid_labels_(labels_of(ds, split_.valid, "valid")),
         test_labels_(labels_of(ds, split_.test, "test")),
         model_(config_, o.sampling.seed, o.exec),
         optimizer_(model_.parameters().size(), o.optimizer),
         loader_(source(ds), o.sampling, o.loading, o.exec) {
+    // Training minibatches carry their own labels; this only rejects unlabelled seeds.
+    std::ignore = labels_of(ds, split_.train, "train");
     result_.config = fingerprint_of(ds, o, config_, split_.name);
     if (!o.checkpoint_dir.empty() && !o.resume &&
         std::filesystem::exists(checkpoint_path(o.checkpoint_dir)))
@@ -307,7 +310,6 @@ class run {
   const train_options& options_;
   model_config config_;
   const data::split& split_;
-  std::vector<std::int32_t> train_labels_;
   std::vector<std::int32_t> valid_labels_;
   std::vector<std::int32_t> test_labels_;
   gnn_model model_;
