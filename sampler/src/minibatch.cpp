@@ -30,7 +30,7 @@ csr_matrix extract_block(const sampled_layer& layer, std::int64_t j) {
 minibatch bulk_sample::extract(std::int64_t j, std::span<const std::int32_t> labels) const {
   BULKGNN_ASSERT(j >= 0 && j < count());
   minibatch mb;
-  mb.index = first_minibatch + j;
+  mb.index = minibatch_ids[j];
   const auto seed_span = seeds.segment(j);
   mb.seeds.assign(seed_span.begin(), seed_span.end());
   if (!labels.empty())

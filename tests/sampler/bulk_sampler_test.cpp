@@ -2,6 +2,7 @@
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
+#include "bulkgnn/kernels/gather_rows.hpp"
 #include "test_graphs.hpp"
 
 #include <gtest/gtest.h>
@@ -222,6 +223,89 @@ TEST(EpochPlan, CoversEveryTrainingVertexOnceAndDependsOnTheEpoch) {
   EXPECT_NE(std::vector<vertex_t>(a.seeds(0).begin(), a.seeds(0).end()),
             std::vector<vertex_t>(b.seeds(0).begin(), b.seeds(0).end()));
   EXPECT_THROW(epoch_plan(train, 0, 5, 0), option_error);
+}
+
+// Serves rows as a sharded graph does: copied out, one per request.
+class copying_rows final : public row_source {
+ public:
+  explicit copying_rows(csr_view graph) : graph_(graph) {}
+  vertex_t num_vertices() const override { return static_cast<vertex_t>(graph_.rows); }
+  bool weighted() const override { return graph_.weighted(); }
+  gathered_rows rows(std::span<const vertex_t> vertices) override {
+    return wrap_fetched_rows(kernels::gather_rows({}, graph_, vertices));
+  }
+
+ private:
+  csr_view graph_;
+};
+
+TEST(RowSources, FetchedRowsGiveExactlyTheMinibatchesOfTheWholeGraph) {
+  const auto g = random_graph(600, 5);
+  const auto train = all_vertices(600);
+  const epoch_plan plan(train, 24, 0, 2);
+  for (const auto kind : {sampler_kind::node_wise, sampler_kind::ladies}) {
+    const auto options = options_for(kind);
+    bulk_sampler whole(g.view(), options);
+    copying_rows fetched_source(g.view());
+    bulk_sampler fetched(fetched_source, options);
+    for (std::int64_t first = 0; first < plan.num_minibatches(); first += 6) {
+      const auto count = std::min<std::int64_t>(6, plan.num_minibatches() - first);
+      const auto a = whole.sample(plan, first, count);
+      const auto b = fetched.sample(plan, first, count);
+      for (std::int64_t j = 0; j < count; ++j) {
+        EXPECT_EQ(a.digest(j), b.digest(j))
+            << sampler_kind_name(kind) << " minibatch " << first + j;
+        const auto ma = a.extract(j);
+        const auto mb = b.extract(j);
+        ASSERT_EQ(ma.blocks.size(), mb.blocks.size());
+        for (std::size_t l = 0; l < ma.blocks.size(); ++l) {
+          EXPECT_EQ(ma.blocks[l].indices, mb.blocks[l].indices);
+          EXPECT_EQ(ma.blocks[l].values, mb.blocks[l].values);
+        }
+      }
+    }
+  }
+}
+
+TEST(RowSources, FastGcnRefusesASourceWithoutTheWholeGraph) {
+  const auto g = random_graph(100, 6);
+  copying_rows fetched_source(g.view());
+  EXPECT_THROW(bulk_sampler(fetched_source, options_for(sampler_kind::fastgcn)), option_error);
+}
+
+// Per hop, the set of (dst, src) global edges of minibatch j.
+std::vector<std::set<std::pair<vertex_t, vertex_t>>> edge_sets(const minibatch& mb) {
+  std::vector<std::set<std::pair<vertex_t, vertex_t>>> hops;
+  for (const auto& block : mb.blocks) {
+    auto& edges = hops.emplace_back();
+    for (std::int64_t r = 0; r < block.rows; ++r)
+      for (auto e = block.indptr[r]; e < block.indptr[r + 1]; ++e)
+        edges.emplace(mb.input_nodes[r], mb.input_nodes[block.indices[e]]);
+  }
+  return hops;
+}
+
+TEST(NodeWiseSampler, SlicesOfAMinibatchSampleExactlyThePartsTheirSeedsReach) {
+  const auto g = random_graph(800, 7);
+  const auto train = all_vertices(800);
+  const epoch_plan plan(train, 60, 0, 1);
+  const auto options = options_for(sampler_kind::node_wise);
+  bulk_sampler sampler(g.view(), options);
+  const std::int64_t id = 4;
+  const auto whole = edge_sets(sampler.sample(plan, id, 1).extract(0));
+  const auto seeds = plan.seeds(id);
+  std::vector<std::set<std::pair<vertex_t, vertex_t>>> united(whole.size());
+  for (std::size_t begin = 0; begin < seeds.size(); begin += 17) {
+    segmented_vertices slice;
+    slice.push_segment(seeds.subspan(begin, std::min<std::size_t>(17, seeds.size() - begin)));
+    const std::int64_t ids[] = {id};
+    const auto part = edge_sets(sampler.sample(plan.epoch(), slice, ids).extract(0));
+    for (std::size_t h = 0; h < whole.size(); ++h) {
+      for (const auto& edge : part[h]) EXPECT_TRUE(whole[h].contains(edge));
+      united[h].insert(part[h].begin(), part[h].end());
+    }
+  }
+  EXPECT_EQ(united, whole);
 }
 
 }  // namespace

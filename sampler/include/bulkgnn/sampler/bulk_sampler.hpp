@@ -7,8 +7,10 @@
 #include "bulkgnn/kernels/sample_rows.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
+#include "bulkgnn/sampler/row_source.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,8 +37,9 @@ struct sampler_options {
   std::uint32_t seed = 0;
 };
 
-// Throws option_error naming the option if `options` is impossible for `graph`.
-void validate(const sampler_options& options, csr_view graph);
+// Throws option_error naming the option if `options` is impossible for a
+// graph with (or without) edge weights.
+void validate(const sampler_options& options, bool graph_weighted);
 
 // Samples a bulk of consecutive minibatches at once: per hop, one sampling
 // pass (node-wise) or one SpGEMM plus one sampling pass (layer-wise) serves
@@ -52,12 +55,27 @@ void validate(const sampler_options& options, csr_view graph);
 // one global p(v) ∝ Σ_u Â(u,v)² for every minibatch instead. Known gap: a
 // self loop stored in A counts twice in p (as an edge and as I) but once in
 // the block; imported OGB data and generated graphs store none.
+//
+// The rows of A come from a row_source: the whole graph in memory, or a graph
+// sharded over ranks whose rows are fetched per hop (distributed/). Either
+// way the same entries are drawn, since draws are keyed by vertex id and
+// fetched rows keep A's stored order.
 class bulk_sampler {
  public:
   bulk_sampler(csr_view graph, sampler_options options, kernels::executor exec = {});
+  // `rows` must outlive the sampler. FastGCN needs the whole graph.
+  bulk_sampler(row_source& rows, sampler_options options, kernels::executor exec = {});
 
+  // The minibatches [first_minibatch, first_minibatch + count) of `plan`.
   [[nodiscard]] bulk_sample sample(const epoch_plan& plan, std::int64_t first_minibatch,
                                    std::int64_t count);
+  // Segment j of `seeds` sampled as (part of) minibatch minibatch_ids[j] of
+  // `epoch`. Node-wise draws are keyed per (minibatch, vertex), so sampling a
+  // subset of a minibatch's seeds gives exactly the part of the whole
+  // minibatch's sample that those seeds reach (data-parallel ranks rely on
+  // this); layer-wise draws depend on the whole frontier.
+  [[nodiscard]] bulk_sample sample(std::uint32_t epoch, segmented_vertices seeds,
+                                   std::span<const std::int64_t> minibatch_ids);
 
   [[nodiscard]] const sampler_options& options() const { return options_; }
   // Wall time spent per stage over every call so far.
@@ -65,13 +83,20 @@ class bulk_sampler {
 
  private:
   sampled_layer sample_node_wise(const segmented_vertices& frontier,
-                                 std::span<const std::uint32_t> minibatch_of_row,
-                                 std::uint32_t epoch, std::uint32_t hop);
-  sampled_layer sample_layer_wise(const segmented_vertices& frontier, std::int64_t first_minibatch,
-                                  std::uint32_t epoch, std::uint32_t hop);
-  csr_matrix column_weights(const segmented_vertices& frontier);
+                                 std::span<const std::int64_t> minibatch_ids, std::uint32_t epoch,
+                                 std::uint32_t hop);
+  sampled_layer sample_layer_wise(const segmented_vertices& frontier,
+                                  std::span<const std::int64_t> minibatch_ids, std::uint32_t epoch,
+                                  std::uint32_t hop);
 
-  csr_view graph_;
+  void initialise();
+  gathered_rows fetch_rows(std::span<const vertex_t> vertices);
+  csr_matrix column_weights(const segmented_vertices& frontier);
+  csr_matrix column_weights(const segmented_vertices& frontier, std::span<const vertex_t> distinct,
+                            const gathered_rows& rows);
+
+  std::unique_ptr<local_rows> own_rows_;  // set when constructed from a graph
+  row_source& rows_;
   sampler_options options_;
   kernels::executor exec_;
   stage_times times_;

@@ -36,9 +36,10 @@ struct minibatch {
   std::vector<csr_matrix> blocks;
 };
 
-// The minibatches [first_minibatch, first_minibatch + count) of one epoch.
+// Minibatches of one epoch sampled together (or, on data-parallel ranks, this
+// rank's parts of them).
 struct bulk_sample {
-  std::int64_t first_minibatch = 0;
+  std::vector<std::int64_t> minibatch_ids;  // epoch position of each segment
   segmented_vertices seeds;
   std::vector<sampled_layer> layers;  // layers[h] is hop h from the seeds
 

@@ -1,0 +1,61 @@
+#pragma once
+
+#include "bulkgnn/core/csr.hpp"
+
+#include <span>
+#include <vector>
+
+namespace bulkgnn::sampler {
+
+// Rows of the adjacency matrix A that the sampler asked for. Request i is
+// row row_of[i] of view(): either the whole graph in memory (row_of holds the
+// requested vertex ids, nothing is copied) or a matrix of fetched rows
+// (row_of[i] = i). Views point into heap buffers, so moving this is safe.
+struct gathered_rows {
+  csr_view rows;  // holds every requested row
+  std::span<const vertex_t> row_of;
+  bool fetched = false;             // rows were copied (from other ranks)
+  csr_matrix fetched_rows;          // owns `rows` when fetched
+  std::vector<vertex_t> positions;  // owns `row_of` when fetched
+};
+
+// Where the bulk sampler reads rows of A: the whole graph in this process, or
+// a graph sharded over ranks (distributed/), where a call is collective over
+// the sampling communicator: every rank calls rows() once per hop, in the same
+// order, possibly with no vertices. Fetched rows keep A's stored order, so
+// every source samples exactly the same entries.
+class row_source {
+ public:
+  virtual ~row_source() = default;
+  [[nodiscard]] virtual vertex_t num_vertices() const = 0;
+  [[nodiscard]] virtual bool weighted() const = 0;
+  // Every vertex in [0, num_vertices()); repeats allowed.
+  [[nodiscard]] virtual gathered_rows rows(std::span<const vertex_t> vertices) = 0;
+  // The whole graph when this process holds it, else nullptr.
+  [[nodiscard]] virtual const csr_view* whole_graph() const { return nullptr; }
+};
+
+// The whole graph in this process: rows are read in place.
+class local_rows final : public row_source {
+ public:
+  explicit local_rows(csr_view graph) : graph_(graph) {}
+  [[nodiscard]] vertex_t num_vertices() const override {
+    return static_cast<vertex_t>(graph_.rows);
+  }
+  [[nodiscard]] bool weighted() const override { return graph_.weighted(); }
+  [[nodiscard]] gathered_rows rows(std::span<const vertex_t> vertices) override {
+    gathered_rows in_place;
+    in_place.rows = graph_;
+    in_place.row_of = vertices;
+    return in_place;
+  }
+  [[nodiscard]] const csr_view* whole_graph() const override { return &graph_; }
+
+ private:
+  csr_view graph_;
+};
+
+// Wraps fetched rows (one per request, in request order) as gathered_rows.
+[[nodiscard]] gathered_rows wrap_fetched_rows(csr_matrix fetched);
+
+}  // namespace bulkgnn::sampler
