@@ -1,0 +1,164 @@
+#include "bulkgnn/distributed/sharded_rows.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/gather_rows.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bulkgnn::distributed {
+
+grid_kind parse_grid_kind(const std::string& name) {
+  if (name == "replicated") return grid_kind::replicated;
+  if (name == "1.5d") return grid_kind::one_and_half_d;
+  if (name == "2d") return grid_kind::two_d;
+  if (name == "3d") return grid_kind::three_d;
+  throw option_error("--grid must be replicated, 1.5d, 2d or 3d; got '" + name + "'");
+}
+
+std::string grid_kind_name(grid_kind kind) {
+  switch (kind) {
+    case grid_kind::replicated:
+      return "replicated";
+    case grid_kind::one_and_half_d:
+      return "1.5d";
+    case grid_kind::two_d:
+      return "2d";
+    case grid_kind::three_d:
+      return "3d";
+  }
+  return "unknown";
+}
+
+namespace {
+bool is_square(int n) {
+  const int root = static_cast<int>(std::lround(std::sqrt(static_cast<double>(n))));
+  return root * root == n;
+}
+}  // namespace
+
+void validate_grid(grid_kind kind, int ranks, int replication) {
+  BULKGNN_EXPECTS(replication >= 1, "--replication must be at least 1, got {}", replication);
+  switch (kind) {
+    case grid_kind::replicated:
+      BULKGNN_EXPECTS(replication == 1, "--replication applies to the 1.5d and 3d grids only");
+      return;
+    case grid_kind::one_and_half_d:
+      BULKGNN_EXPECTS(ranks % replication == 0,
+                      "--grid 1.5d: --replication {} must divide the {} ranks", replication, ranks);
+      return;
+    case grid_kind::two_d:
+      BULKGNN_EXPECTS(replication == 1, "--grid 2d takes no --replication (use 3d for layers)");
+      BULKGNN_EXPECTS(is_square(ranks), "--grid 2d needs a square number of ranks, got {}", ranks);
+      return;
+    case grid_kind::three_d:
+      BULKGNN_EXPECTS(ranks % replication == 0 && is_square(ranks / replication),
+                      "--grid 3d: --replication {} (layers) must divide the {} ranks into square "
+                      "layers",
+                      replication, ranks);
+      return;
+  }
+}
+
+block_row_shards::block_row_shards(const communicator& sampling, csr_view graph,
+                                   const vertex_partition& partition, int replication)
+    : team_(sampling.split(sampling.rank() / (sampling.size() / replication),
+                           sampling.rank() % (sampling.size() / replication), sampling.stage())),
+      partition_(partition),
+      num_vertices_(static_cast<vertex_t>(graph.rows)),
+      weighted_(graph.weighted()) {
+  BULKGNN_EXPECTS(partition.parts == team_.size(),
+                  "1.5d: the partition has {} parts for teams of {} ranks", partition.parts,
+                  team_.size());
+  const int part = team_.rank();
+  const auto first = partition.part_offsets[part];
+  std::vector<vertex_t> mine(partition.old_id.begin() + first,
+                             partition.old_id.begin() + partition.part_offsets[part + 1]);
+  block_ = kernels::gather_rows({}, graph, mine);
+}
+
+sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices) {
+  const int members = team_.size();
+  std::vector<vertex_t> distinct(vertices.begin(), vertices.end());
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+
+  std::vector<std::vector<vertex_t>> requests(members);
+  for (const vertex_t v : distinct) {
+    BULKGNN_EXPECTS(v >= 0 && v < num_vertices_, "1.5d: vertex {} outside the graph", v);
+    requests[partition_.owner[v]].push_back(v);
+  }
+  const auto asked = team_.all_to_all(requests);
+
+  // Per requester: each row as its length followed by its columns.
+  std::vector<std::vector<vertex_t>> replies(members);
+  std::vector<std::vector<float>> reply_values(members);
+  for (int r = 0; r < members; ++r)
+    for (const vertex_t v : asked[r]) {
+      const auto local = partition_.local_index[v];
+      const auto row = block_.view().row(local);
+      replies[r].push_back(static_cast<vertex_t>(row.size()));
+      replies[r].insert(replies[r].end(), row.begin(), row.end());
+      if (weighted_) {
+        const auto values = block_.view().row_values(local);
+        reply_values[r].insert(reply_values[r].end(), values.begin(), values.end());
+      }
+    }
+  const auto answered = team_.all_to_all(replies);
+  std::vector<std::vector<float>> answered_values;
+  if (weighted_) answered_values = team_.all_to_all(reply_values);
+
+  // Rows of `distinct`, assembled in order from the owners' replies.
+  csr_matrix rows_of_distinct;
+  rows_of_distinct.rows = static_cast<std::int64_t>(distinct.size());
+  rows_of_distinct.cols = num_vertices_;
+  std::vector<std::size_t> cursor(members, 0), value_cursor(members, 0);
+  for (const vertex_t v : distinct) {
+    const int owner = partition_.owner[v];
+    const auto& stream = answered[owner];
+    const auto length = static_cast<std::size_t>(stream[cursor[owner]]);
+    const auto begin = stream.begin() + static_cast<std::ptrdiff_t>(cursor[owner] + 1);
+    rows_of_distinct.indices.insert(rows_of_distinct.indices.end(), begin,
+                                    begin + static_cast<std::ptrdiff_t>(length));
+    cursor[owner] += 1 + length;
+    if (weighted_) {
+      const auto vbegin =
+          answered_values[owner].begin() + static_cast<std::ptrdiff_t>(value_cursor[owner]);
+      rows_of_distinct.values.insert(rows_of_distinct.values.end(), vbegin,
+                                     vbegin + static_cast<std::ptrdiff_t>(length));
+      value_cursor[owner] += length;
+    }
+    rows_of_distinct.indptr.push_back(static_cast<edge_t>(rows_of_distinct.indices.size()));
+  }
+
+  std::vector<vertex_t> positions(vertices.size());
+  for (std::size_t i = 0; i < vertices.size(); ++i)
+    positions[i] = static_cast<vertex_t>(
+        std::lower_bound(distinct.begin(), distinct.end(), vertices[i]) - distinct.begin());
+  sampler::gathered_rows out;
+  out.fetched = true;
+  out.fetched_rows = std::move(rows_of_distinct);
+  out.rows = out.fetched_rows.view();
+  out.positions = std::move(positions);
+  out.row_of = out.positions;
+  return out;
+}
+
+std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind, const communicator& sampling,
+                                                     csr_view graph,
+                                                     const vertex_partition& partition,
+                                                     int replication) {
+  validate_grid(kind, sampling.size(), replication);
+  switch (kind) {
+    case grid_kind::replicated:
+      return std::make_unique<sampler::local_rows>(graph);
+    case grid_kind::one_and_half_d:
+      return std::make_unique<block_row_shards>(sampling, graph, partition, replication);
+    case grid_kind::two_d:
+    case grid_kind::three_d:
+      break;
+  }
+  throw option_error("--grid " + grid_kind_name(kind) + " is not available in this build");
+}
+
+}  // namespace bulkgnn::distributed
