@@ -20,6 +20,12 @@ void validate(const loader_options& o) {
   BULKGNN_EXPECTS(o.ready_queue > 0, "--ready-queue must be positive, got {}", o.ready_queue);
   BULKGNN_EXPECTS(o.max_minibatches >= 0,
                   "--max-minibatches must be 0 (no limit) or positive, got {}", o.max_minibatches);
+  BULKGNN_EXPECTS(o.slices >= 1 && o.slice >= 0 && o.slice < o.slices,
+                  "loader: slice {} of {} does not exist", o.slice, o.slices);
+}
+
+std::pair<std::int64_t, std::int64_t> slice_range(std::int64_t seeds, int slice, int slices) {
+  return {seeds * slice / slices, seeds * (slice + 1) / slices};
 }
 
 const stage_report& epoch_report::slowest_stage() const {
@@ -41,6 +47,16 @@ struct bulk_request {
   std::int64_t first = 0;
   std::int64_t count = 0;
 };
+
+std::string describe(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
 
 enum stage_index { shuffle_stage, sample_stage, gather_stage, consume_stage, stage_count };
 
@@ -91,6 +107,8 @@ struct epoch_stream::pipeline {
     try {
       body();
     } catch (...) {
+      if (loader.options_.on_failure)
+        loader.options_.on_failure(describe(std::current_exception()));
       {
         const std::lock_guard lock(mutex);
         if (!failure) failure = std::current_exception();
@@ -138,11 +156,29 @@ struct epoch_stream::pipeline {
     requests.close();
   }
 
+  // Whole minibatches, or this loader's slices of them: node-wise samples
+  // of a slice are exactly its part of the whole sample; layer-wise ones
+  // depend on every seed, so those are sampled whole and cut at gather.
+  sampler::bulk_sample sample_bulk(const bulk_request& request) {
+    const auto& o = loader.options_;
+    if (o.slices == 1 || loader.sampler_.options().kind != sampler::sampler_kind::node_wise)
+      return loader.sampler_.sample(*request.plan, request.first, request.count);
+    segmented_vertices seeds;
+    std::vector<std::int64_t> ids;
+    for (std::int64_t j = request.first; j < request.first + request.count; ++j) {
+      const auto all = request.plan->seeds(j);
+      const auto [begin, end] =
+          slice_range(static_cast<std::int64_t>(all.size()), o.slice, o.slices);
+      seeds.push_segment(all.subspan(begin, end - begin));
+      ids.push_back(j);
+    }
+    return loader.sampler_.sample(request.plan->epoch(), std::move(seeds), ids);
+  }
+
   void sample() {
     while (auto request = pop(requests, sample_stage)) {
       const stopwatch busy;
-      auto bulk = std::make_shared<sampler::bulk_sample>(
-          loader.sampler_.sample(*request->plan, request->first, request->count));
+      auto bulk = std::make_shared<sampler::bulk_sample>(sample_bulk(*request));
       add_busy(sample_stage, busy.seconds());
       if (!push(bulks, std::move(bulk), sample_stage)) return;
     }
@@ -151,12 +187,25 @@ struct epoch_stream::pipeline {
 
   void gather() {
     const auto& source = loader.source_;
+    const bool cut_at_gather = loader.options_.slices > 1 &&
+                               loader.sampler_.options().kind != sampler::sampler_kind::node_wise;
     while (auto bulk = pop(bulks, gather_stage)) {
       for (std::int64_t j = 0; j < (*bulk)->count(); ++j) {
         const stopwatch busy;
         ready_minibatch mb;
         mb.batch = (*bulk)->extract(j, source.labels);
-        if (!source.features.empty()) {
+        if (cut_at_gather) {
+          const auto [begin, end] = slice_range(static_cast<std::int64_t>(mb.batch.seeds.size()),
+                                                loader.options_.slice, loader.options_.slices);
+          mb.batch = sampler::restrict_to_seeds(mb.batch, begin, end);
+        }
+        if (source.remote_features != nullptr) {
+          mb.feature_columns = source.remote_features->columns();
+          mb.features.resize(mb.batch.input_nodes.size() * mb.feature_columns);
+          source.remote_features->fetch(mb.batch.input_nodes,
+                                        {static_cast<std::int64_t>(mb.batch.input_nodes.size()),
+                                         mb.feature_columns, mb.features});
+        } else if (!source.features.empty()) {
           mb.feature_columns = source.features.cols;
           mb.features.resize(mb.batch.input_nodes.size() * source.features.cols);
           kernels::gather_dense_rows(loader.exec_, source.features, mb.batch.input_nodes,
@@ -222,23 +271,24 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::sampler_options
     : source_(source),
       options_(options),
       exec_(exec),
-      sampler_(source.graph, std::move(sampling), exec) {
+      own_rows_(source.rows ? nullptr : std::make_unique<sampler::local_rows>(source.graph)),
+      sampler_(source.rows ? *source.rows : *own_rows_, std::move(sampling), exec) {
   validate(options_);
-  BULKGNN_EXPECTS(source.features.empty() || source.features.rows == source.graph.rows,
+  const std::int64_t n = source.rows ? source.rows->num_vertices() : source.graph.rows;
+  BULKGNN_EXPECTS(source.features.empty() || source.features.rows == n,
                   "loader: features have {} rows but the graph has {} vertices",
-                  source.features.rows, source.graph.rows);
-  BULKGNN_EXPECTS(
-      source.labels.empty() || static_cast<std::int64_t>(source.labels.size()) == source.graph.rows,
-      "loader: {} labels for {} vertices", source.labels.size(), source.graph.rows);
+                  source.features.rows, n);
+  BULKGNN_EXPECTS(source.labels.empty() || static_cast<std::int64_t>(source.labels.size()) == n,
+                  "loader: {} labels for {} vertices", source.labels.size(), n);
 }
 
 minibatch_loader::~minibatch_loader() = default;
 
 epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) & {
   BULKGNN_EXPECTS(!stream_alive_, "minibatch_loader: finish or destroy the previous epoch first");
+  const std::int64_t n = source_.rows ? source_.rows->num_vertices() : source_.graph.rows;
   for (const vertex_t v : seeds)
-    BULKGNN_EXPECTS(v >= 0 && v < source_.graph.rows, "loader: seed vertex {} is not in [0, {})", v,
-                    source_.graph.rows);
+    BULKGNN_EXPECTS(v >= 0 && v < n, "loader: seed vertex {} is not in [0, {})", v, n);
   auto p = std::make_unique<epoch_stream::pipeline>(*this, seeds, epoch);
   p->start();
   stream_alive_ = true;

@@ -2,6 +2,8 @@
 
 #include "bulkgnn/core/error.hpp"
 
+#include <numeric>
+
 namespace bulkgnn::sampler {
 
 namespace {
@@ -40,6 +42,46 @@ minibatch bulk_sample::extract(std::int64_t j, std::span<const std::int32_t> lab
   for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer)
     mb.blocks.push_back(extract_block(*layer, j));
   return mb;
+}
+
+minibatch restrict_to_seeds(const minibatch& mb, std::int64_t begin, std::int64_t end) {
+  BULKGNN_EXPECTS(0 <= begin && begin <= end && end <= static_cast<std::int64_t>(mb.seeds.size()),
+                  "restrict_to_seeds: seeds [{}, {}) of a minibatch of {}", begin, end,
+                  mb.seeds.size());
+  minibatch part;
+  part.index = mb.index;
+  part.seeds.assign(mb.seeds.begin() + begin, mb.seeds.begin() + end);
+  if (!mb.labels.empty()) part.labels.assign(mb.labels.begin() + begin, mb.labels.begin() + end);
+  // Rows kept at the current level, as the whole minibatch's local ids
+  // (which index its input_nodes, since destinations come first everywhere).
+  std::vector<vertex_t> kept(static_cast<std::size_t>(end - begin));
+  std::iota(kept.begin(), kept.end(), static_cast<vertex_t>(begin));
+  part.blocks.resize(mb.blocks.size());
+  for (auto b = static_cast<std::ptrdiff_t>(mb.blocks.size()) - 1; b >= 0; --b) {
+    const auto& whole = mb.blocks[static_cast<std::size_t>(b)];
+    std::vector<vertex_t> new_id(static_cast<std::size_t>(whole.cols), -1);
+    std::vector<vertex_t> sources = kept;
+    for (std::size_t i = 0; i < kept.size(); ++i) new_id[kept[i]] = static_cast<vertex_t>(i);
+    auto& block = part.blocks[static_cast<std::size_t>(b)];
+    block.rows = static_cast<std::int64_t>(kept.size());
+    for (const vertex_t row : kept) {
+      for (auto e = whole.indptr[row]; e < whole.indptr[row + 1]; ++e) {
+        const vertex_t column = whole.indices[e];
+        if (new_id[column] < 0) {
+          new_id[column] = static_cast<vertex_t>(sources.size());
+          sources.push_back(column);
+        }
+        block.indices.push_back(new_id[column]);
+        if (!whole.values.empty()) block.values.push_back(whole.values[e]);
+      }
+      block.indptr.push_back(static_cast<edge_t>(block.indices.size()));
+    }
+    block.cols = static_cast<std::int64_t>(sources.size());
+    kept = std::move(sources);
+  }
+  part.input_nodes.reserve(kept.size());
+  for (const vertex_t v : kept) part.input_nodes.push_back(mb.input_nodes[v]);
+  return part;
 }
 
 namespace {

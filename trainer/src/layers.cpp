@@ -89,8 +89,9 @@ void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint
   std::array<std::uint32_t, chunk / 2> words;
   std::array<float, chunk> mask;
   for (std::int64_t r = begin; r < end; ++r) {
-    philox_stream stream(
-        rng_key{key.seed, key.epoch, key.minibatch, layer, static_cast<std::uint32_t>(r)});
+    const auto row_key = static_cast<std::uint32_t>(
+        key.row_ids.empty() ? r : key.row_ids[static_cast<std::size_t>(r)]);
+    philox_stream stream(rng_key{key.seed, key.epoch, key.minibatch, layer, row_key});
     float* row = x.row(r).data();
     for (std::int64_t first = 0; first < x.cols; first += chunk) {
       const std::int64_t n = std::min(chunk, x.cols - first);
@@ -145,6 +146,8 @@ void relu_dropout(dense_view<float> x, float p, std::optional<dropout_key> key, 
     relu(x);
     return;
   }
+  BULKGNN_EXPECTS(key->row_ids.empty() || static_cast<std::int64_t>(key->row_ids.size()) >= x.rows,
+                  "relu_dropout: {} row ids for {} rows", key->row_ids.size(), x.rows);
   const auto stream_layer = dropout_stream_base + static_cast<std::uint32_t>(layer);
   detail::for_pieces(x.rows, x.cols, [&](std::int64_t begin, std::int64_t end) {
     relu_and_drop_rows(x, p, *key, stream_layer, begin, end);

@@ -1,6 +1,7 @@
 #include "bulkgnn/trainer/training_run.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/hash.hpp"
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
@@ -10,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -105,7 +107,7 @@ class run {
         test_labels_(labels_of(ds, split_.test, "test")),
         model_(config_, o.sampling.seed, o.exec),
         optimizer_(model_.parameters().size(), o.optimizer),
-        loader_(source(ds), o.sampling, o.loading, o.exec) {
+        loader_(source(ds, o), o.sampling, loading_for(o, o.loading), o.exec) {
     // Training minibatches carry their own labels; this only rejects unlabelled seeds.
     std::ignore = labels_of(ds, split_.train, "train");
     result_.config = fingerprint_of(ds, o, config_, split_.name);
@@ -126,17 +128,49 @@ class run {
           ((epoch + 1) % options_.eval_every == 0 || epoch + 1 == options_.epochs))
         evaluate(record);
       add_record(std::move(record));
-      if (!options_.checkpoint_dir.empty()) save(epoch + 1);
+      if (!options_.checkpoint_dir.empty() && is_rank_zero()) save(epoch + 1);
       if (on_epoch) on_epoch(result_.epochs.back(), result_);
     }
     const auto params = model_.parameters();
     result_.parameters.assign(params.begin(), params.end());
+    if (options_.parallel != nullptr) {
+      digest_hasher hash;
+      for (const float w : params) hash.add(std::bit_cast<std::uint32_t>(w));
+      if (!options_.parallel->same_on_every_rank(hash.value()))
+        throw internal_error("data-parallel ranks ended with different weights");
+    }
     return std::move(result_);
   }
 
  private:
-  static loader::graph_source source(const data::dataset& ds) {
-    return {ds.graph(), ds.features(), ds.labels()};
+  static loader::graph_source source(const data::dataset& ds, const train_options& o) {
+    if (o.parallel == nullptr) return {ds.graph(), ds.features(), ds.labels()};
+    auto* remote = o.parallel->features();
+    return {.graph = ds.graph(),
+            .features = remote ? dense_view<const float>{} : ds.features(),
+            .labels = ds.labels(),
+            .rows = o.parallel->rows(),
+            .remote_features = remote};
+  }
+
+  // Data-parallel ranks each load their slice of every minibatch.
+  static loader::loader_options loading_for(const train_options& o, loader::loader_options l) {
+    if (o.parallel == nullptr) return l;
+    l.slice = o.parallel->rank();
+    l.slices = o.parallel->ranks();
+    l.on_failure = [parallel = o.parallel](const std::string& message) {
+      parallel->abort_all(message);
+    };
+    return l;
+  }
+
+  // Seeds of minibatch `index` of an epoch over `seeds` vertices.
+  std::int64_t minibatch_seeds(std::int64_t seeds, std::int64_t index) const {
+    return std::min(options_.loading.batch_size, seeds - index * options_.loading.batch_size);
+  }
+
+  bool is_rank_zero() const {
+    return options_.parallel == nullptr || options_.parallel->rank() == 0;
   }
 
   static model_config model_for(const data::dataset& ds, const train_options& o) {
@@ -164,35 +198,50 @@ class run {
     progress bar(fmt::format("epoch {}/{}", epoch + 1, options_.epochs), stream.num_minibatches(),
                  " minibatches", options_.quiet);
 
-    double loss_sum = 0;
-    std::int64_t correct = 0;
-    std::int64_t seen = 0;
+    // Sums over this rank's slices: loss weighted by the slice's share of its
+    // minibatch, correct predictions, seeds.
+    double metrics[3] = {0, 0, 0};
     std::int64_t minibatches = 0;
+    const auto train_seeds = static_cast<std::int64_t>(split_.train.size());
     matrix grad;
     while (auto mb = stream.next()) {
-      const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, true);
-      const auto logits = model_.forward(
-          blocks, mb->input_features(),
-          dropout_key{options_.sampling.seed, epoch, static_cast<std::uint32_t>(mb->batch.index)});
-      if (grad.rows() != logits.rows || grad.cols() != logits.cols)
-        grad = matrix(logits.rows, logits.cols);
-      const auto loss = softmax_cross_entropy(logits, mb->batch.labels, grad.view());
-      if (!std::isfinite(loss.loss))
-        throw error(fmt::format("epoch {}, minibatch {}: the loss is {} (diverged; lower --lr)",
-                                epoch, mb->batch.index, loss.loss));
-      model_.backward(grad.view());
+      const auto seeds = static_cast<std::int64_t>(mb->batch.seeds.size());
+      const double share = static_cast<double>(seeds) /
+                           static_cast<double>(minibatch_seeds(train_seeds, mb->batch.index));
+      if (seeds > 0) {
+        const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, true);
+        const auto logits = model_.forward(
+            blocks, mb->input_features(),
+            dropout_key{options_.sampling.seed, epoch, static_cast<std::uint32_t>(mb->batch.index),
+                        mb->batch.input_nodes});
+        if (grad.rows() != logits.rows || grad.cols() != logits.cols)
+          grad = matrix(logits.rows, logits.cols);
+        const auto loss = softmax_cross_entropy(logits, mb->batch.labels, grad.view());
+        if (!std::isfinite(loss.loss))
+          throw error(fmt::format("epoch {}, minibatch {}: the loss is {} (diverged; lower --lr)",
+                                  epoch, mb->batch.index, loss.loss));
+        if (share != 1.0)
+          for (float& g : grad.view().data) g *= static_cast<float>(share);
+        model_.backward(grad.view());
+        metrics[0] += loss.loss * share;
+        metrics[1] += static_cast<double>(loss.correct);
+        metrics[2] += static_cast<double>(loss.count);
+      } else {
+        const auto gradients = model_.mutable_gradients();
+        std::fill(gradients.begin(), gradients.end(), 0.0f);
+      }
+      if (options_.parallel != nullptr)
+        options_.parallel->sum_gradients(model_.mutable_gradients());
       optimizer_.step(model_.parameters(), model_.gradients());
-      loss_sum += loss.loss;
-      correct += loss.correct;
-      seen += loss.count;
       bar.update(++minibatches);
     }
+    if (options_.parallel != nullptr) options_.parallel->sum_metrics(metrics);
     bar.finish();
 
     epoch_record r;
     r.epoch = epoch;
-    r.loss = minibatches > 0 ? loss_sum / static_cast<double>(minibatches) : 0;
-    r.train_acc = seen > 0 ? static_cast<double>(correct) / static_cast<double>(seen) : 0;
+    r.loss = minibatches > 0 ? metrics[0] / static_cast<double>(minibatches) : 0;
+    r.train_acc = metrics[2] > 0 ? metrics[1] / metrics[2] : 0;
     r.pipeline = stream.report();
     r.seconds = r.pipeline.seconds;
     for (const auto& [stage, seconds] : loader_.sampler().times().all()) {
@@ -227,18 +276,20 @@ class run {
     if (!eval_loader_) {
       auto options = options_.loading;
       options.max_minibatches = 0;
-      eval_loader_.emplace(source(ds_), options_.sampling, options, options_.exec);
+      eval_loader_.emplace(source(ds_, options_), options_.sampling, loading_for(options_, options),
+                           options_.exec);
     }
     auto stream = eval_loader_->epoch(vertices, static_cast<std::uint32_t>(key_epoch));
-    std::int64_t correct = 0;
-    std::int64_t seen = 0;
+    double counts[2] = {0, 0};  // correct, seen
     while (auto mb = stream.next()) {
+      if (mb->batch.seeds.empty()) continue;
       const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, false);
       const auto logits = model_.forward(blocks, mb->input_features(), std::nullopt);
-      correct += count_correct(logits, mb->batch.labels);
-      seen += static_cast<std::int64_t>(mb->batch.labels.size());
+      counts[0] += static_cast<double>(count_correct(logits, mb->batch.labels));
+      counts[1] += static_cast<double>(mb->batch.labels.size());
     }
-    return static_cast<double>(correct) / static_cast<double>(seen);
+    if (options_.parallel != nullptr) options_.parallel->sum_metrics(counts);
+    return counts[0] / counts[1];
   }
 
   void add_record(epoch_record record, std::optional<nlohmann::json> as_saved = std::nullopt) {

@@ -7,20 +7,38 @@
 #include "bulkgnn/sampler/minibatch.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bulkgnn::loader {
 
+// Fetches the feature rows of a minibatch's input vertices when they are not
+// all in this process (partitioned over ranks, distributed/). A call is
+// collective over the ranks that share the features: every rank calls it
+// once per minibatch, in minibatch order.
+class feature_fetcher {
+ public:
+  virtual ~feature_fetcher() = default;
+  [[nodiscard]] virtual std::int64_t columns() const = 0;
+  // out is vertices.size() × columns().
+  virtual void fetch(std::span<const vertex_t> vertices, dense_view<float> out) = 0;
+};
+
 // What minibatches are drawn from. Features and labels are indexed by global
-// vertex id; either may be empty (then minibatches carry none).
+// vertex id; either may be empty (then minibatches carry none). With `rows`
+// set, the sampler reads A through it (a sharded graph) and `graph` may be
+// empty; with `remote_features` set, features are fetched through it.
 struct graph_source {
   csr_view graph;
   dense_view<const float> features;
   std::span<const std::int32_t> labels;
+  sampler::row_source* rows = nullptr;
+  feature_fetcher* remote_features = nullptr;
 };
 
 struct loader_options {
@@ -29,7 +47,20 @@ struct loader_options {
   std::int64_t bulk_queue = 2;       // sampled bulks waiting for the gather stage
   std::int64_t ready_queue = 32;     // gathered minibatches waiting for the consumer
   std::int64_t max_minibatches = 0;  // per epoch; 0 = the whole epoch
+  // Data-parallel ranks: this loader hands out part `slice` of `slices`
+  // (contiguous, nearly equal) of every minibatch's seeds, with exactly the
+  // sample the whole minibatch has for them (see restrict_to_seeds).
+  int slice = 0;
+  int slices = 1;
+  // Called on the failing stage's thread before the pipeline stops; ranks
+  // in collective calls cannot wait for the consumer to notice, so a
+  // distributed run ends every rank from here.
+  std::function<void(const std::string& message)> on_failure = {};
 };
+
+// Seeds [begin, end) of part `slice` of `slices` of a minibatch of `seeds`.
+[[nodiscard]] std::pair<std::int64_t, std::int64_t> slice_range(std::int64_t seeds, int slice,
+                                                                int slices);
 
 // Throws option_error naming the option (--batch-size, --bulk, ...).
 void validate(const loader_options& options);
@@ -105,6 +136,7 @@ class minibatch_loader {
   graph_source source_;
   loader_options options_;
   kernels::executor exec_;
+  std::unique_ptr<sampler::local_rows> own_rows_;  // when the source has no row_source
   sampler::bulk_sampler sampler_;
   bool stream_alive_ = false;
   friend class epoch_stream;

@@ -59,6 +59,15 @@ struct bulk_sample {
 // minibatches (the loader, other ranks) can be checked against the sampler.
 [[nodiscard]] std::uint64_t digest(const minibatch& mb);
 
+// The part of `mb` that its seeds [begin, end) reach: their rows of the last
+// block, the rows of the sources those use in the block below, and so on,
+// renumbered with destinations first (the same layout). Every kept row is
+// whole, so training on the part computes exactly what the whole minibatch
+// computes for those seeds. Data-parallel ranks use it to split a minibatch
+// whose sample depends on all its seeds (layer-wise samplers).
+[[nodiscard]] minibatch restrict_to_seeds(const minibatch& mb, std::int64_t begin,
+                                          std::int64_t end);
+
 // Folds per-minibatch digests, in minibatch order, into one run digest.
 class run_digest {
  public:

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace bulkgnn::trainer {
@@ -48,6 +49,11 @@ struct dropout_key {
   std::uint32_t seed;
   std::uint32_t epoch;
   std::uint32_t minibatch;
+  // Global vertex id of each row (a minibatch's input_nodes: destinations
+  // come first at every layer, so row r of any layer is vertex row_ids[r]).
+  // Keying masks by vertex makes a vertex's mask the same in a data-parallel
+  // rank's slice as in the whole minibatch. Empty: keyed by row number.
+  std::span<const vertex_t> row_ids = {};
 };
 
 // Philox stream layer of the dropout after model layer l, apart from the
@@ -57,7 +63,7 @@ inline constexpr std::uint32_t dropout_stream_base = 0x10000;
 // The activation between layers, in place: x = dropout(relu(x)). Dropout is
 // inverted (kept entries scaled by 1/(1-p)) and applied only when a key is
 // given; row r's mask comes from the Philox stream keyed {seed, epoch,
-// minibatch, dropout_stream_base + layer, r}, one 32-bit word per entry, so
+// minibatch, dropout_stream_base + layer, row_ids[r] (or r)}, one 32-bit word per entry, so
 // it does not depend on the thread count.
 void relu_dropout(dense_view<float> x, float p, std::optional<dropout_key> key, int layer);
 

@@ -77,6 +77,8 @@ class gnn_model {
   [[nodiscard]] std::span<float> parameters() { return parameters_; }
   [[nodiscard]] std::span<const float> parameters() const { return parameters_; }
   [[nodiscard]] std::span<const float> gradients() const { return gradients_; }
+  // For data-parallel ranks, which sum gradients before the optimiser step.
+  [[nodiscard]] std::span<float> mutable_gradients() { return gradients_; }
   [[nodiscard]] std::span<const parameter_tensor> tensors() const { return tensors_; }
 
   [[nodiscard]] const model_config& config() const { return config_; }

@@ -5,6 +5,7 @@
 #include "bulkgnn/loader/loader.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/trainer/adam.hpp"
+#include "bulkgnn/trainer/data_parallel.hpp"
 #include "bulkgnn/trainer/model.hpp"
 
 #include <nlohmann/json.hpp>
@@ -42,6 +43,9 @@ struct train_options {
   bool resume = false;
   bool quiet = false;
   kernels::executor exec;
+  // Data-parallel ranks (nullptr: this process alone). Only rank 0 writes
+  // checkpoints; every rank ends with the same weights (checked).
+  data_parallel* parallel = nullptr;
 };
 
 // Throws option_error naming the impossible option.
