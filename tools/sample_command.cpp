@@ -1,4 +1,5 @@
 #include "commands.hpp"
+#include "distribution.hpp"
 
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
@@ -36,6 +37,7 @@ struct sample_config {
   std::string metrics_out;
   std::string dump;
   bool quiet = false;
+  distribution_config distribution;
 };
 
 // The seeds of an epoch: the split's training vertices, or every vertex of a
@@ -99,32 +101,50 @@ void run_sample(const sample_config& c) {
       .replacement = c.replace ? kernels::replacement::with : kernels::replacement::without,
       .weighted = c.weighted,
       .seed = c.seed};
-  sampler::bulk_sampler sampler(ds->graph(), options, kernels::executor{parse_backend(c.backend)});
+  BULKGNN_EXPECTS(c.dump.empty() || world_size() == 1,
+                  "--dump writes one file from one process; run without mpirun");
+  distributed_run cluster(*ds, c.distribution, false);
+  const kernels::executor exec{parse_backend(c.backend)};
+  auto sampler = cluster.rows() ? sampler::bulk_sampler(*cluster.rows(), options, exec)
+                                : sampler::bulk_sampler(ds->graph(), options, exec);
+  const int rank = world_rank();
+  const int ranks = world_size();
 
   std::unique_ptr<atomic_output_file> dump;
   if (!c.dump.empty()) dump = std::make_unique<atomic_output_file>(c.dump);
 
-  sampler::run_digest digest;
+  std::vector<std::pair<std::int64_t, std::uint64_t>> digests;  // this rank's
   std::int64_t minibatches = 0;
   edge_t sampled_edges = 0;
   std::int64_t per_epoch =
       sampler::minibatch_count(static_cast<std::int64_t>(train.size()), c.batch_size);
   if (c.max_minibatches > 0) per_epoch = std::min(per_epoch, c.max_minibatches);
-  progress bar("sample", per_epoch * c.epochs, " minibatches", c.quiet);
+  progress bar("sample", per_epoch * c.epochs, " minibatches", c.quiet || rank != 0);
   stopwatch sampling_clock;
   double sampling_seconds = 0;
+  // Each step samples `bulk` minibatches per rank; rank r takes minibatches
+  // first + r, first + r + P, ... Every rank takes the same number of steps,
+  // since sharded grids fetch rows collectively.
+  const std::int64_t step = c.bulk * ranks;
   for (std::int64_t epoch = 0; epoch < c.epochs; ++epoch) {
     sampling_clock.restart();
     const sampler::epoch_plan plan(train, c.batch_size, c.seed, static_cast<std::uint32_t>(epoch));
     times.add("shuffle", sampling_clock.seconds());
-    for (std::int64_t first = 0; first < per_epoch; first += c.bulk) {
+    for (std::int64_t first = 0; first < per_epoch; first += step) {
       sampling_clock.restart();
-      const auto bulk = sampler.sample(plan, first, std::min(c.bulk, per_epoch - first));
+      segmented_vertices seeds;
+      std::vector<std::int64_t> ids;
+      for (std::int64_t id = first + rank; id < std::min(first + step, per_epoch); id += ranks) {
+        seeds.push_segment(plan.seeds(id));
+        ids.push_back(id);
+      }
+      const auto bulk = sampler.sample(plan.epoch(), std::move(seeds), ids);
       sampling_seconds += sampling_clock.seconds();
       sampled_edges += bulk.sampled_edges();
       {
         scoped_stage stage(times, "digest");
-        for (std::int64_t j = 0; j < bulk.count(); ++j) digest.add(bulk.digest(j));
+        for (std::int64_t j = 0; j < bulk.count(); ++j)
+          digests.emplace_back(epoch * per_epoch + ids[j], bulk.digest(j));
       }
       if (dump) {
         scoped_stage stage(times, "dump");
@@ -132,21 +152,31 @@ void run_sample(const sample_config& c) {
           dump->stream() << minibatch_json(bulk.extract(j, ds->labels())).dump() << '\n';
       }
       minibatches += bulk.count();
-      bar.update(minibatches);
+      bar.update(std::min(first + step, per_epoch) + epoch * per_epoch);
     }
   }
   bar.finish();
   if (dump) dump->commit();
+  auto all_digests = cluster.gather_digests(digests);
+  std::sort(all_digests.begin(), all_digests.end());
+  sampler::run_digest digest;
+  for (const auto& [id, d] : all_digests) digest.add(d);
+  const auto report = cluster.report();
+  minibatches = cluster.sum_over_ranks(minibatches);
+  sampled_edges = cluster.sum_over_ranks(sampled_edges);
   sampling_seconds += times.get("shuffle");
   for (const auto& [stage, seconds] : sampler.times().all()) times.add("sampler/" + stage, seconds);
 
   const double edges_per_second = sampled_edges / std::max(sampling_seconds, 1e-9);
   const double minibatches_per_second = minibatches / std::max(sampling_seconds, 1e-9);
-  fmt::print("sampled {} minibatches, {} edges in {:.4g} s: {:.4g} minibatches/s, {:.4g} edges/s\n",
-             minibatches, sampled_edges, sampling_seconds, minibatches_per_second,
-             edges_per_second);
+  if (rank != 0) return;
+  fmt::print(
+      "sampled {} minibatches, {} edges in {:.4g} s: {:.4g} minibatches/s, {:.4g} edges/s{}\n",
+      minibatches, sampled_edges, sampling_seconds, minibatches_per_second, edges_per_second,
+      ranks > 1 ? " (rank 0)" : "");
   for (const auto& [stage, seconds] : times.all())
     fmt::print("  {:<22} {:10.4f} s\n", stage, seconds);
+  print_traffic(report);
   fmt::print("digest {:016x}\n", digest.value());
 
   if (!c.metrics_out.empty()) {
@@ -167,7 +197,12 @@ void run_sample(const sample_config& c) {
                            {"edges_per_second", edges_per_second},
                            {"minibatches_per_second", minibatches_per_second},
                            {"digest", fmt::format("{:016x}", digest.value())},
-                           {"stages", times.all()}};
+                           {"stages", times.all()},
+                           {"ranks", ranks},
+                           {"grid", c.distribution.grid},
+                           {"replication", c.distribution.replication},
+                           {"partition", c.distribution.partition},
+                           {"distributed", report}};
     write_file_atomically(c.metrics_out, metrics.dump(2) + "\n");
   }
 }
@@ -204,6 +239,7 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--metrics-out", config->metrics_out, "write metrics as JSON to this file");
   cmd->add_option("--dump", config->dump, "write every minibatch as a JSON line to this file");
   cmd->add_flag("--quiet", config->quiet, "no progress display");
+  add_distribution_options(*cmd, config->distribution, false);
   cmd->callback([config] { run_sample(*config); });
 }
 

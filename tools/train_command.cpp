@@ -1,4 +1,5 @@
 #include "commands.hpp"
+#include "distribution.hpp"
 
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
@@ -45,6 +46,7 @@ struct train_config {
   std::string checkpoint_dir;
   bool resume = false;
   bool quiet = false;
+  distribution_config distribution;
 };
 
 trainer::train_options options_from(const train_config& c) {
@@ -98,7 +100,7 @@ void print_epoch(const trainer::epoch_record& r, std::int64_t epochs) {
 }
 
 nlohmann::json metrics_json(const train_config& c, const trainer::train_result& result,
-                            double total_seconds) {
+                            double total_seconds, const nlohmann::json& distributed) {
   nlohmann::json epochs = nlohmann::json::array();
   for (const auto& r : result.epochs) epochs.push_back(r.to_json());
   nlohmann::json config = result.config;
@@ -111,6 +113,11 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
   config["eval"] = c.eval;
   config["threads"] = c.threads;
   config["backend"] = c.backend;
+  config["ranks"] = world_size();
+  config["grid"] = c.distribution.grid;
+  config["replication"] = c.distribution.replication;
+  config["feature_replication"] = c.distribution.feature_replication;
+  config["partition"] = c.distribution.partition;
   nlohmann::json final_record{
       {"best_epoch", nullptr}, {"valid_acc", nullptr}, {"test_acc", nullptr}};
   if (result.best_epoch)
@@ -121,34 +128,48 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
           {"config", config},
           {"epochs", epochs},
           {"final", final_record},
-          {"total_seconds", total_seconds}};
+          {"total_seconds", total_seconds},
+          {"distributed", distributed}};
 }
 
 void run_train(const train_config& c) {
-  const auto options = options_from(c);
+  auto options = options_from(c);
   trainer::validate(options);
   BULKGNN_EXPECTS(c.threads >= 0, "--threads must be 0 (all cores) or positive, got {}", c.threads);
   const thread_limit limit(c.threads);
   trainer::set_blas_threads(c.threads > 0 ? c.threads
                                           : std::max(1, tbb::info::default_concurrency()));
   const stopwatch total;
+  const bool rank_zero = world_rank() == 0;
+  options.quiet = c.quiet || !rank_zero;
 
-  const auto ds = open_dataset_or_default(c.data, c.quiet);
+  const auto ds = open_dataset_or_default(c.data, options.quiet);
   ds.validate();
-  fmt::print("{}: {} vertices, {} edges, {} features, {} classes; {} sampler, fanouts {}\n",
-             ds.name(), ds.num_nodes(), ds.num_edges(), ds.features().cols, ds.num_classes(),
-             c.sampler, c.fanouts);
+  distributed_run cluster(ds, c.distribution, true);
+  options.parallel = cluster.data_parallel();
+  if (rank_zero)
+    fmt::print(
+        "{}: {} vertices, {} edges, {} features, {} classes; {} sampler, fanouts {}{}\n", ds.name(),
+        ds.num_nodes(), ds.num_edges(), ds.features().cols, ds.num_classes(), c.sampler, c.fanouts,
+        world_size() > 1 ? fmt::format("; {} ranks, grid {}", world_size(), c.distribution.grid)
+                         : std::string());
 
+  // Traffic is gathered collectively, so every rank builds the report.
   const auto write_metrics = [&](const trainer::train_result& so_far) {
-    if (!c.metrics_out.empty())
-      write_file_atomically(c.metrics_out, metrics_json(c, so_far, total.seconds()).dump(2) + "\n");
+    if (c.metrics_out.empty()) return;
+    const auto report = cluster.report();
+    if (rank_zero)
+      write_file_atomically(c.metrics_out,
+                            metrics_json(c, so_far, total.seconds(), report).dump(2) + "\n");
   };
   const auto result = trainer::train(
       ds, options, [&](const trainer::epoch_record& r, const trainer::train_result& so_far) {
-        print_epoch(r, c.epochs);
+        if (rank_zero) print_epoch(r, c.epochs);
         write_metrics(so_far);
       });
   write_metrics(result);
+  const auto report = cluster.report();
+  if (!rank_zero) return;
 
   double train_seconds = 0;
   for (const auto& r : result.epochs) train_seconds += r.seconds;
@@ -156,6 +177,7 @@ void run_train(const train_config& c) {
              result.epochs.size(), train_seconds,
              train_seconds / std::max<double>(1, static_cast<double>(result.epochs.size())),
              total.seconds());
+  print_traffic(report);
   if (result.best_epoch)
     fmt::print("best valid accuracy {:.4f} at epoch {}; test accuracy there {:.4f}\n",
                result.best_valid_acc, *result.best_epoch + 1, result.test_acc_at_best);
@@ -214,6 +236,7 @@ void add_train_command(CLI::App& app) {
   cmd->add_flag("--resume", config->resume,
                 "continue from the checkpoint in --checkpoint-dir (an error if there is none)");
   cmd->add_flag("--quiet", config->quiet, "no progress display");
+  add_distribution_options(*cmd, config->distribution, true);
   cmd->callback([config] { run_train(*config); });
 }
 

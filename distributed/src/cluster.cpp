@@ -1,0 +1,99 @@
+#include "bulkgnn/distributed/cluster.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/distributed/mpi_session.hpp"
+
+#include <algorithm>
+
+namespace bulkgnn::distributed {
+
+int grid_partition_parts(grid_kind grid, int ranks, int replication) {
+  switch (grid) {
+    case grid_kind::replicated:
+      return 1;
+    case grid_kind::one_and_half_d:
+      return ranks / replication;
+    case grid_kind::two_d:
+    case grid_kind::three_d:
+      return ranks;
+  }
+  return 1;
+}
+
+cluster::cluster(const data::dataset& ds, const cluster_options& options, bool partition_features)
+    : options_(options),
+      world_(MPI_COMM_WORLD, "world", log_),
+      sampling_(MPI_COMM_WORLD, "sampling", log_),
+      features_comm_(MPI_COMM_WORLD, "features", log_),
+      gradients_(MPI_COMM_WORLD, "gradients", log_) {
+  validate_grid(options.grid, ranks(), options.replication);
+  BULKGNN_EXPECTS(options.feature_replication >= 1 && ranks() % options.feature_replication == 0,
+                  "--feature-replication {} must divide the {} ranks", options.feature_replication,
+                  ranks());
+  const auto graph = ds.graph();
+  grid_partition_ = make_partition(options.partition, graph,
+                                   grid_partition_parts(options.grid, ranks(), options.replication),
+                                   options.partition_seed);
+  layout_["grid"] = {{"kind", grid_kind_name(options.grid)},
+                     {"replication", options.replication},
+                     {"partition", options.partition},
+                     {"parts", grid_partition_.parts},
+                     {"edge_cut", edge_cut(graph, grid_partition_)},
+                     {"edges", graph.nnz()}};
+  rows_ = make_row_source(options.grid, sampling_, graph, grid_partition_, options.replication);
+  if (partition_features && !ds.features().empty()) {
+    const int parts = ranks() / options.feature_replication;
+    feature_partition_ = make_partition(options.partition, graph, parts, options.partition_seed);
+    features_ = std::make_unique<partitioned_features>(
+        features_comm_, ds.features(), *feature_partition_, options.feature_replication);
+    layout_["features"] = {{"replication", options.feature_replication},
+                           {"parts", parts},
+                           {"edge_cut", edge_cut(graph, *feature_partition_)},
+                           {"local_rows", features_->local_rows()}};
+  }
+}
+
+nlohmann::json cluster::traffic_by_rank() {
+  // Stage names are the same on every rank; gather each stage's counters.
+  static const char* const stage_names[] = {"sampling", "features", "gradients", "world"};
+  const auto mine = log_.all();
+  nlohmann::json by_rank = nlohmann::json::array();
+  std::vector<std::int64_t> values;
+  for (const char* stage : stage_names) {
+    const auto found = mine.find(stage);
+    const traffic t = found == mine.end() ? traffic{} : found->second;
+    values.insert(values.end(), {t.bytes_sent, t.bytes_received, t.calls,
+                                 static_cast<std::int64_t>(t.seconds * 1e6)});
+  }
+  const auto all = world_.all_gather_concatenated(std::span<const std::int64_t>(values));
+  const std::size_t per_rank = values.size();
+  for (int r = 0; r < ranks(); ++r) {
+    nlohmann::json stages = nlohmann::json::object();
+    for (std::size_t s = 0; s < std::size(stage_names); ++s) {
+      const auto* v = &all[r * per_rank + 4 * s];
+      stages[stage_names[s]] = {{"bytes_sent", v[0]},
+                                {"bytes_received", v[1]},
+                                {"calls", v[2]},
+                                {"seconds", static_cast<double>(v[3]) / 1e6}};
+    }
+    by_rank.push_back(std::move(stages));
+  }
+  return by_rank;
+}
+
+void mpi_data_parallel::sum_gradients(std::span<float> gradients) {
+  cluster_.gradients().all_reduce_sum(gradients);
+}
+
+void mpi_data_parallel::sum_metrics(std::span<double> metrics) {
+  cluster_.gradients().all_reduce_sum(metrics);
+}
+
+bool mpi_data_parallel::same_on_every_rank(std::uint64_t value) {
+  const auto all = cluster_.gradients().all_gather(value);
+  return std::all_of(all.begin(), all.end(), [&](std::uint64_t v) { return v == value; });
+}
+
+void mpi_data_parallel::abort_all(const std::string& message) { mpi_session::abort_all(message); }
+
+}  // namespace bulkgnn::distributed

@@ -1,0 +1,157 @@
+#include "distribution.hpp"
+
+#include "bulkgnn/core/error.hpp"
+
+#include <fmt/format.h>
+
+#if BULKGNN_HAVE_MPI
+#include "bulkgnn/distributed/cluster.hpp"
+#include "bulkgnn/distributed/mpi_session.hpp"
+#endif
+
+#include <algorithm>
+
+namespace bulkgnn::tools {
+
+void add_distribution_options(CLI::App& cmd, distribution_config& config, bool with_features) {
+  cmd.add_option("--grid", config.grid,
+                 "layout of the graph over MPI ranks: replicated, 1.5d, 2d or 3d")
+      ->capture_default_str();
+  cmd.add_option("--replication", config.replication,
+                 "1.5d: copies of each block row of A; 3d: number of 2D layers")
+      ->capture_default_str();
+  if (with_features)
+    cmd.add_option("--feature-replication", config.feature_replication,
+                   "copies of each feature row over the ranks (features are partitioned by "
+                   "vertex owner)")
+        ->capture_default_str();
+  cmd.add_option("--partition", config.partition,
+                 "vertex partition for shards and features: block or metis")
+      ->capture_default_str();
+}
+
+#if BULKGNN_HAVE_MPI
+
+int world_rank() {
+  if (!distributed::mpi_session::active()) return 0;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int world_size() {
+  if (!distributed::mpi_session::active()) return 1;
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+struct distributed_run::impl {
+  impl(const data::dataset& ds, const distributed::cluster_options& options, bool features)
+      : cluster(ds, options, features), parallel(cluster) {}
+  distributed::cluster cluster;
+  distributed::mpi_data_parallel parallel;
+};
+
+distributed_run::distributed_run(const data::dataset& ds, const distribution_config& config,
+                                 bool partition_features) {
+  const distributed::cluster_options options{.grid = distributed::parse_grid_kind(config.grid),
+                                             .replication = config.replication,
+                                             .feature_replication = config.feature_replication,
+                                             .partition = config.partition};
+  if (!distributed::mpi_session::active()) {
+    distributed::validate_grid(options.grid, 1, options.replication);
+    BULKGNN_EXPECTS(
+        options.grid == distributed::grid_kind::replicated && config.feature_replication == 1,
+        "--grid/--feature-replication lay a run out over MPI ranks: start it with "
+        "mpirun -np P bulkgnn ...");
+    return;
+  }
+  impl_ = std::make_unique<impl>(ds, options, partition_features);
+}
+
+sampler::row_source* distributed_run::rows() { return impl_ ? &impl_->cluster.rows() : nullptr; }
+
+trainer::data_parallel* distributed_run::data_parallel() {
+  return impl_ ? &impl_->parallel : nullptr;
+}
+
+std::vector<std::pair<std::int64_t, std::uint64_t>> distributed_run::gather_digests(
+    const std::vector<std::pair<std::int64_t, std::uint64_t>>& mine) {
+  if (!impl_) return mine;
+  std::vector<std::int64_t> ids;
+  std::vector<std::uint64_t> digests;
+  for (const auto& [id, digest] : mine) {
+    ids.push_back(id);
+    digests.push_back(digest);
+  }
+  auto& world = impl_->cluster.world();
+  const auto all_ids = world.all_gather_concatenated(std::span<const std::int64_t>(ids));
+  const auto all_digests = world.all_gather_concatenated(std::span<const std::uint64_t>(digests));
+  std::vector<std::pair<std::int64_t, std::uint64_t>> all;
+  for (std::size_t i = 0; i < all_ids.size(); ++i) all.emplace_back(all_ids[i], all_digests[i]);
+  return all;
+}
+
+std::int64_t distributed_run::sum_over_ranks(std::int64_t value) {
+  if (!impl_) return value;
+  std::int64_t sum = value;
+  impl_->cluster.world().all_reduce_sum(std::span<std::int64_t>(&sum, 1));
+  return sum;
+}
+
+nlohmann::json distributed_run::report() {
+  if (!impl_) return nullptr;
+  return {{"ranks", impl_->cluster.ranks()},
+          {"layout", impl_->cluster.layout()},
+          {"traffic_by_rank", impl_->cluster.traffic_by_rank()}};
+}
+
+distributed_run::~distributed_run() = default;
+
+#else
+
+int world_rank() { return 0; }
+int world_size() { return 1; }
+
+struct distributed_run::impl {};
+
+distributed_run::distributed_run(const data::dataset&, const distribution_config& config, bool) {
+  BULKGNN_EXPECTS(
+      config.grid == "replicated" && config.replication == 1 && config.feature_replication == 1,
+      "--grid/--replication/--feature-replication need MPI, and this build has none");
+}
+distributed_run::~distributed_run() = default;
+sampler::row_source* distributed_run::rows() { return nullptr; }
+trainer::data_parallel* distributed_run::data_parallel() { return nullptr; }
+std::vector<std::pair<std::int64_t, std::uint64_t>> distributed_run::gather_digests(
+    const std::vector<std::pair<std::int64_t, std::uint64_t>>& mine) {
+  return mine;
+}
+std::int64_t distributed_run::sum_over_ranks(std::int64_t value) { return value; }
+nlohmann::json distributed_run::report() { return nullptr; }
+
+#endif
+
+void print_traffic(const nlohmann::json& report) {
+  if (report.is_null()) return;
+  const auto& by_rank = report.at("traffic_by_rank");
+  for (const char* stage : {"sampling", "features", "gradients"}) {
+    std::int64_t sent = 0, received = 0, largest = 0;
+    double seconds = 0;
+    for (const auto& rank : by_rank) {
+      const auto& t = rank.at(stage);
+      sent += t.at("bytes_sent").get<std::int64_t>();
+      received += t.at("bytes_received").get<std::int64_t>();
+      largest = std::max(largest, t.at("bytes_sent").get<std::int64_t>());
+      seconds = std::max(seconds, t.at("seconds").get<double>());
+    }
+    fmt::print(
+        "  {:<10} sent {:>10.4g} MB  received {:>10.4g} MB  (largest rank {:.4g} MB, {:.3f} s "
+        "in MPI)\n",
+        stage, static_cast<double>(sent) / 1e6, static_cast<double>(received) / 1e6,
+        static_cast<double>(largest) / 1e6, seconds);
+  }
+}
+
+}  // namespace bulkgnn::tools

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/sampler/row_source.hpp"
+#include "bulkgnn/trainer/data_parallel.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+
+namespace bulkgnn::tools {
+
+// The options that lay a run out over MPI ranks (mpirun -np P bulkgnn ...).
+struct distribution_config {
+  std::string grid = "replicated";
+  int replication = 1;
+  int feature_replication = 1;
+  std::string partition = "block";
+};
+
+void add_distribution_options(CLI::App& cmd, distribution_config& config, bool with_features);
+
+// This process's place in a run: rank 0 of 1 without MPI.
+[[nodiscard]] int world_rank();
+[[nodiscard]] int world_size();
+
+// A distributed run's state (communicators, shards, partitioned features);
+// empty when this process runs alone with the default layout.
+class distributed_run {
+ public:
+  // Collective over every rank. option_error for a layout that needs MPI
+  // in a process that runs alone.
+  distributed_run(const data::dataset& ds, const distribution_config& config,
+                  bool partition_features);
+  ~distributed_run();
+
+  [[nodiscard]] bool active() const { return impl_ != nullptr; }
+  [[nodiscard]] sampler::row_source* rows();
+  [[nodiscard]] trainer::data_parallel* data_parallel();
+  // {minibatch id, digest} pairs of every rank, gathered (collective).
+  [[nodiscard]] std::vector<std::pair<std::int64_t, std::uint64_t>> gather_digests(
+      const std::vector<std::pair<std::int64_t, std::uint64_t>>& mine);
+  // The sum of `value` over every rank (collective).
+  [[nodiscard]] std::int64_t sum_over_ranks(std::int64_t value);
+  // Layout (grid, partitions, edge cuts) and every rank's traffic per stage
+  // (collective).
+  [[nodiscard]] nlohmann::json report();
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+// One line per stage: bytes sent and received, summed over the ranks, and the
+// largest rank's.
+void print_traffic(const nlohmann::json& report);
+
+}  // namespace bulkgnn::tools
