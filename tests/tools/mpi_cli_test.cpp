@@ -1,0 +1,170 @@
+// `mpirun -np P bulkgnn ...` end to end: every grid and rank count gives the
+// single-process minibatches (equal digests), data-parallel training is the
+// single-process training, and a failure on one rank ends every rank.
+#include "scratch_dir.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <tuple>
+
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path cora = fs::path(BULKGNN_SHARED_DATA) / "cora";
+const fs::path facebook = fs::path(BULKGNN_SHARED_DATA) / "facebook";
+
+struct run_result {
+  int exit_code = -1;
+  std::string output;
+};
+
+// Runs bulkgnn on `ranks` MPI ranks (0: without mpirun), with a time limit
+// so that a hang fails the test instead of stalling it.
+run_result run(int ranks, const std::string& arguments) {
+  std::string command = "timeout 240 ";
+  if (ranks > 0)
+    command += std::string(BULKGNN_MPIEXEC) + " --allow-run-as-root --oversubscribe -np " +
+               std::to_string(ranks) + " ";
+  command += std::string(BULKGNN_CLI) + " " + arguments + " 2>&1";
+  run_result result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer{};
+  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) result.output += buffer.data();
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+std::string digest_of(int ranks, const std::string& arguments, const fs::path& metrics) {
+  const auto r = run(ranks, arguments + " --quiet --metrics-out " + metrics.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (r.exit_code != 0) return "failed";
+  return read_json(metrics).at("digest").get<std::string>();
+}
+
+struct layout {
+  int ranks;
+  std::string grid;
+};
+
+class SampleOnEveryGrid : public ::testing::TestWithParam<layout> {};
+
+INSTANTIATE_TEST_SUITE_P(Layouts, SampleOnEveryGrid,
+                         ::testing::Values(layout{1, "replicated"}, layout{2, "replicated"},
+                                           layout{2, "1.5d"}, layout{4, "1.5d --replication 2"},
+                                           layout{4, "1.5d --partition metis"},
+                                           layout{8, "1.5d --replication 2"}),
+                         [](const auto& info) {
+                           std::string name =
+                               "np" + std::to_string(info.param.ranks) + "_" + info.param.grid;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+TEST_P(SampleOnEveryGrid, DigestEqualsTheSingleProcessDigest) {
+  const bulkgnn::testing::scratch_dir dir;
+  for (const std::string sampler : {"--fanouts 10,5", "--sampler ladies --fanouts 256,256"}) {
+    const std::string arguments = "sample " + facebook.string() + " " + sampler +
+                                  " --batch-size 512 --bulk 3 --max-minibatches 12";
+    const auto alone = digest_of(0, arguments, dir.path() / "alone.json");
+    const auto metrics = dir.path() / "ranks.json";
+    EXPECT_EQ(digest_of(GetParam().ranks, arguments + " --grid " + GetParam().grid, metrics), alone)
+        << sampler;
+    const auto m = read_json(metrics);
+    EXPECT_EQ(m.at("minibatches"), 12);
+    if (GetParam().grid != "replicated") {
+      std::int64_t sent = 0;
+      for (const auto& rank : m.at("distributed").at("traffic_by_rank"))
+        sent += rank.at("sampling").at("bytes_sent").get<std::int64_t>();
+      EXPECT_GT(sent, 0) << "a sharded graph must move rows";
+    }
+  }
+}
+
+// Per-epoch losses and accuracies of a training run.
+std::vector<std::array<double, 3>> training_curve(int ranks, const std::string& extra,
+                                                  const fs::path& metrics) {
+  const auto r = run(ranks, "train " + cora.string() +
+                                " --fanouts 10,10 --batch-size 64 --hidden 32 --epochs 3 "
+                                "--quiet --metrics-out " +
+                                metrics.string() + " " + extra);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::vector<std::array<double, 3>> curve;
+  if (r.exit_code != 0) return curve;
+  const auto m = read_json(metrics);
+  for (const auto& e : m.at("epochs"))
+    curve.push_back({e.at("loss").get<double>(), e.at("train_acc").get<double>(),
+                     e.at("test_acc").get<double>()});
+  return curve;
+}
+
+TEST(DataParallelTraining, RanksTrainLikeOneProcessOnTheSameGlobalBatches) {
+  const bulkgnn::testing::scratch_dir dir;
+  const auto alone = training_curve(0, "", dir.path() / "alone.json");
+  ASSERT_EQ(alone.size(), 3u);
+  for (const auto& [ranks, extra] : {std::pair<int, std::string>{2, ""},
+                                     {4, "--feature-replication 2"},
+                                     {4, "--grid 1.5d --replication 2 --partition metis"}}) {
+    const auto metrics = dir.path() / "ranks.json";
+    const auto curve = training_curve(ranks, extra, metrics);
+    ASSERT_EQ(curve.size(), alone.size()) << ranks << " " << extra;
+    for (std::size_t e = 0; e < curve.size(); ++e) {
+      // Only the order of float sums differs (slices, then an all-reduce).
+      EXPECT_NEAR(curve[e][0], alone[e][0], 1e-3) << "loss, epoch " << e;
+      EXPECT_NEAR(curve[e][1], alone[e][1], 0.02) << "train accuracy, epoch " << e;
+      EXPECT_NEAR(curve[e][2], alone[e][2], 0.02) << "test accuracy, epoch " << e;
+    }
+    const auto m = read_json(metrics);
+    EXPECT_EQ(m.at("config").at("ranks"), ranks);
+    const auto& by_rank = m.at("distributed").at("traffic_by_rank");
+    ASSERT_EQ(static_cast<int>(by_rank.size()), ranks);
+    for (const auto& rank : by_rank) {
+      EXPECT_GT(rank.at("gradients").at("bytes_sent").get<std::int64_t>(), 0);
+      EXPECT_GT(rank.at("features").at("bytes_received").get<std::int64_t>(), 0);
+    }
+  }
+}
+
+TEST(MpiFailures, AFailureOnOneRankEndsEveryRankWithItsMessage) {
+  // Only rank 0 writes metrics: the others are already in the next
+  // collective call when it fails.
+  const auto r = run(4, "sample " + cora.string() +
+                            " --fanouts 5 --batch-size 16 --quiet --grid 1.5d "
+                            "--metrics-out /nonexistent-directory/metrics.json");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung";
+  EXPECT_NE(r.output.find("rank 0 of 4"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nonexistent-directory"), std::string::npos) << r.output;
+}
+
+TEST(MpiFailures, ImpossibleLayoutsAreRejectedByName) {
+  for (const auto& [ranks, options, expected] :
+       {std::tuple<int, std::string, std::string>{3, "--grid 1.5d --replication 2",
+                                                  "--replication"},
+        {2, "--grid 2d", "square"},
+        {2, "--grid hypercube", "--grid"},
+        {0, "--grid 1.5d", "mpirun"}}) {
+    const auto r =
+        run(ranks, "sample " + cora.string() + " --fanouts 5 --batch-size 16 --quiet " + options);
+    EXPECT_NE(r.exit_code, 0) << options;
+    EXPECT_NE(r.exit_code, 124) << "timed out: " << options;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << options << ": " << r.output;
+  }
+}
+
+}  // namespace
