@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 
 namespace bulkgnn::distributed {
@@ -21,7 +22,8 @@ std::vector<grid_case> grids_for(int ranks) {
   std::vector<grid_case> grids{{grid_kind::replicated, 1}};
   for (int c = 1; c <= ranks; ++c)
     if (ranks % c == 0) grids.push_back({grid_kind::one_and_half_d, c});
-  for (const auto& g : {grid_case{grid_kind::two_d, 1}, grid_case{grid_kind::three_d, 2}}) {
+  for (const auto& g : {grid_case{grid_kind::two_d, 1}, grid_case{grid_kind::three_d, 1},
+                        grid_case{grid_kind::three_d, 2}}) {
     try {
       validate_grid(g.kind, ranks, g.replication);
       grids.push_back(g);
@@ -31,8 +33,22 @@ std::vector<grid_case> grids_for(int ranks) {
   return grids;
 }
 
+// 1.5d: a block row per team member; 2d: a block row per process row (q of
+// them); 3d: a block row per process row of each layer (c·q).
 int parts_for(grid_case g, int ranks) {
-  return g.kind == grid_kind::one_and_half_d ? ranks / g.replication : ranks;
+  const int layer_side =
+      static_cast<int>(std::lround(std::sqrt(static_cast<double>(ranks / g.replication))));
+  switch (g.kind) {
+    case grid_kind::one_and_half_d:
+      return ranks / g.replication;
+    case grid_kind::two_d:
+      return layer_side;
+    case grid_kind::three_d:
+      return g.replication * layer_side;
+    case grid_kind::replicated:
+      break;
+  }
+  return ranks;
 }
 
 TEST(ShardedRows, EveryGridFetchesExactlyTheRowsOfTheWholeGraph) {
