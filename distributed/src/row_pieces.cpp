@@ -97,7 +97,8 @@ void row_block::write_piece(std::int64_t row, piece_stream& out) const {
     out.entries.push_back(columns[e]);
     out.entries.push_back(slots[e]);
   }
-  if (!weights.empty()) out.weights.insert(out.weights.end(), weights.begin() + begin, weights.begin() + end);
+  if (!weights.empty())
+    out.weights.insert(out.weights.end(), weights.begin() + begin, weights.begin() + end);
 }
 
 }  // namespace bulkgnn::distributed::detail

@@ -94,7 +94,8 @@ sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices
   std::vector<std::vector<float>> reply_weights(members);
   for (int r = 0; r < members; ++r) {
     detail::piece_stream reply;
-    for (const vertex_t v : asked[r]) detail::write_row(block_.view(), partition_.local_index[v], reply);
+    for (const vertex_t v : asked[r])
+      detail::write_row(block_.view(), partition_.local_index[v], reply);
     replies[r] = std::move(reply.entries);
     reply_weights[r] = std::move(reply.weights);
   }
@@ -105,7 +106,8 @@ sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices
   csr_matrix rows_of_distinct;
   rows_of_distinct.cols = num_vertices_;
   detail::row_reader from_owners(answered, answered_weights);
-  for (const vertex_t v : distinct) from_owners.append_next_row(partition_.owner[v], rows_of_distinct);
+  for (const vertex_t v : distinct)
+    from_owners.append_next_row(partition_.owner[v], rows_of_distinct);
   return detail::rows_for_requests(std::move(rows_of_distinct), distinct, vertices);
 }
 

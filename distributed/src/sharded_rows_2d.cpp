@@ -105,8 +105,8 @@ combblas::SpDCCols<grid_index, Value>* make_block(const block_tuples<Value>& tup
     owned = new std::tuple<grid_index, grid_index, Value>[tuples.size()];
     std::copy(tuples.begin(), tuples.end(), owned);
   }
-  const combblas::SpTuples<grid_index, Value> sorted(static_cast<std::int64_t>(tuples.size()),
-                                                     rows, cols, owned);
+  const combblas::SpTuples<grid_index, Value> sorted(static_cast<std::int64_t>(tuples.size()), rows,
+                                                     cols, owned);
   return new combblas::SpDCCols<grid_index, Value>(sorted, false);
 }
 
@@ -114,9 +114,9 @@ combblas::SpDCCols<grid_index, Value>* make_block(const block_tuples<Value>& tup
 template <class Value>
 std::int64_t broadcast_bytes(const combblas::SpDCCols<grid_index, Value>& block) {
   const auto nnz = block.getnnz();
-  return nnz == 0 ? 0
-                  : 8 * (2 * block.getnzc() + 1 + nnz) +
-                        static_cast<std::int64_t>(sizeof(Value)) * nnz;
+  return nnz == 0
+             ? 0
+             : 8 * (2 * block.getnzc() + 1 + nnz) + static_cast<std::int64_t>(sizeof(Value)) * nnz;
 }
 
 int grid_side(int ranks) {
@@ -133,8 +133,8 @@ class combblas_grid_rows final : public sampler::row_source {
   [[nodiscard]] sampler::gathered_rows rows(std::span<const vertex_t> vertices) override;
 
  private:
-  void count_summa_traffic(std::int64_t own_selection_bytes,
-                           std::int64_t other_selection_bytes, double seconds) const;
+  void count_summa_traffic(std::int64_t own_selection_bytes, std::int64_t other_selection_bytes,
+                           double seconds) const;
 
   communicator everyone_;     // request counts
   communicator process_row_;  // ranks (i, 0 .. q-1), by process column
@@ -157,8 +157,7 @@ combblas_grid_rows::combblas_grid_rows(const communicator& sampling, csr_view gr
                                        const vertex_partition& partition)
     : everyone_(sampling.split(0, sampling.rank(), sampling.stage())),
       process_row_(sampling.split(sampling.rank() / grid_side(sampling.size()),
-                                  sampling.rank() % grid_side(sampling.size()),
-                                  sampling.stage())),
+                                  sampling.rank() % grid_side(sampling.size()), sampling.stage())),
       partition_(partition),
       num_vertices_(static_cast<vertex_t>(graph.rows)),
       weighted_(graph.weighted()),
@@ -243,9 +242,8 @@ sampler::gathered_rows combblas_grid_rows::rows(std::span<const vertex_t> vertic
   selection_matrix selection(selection_local, grid_);
 
   const double start = wall_seconds();
-  auto product =
-      combblas::Mult_AnXBn_Synch<select_rows_semiring, adjacency_entry, adjacency_block>(
-          selection, *adjacency_);
+  auto product = combblas::Mult_AnXBn_Synch<select_rows_semiring, adjacency_entry, adjacency_block>(
+      selection, *adjacency_);
   count_summa_traffic(
       own_selection_bytes,
       std::accumulate(row_bytes.begin(), row_bytes.end(), std::int64_t{0}) - own_selection_bytes,

@@ -93,15 +93,14 @@ sampler::gathered_rows layered_grid_shards::rows(std::span<const vertex_t> verti
   std::vector<vertex_t> to_complete;
   for (const auto& from_requester : asked)
     to_complete.insert(to_complete.end(), from_requester.begin(), from_requester.end());
-  const auto lists = process_row_.all_to_all(
-      std::vector<std::vector<vertex_t>>(process_row_.size(), to_complete));
+  const auto lists =
+      process_row_.all_to_all(std::vector<std::vector<vertex_t>>(process_row_.size(), to_complete));
 
   std::vector<std::vector<vertex_t>> pieces(process_row_.size());
   std::vector<std::vector<float>> piece_weights(process_row_.size());
   for (int member = 0; member < process_row_.size(); ++member) {
     detail::piece_stream out;
-    for (const vertex_t v : lists[member])
-      block_->rows.write_piece(partition_.local_index[v], out);
+    for (const vertex_t v : lists[member]) block_->rows.write_piece(partition_.local_index[v], out);
     pieces[member] = std::move(out.entries);
     piece_weights[member] = std::move(out.weights);
   }
@@ -131,7 +130,8 @@ sampler::gathered_rows layered_grid_shards::rows(std::span<const vertex_t> verti
   csr_matrix rows_of_distinct;
   rows_of_distinct.cols = num_vertices_;
   detail::row_reader from_owners(answered, answered_weights);
-  for (const vertex_t v : distinct) from_owners.append_next_row(partition_.owner[v], rows_of_distinct);
+  for (const vertex_t v : distinct)
+    from_owners.append_next_row(partition_.owner[v], rows_of_distinct);
   return detail::rows_for_requests(std::move(rows_of_distinct), distinct, vertices);
 }
 
