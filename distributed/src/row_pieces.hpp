@@ -90,7 +90,6 @@ struct row_block {
   }
   // Writes local row `row` as one piece.
   void write_piece(std::int64_t row, piece_stream& out) const;
-  [[nodiscard]] edge_t nnz() const { return indptr.back(); }
 };
 
 }  // namespace bulkgnn::distributed::detail

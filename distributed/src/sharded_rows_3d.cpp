@@ -77,8 +77,6 @@ layered_grid_shards::layered_grid_shards(const communicator& sampling, csr_view 
 
 layered_grid_shards::~layered_grid_shards() = default;
 
-edge_t layered_grid_shards::local_nnz() const { return block_->rows.nnz(); }
-
 sampler::gathered_rows layered_grid_shards::rows(std::span<const vertex_t> vertices) {
   const auto distinct = detail::distinct_vertices(vertices);
   std::vector<std::vector<vertex_t>> requests(fiber_.size());

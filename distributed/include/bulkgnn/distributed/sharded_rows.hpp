@@ -70,8 +70,6 @@ class layered_grid_shards final : public sampler::row_source {
   [[nodiscard]] bool weighted() const override { return weighted_; }
   [[nodiscard]] sampler::gathered_rows rows(std::span<const vertex_t> vertices) override;
 
-  [[nodiscard]] edge_t local_nnz() const;
-
  private:
   struct local_block;
   // Ranks with this rank's process column in every layer, ordered by part
