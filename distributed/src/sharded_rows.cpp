@@ -6,7 +6,6 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/gather_rows.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 namespace bulkgnn::distributed {
