@@ -4,6 +4,7 @@
 #include "bulkgnn/distributed/mpi_session.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace bulkgnn::distributed {
 
@@ -14,8 +15,12 @@ int grid_partition_parts(grid_kind grid, int ranks, int replication) {
     case grid_kind::one_and_half_d:
       return ranks / replication;
     case grid_kind::two_d:
-    case grid_kind::three_d:
-      return ranks;
+    case grid_kind::three_d: {
+      // One part per process row of each layer (q×q layers, c of them).
+      const int side =
+          static_cast<int>(std::lround(std::sqrt(static_cast<double>(ranks / replication))));
+      return replication * side;
+    }
   }
   return 1;
 }

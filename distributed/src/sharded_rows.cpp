@@ -1,9 +1,11 @@
 #include "bulkgnn/distributed/sharded_rows.hpp"
 
+#include "grid_sources.hpp"
+#include "row_pieces.hpp"
+
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/gather_rows.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 namespace bulkgnn::distributed {
@@ -79,10 +81,7 @@ block_row_shards::block_row_shards(const communicator& sampling, csr_view graph,
 
 sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices) {
   const int members = team_.size();
-  std::vector<vertex_t> distinct(vertices.begin(), vertices.end());
-  std::sort(distinct.begin(), distinct.end());
-  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-
+  const auto distinct = detail::distinct_vertices(vertices);
   std::vector<std::vector<vertex_t>> requests(members);
   for (const vertex_t v : distinct) {
     BULKGNN_EXPECTS(v >= 0 && v < num_vertices_, "1.5d: vertex {} outside the graph", v);
@@ -90,58 +89,25 @@ sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices
   }
   const auto asked = team_.all_to_all(requests);
 
-  // Per requester: each row as its length followed by its columns.
   std::vector<std::vector<vertex_t>> replies(members);
-  std::vector<std::vector<float>> reply_values(members);
-  for (int r = 0; r < members; ++r)
-    for (const vertex_t v : asked[r]) {
-      const auto local = partition_.local_index[v];
-      const auto row = block_.view().row(local);
-      replies[r].push_back(static_cast<vertex_t>(row.size()));
-      replies[r].insert(replies[r].end(), row.begin(), row.end());
-      if (weighted_) {
-        const auto values = block_.view().row_values(local);
-        reply_values[r].insert(reply_values[r].end(), values.begin(), values.end());
-      }
-    }
-  const auto answered = team_.all_to_all(replies);
-  std::vector<std::vector<float>> answered_values;
-  if (weighted_) answered_values = team_.all_to_all(reply_values);
-
-  // Rows of `distinct`, assembled in order from the owners' replies.
-  csr_matrix rows_of_distinct;
-  rows_of_distinct.rows = static_cast<std::int64_t>(distinct.size());
-  rows_of_distinct.cols = num_vertices_;
-  std::vector<std::size_t> cursor(members, 0), value_cursor(members, 0);
-  for (const vertex_t v : distinct) {
-    const int owner = partition_.owner[v];
-    const auto& stream = answered[owner];
-    const auto length = static_cast<std::size_t>(stream[cursor[owner]]);
-    const auto begin = stream.begin() + static_cast<std::ptrdiff_t>(cursor[owner] + 1);
-    rows_of_distinct.indices.insert(rows_of_distinct.indices.end(), begin,
-                                    begin + static_cast<std::ptrdiff_t>(length));
-    cursor[owner] += 1 + length;
-    if (weighted_) {
-      const auto vbegin =
-          answered_values[owner].begin() + static_cast<std::ptrdiff_t>(value_cursor[owner]);
-      rows_of_distinct.values.insert(rows_of_distinct.values.end(), vbegin,
-                                     vbegin + static_cast<std::ptrdiff_t>(length));
-      value_cursor[owner] += length;
-    }
-    rows_of_distinct.indptr.push_back(static_cast<edge_t>(rows_of_distinct.indices.size()));
+  std::vector<std::vector<float>> reply_weights(members);
+  for (int r = 0; r < members; ++r) {
+    detail::piece_stream reply;
+    for (const vertex_t v : asked[r])
+      detail::write_row(block_.view(), partition_.local_index[v], reply);
+    replies[r] = std::move(reply.entries);
+    reply_weights[r] = std::move(reply.weights);
   }
+  const auto answered = team_.all_to_all(replies);
+  std::vector<std::vector<float>> answered_weights;
+  if (weighted_) answered_weights = team_.all_to_all(reply_weights);
 
-  std::vector<vertex_t> positions(vertices.size());
-  for (std::size_t i = 0; i < vertices.size(); ++i)
-    positions[i] = static_cast<vertex_t>(
-        std::lower_bound(distinct.begin(), distinct.end(), vertices[i]) - distinct.begin());
-  sampler::gathered_rows out;
-  out.fetched = true;
-  out.fetched_rows = std::move(rows_of_distinct);
-  out.rows = out.fetched_rows.view();
-  out.positions = std::move(positions);
-  out.row_of = out.positions;
-  return out;
+  csr_matrix rows_of_distinct;
+  rows_of_distinct.cols = num_vertices_;
+  detail::row_reader from_owners(answered, answered_weights);
+  for (const vertex_t v : distinct)
+    from_owners.append_next_row(partition_.owner[v], rows_of_distinct);
+  return detail::rows_for_requests(std::move(rows_of_distinct), distinct, vertices);
 }
 
 std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind, const communicator& sampling,
@@ -155,8 +121,13 @@ std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind, const commu
     case grid_kind::one_and_half_d:
       return std::make_unique<block_row_shards>(sampling, graph, partition, replication);
     case grid_kind::two_d:
+#ifdef BULKGNN_HAVE_COMBBLAS
+      return detail::make_combblas_grid_rows(sampling, graph, partition);
+#else
+      throw option_error("--grid 2d is not available in this build (it needs CombBLAS)");
+#endif
     case grid_kind::three_d:
-      break;
+      return std::make_unique<layered_grid_shards>(sampling, graph, partition, replication);
   }
   throw option_error("--grid " + grid_kind_name(kind) + " is not available in this build");
 }

@@ -1,11 +1,15 @@
 #include "bulkgnn/distributed/sharded_rows.hpp"
 
+#include "bulkgnn/distributed/cluster.hpp"
+
 #include "../sampler/test_graphs.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace bulkgnn::distributed {
@@ -21,7 +25,8 @@ std::vector<grid_case> grids_for(int ranks) {
   std::vector<grid_case> grids{{grid_kind::replicated, 1}};
   for (int c = 1; c <= ranks; ++c)
     if (ranks % c == 0) grids.push_back({grid_kind::one_and_half_d, c});
-  for (const auto& g : {grid_case{grid_kind::two_d, 1}, grid_case{grid_kind::three_d, 2}}) {
+  for (const auto& g : {grid_case{grid_kind::two_d, 1}, grid_case{grid_kind::three_d, 1},
+                        grid_case{grid_kind::three_d, 2}}) {
     try {
       validate_grid(g.kind, ranks, g.replication);
       grids.push_back(g);
@@ -31,38 +36,107 @@ std::vector<grid_case> grids_for(int ranks) {
   return grids;
 }
 
-int parts_for(grid_case g, int ranks) {
-  return g.kind == grid_kind::one_and_half_d ? ranks / g.replication : ranks;
+int sampling_ranks() {
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  return ranks;
+}
+
+// 1.5d: a block row per team member; 2d: a block row per process row (q of
+// them); 3d: a block row per process row of each layer (c·q).
+
+int parts_for(grid_case g, int ranks) { return grid_partition_parts(g.kind, ranks, g.replication); }
+
+// The test graph with a weight per entry and every row stored backwards, so
+// that fetched rows must keep A's stored order rather than sort it.
+csr_matrix weighted_backwards(csr_matrix g) {
+  for (std::int64_t v = 0; v < g.rows; ++v)
+    std::reverse(g.indices.begin() + g.indptr[v], g.indices.begin() + g.indptr[v + 1]);
+  g.values.resize(g.indices.size());
+  for (std::size_t e = 0; e < g.values.size(); ++e) g.values[e] = 0.5F * static_cast<float>(e);
+  return g;
+}
+
+// Parts of uneven sizes whose vertices are scattered, so that new ids differ
+// from old ids and 2D blocks need padding.
+vertex_partition scattered_partition(std::int64_t num_vertices, int parts) {
+  std::vector<std::int32_t> owner(static_cast<std::size_t>(num_vertices));
+  for (std::int64_t v = 0; v < num_vertices; ++v)
+    owner[v] = static_cast<std::int32_t>((v * v + v / 7) % parts);
+  return partition_from_owners(std::move(owner), parts);
 }
 
 TEST(ShardedRows, EveryGridFetchesExactlyTheRowsOfTheWholeGraph) {
   traffic_log log;
   communicator sampling(MPI_COMM_WORLD, "sampling", log);
+  const auto sorted = testing::random_graph(500, 9);
+  for (const auto& g : {sorted, weighted_backwards(sorted)})
+    for (const bool scattered : {false, true})
+      for (const auto grid : grids_for(sampling.size())) {
+        std::unique_ptr<sampler::row_source> source;
+        const int parts = parts_for(grid, sampling.size());
+        const auto partition =
+            scattered ? scattered_partition(g.rows, parts) : block_partition(g.rows, parts);
+        try {
+          source = make_row_source(grid.kind, sampling, g.view(), partition, grid.replication);
+        } catch (const option_error& e) {
+          // A grid this build lacks (2d without CombBLAS) is skipped on every rank alike.
+          continue;
+        }
+        SCOPED_TRACE(grid_kind_name(grid.kind) + " c=" + std::to_string(grid.replication) +
+                     (g.values.empty() ? " sorted" : " weighted backwards") +
+                     (scattered ? " scattered" : " block"));
+        // Different requests per rank, with repeats; the last call asks nothing.
+        for (int call = 0; call < 3; ++call) {
+          std::vector<vertex_t> wanted;
+          if (call < 2)
+            for (int i = 0; i < 50; ++i)
+              wanted.push_back(static_cast<vertex_t>((i * 37 + sampling.rank() * 11 + call) % 500));
+          const auto rows = source->rows(wanted);
+          ASSERT_EQ(rows.row_of.size(), wanted.size());
+          for (std::size_t i = 0; i < wanted.size(); ++i) {
+            const auto got = rows.rows.row(rows.row_of[i]);
+            const auto expected = g.view().row(wanted[i]);
+            ASSERT_TRUE(std::equal(got.begin(), got.end(), expected.begin(), expected.end()))
+                << "row " << wanted[i];
+            if (g.values.empty()) continue;
+            const auto got_weights = rows.rows.row_values(rows.row_of[i]);
+            const auto weights = g.view().row_values(wanted[i]);
+            ASSERT_TRUE(
+                std::equal(got_weights.begin(), got_weights.end(), weights.begin(), weights.end()))
+                << "weights of row " << wanted[i];
+          }
+        }
+      }
+}
+
+// Every byte one rank counts as sent another counts as received, including
+// the SUMMA traffic that the 2D grid counts from block sizes.
+TEST(ShardedRows, TrafficSentEqualsTrafficReceivedOverAllRanks) {
   const auto g = testing::random_graph(500, 9);
-  for (const auto grid : grids_for(sampling.size())) {
+  for (const auto grid : grids_for(sampling_ranks())) {
+    traffic_log log;
+    communicator sampling(MPI_COMM_WORLD, "sampling", log);
     std::unique_ptr<sampler::row_source> source;
     const auto partition = block_partition(g.rows, parts_for(grid, sampling.size()));
     try {
       source = make_row_source(grid.kind, sampling, g.view(), partition, grid.replication);
-    } catch (const option_error& e) {
-      // A grid this build lacks (2d/3d without CombBLAS) is skipped on every rank alike.
+    } catch (const option_error&) {
       continue;
     }
     SCOPED_TRACE(grid_kind_name(grid.kind) + " c=" + std::to_string(grid.replication));
-    // Different requests per rank, with repeats; the last call asks nothing.
-    for (int call = 0; call < 3; ++call) {
-      std::vector<vertex_t> wanted;
-      if (call < 2)
-        for (int i = 0; i < 50; ++i)
-          wanted.push_back(static_cast<vertex_t>((i * 37 + sampling.rank() * 11 + call) % 500));
-      const auto rows = source->rows(wanted);
-      ASSERT_EQ(rows.row_of.size(), wanted.size());
-      for (std::size_t i = 0; i < wanted.size(); ++i) {
-        const auto got = rows.rows.row(rows.row_of[i]);
-        const auto expected = g.view().row(wanted[i]);
-        ASSERT_TRUE(std::equal(got.begin(), got.end(), expected.begin(), expected.end()))
-            << "row " << wanted[i];
-      }
+    std::vector<vertex_t> wanted;
+    for (int i = 0; i < 40; ++i)
+      wanted.push_back(static_cast<vertex_t>((i * 53 + sampling.rank() * 29) % 500));
+    std::ignore = source->rows(wanted);
+    const auto counted = log.all()["sampling"];
+    communicator totals(MPI_COMM_WORLD, "totals", log);
+    std::vector<std::int64_t> sent_and_received{counted.bytes_sent, counted.bytes_received};
+    totals.all_reduce_sum(std::span<std::int64_t>(sent_and_received));
+    EXPECT_EQ(sent_and_received[0], sent_and_received[1]);
+    // 2d and 3d always communicate on more than one rank (1.5d with c = P does not).
+    if (sampling.size() > 1 && (grid.kind == grid_kind::two_d || grid.kind == grid_kind::three_d)) {
+      EXPECT_GT(sent_and_received[0], 0);
     }
   }
 }

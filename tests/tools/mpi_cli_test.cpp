@@ -31,7 +31,9 @@ struct run_result {
 run_result run(int ranks, const std::string& arguments) {
   std::string command = "timeout 240 ";
   if (ranks > 0)
-    command += std::string(BULKGNN_MPIEXEC) + " --allow-run-as-root --oversubscribe -np " +
+    // CombBLAS's OpenMP threads spin; with more ranks than cores they starve.
+    command += std::string(BULKGNN_MPIEXEC) +
+               " -x OMP_NUM_THREADS=1 --allow-run-as-root --oversubscribe -np " +
                std::to_string(ranks) + " ";
   command += std::string(BULKGNN_CLI) + " " + arguments + " 2>&1";
   run_result result;
@@ -67,7 +69,8 @@ INSTANTIATE_TEST_SUITE_P(Layouts, SampleOnEveryGrid,
                          ::testing::Values(layout{1, "replicated"}, layout{2, "replicated"},
                                            layout{2, "1.5d"}, layout{4, "1.5d --replication 2"},
                                            layout{4, "1.5d --partition metis"},
-                                           layout{8, "1.5d --replication 2"}),
+                                           layout{8, "1.5d --replication 2"}, layout{4, "2d"},
+                                           layout{8, "3d --replication 2"}),
                          [](const auto& info) {
                            std::string name =
                                "np" + std::to_string(info.param.ranks) + "_" + info.param.grid;

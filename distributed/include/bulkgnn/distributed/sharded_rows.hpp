@@ -51,6 +51,38 @@ class block_row_shards final : public sampler::row_source {
   csr_matrix block_;  // rows of this rank's part, in local_index order
 };
 
+// 3D: P = c·q² ranks in c layers of q×q; sampling rank ℓq² + iq + j is
+// (layer ℓ, process row i, process column j). The partition has c·q parts:
+// part ℓq + i holds the rows of layer ℓ's process row i, and the columns are
+// split into q blocks, block j being the vertices of parts jc .. jc + c - 1.
+// Rank (ℓ, i, j) holds block (i, j) of layer ℓ: the rows of part ℓq + i
+// restricted to column block j. A call routes each requested row to its
+// layer and process row, completes it there from the pieces of the q column
+// blocks, and sends it back (see sharded_rows_3d.cpp for the traffic).
+class layered_grid_shards final : public sampler::row_source {
+ public:
+  // `graph` is read only for this rank's rows.
+  layered_grid_shards(const communicator& sampling, csr_view graph,
+                      const vertex_partition& partition, int layers);
+  ~layered_grid_shards() override;
+
+  [[nodiscard]] vertex_t num_vertices() const override { return num_vertices_; }
+  [[nodiscard]] bool weighted() const override { return weighted_; }
+  [[nodiscard]] sampler::gathered_rows rows(std::span<const vertex_t> vertices) override;
+
+ private:
+  struct local_block;
+  // Ranks with this rank's process column in every layer, ordered by part
+  // (ℓq + i): where requests go and complete rows come back from.
+  communicator fiber_;
+  // The q ranks of this rank's process row in its layer, by process column.
+  communicator process_row_;
+  const vertex_partition& partition_;
+  vertex_t num_vertices_;
+  bool weighted_;
+  std::unique_ptr<local_block> block_;
+};
+
 // The row source for `kind` (replicated, 1.5D, 2D or 3D) over the sampling
 // communicator.
 [[nodiscard]] std::unique_ptr<sampler::row_source> make_row_source(

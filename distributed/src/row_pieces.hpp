@@ -1,0 +1,95 @@
+#pragma once
+
+// Helpers shared by the sharded row sources: distinct requests, the wire
+// format of row pieces, and assembly of rows in A's stored order.
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/sampler/row_source.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace bulkgnn::distributed::detail {
+
+// The requested vertices, sorted, without repeats.
+[[nodiscard]] std::vector<vertex_t> distinct_vertices(std::span<const vertex_t> vertices);
+
+// Request i of `vertices` answered by the row of its id in `distinct` (the
+// sorted distinct ids, row k of `rows_of_distinct` being the row of
+// distinct[k]).
+[[nodiscard]] sampler::gathered_rows rows_for_requests(csr_matrix rows_of_distinct,
+                                                       const std::vector<vertex_t>& distinct,
+                                                       std::span<const vertex_t> vertices);
+
+// Pieces of rows of A, one piece per row and column block, as sent to whoever
+// completes the rows: per piece its entry count, then (column, slot) pairs,
+// where slot is the entry's position within A's row, so that the pieces of a
+// row can be put back in A's stored order whatever that order is. Weights
+// travel in their own stream (a float per entry) when A is weighted.
+struct piece_stream {
+  std::vector<vertex_t> entries;
+  std::vector<float> weights;
+};
+
+// Reads the pieces that q sources sent, in the order they were written;
+// `weights` is empty when A is unweighted.
+class piece_reader {
+ public:
+  piece_reader(const std::vector<std::vector<vertex_t>>& entries,
+               const std::vector<std::vector<float>>& weights);
+  // Appends to `rows` the row made of the next piece of every source.
+  void append_next_row(csr_matrix& rows);
+
+ private:
+  const std::vector<std::vector<vertex_t>>& entries_;
+  const std::vector<std::vector<float>>& weights_;
+  std::vector<std::size_t> entry_cursor_;
+  std::vector<std::size_t> weight_cursor_;
+};
+
+// Whole rows, as sent back to the rank that asked: per row its length, then
+// its columns (original ids, in A's stored order); weights apart.
+void write_row(csr_view rows, std::int64_t row, piece_stream& out);
+
+// Reads whole rows from several sources, each in the order it wrote them.
+class row_reader {
+ public:
+  row_reader(const std::vector<std::vector<vertex_t>>& entries,
+             const std::vector<std::vector<float>>& weights);
+  // Appends to `rows` the next row that `source` sent.
+  void append_next_row(int source, csr_matrix& rows);
+
+ private:
+  const std::vector<std::vector<vertex_t>>& entries_;
+  const std::vector<std::vector<float>>& weights_;
+  std::vector<std::size_t> entry_cursor_;
+  std::vector<std::size_t> weight_cursor_;
+};
+
+// Rows held by a rank, restricted to its column block: columns (original
+// ids), slots, and weights (empty if A is unweighted), in CSR layout.
+struct row_block {
+  std::vector<edge_t> indptr{0};
+  std::vector<vertex_t> columns;
+  std::vector<std::int32_t> slots;
+  std::vector<float> weights;
+
+  // Appends the entries of `row` of `graph` whose column `keep` accepts.
+  template <class Keep>
+  void push_row(csr_view graph, std::int64_t row, Keep keep) {
+    const auto row_columns = graph.row(row);
+    for (std::size_t slot = 0; slot < row_columns.size(); ++slot) {
+      if (!keep(row_columns[slot])) continue;
+      columns.push_back(row_columns[slot]);
+      slots.push_back(static_cast<std::int32_t>(slot));
+      if (graph.weighted()) weights.push_back(graph.row_values(row)[slot]);
+    }
+    indptr.push_back(static_cast<edge_t>(columns.size()));
+  }
+  // Writes local row `row` as one piece.
+  void write_piece(std::int64_t row, piece_stream& out) const;
+};
+
+}  // namespace bulkgnn::distributed::detail
