@@ -116,6 +116,20 @@ graph_stats measured_stats(std::int64_t rows, const std::int64_t* indptr,
     g.train += train ? 1 : 0;
     ++counts[{in[v], indptr[v + 1] - indptr[v], train}];
   }
+  // Reciprocity: binary search of (v, u) in sorted copies of the rows.
+  std::vector<std::int32_t> sorted(indices, indices + g.edges);
+  for (std::int64_t v = 0; v < rows; ++v)
+    std::sort(sorted.begin() + (indptr[v] - indptr[0]),
+              sorted.begin() + (indptr[v + 1] - indptr[0]));
+  std::int64_t reciprocated = 0;
+  for (std::int64_t u = 0; u < rows; ++u)
+    for (std::int64_t e = indptr[u] - indptr[0]; e < indptr[u + 1] - indptr[0]; ++e) {
+      const auto v = sorted[e];
+      reciprocated += std::binary_search(sorted.begin() + (indptr[v] - indptr[0]),
+                                         sorted.begin() + (indptr[v + 1] - indptr[0]),
+                                         static_cast<std::int32_t>(u));
+    }
+  g.reciprocity = g.edges > 0 ? static_cast<double>(reciprocated) / g.edges : 1;
   for (const auto& [key, count] : counts)
     g.groups.push_back({.in_degree = static_cast<double>(std::get<0>(key)),
                         .out_degree = static_cast<double>(std::get<1>(key)),
@@ -149,20 +163,34 @@ frontier_sizes expected_frontiers(const graph_stats& g, const workload& w, doubl
   const double train = std::max<double>(1, static_cast<double>(g.train));
   const double seed_one = std::min(1.0, batch / train);
   const double seed_all = std::min(1.0, minibatches * batch / train);
-  // Neighbour draws so far by one minibatch: the frontier of hop l is the
-  // seeds plus everything drawn in hops < l (sources keep their destinations).
+  // Fresh neighbour draws so far by one minibatch: the frontier of hop l is
+  // the seeds plus everything drawn in hops < l (sources keep destinations).
   double draws_so_far = 0;
+  // Per group, P(in the hop-l frontier) for one minibatch, by hop.
+  std::vector<std::vector<double>> reached(g.groups.size());
   for (std::size_t l = 0; l <= hops; ++l) {
     double frontier = 0, entries = 0, draws = 0;
-    for (const auto& grp : g.groups) {
+    for (std::size_t i = 0; i < g.groups.size(); ++i) {
+      const auto& grp = g.groups[i];
       const double one =
           1 - (1 - (grp.train ? seed_one : 0)) * missed(grp.in_degree, edges, draws_so_far);
       const double all = 1 - (1 - (grp.train ? seed_all : 0)) *
                                  missed(grp.in_degree, edges, minibatches * draws_so_far);
+      reached[i].push_back(one);
       frontier += grp.count * all;
       entries += grp.count * all * grp.out_degree;
-      if (l < hops)
-        draws += grp.count * one * drawn_from(static_cast<double>(w.fanouts[l]), grp.out_degree);
+      if (l == hops || grp.out_degree <= 0) continue;
+      const double d = grp.out_degree;
+      const double take = drawn_from(static_cast<double>(w.fanouts[l]), d);
+      // Vertices first reached at hop j (share reached[j] - reached[j-1])
+      // drew at hops j..l-1 already: only the uncovered share is fresh.
+      for (std::size_t j = 0; j <= l; ++j) {
+        const double first = reached[i][j] - (j > 0 ? reached[i][j - 1] : 0);
+        double uncovered = j > 0 ? std::max(0.0, 1 - g.reciprocity / d) : 1.0;
+        for (std::size_t h = j; h < l; ++h)
+          uncovered *= 1 - drawn_from(static_cast<double>(w.fanouts[h]), d) / d;
+        draws += grp.count * first * take * uncovered;
+      }
     }
     out.frontier.push_back(frontier);
     out.row_entries.push_back(entries);

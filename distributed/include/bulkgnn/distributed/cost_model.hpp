@@ -15,9 +15,13 @@
 //    probability in_v / nnz, so after m draws v has been reached with
 //    probability 1 - (1 - in_v/nnz)^m; a seed set of k·b vertices of the
 //    training split contains a training vertex with probability k·b/|train|.
-//    This ignores that draws within one row are without replacement, that a
-//    row never draws its own vertex twice, and correlations between hops
-//    (neighbourhoods overlap more than independent draws would).
+//    Draws are counted as "fresh" only for the part of a row not yet drawn:
+//    every frontier vertex draws again at every later hop (sources keep their
+//    destinations), so a vertex first reached at hop j has, by hop l, an
+//    expected uncovered share Π_{j<=i<l} (1 - min(s_i, d)/d) of its row, less
+//    the edge back to the vertex it was reached from (reciprocity). Other
+//    correlations (shared neighbourhoods, communities) are ignored, so
+//    frontiers still come out somewhat high on clustered graphs.
 //  - approximated: the share of a frontier owned by another rank is taken as
 //    1 - 1/T (T ranks in a team), i.e. ownership independent of selection.
 //    A block partition of a graph whose hubs cluster at low ids breaks this.
@@ -45,6 +49,9 @@ struct graph_stats {
   std::int64_t edges = 0;            // nnz of the adjacency (directed entries)
   std::int64_t train = 0;            // training vertices (seeds per epoch)
   std::vector<degree_group> groups;  // sums to `nodes`
+  // Share of edges whose reverse is an edge too (1 for undirected graphs): a
+  // vertex reached over (u, v) finds u in its own row, already sampled.
+  double reciprocity = 1;
 };
 
 // Groups built from a log-normal degree law with mean edges/nodes and the
