@@ -1,0 +1,132 @@
+#pragma once
+
+// Closed-form per-epoch communication volume of distributed sampling and
+// training, in the units the traffic_log counts (communicator.hpp): bytes a
+// rank sends to other ranks, 4 bytes per count of every all-to-all, ring
+// all-reduce 2(P-1)/P·N. Pure C++ (no MPI), so `bulkgnn model` runs anywhere.
+//
+// What is exact and what is approximated:
+//  - exact: minibatch and step counts, all-to-all count overhead, gradient
+//    all-reduce volume (given the parameter count), 2D/3D formulas as stated
+//    (they are the model of an algorithm this build does not run).
+//  - approximated: the expected number of distinct vertices a minibatch (or
+//    a bulk of minibatches) reaches per hop. We use a degree-biased occupancy
+//    formula with independent draws: a neighbour draw lands on v with
+//    probability in_v / nnz, so after m draws v has been reached with
+//    probability 1 - (1 - in_v/nnz)^m; a seed set of k·b vertices of the
+//    training split contains a training vertex with probability k·b/|train|.
+//    Draws are counted as "fresh" only for the part of a row not yet drawn:
+//    every frontier vertex draws again at every later hop (sources keep their
+//    destinations), so a vertex first reached at hop j has, by hop l, an
+//    expected uncovered share Π_{j<=i<l} (1 - min(s_i, d)/d) of its row, less
+//    the edge back to the vertex it was reached from (reciprocity). Other
+//    correlations (shared neighbourhoods, communities) are ignored, so
+//    frontiers still come out somewhat high on clustered graphs.
+//  - approximated: the share of a frontier owned by another rank is taken as
+//    1 - 1/T (T ranks in a team), i.e. ownership independent of selection.
+//    A block partition of a graph whose hubs cluster at low ids breaks this.
+//  - without a degree histogram, degrees follow a log-normal distribution
+//    matched to E[d] and E[d²] (default E[d²] = 2·E[d]², a mildly skewed
+//    graph); pass the moments or a dataset for better numbers.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bulkgnn::distributed::cost {
+
+// Vertices that share in-degree, out-degree and training membership; the
+// model sums over groups rather than vertices.
+struct degree_group {
+  double in_degree = 0;   // column count: how often draws hit it
+  double out_degree = 0;  // row length: what a fetch of its row costs
+  bool train = true;
+  double count = 0;  // vertices in the group (double: synthetic)
+};
+
+struct graph_stats {
+  std::int64_t nodes = 0;
+  std::int64_t edges = 0;            // nnz of the adjacency (directed entries)
+  std::int64_t train = 0;            // training vertices (seeds per epoch)
+  std::vector<degree_group> groups;  // sums to `nodes`
+  // Share of edges whose reverse is an edge too (1 for undirected graphs): a
+  // vertex reached over (u, v) finds u in its own row, already sampled.
+  double reciprocity = 1;
+};
+
+// Groups built from a log-normal degree law with mean edges/nodes and the
+// given second moment (<= 0: 2·mean²), in `buckets` equal-probability
+// quantiles; in- and out-degree equal (an undirected graph).
+[[nodiscard]] graph_stats synthetic_stats(std::int64_t nodes, std::int64_t edges,
+                                          std::int64_t train, double second_moment = 0,
+                                          int buckets = 64);
+
+// Groups from a CSR adjacency (indptr of rows+1 entries, column indices) and
+// a training mask (empty: every vertex trains).
+[[nodiscard]] graph_stats measured_stats(std::int64_t rows, const std::int64_t* indptr,
+                                         const std::int32_t* indices,
+                                         const std::vector<bool>& train_mask);
+
+enum class grid { replicated, one_and_half_d, two_d, three_d };
+[[nodiscard]] std::string grid_name(grid g);
+
+struct workload {
+  std::int64_t batch_size = 1024;
+  std::vector<std::int64_t> fanouts{15, 10, 5};  // -1: every neighbour
+  std::int64_t bulk = 32;                        // minibatches per rank per step (sample)
+  std::int64_t features = 128;
+  std::int64_t hidden = 256;
+  std::int64_t classes = 2;
+  std::int64_t parameters = 0;       // 0: GraphSAGE count from the widths
+  std::int64_t max_minibatches = 0;  // 0: the whole epoch
+  bool weighted = false;             // 1.5D ships edge values too
+};
+
+// GraphSAGE layers f -> hidden -> ... -> classes, each [W_neigh; W_self]
+// (2·in·out) plus a bias (out).
+[[nodiscard]] std::int64_t sage_parameters(const workload& w);
+
+// Expected distinct vertices per hop: frontier[l] is what hop l reads rows
+// of (frontier[0] = the seeds, frontier[L] = the input nodes), row_entries[l]
+// the expected sum of their row lengths, draws[l] the neighbour draws of hop l.
+struct frontier_sizes {
+  std::vector<double> frontier;
+  std::vector<double> row_entries;
+  std::vector<double> draws;
+};
+// For `minibatches` minibatches of `batch` seeds each, sampled together:
+// per-minibatch frontiers drive the draws, the union over them is returned.
+[[nodiscard]] frontier_sizes expected_frontiers(const graph_stats& g, const workload& w,
+                                                double batch, double minibatches);
+
+// Per-epoch bytes sent, summed over ranks; per rank is total / ranks (the
+// model is symmetric across ranks).
+struct prediction {
+  grid kind = grid::replicated;
+  int ranks = 1;
+  int replication = 1;
+  bool valid = true;  // false when the grid cannot use this P and c
+  double sampling = 0;
+  double features = 0;
+  double gradients = 0;
+  [[nodiscard]] double per_rank(double total) const { return total / ranks; }
+};
+
+// Sampling as `bulkgnn sample` runs it: rank r samples whole minibatches
+// first+r, first+r+P, ..., `bulk` per rank per step; one row fetch per hop per
+// step. Features and gradients as `bulkgnn train` runs it: every rank takes a
+// contiguous 1/P slice of every minibatch; features are partitioned over
+// groups of P/c ranks (c = feature replication; c = P means replicated).
+[[nodiscard]] prediction predict(const graph_stats& g, const workload& w, grid kind, int ranks,
+                                 int replication, int feature_replication = 1);
+
+// The separate terms, for tests and the tool.
+[[nodiscard]] double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ranks,
+                                    int replication);
+[[nodiscard]] double feature_bytes(const graph_stats& g, const workload& w, int ranks,
+                                   int feature_replication);
+[[nodiscard]] double gradient_bytes(const graph_stats& g, const workload& w, int ranks);
+
+[[nodiscard]] std::int64_t minibatches_per_epoch(const graph_stats& g, const workload& w);
+
+}  // namespace bulkgnn::distributed::cost

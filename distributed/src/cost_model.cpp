@@ -1,0 +1,318 @@
+#include "bulkgnn/distributed/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+namespace bulkgnn::distributed::cost {
+
+namespace {
+
+// Inverse of the standard normal CDF by bisection on erfc: only called for a
+// few dozen quantiles, so simplicity beats speed.
+double normal_quantile(double p) {
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+// P(v not reached) after `draws` independent degree-biased draws.
+double missed(double in_degree, double edges, double draws) {
+  if (in_degree <= 0 || edges <= 0 || draws <= 0) return 1.0;
+  const double w = std::min(1.0, in_degree / edges);
+  if (w >= 1.0) return 0.0;
+  return std::exp(draws * std::log1p(-w));
+}
+
+double drawn_from(double fanout, double degree) {
+  return fanout < 0 ? degree : std::min(fanout, degree);
+}
+
+// Sizes of the minibatches of one epoch: full batches, then the remainder.
+std::vector<double> minibatch_sizes(const graph_stats& g, const workload& w) {
+  const auto count = minibatches_per_epoch(g, w);
+  std::vector<double> sizes(static_cast<std::size_t>(count), static_cast<double>(w.batch_size));
+  const std::int64_t full = g.train / w.batch_size;
+  if (count > full) sizes.back() = static_cast<double>(g.train - full * w.batch_size);
+  return sizes;
+}
+
+bool is_square(int n) {
+  const int root = static_cast<int>(std::lround(std::sqrt(static_cast<double>(n))));
+  return root * root == n;
+}
+
+}  // namespace
+
+std::string grid_name(grid g) {
+  switch (g) {
+    case grid::replicated:
+      return "replicated";
+    case grid::one_and_half_d:
+      return "1.5d";
+    case grid::two_d:
+      return "2d";
+    case grid::three_d:
+      return "3d";
+  }
+  return "unknown";
+}
+
+graph_stats synthetic_stats(std::int64_t nodes, std::int64_t edges, std::int64_t train,
+                            double second_moment, int buckets) {
+  if (nodes <= 0 || edges < 0 || buckets <= 0)
+    throw std::invalid_argument("synthetic_stats: need nodes > 0, edges >= 0, buckets > 0");
+  graph_stats g{.nodes = nodes, .edges = edges, .train = train > 0 ? train : nodes, .groups = {}};
+  const double mean = static_cast<double>(edges) / static_cast<double>(nodes);
+  if (mean <= 0) {
+    g.groups.push_back({.in_degree = 0, .out_degree = 0, .train = true, .count = double(nodes)});
+    return g;
+  }
+  const double m2 = second_moment > 0 ? std::max(second_moment, mean * mean) : 2 * mean * mean;
+  const double sigma2 = std::log(m2 / (mean * mean));
+  const double mu = std::log(mean) - sigma2 / 2;
+  const double per_bucket = static_cast<double>(nodes) / buckets;
+  const double train_share = static_cast<double>(g.train) / static_cast<double>(nodes);
+  std::vector<double> degrees(static_cast<std::size_t>(buckets));
+  double total = 0;
+  for (int i = 0; i < buckets; ++i) {
+    degrees[i] = std::exp(mu + std::sqrt(sigma2) * normal_quantile((i + 0.5) / buckets));
+    total += degrees[i] * per_bucket;
+  }
+  // Quantile midpoints under-represent the tail: rescale so the degrees sum
+  // to nnz exactly (keeps E[d] right; E[d²] comes out slightly low).
+  for (double& d : degrees) d *= static_cast<double>(edges) / total;
+  for (const double d : degrees) {
+    if (train_share > 0)
+      g.groups.push_back(
+          {.in_degree = d, .out_degree = d, .train = true, .count = per_bucket * train_share});
+    if (train_share < 1)
+      g.groups.push_back({.in_degree = d,
+                          .out_degree = d,
+                          .train = false,
+                          .count = per_bucket * (1 - train_share)});
+  }
+  return g;
+}
+
+graph_stats measured_stats(std::int64_t rows, const std::int64_t* indptr,
+                           const std::int32_t* indices, const std::vector<bool>& train_mask) {
+  graph_stats g;
+  g.nodes = rows;
+  g.edges = indptr[rows] - indptr[0];
+  std::vector<std::int64_t> in(static_cast<std::size_t>(rows), 0);
+  for (std::int64_t e = indptr[0]; e < indptr[rows]; ++e) ++in[indices[e - indptr[0]]];
+  std::map<std::tuple<std::int64_t, std::int64_t, bool>, double> counts;
+  for (std::int64_t v = 0; v < rows; ++v) {
+    const bool train = train_mask.empty() || train_mask[v];
+    g.train += train ? 1 : 0;
+    ++counts[{in[v], indptr[v + 1] - indptr[v], train}];
+  }
+  // Reciprocity: binary search of (v, u) in sorted copies of the rows.
+  std::vector<std::int32_t> sorted(indices, indices + g.edges);
+  for (std::int64_t v = 0; v < rows; ++v)
+    std::sort(sorted.begin() + (indptr[v] - indptr[0]),
+              sorted.begin() + (indptr[v + 1] - indptr[0]));
+  std::int64_t reciprocated = 0;
+  for (std::int64_t u = 0; u < rows; ++u)
+    for (std::int64_t e = indptr[u] - indptr[0]; e < indptr[u + 1] - indptr[0]; ++e) {
+      const auto v = sorted[e];
+      reciprocated += std::binary_search(sorted.begin() + (indptr[v] - indptr[0]),
+                                         sorted.begin() + (indptr[v + 1] - indptr[0]),
+                                         static_cast<std::int32_t>(u));
+    }
+  g.reciprocity = g.edges > 0 ? static_cast<double>(reciprocated) / g.edges : 1;
+  for (const auto& [key, count] : counts)
+    g.groups.push_back({.in_degree = static_cast<double>(std::get<0>(key)),
+                        .out_degree = static_cast<double>(std::get<1>(key)),
+                        .train = std::get<2>(key),
+                        .count = count});
+  return g;
+}
+
+std::int64_t sage_parameters(const workload& w) {
+  if (w.parameters > 0) return w.parameters;
+  const auto layers = static_cast<std::int64_t>(w.fanouts.size());
+  std::int64_t total = 0, in = w.features;
+  for (std::int64_t l = 0; l < layers; ++l) {
+    const std::int64_t out = l + 1 == layers ? w.classes : w.hidden;
+    total += 2 * in * out + out;
+    in = out;
+  }
+  return total;
+}
+
+std::int64_t minibatches_per_epoch(const graph_stats& g, const workload& w) {
+  const std::int64_t all = (g.train + w.batch_size - 1) / w.batch_size;
+  return w.max_minibatches > 0 ? std::min(all, w.max_minibatches) : all;
+}
+
+frontier_sizes expected_frontiers(const graph_stats& g, const workload& w, double batch,
+                                  double minibatches) {
+  const auto hops = w.fanouts.size();
+  frontier_sizes out;
+  const double edges = static_cast<double>(g.edges);
+  const double train = std::max<double>(1, static_cast<double>(g.train));
+  const double seed_one = std::min(1.0, batch / train);
+  const double seed_all = std::min(1.0, minibatches * batch / train);
+  // Fresh neighbour draws so far by one minibatch: the frontier of hop l is
+  // the seeds plus everything drawn in hops < l (sources keep destinations).
+  double draws_so_far = 0;
+  // Per group, P(in the hop-l frontier) for one minibatch, by hop.
+  std::vector<std::vector<double>> reached(g.groups.size());
+  for (std::size_t l = 0; l <= hops; ++l) {
+    double frontier = 0, entries = 0, draws = 0;
+    for (std::size_t i = 0; i < g.groups.size(); ++i) {
+      const auto& grp = g.groups[i];
+      const double one =
+          1 - (1 - (grp.train ? seed_one : 0)) * missed(grp.in_degree, edges, draws_so_far);
+      const double all = 1 - (1 - (grp.train ? seed_all : 0)) *
+                                 missed(grp.in_degree, edges, minibatches * draws_so_far);
+      reached[i].push_back(one);
+      frontier += grp.count * all;
+      entries += grp.count * all * grp.out_degree;
+      if (l == hops || grp.out_degree <= 0) continue;
+      const double d = grp.out_degree;
+      const double take = drawn_from(static_cast<double>(w.fanouts[l]), d);
+      // Vertices first reached at hop j (share reached[j] - reached[j-1])
+      // drew at hops j..l-1 already: only the uncovered share is fresh.
+      for (std::size_t j = 0; j <= l; ++j) {
+        const double first = reached[i][j] - (j > 0 ? reached[i][j - 1] : 0);
+        double uncovered = j > 0 ? std::max(0.0, 1 - g.reciprocity / d) : 1.0;
+        for (std::size_t h = j; h < l; ++h)
+          uncovered *= 1 - drawn_from(static_cast<double>(w.fanouts[h]), d) / d;
+        draws += grp.count * first * take * uncovered;
+      }
+    }
+    out.frontier.push_back(frontier);
+    out.row_entries.push_back(entries);
+    if (l < hops) {
+      out.draws.push_back(minibatches * draws);
+      draws_so_far += draws;
+    }
+  }
+  return out;
+}
+
+double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ranks,
+                      int replication) {
+  const std::int64_t count = minibatches_per_epoch(g, w);
+  const auto hops = static_cast<double>(w.fanouts.size());
+  const double nnz = static_cast<double>(g.edges);
+  switch (kind) {
+    case grid::replicated:
+      return 0;
+    case grid::one_and_half_d: {
+      if (ranks % replication != 0) return std::nan("");
+      const int team = ranks / replication;
+      if (team <= 1) return 0;
+      const double remote = 1 - 1.0 / team;
+      const double exchanges = w.weighted ? 3 : 2;  // ids, rows (+ values)
+      // Bulks of k minibatches recur; cache their frontiers by k.
+      std::map<std::int64_t, frontier_sizes> by_bulk;
+      double total = 0;
+      const std::int64_t step = w.bulk * ranks;
+      for (std::int64_t first = 0; first < count; first += step)
+        for (int r = 0; r < ranks; ++r) {
+          std::int64_t k = 0;
+          for (std::int64_t id = first + r; id < std::min(first + step, count); id += ranks) ++k;
+          // Count overhead: every all-to-all of every hop, even an empty one.
+          total += hops * exchanges * 4.0 * (team - 1);
+          if (k == 0) continue;
+          auto it = by_bulk.find(k);
+          if (it == by_bulk.end())
+            it = by_bulk
+                     .emplace(k, expected_frontiers(g, w, static_cast<double>(w.batch_size),
+                                                    static_cast<double>(k)))
+                     .first;
+          for (std::size_t l = 0; l < w.fanouts.size(); ++l) {
+            const double ids = it->second.frontier[l], entries = it->second.row_entries[l];
+            // ids out (4 B), rows back as [length, columns...] (4 B each).
+            total += remote * (4 * ids + 4 * (ids + entries) + (w.weighted ? 4 * entries : 0));
+          }
+        }
+      // The last step's ranks may hold fewer than `bulk` minibatches (exact
+      // above); the only approximation is the frontier sizes themselves.
+      return total;
+    }
+    case grid::two_d:
+    case grid::three_d: {
+      // SpGEMM C = Q·A per hop per step of bulk·P minibatches (Q: one row per
+      // frontier vertex per minibatch, one entry each; C: the rows Q selects).
+      // Entries travel as (row, column, value) triples: 12 B.
+      const int layers = kind == grid::two_d ? 1 : replication;
+      if (ranks % layers != 0 || !is_square(ranks / layers)) return std::nan("");
+      if (kind == grid::two_d && replication != 1) return std::nan("");
+      const double side = std::sqrt(static_cast<double>(ranks / layers));
+      const double steps = std::ceil(static_cast<double>(count) / (w.bulk * ranks));
+      const auto per_minibatch = expected_frontiers(g, w, static_cast<double>(w.batch_size), 1);
+      double q_entries = 0, c_entries = 0;
+      for (std::size_t l = 0; l < w.fanouts.size(); ++l) {
+        q_entries += per_minibatch.frontier[l] * static_cast<double>(count);
+        c_entries += per_minibatch.row_entries[l] * static_cast<double>(count);
+      }
+      // SUMMA within a layer: in each of `side` stages a block of A (nnz/P
+      // per rank, nnz/c per layer) goes along its process column to side-1
+      // ranks, a block of Q along its process row: every entry of A/c and of
+      // Q/c reaches side-1 other ranks, in each of the c layers.
+      const double summa = 12 * (side - 1) * (nnz * hops * steps + q_entries);
+      // C's rows are spread over a process row: gather each row to one rank.
+      const double gather = 12 * (1 - 1 / side) * c_entries;
+      // 3D: each layer holds partial sums of C over its 1/c of the inner
+      // dimension; reduce-scatter across layers moves (c-1)/c of C.
+      const double reduce = 12 * (1 - 1.0 / layers) * c_entries;
+      return summa + gather + reduce;
+    }
+  }
+  return 0;
+}
+
+double feature_bytes(const graph_stats& g, const workload& w, int ranks, int feature_replication) {
+  if (feature_replication <= 0 || ranks % feature_replication != 0) return std::nan("");
+  const int group = ranks / feature_replication;
+  if (group <= 1) return 0;
+  const double remote = 1 - 1.0 / group;
+  std::map<double, double> inputs_of_slice;
+  double total = 0;
+  for (const double size : minibatch_sizes(g, w)) {
+    // Each rank fetches the input nodes of its 1/P slice of the minibatch.
+    const double slice = size / ranks;
+    auto it = inputs_of_slice.find(slice);
+    if (it == inputs_of_slice.end())
+      it = inputs_of_slice.emplace(slice, expected_frontiers(g, w, slice, 1).frontier.back()).first;
+    const double per_rank =
+        remote * it->second * (4.0 + 4.0 * static_cast<double>(w.features)) + 2 * 4.0 * (group - 1);
+    total += ranks * per_rank;
+  }
+  return total;
+}
+
+double gradient_bytes(const graph_stats& g, const workload& w, int ranks) {
+  if (ranks <= 1) return 0;
+  const auto ring = [&](std::int64_t bytes) {
+    return static_cast<double>(2 * (ranks - 1) * bytes / ranks);  // integer, as counted
+  };
+  const auto steps = static_cast<double>(minibatches_per_epoch(g, w));
+  // One all-reduce of every parameter per step, then the epoch's 3 metrics.
+  return ranks * (steps * ring(4 * sage_parameters(w)) + ring(3 * 8));
+}
+
+prediction predict(const graph_stats& g, const workload& w, grid kind, int ranks, int replication,
+                   int feature_replication) {
+  prediction p{.kind = kind, .ranks = ranks, .replication = replication};
+  p.sampling = sampling_bytes(g, w, kind, ranks, replication);
+  p.features = feature_bytes(g, w, ranks, feature_replication);
+  p.gradients = gradient_bytes(g, w, ranks);
+  p.valid = !std::isnan(p.sampling) && !std::isnan(p.features);
+  return p;
+}
+
+}  // namespace bulkgnn::distributed::cost

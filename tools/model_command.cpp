@@ -1,0 +1,194 @@
+#include "commands.hpp"
+
+#include "bulkgnn/core/atomic_file.hpp"
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/distributed/cost_model.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <memory>
+#include <optional>
+
+namespace bulkgnn::tools {
+
+namespace {
+
+namespace cost = distributed::cost;
+
+struct model_config {
+  std::string data;
+  std::string split;
+  std::int64_t nodes = 0;
+  std::int64_t edges = 0;
+  std::int64_t train = 0;
+  double second_moment = 0;
+  std::int64_t features = 128;
+  std::int64_t classes = 0;
+  std::int64_t hidden = 256;
+  std::int64_t parameters = 0;
+  std::int64_t batch_size = 1024;
+  std::int64_t bulk = 32;
+  std::int64_t max_minibatches = 0;
+  std::string fanouts = "15,10,5";
+  std::string grid = "all";
+  int replication = 1;
+  int feature_replication = 1;
+  std::string ranks = "1,2,4,8,16,32,64,128,256,512,1024";
+  bool weighted = false;
+  std::string metrics_out;
+};
+
+std::vector<cost::grid> grids_of(const std::string& name) {
+  if (name == "all")
+    return {cost::grid::replicated, cost::grid::one_and_half_d, cost::grid::two_d,
+            cost::grid::three_d};
+  if (name == "replicated") return {cost::grid::replicated};
+  if (name == "1.5d") return {cost::grid::one_and_half_d};
+  if (name == "2d") return {cost::grid::two_d};
+  if (name == "3d") return {cost::grid::three_d};
+  throw option_error("--grid must be all, replicated, 1.5d, 2d or 3d; got '" + name + "'");
+}
+
+// Statistics measured from DATA when given (n, nnz, the (in, out, train)
+// degree histogram, the training split), else synthesised from the options.
+cost::graph_stats stats_of(model_config& c) {
+  if (c.data.empty()) {
+    BULKGNN_EXPECTS(c.nodes > 0 && c.edges >= 0,
+                    "model: give DATA, or --nodes and --edges (got {} and {})", c.nodes, c.edges);
+    return cost::synthetic_stats(c.nodes, c.edges, c.train > 0 ? c.train : c.nodes,
+                                 c.second_moment);
+  }
+  const auto ds = data::dataset::open(c.data);
+  std::vector<bool> mask;
+  if (!ds.splits().empty()) {
+    mask.assign(static_cast<std::size_t>(ds.num_nodes()), false);
+    for (const vertex_t v : ds.find_split(c.split).train) mask[v] = true;
+  }
+  const auto g = ds.graph();
+  std::vector<std::int64_t> indptr(g.indptr.begin(), g.indptr.end());
+  std::vector<std::int32_t> indices(g.indices.begin(), g.indices.end());
+  auto stats = cost::measured_stats(g.rows, indptr.data(), indices.data(), mask);
+  if (c.train > 0) stats.train = c.train;
+  if (!ds.features().empty()) c.features = ds.features().cols;
+  if (c.classes == 0) c.classes = ds.num_classes();
+  return stats;
+}
+
+void run_model(model_config c) {
+  const auto stats = stats_of(c);
+  if (c.classes == 0) c.classes = 2;
+  BULKGNN_EXPECTS(c.batch_size > 0 && c.bulk > 0,
+                  "model: --batch-size and --bulk must be positive");
+  const cost::workload w{.batch_size = c.batch_size,
+                         .fanouts = parse_int_list(c.fanouts, "--fanouts"),
+                         .bulk = c.bulk,
+                         .features = c.features,
+                         .hidden = c.hidden,
+                         .classes = c.classes,
+                         .parameters = c.parameters,
+                         .max_minibatches = c.max_minibatches,
+                         .weighted = c.weighted};
+  const auto ranks = parse_int_list(c.ranks, "--ranks");
+
+  double m1 = 0, m2 = 0;
+  for (const auto& g : stats.groups) {
+    m1 += g.count * g.out_degree;
+    m2 += g.count * g.out_degree * g.out_degree;
+  }
+  m1 /= static_cast<double>(stats.nodes);
+  m2 /= static_cast<double>(stats.nodes);
+  const auto mb = cost::expected_frontiers(stats, w, static_cast<double>(c.batch_size), 1);
+  fmt::print("graph: n {} nnz {} train {}  E[d] {:.4g}  E[d²]/E[d] {:.4g}  ({})\n", stats.nodes,
+             stats.edges, stats.train, m1, m1 > 0 ? m2 / m1 : 0.0,
+             c.data.empty() ? "log-normal degree assumption" : "measured degree histogram");
+  fmt::print(
+      "workload: batch {} fanouts {} bulk {} features {} parameters {} minibatches/epoch {}\n",
+      c.batch_size, c.fanouts, c.bulk, c.features, cost::sage_parameters(w),
+      cost::minibatches_per_epoch(stats, w));
+  fmt::print("expected distinct vertices per minibatch by hop:");
+  for (const double f : mb.frontier) fmt::print(" {:.0f}", f);
+  fmt::print("\n\n{:<11} {:>6} {:>3} {:>14} {:>14} {:>14} {:>14} {:>14}\n", "grid", "P", "c",
+             "sampling MB", "features MB", "gradients MB", "total MB", "per rank MB");
+
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto grid : grids_of(c.grid))
+    for (const auto p64 : ranks) {
+      const int p = static_cast<int>(p64);
+      const int replication =
+          grid == cost::grid::replicated || grid == cost::grid::two_d ? 1 : c.replication;
+      const auto pred = cost::predict(stats, w, grid, p, replication, c.feature_replication);
+      if (!pred.valid) continue;
+      const double total = pred.sampling + pred.features + pred.gradients;
+      fmt::print("{:<11} {:>6} {:>3} {:>14.4f} {:>14.4f} {:>14.4f} {:>14.4f} {:>14.4f}\n",
+                 cost::grid_name(grid), p, replication, pred.sampling / 1e6, pred.features / 1e6,
+                 pred.gradients / 1e6, total / 1e6, pred.per_rank(total) / 1e6);
+      rows.push_back({{"grid", cost::grid_name(grid)},
+                      {"ranks", p},
+                      {"replication", replication},
+                      {"feature_replication", c.feature_replication},
+                      {"sampling_bytes_sent", pred.sampling},
+                      {"features_bytes_sent", pred.features},
+                      {"gradients_bytes_sent", pred.gradients},
+                      {"sampling_bytes_sent_per_rank", pred.per_rank(pred.sampling)},
+                      {"features_bytes_sent_per_rank", pred.per_rank(pred.features)},
+                      {"gradients_bytes_sent_per_rank", pred.per_rank(pred.gradients)}});
+    }
+  if (!c.metrics_out.empty()) {
+    const nlohmann::json out{{"command", "model"},
+                             {"data", c.data},
+                             {"nodes", stats.nodes},
+                             {"edges", stats.edges},
+                             {"train", stats.train},
+                             {"mean_degree", m1},
+                             {"second_moment", m2},
+                             {"batch_size", c.batch_size},
+                             {"fanouts", w.fanouts},
+                             {"bulk", c.bulk},
+                             {"features", c.features},
+                             {"parameters", cost::sage_parameters(w)},
+                             {"minibatches", cost::minibatches_per_epoch(stats, w)},
+                             {"frontier_per_minibatch", mb.frontier},
+                             {"predictions", rows}};
+    write_file_atomically(c.metrics_out, out.dump(2) + "\n");
+  }
+}
+
+}  // namespace
+
+void add_model_command(CLI::App& app) {
+  auto config = std::make_shared<model_config>();
+  auto* cmd = app.add_subcommand(
+      "model", "Predict per-epoch communication volume of sampling, features and gradients");
+  cmd->add_option("DATA", config->data,
+                  "dataset to measure n, nnz, the degree histogram and the training split from");
+  cmd->add_option("--split", config->split, "split whose training vertices are the seeds");
+  cmd->add_option("--nodes", config->nodes, "vertices (without DATA)");
+  cmd->add_option("--edges", config->edges, "adjacency nonzeros (without DATA)");
+  cmd->add_option("--degree-second-moment", config->second_moment,
+                  "E[d²] for the log-normal degree assumption (default 2·E[d]²)");
+  cmd->add_option("--train", config->train, "training vertices (default: the split, or n)");
+  cmd->add_option("--features", config->features, "feature width (default: DATA's, or 128)");
+  cmd->add_option("--classes", config->classes, "output classes (default: DATA's, or 2)");
+  cmd->add_option("--hidden", config->hidden)->capture_default_str();
+  cmd->add_option("--parameters", config->parameters,
+                  "model parameters (default: GraphSAGE from the widths)");
+  cmd->add_option("--batch-size", config->batch_size)->capture_default_str();
+  cmd->add_option("--bulk", config->bulk, "minibatches per rank per sampling step")
+      ->capture_default_str();
+  cmd->add_option("--max-minibatches", config->max_minibatches, "per epoch (0 = all)")
+      ->capture_default_str();
+  cmd->add_option("--fanouts", config->fanouts)->capture_default_str();
+  cmd->add_option("--grid", config->grid, "all, replicated, 1.5d, 2d or 3d")->capture_default_str();
+  cmd->add_option("--replication", config->replication, "1.5d copies / 3d layers")
+      ->capture_default_str();
+  cmd->add_option("--feature-replication", config->feature_replication)->capture_default_str();
+  cmd->add_option("--ranks", config->ranks, "rank counts to predict")->capture_default_str();
+  cmd->add_flag("--weighted", config->weighted, "1.5d rows carry edge values");
+  cmd->add_option("--metrics-out", config->metrics_out, "write the predictions as JSON");
+  cmd->callback([config] { run_model(*config); });
+}
+
+}  // namespace bulkgnn::tools
