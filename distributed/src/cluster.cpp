@@ -48,7 +48,11 @@ cluster::cluster(const data::dataset& ds, const cluster_options& options, bool p
   rows_ = make_row_source(options.grid, sampling_, graph, grid_partition_, options.replication);
   if (partition_features && !ds.features().empty()) {
     const int parts = ranks() / options.feature_replication;
-    feature_partition_ = make_partition(options.partition, graph, parts, options.partition_seed);
+    // Same method and part count as the grid's: reuse it (METIS is the costly step).
+    feature_partition_ =
+        parts == grid_partition_.parts
+            ? grid_partition_
+            : make_partition(options.partition, graph, parts, options.partition_seed);
     features_ = std::make_unique<partitioned_features>(
         features_comm_, ds.features(), *feature_partition_, options.feature_replication);
     layout_["features"] = {{"replication", options.feature_replication},

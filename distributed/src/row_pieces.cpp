@@ -101,4 +101,17 @@ void row_block::write_piece(std::int64_t row, piece_stream& out) const {
     out.weights.insert(out.weights.end(), weights.begin() + begin, weights.begin() + end);
 }
 
+received_streams exchange(communicator& comm, std::vector<piece_stream> out, bool weighted) {
+  std::vector<std::vector<vertex_t>> entries(out.size());
+  std::vector<std::vector<float>> weights(out.size());
+  for (std::size_t d = 0; d < out.size(); ++d) {
+    entries[d] = std::move(out[d].entries);
+    weights[d] = std::move(out[d].weights);
+  }
+  received_streams received;
+  received.entries = comm.all_to_all(entries);
+  if (weighted) received.weights = comm.all_to_all(weights);
+  return received;
+}
+
 }  // namespace bulkgnn::distributed::detail

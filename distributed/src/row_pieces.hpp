@@ -4,6 +4,7 @@
 // format of row pieces, and assembly of rows in A's stored order.
 
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/distributed/communicator.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
 
 #include <cstddef>
@@ -32,6 +33,17 @@ struct piece_stream {
   std::vector<vertex_t> entries;
   std::vector<float> weights;
 };
+
+// What every rank sent in one exchange of streams, by source.
+struct received_streams {
+  std::vector<std::vector<vertex_t>> entries;
+  std::vector<std::vector<float>> weights;  // empty when A is unweighted
+};
+
+// Sends out[d] to rank d of `comm` (collective): the entries, then the
+// weights when A is weighted.
+[[nodiscard]] received_streams exchange(communicator& comm, std::vector<piece_stream> out,
+                                        bool weighted);
 
 // Reads the pieces that q sources sent, in the order they were written;
 // `weights` is empty when A is unweighted.

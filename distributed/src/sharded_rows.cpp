@@ -89,22 +89,15 @@ sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices
   }
   const auto asked = team_.all_to_all(requests);
 
-  std::vector<std::vector<vertex_t>> replies(members);
-  std::vector<std::vector<float>> reply_weights(members);
-  for (int r = 0; r < members; ++r) {
-    detail::piece_stream reply;
+  std::vector<detail::piece_stream> replies(members);
+  for (int r = 0; r < members; ++r)
     for (const vertex_t v : asked[r])
-      detail::write_row(block_.view(), partition_.local_index[v], reply);
-    replies[r] = std::move(reply.entries);
-    reply_weights[r] = std::move(reply.weights);
-  }
-  const auto answered = team_.all_to_all(replies);
-  std::vector<std::vector<float>> answered_weights;
-  if (weighted_) answered_weights = team_.all_to_all(reply_weights);
+      detail::write_row(block_.view(), partition_.local_index[v], replies[r]);
+  const auto answered = detail::exchange(team_, std::move(replies), weighted_);
 
   csr_matrix rows_of_distinct;
   rows_of_distinct.cols = num_vertices_;
-  detail::row_reader from_owners(answered, answered_weights);
+  detail::row_reader from_owners(answered.entries, answered.weights);
   for (const vertex_t v : distinct)
     from_owners.append_next_row(partition_.owner[v], rows_of_distinct);
   return detail::rows_for_requests(std::move(rows_of_distinct), distinct, vertices);

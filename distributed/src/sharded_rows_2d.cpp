@@ -277,19 +277,13 @@ sampler::gathered_rows combblas_grid_rows::rows(std::span<const vertex_t> vertic
     }
   }
 
-  std::vector<std::vector<vertex_t>> replies(side_);
-  std::vector<std::vector<float>> reply_weights(side_);
-  for (int j = 0; j < side_; ++j) {
-    piece_stream out;
-    for (auto row = first_row[j]; row < first_row[j + 1]; ++row) pieces.write_piece(row, out);
-    replies[j] = std::move(out.entries);
-    reply_weights[j] = std::move(out.weights);
-  }
-  const auto answered = process_row_.all_to_all(replies);
-  std::vector<std::vector<float>> answered_weights;
-  if (weighted_) answered_weights = process_row_.all_to_all(reply_weights);
+  std::vector<piece_stream> replies(side_);
+  for (int j = 0; j < side_; ++j)
+    for (auto row = first_row[j]; row < first_row[j + 1]; ++row)
+      pieces.write_piece(row, replies[j]);
+  const auto answered = exchange(process_row_, std::move(replies), weighted_);
 
-  piece_reader from_row(answered, answered_weights);
+  piece_reader from_row(answered.entries, answered.weights);
   for (std::size_t t = 0; t < distinct.size(); ++t) from_row.append_next_row(rows_of_distinct);
   return rows_for_requests(std::move(rows_of_distinct), distinct, vertices);
 }

@@ -97,40 +97,27 @@ sampler::gathered_rows layered_grid_shards::rows(std::span<const vertex_t> verti
   const auto lists =
       process_row_.all_to_all(std::vector<std::vector<vertex_t>>(process_row_.size(), to_complete));
 
-  std::vector<std::vector<vertex_t>> pieces(process_row_.size());
-  std::vector<std::vector<float>> piece_weights(process_row_.size());
-  for (int member = 0; member < process_row_.size(); ++member) {
-    detail::piece_stream out;
-    for (const vertex_t v : lists[member]) block_->rows.write_piece(partition_.local_index[v], out);
-    pieces[member] = std::move(out.entries);
-    piece_weights[member] = std::move(out.weights);
-  }
-  const auto received_pieces = process_row_.all_to_all(pieces);
-  std::vector<std::vector<float>> received_piece_weights;
-  if (weighted_) received_piece_weights = process_row_.all_to_all(piece_weights);
+  std::vector<detail::piece_stream> pieces(process_row_.size());
+  for (int member = 0; member < process_row_.size(); ++member)
+    for (const vertex_t v : lists[member])
+      block_->rows.write_piece(partition_.local_index[v], pieces[member]);
+  const auto received_pieces = detail::exchange(process_row_, std::move(pieces), weighted_);
 
   csr_matrix completed;
   completed.cols = num_vertices_;
-  detail::piece_reader from_members(received_pieces, received_piece_weights);
+  detail::piece_reader from_members(received_pieces.entries, received_pieces.weights);
   for (std::size_t k = 0; k < to_complete.size(); ++k) from_members.append_next_row(completed);
 
-  std::vector<std::vector<vertex_t>> replies(fiber_.size());
-  std::vector<std::vector<float>> reply_weights(fiber_.size());
+  std::vector<detail::piece_stream> replies(fiber_.size());
   std::int64_t next_completed = 0;
-  for (int requester = 0; requester < fiber_.size(); ++requester) {
-    detail::piece_stream out;
+  for (int requester = 0; requester < fiber_.size(); ++requester)
     for (std::size_t k = 0; k < asked[requester].size(); ++k)
-      detail::write_row(completed.view(), next_completed++, out);
-    replies[requester] = std::move(out.entries);
-    reply_weights[requester] = std::move(out.weights);
-  }
-  const auto answered = fiber_.all_to_all(replies);
-  std::vector<std::vector<float>> answered_weights;
-  if (weighted_) answered_weights = fiber_.all_to_all(reply_weights);
+      detail::write_row(completed.view(), next_completed++, replies[requester]);
+  const auto answered = detail::exchange(fiber_, std::move(replies), weighted_);
 
   csr_matrix rows_of_distinct;
   rows_of_distinct.cols = num_vertices_;
-  detail::row_reader from_owners(answered, answered_weights);
+  detail::row_reader from_owners(answered.entries, answered.weights);
   for (const vertex_t v : distinct)
     from_owners.append_next_row(partition_.owner[v], rows_of_distinct);
   return detail::rows_for_requests(std::move(rows_of_distinct), distinct, vertices);

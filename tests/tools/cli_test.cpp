@@ -1,5 +1,7 @@
 // End-to-end tests of the `bulkgnn` command: determinism of the sampled
 // output across threads and bulk sizes, and clear errors for bad input.
+#include "run_command.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <zlib.h>
@@ -19,21 +21,10 @@ namespace fs = std::filesystem;
 
 const fs::path shared_data = BULKGNN_SHARED_DATA;
 
-struct run_result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using bulkgnn::testing::run_result;
 
 run_result run(const std::string& arguments) {
-  const std::string command = std::string(BULKGNN_CLI) + " " + arguments + " 2>&1";
-  run_result result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) result.output += buffer.data();
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
+  return bulkgnn::testing::run_command(std::string(BULKGNN_CLI) + " " + arguments);
 }
 
 fs::path scratch(const std::string& name) {

@@ -1,6 +1,7 @@
 // `mpirun -np P bulkgnn ...` end to end: every grid and rank count gives the
 // single-process minibatches (equal digests), data-parallel training is the
 // single-process training, and a failure on one rank ends every rank.
+#include "run_command.hpp"
 #include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -21,10 +22,7 @@ namespace fs = std::filesystem;
 const fs::path cora = fs::path(BULKGNN_SHARED_DATA) / "cora";
 const fs::path facebook = fs::path(BULKGNN_SHARED_DATA) / "facebook";
 
-struct run_result {
-  int exit_code = -1;
-  std::string output;
-};
+using bulkgnn::testing::run_result;
 
 // Runs bulkgnn on `ranks` MPI ranks (0: without mpirun), with a time limit
 // so that a hang fails the test instead of stalling it.
@@ -35,15 +33,8 @@ run_result run(int ranks, const std::string& arguments) {
     command += std::string(BULKGNN_MPIEXEC) +
                " -x OMP_NUM_THREADS=1 --allow-run-as-root --oversubscribe -np " +
                std::to_string(ranks) + " ";
-  command += std::string(BULKGNN_CLI) + " " + arguments + " 2>&1";
-  run_result result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) result.output += buffer.data();
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
+  command += std::string(BULKGNN_CLI) + " " + arguments;
+  return bulkgnn::testing::run_command(command);
 }
 
 nlohmann::json read_json(const fs::path& path) {
