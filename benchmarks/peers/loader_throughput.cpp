@@ -11,6 +11,7 @@
 // no split (as `bulkgnn sample` does). Time runs from the first epoch's start
 // to the last minibatch handed out; opening the dataset is not timed.
 
+#include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
@@ -72,6 +73,9 @@ int main(int argc, char** argv) {
   app.add_option("--json-out", json_out, "write the measurement as JSON to this file");
   CLI11_PARSE(app, argc, argv);
 
+  // As the bulkgnn command does at start: reuse freed bulk buffers instead of
+  // faulting fresh pages in for every bulk.
+  keep_freed_buffers_for_reuse();
   const thread_limit limit(threads);
   const auto ds = data::dataset::open(data);
   const auto seeds = seed_vertices(ds, split);

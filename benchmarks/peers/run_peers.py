@@ -227,6 +227,8 @@ def main():
                         help="results directory (CSV, JSON of every run, plots)")
     parser.add_argument("--only", default="",
                         help="comma-separated workloads to run (sample,loader,train)")
+    parser.add_argument("--systems", default="",
+                        help="comma-separated systems to run (default: all)")
     parser.add_argument("--no-report", action="store_true",
                         help="skip report.py (plots and the README table)")
     args = parser.parse_args()
@@ -252,6 +254,10 @@ def main():
     if args.only:
         wanted = set(args.only.split(","))
         plan = [m for m in plan if m["workload"] in wanted]
+    if args.systems:
+        wanted = set(args.systems.split(","))
+        for m in plan:
+            m["systems"] = [s for s in m["systems"] if s in wanted]
     total = sum(len(m["systems"]) * len(m["seeds"]) for m in plan)
     log(f"run {run_id} ({mode}): {total} measurements; CSV {csv_path}; raw JSON {raw_dir}")
 
