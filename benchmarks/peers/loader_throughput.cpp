@@ -66,8 +66,7 @@ int main(int argc, char** argv) {
   app.add_option("--batch-size", batch_size)->capture_default_str();
   app.add_option("--bulk", bulk)->capture_default_str();
   app.add_option("--epochs", epochs)->capture_default_str();
-  app.add_option("--max-minibatches", max_minibatches, "per epoch; 0 = all")
-      ->capture_default_str();
+  app.add_option("--max-minibatches", max_minibatches, "per epoch; 0 = all")->capture_default_str();
   app.add_option("--threads", threads)->capture_default_str();
   app.add_option("--seed", seed)->capture_default_str();
   app.add_option("--json-out", json_out, "write the measurement as JSON to this file");
@@ -105,27 +104,28 @@ int main(int argc, char** argv) {
   }
   const double seconds = clock.seconds();
 
-  const nlohmann::json result{{"data", data},
-                              {"fanouts", fanouts},
-                              {"batch_size", batch_size},
-                              {"bulk", bulk},
-                              {"threads", threads},
-                              {"epochs", epochs},
-                              {"minibatches", minibatches},
-                              {"sampled_edges", sampled_edges},
-                              {"input_nodes", input_nodes},
-                              {"feature_bytes", feature_bytes},
-                              {"seconds", seconds},
-                              {"sample_busy_seconds", sample_busy},
-                              {"gather_busy_seconds", gather_busy},
-                              {"minibatches_per_second", minibatches / seconds},
-                              {"edges_per_second", static_cast<double>(sampled_edges) / seconds},
-                              {"feature_bytes_per_second",
-                               static_cast<double>(feature_bytes) / seconds}};
-  fmt::print("{} minibatches, {} sampled edges, {:.1f} MB of features in {:.3f} s: {:.1f} "
-             "minibatches/s, {:.3g} edges/s, {:.3g} feature bytes/s\n",
-             minibatches, sampled_edges, feature_bytes / 1e6, seconds, minibatches / seconds,
-             sampled_edges / seconds, feature_bytes / seconds);
+  const nlohmann::json result{
+      {"data", data},
+      {"fanouts", fanouts},
+      {"batch_size", batch_size},
+      {"bulk", bulk},
+      {"threads", threads},
+      {"epochs", epochs},
+      {"minibatches", minibatches},
+      {"sampled_edges", sampled_edges},
+      {"input_nodes", input_nodes},
+      {"feature_bytes", feature_bytes},
+      {"seconds", seconds},
+      {"sample_busy_seconds", sample_busy},
+      {"gather_busy_seconds", gather_busy},
+      {"minibatches_per_second", minibatches / seconds},
+      {"edges_per_second", static_cast<double>(sampled_edges) / seconds},
+      {"feature_bytes_per_second", static_cast<double>(feature_bytes) / seconds}};
+  fmt::print(
+      "{} minibatches, {} sampled edges, {:.1f} MB of features in {:.3f} s: {:.1f} "
+      "minibatches/s, {:.3g} edges/s, {:.3g} feature bytes/s\n",
+      minibatches, sampled_edges, feature_bytes / 1e6, seconds, minibatches / seconds,
+      sampled_edges / seconds, feature_bytes / seconds);
   if (!json_out.empty()) std::ofstream(json_out) << result.dump(2) << '\n';
   return 0;
 }
