@@ -213,6 +213,11 @@ def summary(rows, csv_path):
     run_ids = sorted({r["run_id"] for r in rows})
     mode = rows[0]["mode"] if rows else "?"
     pyg_backends = sorted({r["sampler_backend"] for r in rows if r["system"] == "pyg"})
+    busy = [float(r["busy_before"]) for r in rows if r.get("busy_before")]
+    load_note = (f" The machine is shared: each measurement waited up to 30 s for other "
+                 f"processes to use under 25% of the CPUs; the share busy just before a "
+                 f"measurement had median {100 * statistics.median(busy):.0f}% and maximum "
+                 f"{100 * max(busy):.0f}% (column `busy_before`)." if busy else "")
     command = "benchmarks/peers/run.sh" + (" --quick" if mode == "quick" else "")
     rel_csv = csv_path.resolve().relative_to(HERE.parent.parent) \
         if csv_path.resolve().is_relative_to(HERE.parent.parent) else csv_path
@@ -222,7 +227,7 @@ def summary(rows, csv_path):
         f"`python benchmarks/peers/report.py --csv {rel_csv}`. Peer versions: {versions()}. "
         f"PyG's NeighborLoader sampled with: {', '.join(pyg_backends) or '—'}. "
         "2 threads for every system (bulkgnn `--threads 2`, `torch.set_num_threads(2)`, "
-        "`OMP_NUM_THREADS=2`, `num_workers=0`).",
+        "`OMP_NUM_THREADS=2`, `num_workers=0`)." + load_note,
         "",
         "![throughput](peers/results/throughput.png) "
         "![epoch time](peers/results/epoch_time.png) "

@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
 CSV_FIELDS = ["run_id", "mode", "workload", "dataset", "config", "system", "sampler_backend",
-              "repetition", "seed", "epoch", "metric", "value", "command"]
+              "repetition", "seed", "epoch", "metric", "value", "busy_before", "command"]
 
 
 def log(message):
@@ -55,6 +55,28 @@ def run_command(command, env, timeout):
         raise RuntimeError(f"exit {done.returncode}: {shlex.join(command)}\n"
                            + done.stderr[-3000:])
     return time.perf_counter() - start
+
+
+def cpu_busy_fraction(interval=0.5):
+    """Share of all CPUs busy (not idle/iowait) over `interval` seconds, from /proc/stat."""
+    def sample():
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        return sum(fields), fields[3] + fields[4]
+    total0, idle0 = sample()
+    time.sleep(interval)
+    total1, idle1 = sample()
+    return 1.0 - (idle1 - idle0) / max(total1 - total0, 1)
+
+
+def wait_for_quiet(threshold=0.25, patience=30.0):
+    """Waits (at most `patience` s) until other processes use under `threshold` of the CPUs,
+    so that a measurement does not start while someone else compiles. Returns the last
+    busy fraction seen, which goes into the CSV either way."""
+    deadline = time.monotonic() + patience
+    busy = cpu_busy_fraction()
+    while busy > threshold and time.monotonic() < deadline:
+        busy = cpu_busy_fraction()
+    return busy
 
 
 # ----------------------------------------------------------------------------- data
@@ -279,6 +301,9 @@ def main():
                                           sys.executable)
                     label = f"[{done}/{total}] {m['workload']} {m['dataset']} {m['config']} " \
                             f"{system} rep {repetition}"
+                    # The machine is shared: wait briefly for the others to go quiet and
+                    # record how busy the CPUs were just before the run.
+                    busy_before = wait_for_quiet()
                     try:
                         wall = run_command(command, env, timeout=1800)
                     except (RuntimeError, subprocess.TimeoutExpired) as error:
@@ -293,6 +318,7 @@ def main():
                                              system=system, sampler_backend=backend,
                                              repetition=repetition, seed=seed, epoch=epoch,
                                              metric=metric, value=value,
+                                             busy_before=f"{busy_before:.2f}",
                                              command=shlex.join(command)))
                     csv_file.flush()
                     if m["workload"] == "train":
@@ -303,7 +329,7 @@ def main():
                     else:
                         summary = f"{result['minibatches_per_second']:.1f} minibatches/s, " \
                                   f"{result['edges_per_second'] / 1e6:.2f} M edges/s"
-                    log(f"{label}: {summary} ({wall:.1f} s wall)")
+                    log(f"{label}: {summary} ({wall:.1f} s wall, CPUs {100 * busy_before:.0f}% busy before)")
     log(f"wrote {csv_path}")
     if not args.no_report:
         subprocess.run([sys.executable, str(HERE / "report.py"), "--csv", str(csv_path)],
