@@ -214,11 +214,12 @@ def summary(rows, csv_path):
     mode = rows[0]["mode"] if rows else "?"
     pyg_backends = sorted({r["sampler_backend"] for r in rows if r["system"] == "pyg"})
     busy = [float(r["busy_before"]) for r in rows if r.get("busy_before")]
-    load_note = (f" The machine is shared: each measurement waited up to 30 s for other "
+    load_note = (f" The machine is shared: each measurement waited up to 3 s for other "
                  f"processes to use under 25% of the CPUs; the share busy just before a "
                  f"measurement had median {100 * statistics.median(busy):.0f}% and maximum "
                  f"{100 * max(busy):.0f}% (column `busy_before`)." if busy else "")
-    command = "benchmarks/peers/run.sh" + (" --quick" if mode == "quick" else "")
+    invocations = sorted({r.get("invocation") or "benchmarks/peers/run.sh" for r in rows})
+    command = "`, `".join(invocations)
     rel_csv = csv_path.resolve().relative_to(HERE.parent.parent) \
         if csv_path.resolve().is_relative_to(HERE.parent.parent) else csv_path
     lines = [

@@ -39,7 +39,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
 CSV_FIELDS = ["run_id", "mode", "workload", "dataset", "config", "system", "sampler_backend",
-              "repetition", "seed", "epoch", "metric", "value", "busy_before", "command"]
+              "repetition", "seed", "epoch", "metric", "value", "busy_before", "command",
+              "invocation"]
 
 
 def log(message):
@@ -68,7 +69,7 @@ def cpu_busy_fraction(interval=0.5):
     return 1.0 - (idle1 - idle0) / max(total1 - total0, 1)
 
 
-def wait_for_quiet(threshold=0.25, patience=30.0):
+def wait_for_quiet(threshold=0.25, patience=3.0):
     """Waits (at most `patience` s) until other processes use under `threshold` of the CPUs,
     so that a measurement does not start while someone else compiles. Returns the last
     busy fraction seen, which goes into the CSV either way."""
@@ -251,6 +252,9 @@ def main():
                         help="comma-separated workloads to run (sample,loader,train)")
     parser.add_argument("--systems", default="",
                         help="comma-separated systems to run (default: all)")
+    parser.add_argument("--append", action="store_true",
+                        help="add to the CSV instead of starting it afresh (to run the "
+                             "workloads in several invocations, e.g. --only train --append)")
     parser.add_argument("--no-report", action="store_true",
                         help="skip report.py (plots and the README table)")
     args = parser.parse_args()
@@ -265,6 +269,11 @@ def main():
     env.update(OMP_NUM_THREADS="2", MKL_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2",
                PYTHONHASHSEED="0")
     mode = "quick" if args.quick else "full"
+    # How this run was started (run.sh passes its arguments on after --build).
+    passed = sys.argv[1:]
+    if passed[:2] == ["--build", str(REPO / "build")]:
+        passed = passed[2:]
+    invocation = shlex.join(["benchmarks/peers/run.sh"] + passed)
     run_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     args.out.mkdir(parents=True, exist_ok=True)
     raw_dir = args.out / "raw" / f"{run_id}-{mode}"
@@ -283,9 +292,11 @@ def main():
     total = sum(len(m["systems"]) * len(m["seeds"]) for m in plan)
     log(f"run {run_id} ({mode}): {total} measurements; CSV {csv_path}; raw JSON {raw_dir}")
 
-    with open(csv_path, "w", newline="") as csv_file:
+    append = args.append and csv_path.exists() and csv_path.stat().st_size > 0
+    with open(csv_path, "a" if append else "w", newline="") as csv_file:
         writer = csv.DictWriter(csv_file, fieldnames=CSV_FIELDS)
-        writer.writeheader()
+        if not append:
+            writer.writeheader()
         done = 0
         for m in plan:
             for repetition, seed in enumerate(m["seeds"]):
@@ -319,6 +330,7 @@ def main():
                                              repetition=repetition, seed=seed, epoch=epoch,
                                              metric=metric, value=value,
                                              busy_before=f"{busy_before:.2f}",
+                                             invocation=invocation,
                                              command=shlex.join(command)))
                     csv_file.flush()
                     if m["workload"] == "train":
