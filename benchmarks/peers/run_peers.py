@@ -197,8 +197,12 @@ def command_for(system, m, seed, out_file, bulkgnn, loader_bin, python):
                     str(m["batch_size"]), "--bulk", "16", "--epochs", str(m["epochs"]),
                     "--max-minibatches", str(m["max_minibatches"]), "--seed", str(seed),
                     "--threads", "2", "--json-out", out_file]
+        # --bulk 4: an epoch here has 3 (cora), 27 (facebook) or 10 (R-MAT) minibatches,
+        # and with the default bulk of 32 the trainer would wait for a whole epoch to be
+        # sampled before its first step (README: choose a bulk well below the minibatches
+        # per epoch).
         return [str(bulkgnn), "train", data, "--sampler", "sage", "--fanouts", m["fanouts"],
-                "--batch-size", str(m["batch_size"]), "--hidden", str(m["hidden"]),
+                "--batch-size", str(m["batch_size"]), "--bulk", "4", "--hidden", str(m["hidden"]),
                 "--dropout", "0.5", "--lr", str(m["lr"]), "--weight-decay",
                 str(m["weight_decay"]), "--epochs", str(m["epochs"]), "--max-minibatches",
                 str(m["max_minibatches"]), "--eval-every", str(m["eval_every"]), "--seed",
