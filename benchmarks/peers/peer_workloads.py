@@ -264,7 +264,6 @@ def run_training(train_epoch, evaluate, data, args):
     """Epoch loop shared by both peers: time each training epoch (evaluation apart), then
     full-neighbourhood evaluation; the final accuracy is the test accuracy at the epoch
     with the best validation accuracy (first one on ties), as bulkgnn train reports it."""
-    import torch
     epochs = []
     best = None
     for epoch in range(args.epochs):
@@ -285,7 +284,6 @@ def run_training(train_epoch, evaluate, data, args):
         print(f"  epoch {epoch}: loss {loss:.4f} {seconds:.3f} s"
               + (f" valid {record['valid_acc']:.4f} test {record['test_acc']:.4f}"
                  if "valid_acc" in record else ""), file=sys.stderr)
-    del torch
     return {"epochs": epochs,
             "final": {"best_epoch": best["epoch"], "valid_acc": best["valid_acc"],
                       "test_acc": best["test_acc"]} if best else None}

@@ -3,7 +3,7 @@
 Run it through benchmarks/peers/run.sh (which creates the pinned peer environment first
 and runs this file with its interpreter):
 
-  benchmarks/peers/run.sh            # the full comparison (about an hour on 2 cores)
+  benchmarks/peers/run.sh            # the full comparison (about 25 minutes on 2 cores)
   benchmarks/peers/run.sh --quick    # a smoke run of a few minutes on small inputs
 
 Workloads (identical for every system: same graph, split, features, fanouts, batch size,
