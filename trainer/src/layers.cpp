@@ -5,6 +5,8 @@
 #include "bulkgnn/kernels/spgemm.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
 
+#include <immintrin.h>
+
 #include <array>
 #include <cmath>
 
@@ -105,6 +107,89 @@ void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint
   }
 }
 
+// The same masks, drawing 16 Philox4x32-10 blocks at once with AVX-512: the
+// scalar stream above spends most of the dropout time in Philox's dependent
+// multiply chains, one block (8 entries) at a time. Block b of row r is
+// Philox4x32-10 of counter (minibatch, layer, r, b) under key (seed, epoch),
+// and entry j uses word j/2 of the row's stream, exactly as philox_stream
+// hands them out, so the masks (and the trained weights) are bit-identical.
+// GCC 12 flags the deliberately undefined source operand inside its own
+// _mm512_mul_epu32 / _mm512_srli_epi64 (avx512fintrin.h) as uninitialised.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+struct philox_lanes {
+  __m512i c0, c1, c2, c3;
+};
+
+__attribute__((target("avx512f"))) inline __m512i mulhi32(__m512i a, __m512i m) {
+  const __m512i even = _mm512_mul_epu32(a, m);                        // lanes 0, 2, ...
+  const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);  // lanes 1, 3, ...
+  return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
+}
+
+// Words 4b..4b+3 of blocks first_block + 0..15, as four lanes per block.
+__attribute__((target("avx512f"))) void philox_16_blocks(const rng_key& key,
+                                                         std::uint32_t first_block,
+                                                         std::uint32_t (&words)[64]) {
+  const __m512i m0 = _mm512_set1_epi32(static_cast<int>(0xD2511F53u));
+  const __m512i m1 = _mm512_set1_epi32(static_cast<int>(0xCD9E8D57u));
+  const __m512i w0 = _mm512_set1_epi32(static_cast<int>(0x9E3779B9u));
+  const __m512i w1 = _mm512_set1_epi32(static_cast<int>(0xBB67AE85u));
+  __m512i k0 = _mm512_set1_epi32(static_cast<int>(key.seed));
+  __m512i k1 = _mm512_set1_epi32(static_cast<int>(key.epoch));
+  philox_lanes c{
+      _mm512_set1_epi32(static_cast<int>(key.minibatch)),
+      _mm512_set1_epi32(static_cast<int>(key.layer)), _mm512_set1_epi32(static_cast<int>(key.row)),
+      _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(first_block)),
+                       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))};
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 = _mm512_add_epi32(k0, w0);
+      k1 = _mm512_add_epi32(k1, w1);
+    }
+    const __m512i hi0 = mulhi32(c.c0, m0);
+    const __m512i lo0 = _mm512_mullo_epi32(c.c0, m0);
+    const __m512i hi1 = mulhi32(c.c2, m1);
+    const __m512i lo1 = _mm512_mullo_epi32(c.c2, m1);
+    c = {_mm512_xor_si512(_mm512_xor_si512(hi1, c.c1), k0), lo1,
+         _mm512_xor_si512(_mm512_xor_si512(hi0, c.c3), k1), lo0};
+  }
+  alignas(64) std::uint32_t lanes[4][16];
+  _mm512_store_si512(lanes[0], c.c0);
+  _mm512_store_si512(lanes[1], c.c1);
+  _mm512_store_si512(lanes[2], c.c2);
+  _mm512_store_si512(lanes[3], c.c3);
+  for (int b = 0; b < 16; ++b)
+    for (int w = 0; w < 4; ++w) words[4 * b + w] = lanes[w][b];
+}
+
+#pragma GCC diagnostic pop
+
+void relu_and_drop_rows_avx512(dense_view<float> x, float p, dropout_key key, std::uint32_t layer,
+                               std::int64_t begin, std::int64_t end) {
+  constexpr std::int64_t group = 128;  // entries per 16 blocks (8 per block)
+  const auto threshold = threshold_for(p);
+  std::uint32_t words[64];
+  std::array<float, group> mask;
+  for (std::int64_t r = begin; r < end; ++r) {
+    const rng_key stream{key.seed, key.epoch, key.minibatch, layer, static_cast<std::uint32_t>(r)};
+    float* row = x.row(r).data();
+    for (std::int64_t first = 0; first < x.cols; first += group) {
+      const std::int64_t n = std::min(group, x.cols - first);
+      philox_16_blocks(stream, static_cast<std::uint32_t>(first / 8), words);
+      for (std::int64_t j = 0; j < n; ++j) {
+        const std::uint32_t bits = (words[j / 2] >> (16 * (j % 2))) & 0xFFFFu;
+        mask[j] = threshold.scale * static_cast<float>(bits >= threshold.bits);
+      }
+      for (std::int64_t j = 0; j < n; ++j)
+        row[first + j] = std::max(row[first + j], 0.0f) * mask[j];
+    }
+  }
+}
+
+const bool cpu_has_avx512f = __builtin_cpu_supports("avx512f");
+
 }  // namespace
 
 layer_kind parse_layer_kind(const std::string& name) {
@@ -147,7 +232,10 @@ void relu_dropout(dense_view<float> x, float p, std::optional<dropout_key> key, 
   }
   const auto stream_layer = dropout_stream_base + static_cast<std::uint32_t>(layer);
   detail::for_pieces(x.rows, x.cols, [&](std::int64_t begin, std::int64_t end) {
-    relu_and_drop_rows(x, p, *key, stream_layer, begin, end);
+    if (cpu_has_avx512f)
+      relu_and_drop_rows_avx512(x, p, *key, stream_layer, begin, end);
+    else
+      relu_and_drop_rows(x, p, *key, stream_layer, begin, end);
   });
 }
 
