@@ -113,10 +113,11 @@ void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint
 // Philox4x32-10 of counter (minibatch, layer, r, b) under key (seed, epoch),
 // and entry j uses word j/2 of the row's stream, exactly as philox_stream
 // hands them out, so the masks (and the trained weights) are bit-identical.
-// GCC 12 flags the deliberately undefined source operand inside its own
-// _mm512_mul_epu32 / _mm512_srli_epi64 (avx512fintrin.h) as uninitialised.
+// GCC 12 flags the deliberately undefined source operands inside its own
+// AVX-512 intrinsics (avx512fintrin.h) as uninitialised.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 struct philox_lanes {
   __m512i c0, c1, c2, c3;
@@ -164,26 +165,44 @@ __attribute__((target("avx512f"))) void philox_16_blocks(const rng_key& key,
     for (int w = 0; w < 4; ++w) words[4 * b + w] = lanes[w][b];
 }
 
+// Applies one group's mask to up to 16 entries at a time. Entry j's 16 bits
+// are half j % 2 of word j / 2, i.e. the j-th uint16 of the words in memory
+// (x86 is little-endian). The arithmetic is the scalar path's, lane by lane:
+// (x < 0 ? 0 : x) — std::max's rule, which keeps NaN and −0 as they are, unlike
+// MAXPS — times a mask of exactly scale or +0.
+__attribute__((target("avx512f"))) void drop_group(float* values, std::int64_t n,
+                                                   const std::uint32_t (&words)[64],
+                                                   dropout_threshold threshold) {
+  const auto* bits = reinterpret_cast<const std::uint16_t*>(words);
+  const __m512 zero = _mm512_setzero_ps();
+  const __m512 scale = _mm512_set1_ps(threshold.scale);
+  const __m512 dropped = _mm512_set1_ps(threshold.scale * 0.0f);
+  const __m512i keep_from = _mm512_set1_epi32(static_cast<int>(threshold.bits));
+  for (std::int64_t j = 0; j < n; j += 16) {
+    const auto lanes = static_cast<__mmask16>(n - j >= 16 ? 0xFFFF : (1u << (n - j)) - 1);
+    const __m512i draw =
+        _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(bits + j)));
+    const __mmask16 keep = _mm512_cmpge_epu32_mask(draw, keep_from);
+    const __m512 mask = _mm512_mask_blend_ps(keep, dropped, scale);
+    const __m512 x = _mm512_maskz_loadu_ps(lanes, values + j);
+    const __m512 relu = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, zero, _CMP_LT_OQ), x, zero);
+    _mm512_mask_storeu_ps(values + j, lanes, _mm512_mul_ps(relu, mask));
+  }
+}
+
 #pragma GCC diagnostic pop
 
 void relu_and_drop_rows_avx512(dense_view<float> x, float p, dropout_key key, std::uint32_t layer,
                                std::int64_t begin, std::int64_t end) {
   constexpr std::int64_t group = 128;  // entries per 16 blocks (8 per block)
   const auto threshold = threshold_for(p);
-  std::uint32_t words[64];
-  std::array<float, group> mask;
+  alignas(64) std::uint32_t words[64];
   for (std::int64_t r = begin; r < end; ++r) {
     const rng_key stream{key.seed, key.epoch, key.minibatch, layer, static_cast<std::uint32_t>(r)};
     float* row = x.row(r).data();
     for (std::int64_t first = 0; first < x.cols; first += group) {
-      const std::int64_t n = std::min(group, x.cols - first);
       philox_16_blocks(stream, static_cast<std::uint32_t>(first / 8), words);
-      for (std::int64_t j = 0; j < n; ++j) {
-        const std::uint32_t bits = (words[j / 2] >> (16 * (j % 2))) & 0xFFFFu;
-        mask[j] = threshold.scale * static_cast<float>(bits >= threshold.bits);
-      }
-      for (std::int64_t j = 0; j < n; ++j)
-        row[first + j] = std::max(row[first + j], 0.0f) * mask[j];
+      drop_group(row + first, std::min(group, x.cols - first), words, threshold);
     }
   }
 }
