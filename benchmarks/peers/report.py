@@ -224,7 +224,7 @@ def summary(rows, csv_path):
         if csv_path.resolve().is_relative_to(HERE.parent.parent) else csv_path
     lines = [
         f"Produced by `{command}` (run {', '.join(run_ids)}, mode {mode}); every number "
-        f"below is a median over that run's repetitions in `{rel_csv}`, tables by "
+        f"below is a median over the repetitions in `{rel_csv}`, tables by "
         f"`python benchmarks/peers/report.py --csv {rel_csv}`. Peer versions: {versions()}. "
         f"PyG's NeighborLoader sampled with: {', '.join(pyg_backends) or '—'}. "
         "2 threads for every system (bulkgnn `--threads 2`, `torch.set_num_threads(2)`, "
