@@ -3,7 +3,8 @@
   python benchmarks/peers/report.py --csv benchmarks/peers/results/measurements.csv
 
 Writes next to the CSV: throughput.png (minibatches/s per system, per workload and
-dataset), epoch_time.png and accuracy.png (end to end), summary.md (the table), and
+dataset), epoch_time.png and accuracy.png (end to end), summary.md (the table); with a
+suffix for measurements-SUFFIX.csv (e.g. summary-quick.md, throughput-quick.png); and
 replaces the part of benchmarks/README.md between the peers markers with summary.md
 (unless --no-readme). Rates are medians over repetitions; ratios are bulkgnn's rate over
 the peer's (above 1: bulkgnn faster); epoch time is the median over every epoch but the
@@ -136,7 +137,7 @@ def train_table(rows):
     return lines
 
 
-def plots(rows, out_dir):
+def plots(rows, out_dir, suffix=""):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -166,7 +167,7 @@ def plots(rows, out_dir):
             ax.set_ylabel("minibatches/s (median)")
             ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(out_dir / "throughput.png", dpi=110)
+        fig.savefig(out_dir / f"throughput{suffix}.png", dpi=110)
         plt.close(fig)
 
     seconds = group(rows, "epoch_seconds")
@@ -205,7 +206,7 @@ def plots(rows, out_dir):
         ax.set_title("GraphSAGE end to end")
         ax.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(out_dir / name, dpi=110)
+        fig.savefig(out_dir / name.replace(".png", f"{suffix}.png"), dpi=110)
         plt.close(fig)
 
 
@@ -258,7 +259,9 @@ def main():
     args = parser.parse_args()
     rows = read_rows(args.csv)
     out_dir = args.csv.parent
-    plots(rows, out_dir)
+    # measurements-quick.csv gives summary-quick.md and throughput-quick.png, ...
+    suffix = args.csv.stem.removeprefix("measurements")
+    plots(rows, out_dir, suffix)
     text = summary(rows, args.csv)
     stem = args.csv.stem.replace("measurements", "summary")
     (out_dir / f"{stem}.md").write_text(text)

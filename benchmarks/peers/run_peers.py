@@ -348,8 +348,9 @@ def main():
                     log(f"{label}: {summary} ({wall:.1f} s wall, CPUs {100 * busy_before:.0f}% busy before)")
     log(f"wrote {csv_path}")
     if not args.no_report:
-        subprocess.run([sys.executable, str(HERE / "report.py"), "--csv", str(csv_path)],
-                       check=True)
+        # A smoke run writes its own summary-quick.md but leaves the README's table alone.
+        subprocess.run([sys.executable, str(HERE / "report.py"), "--csv", str(csv_path)]
+                       + (["--no-readme"] if args.quick else []), check=True)
 
 
 if __name__ == "__main__":
