@@ -1,6 +1,7 @@
 #pragma once
 
 #include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -39,6 +40,53 @@ csr_matrix allocate_rows(std::int64_t rows, std::int64_t cols, bool with_values,
   std::inclusive_scan(out.indptr.begin(), out.indptr.end(), out.indptr.begin());
   out.indices.resize(static_cast<std::size_t>(out.indptr.back()));
   if (with_values) out.values.resize(out.indices.size());
+  return out;
+}
+
+// One-pass output for rows whose entries are costly to find (SpGEMM products,
+// neighbour look-ups in a map): each task finds its rows' entries once, into
+// task-local buffers, and they are then copied into place. allocate_rows()
+// would find every entry twice, once to count and once to fill, and that
+// search, not the copy, is the cost. `append(i, columns, values)` appends
+// row i's entries, in output order, to the two vectors it is given.
+//
+// Rows go in chunks of up to row_grain, but at least about four chunks per
+// worker, so that a few very heavy rows (a bulk of LADIES minibatches is 16
+// rows of millions of products) still spread over every thread.
+template <class Append>
+csr_matrix build_rows(std::int64_t rows, std::int64_t cols, Append&& append) {
+  const auto workers = static_cast<std::int64_t>(
+      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+  const std::int64_t grain = std::clamp<std::int64_t>(
+      rows / (4 * std::max<std::int64_t>(workers, 1)), 1, static_cast<std::int64_t>(row_grain));
+  const std::int64_t chunks = (rows + grain - 1) / grain;
+  struct chunk_entries {
+    std::vector<vertex_t> columns;
+    std::vector<float> values;
+  };
+  std::vector<chunk_entries> parts(static_cast<std::size_t>(chunks));
+  csr_matrix out;
+  out.rows = rows;
+  out.cols = cols;
+  out.indptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  tbb::parallel_for(std::int64_t{0}, chunks, [&](std::int64_t c) {
+    auto& part = parts[static_cast<std::size_t>(c)];
+    for (std::int64_t i = c * grain; i < std::min(rows, (c + 1) * grain); ++i) {
+      const auto before = part.columns.size();
+      append(i, part.columns, part.values);
+      out.indptr[i + 1] = static_cast<edge_t>(part.columns.size() - before);
+    }
+  });
+  std::inclusive_scan(out.indptr.begin(), out.indptr.end(), out.indptr.begin());
+  out.indices.resize(static_cast<std::size_t>(out.indptr.back()));
+  out.values.resize(out.indices.size());
+  tbb::parallel_for(std::int64_t{0}, chunks, [&](std::int64_t c) {
+    auto& part = parts[static_cast<std::size_t>(c)];
+    const auto first = out.indptr[c * grain];
+    std::copy(part.columns.begin(), part.columns.end(), out.indices.begin() + first);
+    std::copy(part.values.begin(), part.values.end(), out.values.begin() + first);
+    part = {};
+  });
   return out;
 }
 

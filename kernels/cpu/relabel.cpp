@@ -149,30 +149,21 @@ csr_matrix extract_blocks(csr_view a, const segmented_vertices& rows,
   const auto segment_of = [&](std::int64_t i) {
     return std::upper_bound(rows.offsets.begin(), rows.offsets.end(), i) - rows.offsets.begin() - 1;
   };
-  csr_matrix out = allocate_rows(static_cast<std::int64_t>(rows.vertices.size()),
-                                 largest_segment(cols), true, [&](std::int64_t i) {
-                                   const auto j = segment_of(i);
-                                   std::int64_t count = 0;
-                                   extractor.for_each_entry(rows.vertices[i], j, positions[j],
-                                                            [&](const block_entry&) { ++count; });
-                                   return count;
-                                 });
   tbb::enumerable_thread_specific<std::vector<block_entry>> scratches;
-  for_each_row(out.rows, [&](const tbb::blocked_range<std::int64_t>& range) {
-    auto& entries = scratches.local();
-    for (std::int64_t i = range.begin(); i < range.end(); ++i) {
-      const auto j = segment_of(i);
-      entries.clear();
-      extractor.for_each_entry(rows.vertices[i], j, positions[j],
-                               [&](const block_entry& entry) { entries.push_back(entry); });
-      std::sort(entries.begin(), entries.end());
-      for (std::size_t k = 0; k < entries.size(); ++k) {
-        out.indices[out.indptr[i] + static_cast<edge_t>(k)] = entries[k].column;
-        out.values[out.indptr[i] + static_cast<edge_t>(k)] = entries[k].value;
-      }
-    }
-  });
-  return out;
+  return build_rows(
+      static_cast<std::int64_t>(rows.vertices.size()), largest_segment(cols),
+      [&](std::int64_t i, std::vector<vertex_t>& columns, std::vector<float>& values) {
+        const auto j = segment_of(i);
+        auto& entries = scratches.local();
+        entries.clear();
+        extractor.for_each_entry(rows.vertices[i], j, positions[j],
+                                 [&](const block_entry& entry) { entries.push_back(entry); });
+        std::sort(entries.begin(), entries.end());
+        for (const auto& entry : entries) {
+          columns.push_back(entry.column);
+          values.push_back(entry.value);
+        }
+      });
 }
 
 std::vector<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,

@@ -37,26 +37,13 @@ void for_each_product(csr_view a, csr_view b, std::int64_t i, Visit&& visit) {
   }
 }
 
-std::int64_t count_row(csr_view a, csr_view b, std::int64_t i, dense_row& scratch) {
-  std::int64_t count = 0;
-  for_each_product(a, b, i, [&](vertex_t c, double) {
-    if (scratch.stamp[c] != i) {
-      scratch.stamp[c] = i;
-      ++count;
-    }
-  });
-  return count;
-}
-
-void fill_row(csr_view a, csr_view b, std::int64_t i, dense_row& scratch, vertex_t* columns,
-              float* values) {
-  // Rows are visited again after counting, so stamp with a second, disjoint
-  // range of marks.
-  const std::int64_t mark = a.rows + i;
+// Appends row i of A·B: columns ascending, each sum rounded once.
+void append_row(csr_view a, csr_view b, std::int64_t i, dense_row& scratch,
+                std::vector<vertex_t>& columns, std::vector<float>& values) {
   scratch.touched.clear();
   for_each_product(a, b, i, [&](vertex_t c, double product) {
-    if (scratch.stamp[c] != mark) {
-      scratch.stamp[c] = mark;
+    if (scratch.stamp[c] != i) {
+      scratch.stamp[c] = i;
       scratch.sum[c] = 0.0;
       scratch.touched.push_back(c);
     }
@@ -67,18 +54,17 @@ void fill_row(csr_view a, csr_view b, std::int64_t i, dense_row& scratch, vertex
   // order than by sorting its touched list.
   const auto cols = static_cast<std::int64_t>(scratch.stamp.size());
   if (static_cast<std::int64_t>(scratch.touched.size()) * 16 > cols) {
-    std::size_t k = 0;
     for (std::int64_t c = 0; c < cols; ++c) {
-      if (scratch.stamp[c] != mark) continue;
-      columns[k] = static_cast<vertex_t>(c);
-      values[k++] = static_cast<float>(scratch.sum[c]);
+      if (scratch.stamp[c] != i) continue;
+      columns.push_back(static_cast<vertex_t>(c));
+      values.push_back(static_cast<float>(scratch.sum[c]));
     }
     return;
   }
   std::sort(scratch.touched.begin(), scratch.touched.end());
-  for (std::size_t k = 0; k < scratch.touched.size(); ++k) {
-    columns[k] = scratch.touched[k];
-    values[k] = static_cast<float>(scratch.sum[scratch.touched[k]]);
+  for (const vertex_t c : scratch.touched) {
+    columns.push_back(c);
+    values.push_back(static_cast<float>(scratch.sum[c]));
   }
 }
 
@@ -86,14 +72,11 @@ void fill_row(csr_view a, csr_view b, std::int64_t i, dense_row& scratch, vertex
 
 csr_matrix spgemm(csr_view a, csr_view b) {
   tbb::enumerable_thread_specific<dense_row> scratch(b.cols);
-  csr_matrix c = allocate_rows(a.rows, b.cols, true,
-                               [&](std::int64_t i) { return count_row(a, b, i, scratch.local()); });
-  for_each_row(c.rows, [&](const tbb::blocked_range<std::int64_t>& range) {
-    auto& local = scratch.local();
-    for (std::int64_t i = range.begin(); i < range.end(); ++i)
-      fill_row(a, b, i, local, c.indices.data() + c.indptr[i], c.values.data() + c.indptr[i]);
-  });
-  return c;
+  return build_rows(
+      a.rows, b.cols,
+      [&](std::int64_t i, std::vector<vertex_t>& columns, std::vector<float>& values) {
+        append_row(a, b, i, scratch.local(), columns, values);
+      });
 }
 
 namespace {
@@ -125,25 +108,17 @@ double run_sum(csr_view m, std::int64_t i, std::size_t begin, std::size_t end, d
 }  // namespace
 
 csr_matrix add(csr_view a, csr_view b) {
-  csr_matrix c = allocate_rows(a.rows, a.cols, true, [&](std::int64_t i) {
-    std::int64_t count = 0;
-    merge_rows(a, b, i,
-               [&](vertex_t, std::size_t, std::size_t, std::size_t, std::size_t) { ++count; });
-    return count;
-  });
-  for_each_row(c.rows, [&](const tbb::blocked_range<std::int64_t>& range) {
-    for (std::int64_t i = range.begin(); i < range.end(); ++i) {
-      edge_t out = c.indptr[i];
-      merge_rows(
-          a, b, i,
-          [&](vertex_t column, std::size_t p, std::size_t p_end, std::size_t q, std::size_t q_end) {
-            c.indices[out] = column;
-            c.values[out++] =
-                static_cast<float>(run_sum(b, i, q, q_end, run_sum(a, i, p, p_end, 0.0)));
-          });
-    }
-  });
-  return c;
+  return build_rows(
+      a.rows, a.cols,
+      [&](std::int64_t i, std::vector<vertex_t>& columns, std::vector<float>& values) {
+        merge_rows(a, b, i,
+                   [&](vertex_t column, std::size_t p, std::size_t p_end, std::size_t q,
+                       std::size_t q_end) {
+                     columns.push_back(column);
+                     values.push_back(
+                         static_cast<float>(run_sum(b, i, q, q_end, run_sum(a, i, p, p_end, 0.0))));
+                   });
+      });
 }
 
 void normalize_rows(csr_matrix& m) {

@@ -7,6 +7,7 @@
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
+#include "bulkgnn/core/rng.hpp"
 #include "test_support.hpp"
 
 namespace bulkgnn::trainer {
@@ -139,6 +140,45 @@ TEST(ReluDropout, MasksDependOnKeyAndLayerButNotOnThreads) {
   EXPECT_NE(run({7, 1, 3}, 0, 2), reference);
   EXPECT_NE(run({7, 1, 2}, 1, 2), reference);
   EXPECT_NE(run({8, 1, 2}, 0, 2), reference);
+}
+
+// The contract the vectorised mask path must keep, written out with the
+// scalar stream: entry j of row r keeps its value when the 16-bit half j % 2
+// of word j / 2 of stream {seed, epoch, minibatch, dropout_stream_base +
+// layer, row id} is at least p·2^16, where the row id is r or, when the key
+// carries vertex ids, row_ids[r].
+TEST(ReluDropout, MasksAreThePhiloxStreamWordsOfEachRow) {
+  std::mt19937_64 gen(8);
+  std::vector<vertex_t> vertex_ids(37);
+  for (std::size_t r = 0; r < vertex_ids.size(); ++r)
+    vertex_ids[r] = static_cast<vertex_t>(1000 + 7 * r);
+  for (const bool keyed_by_vertex : {false, true})
+    for (const std::int64_t cols : {1, 7, 8, 127, 128, 129, 255, 256, 300, 513}) {
+      for (const float p : {0.5f, 0.3f}) {
+        const matrix input = testing::random_matrix(gen, 37, cols);
+        matrix x = input;
+        dropout_key key{11, 3, 9};
+        if (keyed_by_vertex) key.row_ids = vertex_ids;
+        relu_dropout(x.view(), p, key, 1);
+        const auto bits_threshold =
+            static_cast<std::uint32_t>(std::lround(std::ldexp(static_cast<double>(p), 16)));
+        const auto scale =
+            static_cast<float>(1.0 / (1.0 - std::ldexp(static_cast<double>(bits_threshold), -16)));
+        for (std::int64_t r = 0; r < input.rows(); ++r) {
+          const auto row_id = static_cast<std::uint32_t>(keyed_by_vertex ? vertex_ids[r] : r);
+          philox_stream stream(rng_key{11, 3, 9, dropout_stream_base + 1, row_id});
+          std::uint32_t word = 0;
+          for (std::int64_t j = 0; j < cols; ++j) {
+            if (j % 2 == 0) word = stream.next_u32();
+            const std::uint32_t bits = (word >> (16 * (j % 2))) & 0xFFFFu;
+            const float expected = std::max(input.view().row(r)[j], 0.0f) *
+                                   (scale * static_cast<float>(bits >= bits_threshold));
+            ASSERT_EQ(x.view().row(r)[j], expected) << "cols " << cols << " row " << r << " entry "
+                                                    << j << " keyed by vertex " << keyed_by_vertex;
+          }
+        }
+      }
+    }
 }
 
 TEST(ReluDropout, GradientMatchesFiniteDifferencesWithAFixedKey) {

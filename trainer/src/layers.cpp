@@ -5,6 +5,8 @@
 #include "bulkgnn/kernels/spgemm.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
 
+#include <immintrin.h>
+
 #include <array>
 #include <cmath>
 
@@ -82,6 +84,14 @@ dropout_threshold threshold_for(float p) {
   return {bits, static_cast<float>(1.0 / (1.0 - std::ldexp(static_cast<double>(bits), -16)))};
 }
 
+// Row r's stream is keyed by its vertex id when the caller gives them, so a
+// vertex draws the same mask in a rank's slice as in the whole minibatch.
+rng_key row_stream_key(const dropout_key& key, std::uint32_t layer, std::int64_t r) {
+  const auto row = static_cast<std::uint32_t>(
+      key.row_ids.empty() ? r : key.row_ids[static_cast<std::size_t>(r)]);
+  return {key.seed, key.epoch, key.minibatch, layer, row};
+}
+
 void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint32_t layer,
                         std::int64_t begin, std::int64_t end) {
   constexpr std::int64_t chunk = 256;  // entries per mask buffer; even
@@ -89,9 +99,7 @@ void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint
   std::array<std::uint32_t, chunk / 2> words;
   std::array<float, chunk> mask;
   for (std::int64_t r = begin; r < end; ++r) {
-    const auto row_key = static_cast<std::uint32_t>(
-        key.row_ids.empty() ? r : key.row_ids[static_cast<std::size_t>(r)]);
-    philox_stream stream(rng_key{key.seed, key.epoch, key.minibatch, layer, row_key});
+    philox_stream stream(row_stream_key(key, layer, r));
     float* row = x.row(r).data();
     for (std::int64_t first = 0; first < x.cols; first += chunk) {
       const std::int64_t n = std::min(chunk, x.cols - first);
@@ -105,6 +113,108 @@ void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint
     }
   }
 }
+
+// The same masks, drawing 16 Philox4x32-10 blocks at once with AVX-512: the
+// scalar stream above spends most of the dropout time in Philox's dependent
+// multiply chains, one block (8 entries) at a time. Block b of row r is
+// Philox4x32-10 of counter (minibatch, layer, r, b) under key (seed, epoch),
+// and entry j uses word j/2 of the row's stream, exactly as philox_stream
+// hands them out, so the masks (and the trained weights) are bit-identical.
+// GCC 12 flags the deliberately undefined source operands inside its own
+// AVX-512 intrinsics (avx512fintrin.h) as uninitialised.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+struct philox_lanes {
+  __m512i c0, c1, c2, c3;
+};
+
+__attribute__((target("avx512f"))) inline __m512i mulhi32(__m512i a, __m512i m) {
+  const __m512i even = _mm512_mul_epu32(a, m);                        // lanes 0, 2, ...
+  const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);  // lanes 1, 3, ...
+  return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
+}
+
+// Words 4b..4b+3 of blocks first_block + 0..15, as four lanes per block.
+__attribute__((target("avx512f"))) void philox_16_blocks(const rng_key& key,
+                                                         std::uint32_t first_block,
+                                                         std::uint32_t (&words)[64]) {
+  const __m512i m0 = _mm512_set1_epi32(static_cast<int>(0xD2511F53u));
+  const __m512i m1 = _mm512_set1_epi32(static_cast<int>(0xCD9E8D57u));
+  const __m512i w0 = _mm512_set1_epi32(static_cast<int>(0x9E3779B9u));
+  const __m512i w1 = _mm512_set1_epi32(static_cast<int>(0xBB67AE85u));
+  __m512i k0 = _mm512_set1_epi32(static_cast<int>(key.seed));
+  __m512i k1 = _mm512_set1_epi32(static_cast<int>(key.epoch));
+  philox_lanes c{
+      _mm512_set1_epi32(static_cast<int>(key.minibatch)),
+      _mm512_set1_epi32(static_cast<int>(key.layer)), _mm512_set1_epi32(static_cast<int>(key.row)),
+      _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(first_block)),
+                       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))};
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 = _mm512_add_epi32(k0, w0);
+      k1 = _mm512_add_epi32(k1, w1);
+    }
+    const __m512i hi0 = mulhi32(c.c0, m0);
+    const __m512i lo0 = _mm512_mullo_epi32(c.c0, m0);
+    const __m512i hi1 = mulhi32(c.c2, m1);
+    const __m512i lo1 = _mm512_mullo_epi32(c.c2, m1);
+    c = {_mm512_xor_si512(_mm512_xor_si512(hi1, c.c1), k0), lo1,
+         _mm512_xor_si512(_mm512_xor_si512(hi0, c.c3), k1), lo0};
+  }
+  alignas(64) std::uint32_t lanes[4][16];
+  _mm512_store_si512(lanes[0], c.c0);
+  _mm512_store_si512(lanes[1], c.c1);
+  _mm512_store_si512(lanes[2], c.c2);
+  _mm512_store_si512(lanes[3], c.c3);
+  for (int b = 0; b < 16; ++b)
+    for (int w = 0; w < 4; ++w) words[4 * b + w] = lanes[w][b];
+}
+
+// Applies one group's mask to up to 16 entries at a time. Entry j's 16 bits
+// are half j % 2 of word j / 2, i.e. the j-th uint16 of the words in memory
+// (x86 is little-endian). The arithmetic is the scalar path's, lane by lane:
+// (x < 0 ? 0 : x) — std::max's rule, which keeps NaN and −0 as they are, unlike
+// MAXPS — times a mask of exactly scale or +0.
+__attribute__((target("avx512f"))) void drop_group(float* values, std::int64_t n,
+                                                   const std::uint32_t (&words)[64],
+                                                   dropout_threshold threshold) {
+  const auto* bits = reinterpret_cast<const std::uint16_t*>(words);
+  const __m512 zero = _mm512_setzero_ps();
+  const __m512 scale = _mm512_set1_ps(threshold.scale);
+  const __m512 dropped = _mm512_set1_ps(threshold.scale * 0.0f);
+  const __m512i keep_from = _mm512_set1_epi32(static_cast<int>(threshold.bits));
+  for (std::int64_t j = 0; j < n; j += 16) {
+    const auto lanes = static_cast<__mmask16>(n - j >= 16 ? 0xFFFF : (1u << (n - j)) - 1);
+    const __m512i draw =
+        _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(bits + j)));
+    const __mmask16 keep = _mm512_cmpge_epu32_mask(draw, keep_from);
+    const __m512 mask = _mm512_mask_blend_ps(keep, dropped, scale);
+    const __m512 x = _mm512_maskz_loadu_ps(lanes, values + j);
+    const __m512 relu = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, zero, _CMP_LT_OQ), x, zero);
+    _mm512_mask_storeu_ps(values + j, lanes, _mm512_mul_ps(relu, mask));
+  }
+}
+
+#pragma GCC diagnostic pop
+
+void relu_and_drop_rows_avx512(dense_view<float> x, float p, dropout_key key, std::uint32_t layer,
+                               std::int64_t begin, std::int64_t end) {
+  constexpr std::int64_t group = 128;  // entries per 16 blocks (8 per block)
+  const auto threshold = threshold_for(p);
+  alignas(64) std::uint32_t words[64];
+  for (std::int64_t r = begin; r < end; ++r) {
+    const rng_key stream = row_stream_key(key, layer, r);
+    float* row = x.row(r).data();
+    for (std::int64_t first = 0; first < x.cols; first += group) {
+      philox_16_blocks(stream, static_cast<std::uint32_t>(first / 8), words);
+      drop_group(row + first, std::min(group, x.cols - first), words, threshold);
+    }
+  }
+}
+
+const bool cpu_has_avx512f = __builtin_cpu_supports("avx512f");
 
 }  // namespace
 
@@ -150,7 +260,10 @@ void relu_dropout(dense_view<float> x, float p, std::optional<dropout_key> key, 
                   "relu_dropout: {} row ids for {} rows", key->row_ids.size(), x.rows);
   const auto stream_layer = dropout_stream_base + static_cast<std::uint32_t>(layer);
   detail::for_pieces(x.rows, x.cols, [&](std::int64_t begin, std::int64_t end) {
-    relu_and_drop_rows(x, p, *key, stream_layer, begin, end);
+    if (cpu_has_avx512f)
+      relu_and_drop_rows_avx512(x, p, *key, stream_layer, begin, end);
+    else
+      relu_and_drop_rows(x, p, *key, stream_layer, begin, end);
   });
 }
 
