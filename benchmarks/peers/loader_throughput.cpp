@@ -5,7 +5,7 @@
 //
 //   loader_throughput DATA [--split NAME] [--fanouts 15,10,5] [--batch-size 1024]
 //                     [--bulk 32] [--epochs 1] [--max-minibatches 0] [--threads 2]
-//                     [--seed 0] [--json-out F] [--heap-only]
+//                     [--seed 0] [--json-out F]
 //
 // Seeds are the split's training vertices, or every vertex if the dataset has
 // no split (as `bulkgnn sample` does). Time runs from the first epoch's start
@@ -21,7 +21,6 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <malloc.h>
 
 #include <fstream>
 #include <numeric>
@@ -62,7 +61,6 @@ int main(int argc, char** argv) {
   int threads = 2;
   std::uint32_t seed = 0;
   std::string json_out;
-  bool heap_only = false;
   app.add_option("DATA", data, "native or OGB raw dataset directory")->required();
   app.add_option("--split", split, "split whose training vertices are the seeds");
   app.add_option("--fanouts", fanouts, "per hop from the seeds")->capture_default_str();
@@ -73,15 +71,11 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads)->capture_default_str();
   app.add_option("--seed", seed)->capture_default_str();
   app.add_option("--json-out", json_out, "write the measurement as JSON to this file");
-  app.add_flag("--heap-only", heap_only,
-               "experiment: never let malloc map fresh pages for a large buffer (M_MMAP_MAX 0), "
-               "so freed per-minibatch feature buffers are reused instead of faulted in anew");
   CLI11_PARSE(app, argc, argv);
 
   // As the bulkgnn command does at start: reuse freed bulk buffers instead of
   // faulting fresh pages in for every bulk.
   keep_freed_buffers_for_reuse();
-  if (heap_only) mallopt(M_MMAP_MAX, 0);
   const thread_limit limit(threads);
   const auto ds = data::dataset::open(data);
   const auto seeds = seed_vertices(ds, split);

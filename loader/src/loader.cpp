@@ -24,6 +24,14 @@ void validate(const loader_options& o) {
                   "loader: slice {} of {} does not exist", o.slice, o.slices);
 }
 
+namespace {
+
+std::size_t input_entries(const ready_minibatch& mb) {
+  return mb.batch.input_nodes.size() * static_cast<std::size_t>(mb.feature_columns);
+}
+
+}  // namespace
+
 std::pair<std::int64_t, std::int64_t> slice_range(std::int64_t seeds, int slice, int slices) {
   return {seeds * slice / slices, seeds * (slice + 1) / slices};
 }
@@ -201,16 +209,16 @@ struct epoch_stream::pipeline {
         }
         if (source.remote_features != nullptr) {
           mb.feature_columns = source.remote_features->columns();
-          mb.features.resize(mb.batch.input_nodes.size() * mb.feature_columns);
+          mb.features = loader.feature_buffers_.take(input_entries(mb));
           source.remote_features->fetch(mb.batch.input_nodes,
                                         {static_cast<std::int64_t>(mb.batch.input_nodes.size()),
-                                         mb.feature_columns, mb.features});
+                                         mb.feature_columns, mb.features.span()});
         } else if (!source.features.empty()) {
           mb.feature_columns = source.features.cols;
-          mb.features.resize(mb.batch.input_nodes.size() * source.features.cols);
+          mb.features = loader.feature_buffers_.take(input_entries(mb));
           kernels::gather_dense_rows(loader.exec_, source.features, mb.batch.input_nodes,
                                      {static_cast<std::int64_t>(mb.batch.input_nodes.size()),
-                                      mb.feature_columns, mb.features});
+                                      mb.feature_columns, mb.features.span()});
         }
         add_busy(gather_stage, busy.seconds());
         if (!push(ready, std::move(mb), gather_stage)) return;
@@ -272,7 +280,9 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::sampler_options
       options_(options),
       exec_(exec),
       own_rows_(source.rows ? nullptr : std::make_unique<sampler::local_rows>(source.graph)),
-      sampler_(source.rows ? *source.rows : *own_rows_, std::move(sampling), exec) {
+      sampler_(source.rows ? *source.rows : *own_rows_, std::move(sampling), exec),
+      // Every minibatch in the ready queue, one being gathered and one with the consumer.
+      feature_buffers_(static_cast<std::size_t>(options_.ready_queue) + 2) {
   validate(options_);
   const std::int64_t n = source.rows ? source.rows->num_vertices() : source.graph.rows;
   BULKGNN_EXPECTS(source.features.empty() || source.features.rows == n,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "bulkgnn/core/buffer_pool.hpp"
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/kernels/executor.hpp"
@@ -66,14 +67,16 @@ struct loader_options {
 void validate(const loader_options& options);
 
 // A minibatch ready to train on: the sampled structure plus the features of
-// its input vertices gathered into one contiguous row-major buffer.
+// its input vertices gathered into one contiguous row-major buffer. The buffer
+// returns to the loader's pool when the minibatch is dropped, so hold on to a
+// minibatch only as long as its features are needed.
 struct ready_minibatch {
   sampler::minibatch batch;
-  std::vector<float> features;  // batch.input_nodes.size() × feature_columns
+  pooled_buffer<float> features;  // batch.input_nodes.size() × feature_columns
   std::int64_t feature_columns = 0;
 
   [[nodiscard]] dense_view<const float> input_features() const {
-    return {static_cast<std::int64_t>(batch.input_nodes.size()), feature_columns, features};
+    return {static_cast<std::int64_t>(batch.input_nodes.size()), feature_columns, features.span()};
   }
 };
 
@@ -138,6 +141,7 @@ class minibatch_loader {
   kernels::executor exec_;
   std::unique_ptr<sampler::local_rows> own_rows_;  // when the source has no row_source
   sampler::bulk_sampler sampler_;
+  buffer_pool<float> feature_buffers_;
   bool stream_alive_ = false;
   friend class epoch_stream;
 };

@@ -1,0 +1,141 @@
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace bulkgnn {
+
+namespace detail {
+
+// Storage of the buffers that were dropped and wait to be taken again. Shared
+// by the pool and every buffer it handed out, so either may go first.
+template <class T>
+struct free_buffers {
+  struct stored {
+    std::unique_ptr<T[]> data;
+    std::size_t capacity = 0;
+  };
+  std::mutex mutex;
+  std::vector<stored> buffers;
+  std::size_t max_kept = 0;
+};
+
+}  // namespace detail
+
+// An array of T whose entries start uninitialised (the producer overwrites all
+// of them) and whose storage goes back to its pool when the buffer is dropped.
+// Move-only, like the std::vector it stands in for.
+template <class T>
+class pooled_buffer {
+ public:
+  pooled_buffer() = default;
+  pooled_buffer(pooled_buffer&& other) noexcept { *this = std::move(other); }
+  pooled_buffer& operator=(pooled_buffer&& other) noexcept {
+    if (this != &other) {
+      give_back();
+      data_ = std::move(other.data_);
+      capacity_ = std::exchange(other.capacity_, 0);
+      size_ = std::exchange(other.size_, 0);
+      home_ = std::move(other.home_);
+    }
+    return *this;
+  }
+  pooled_buffer(const pooled_buffer&) = delete;
+  pooled_buffer& operator=(const pooled_buffer&) = delete;
+  ~pooled_buffer() { give_back(); }
+
+  [[nodiscard]] T* data() { return data_.get(); }
+  [[nodiscard]] const T* data() const { return data_.get(); }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] std::size_t capacity() const { return capacity_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] T& operator[](std::size_t i) { return data_[i]; }
+  [[nodiscard]] const T& operator[](std::size_t i) const { return data_[i]; }
+  [[nodiscard]] std::span<T> span() { return {data_.get(), size_}; }
+  [[nodiscard]] std::span<const T> span() const { return {data_.get(), size_}; }
+
+ private:
+  template <class>
+  friend class buffer_pool;
+
+  void give_back() {
+    if (!data_ || !home_) return;
+    const std::scoped_lock lock(home_->mutex);
+    auto& kept = home_->buffers;
+    kept.push_back({std::move(data_), capacity_});
+    if (kept.size() > home_->max_kept) {
+      // The smallest is the least likely to fit the next request.
+      kept.erase(std::min_element(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+        return a.capacity < b.capacity;
+      }));
+    }
+  }
+
+  std::unique_ptr<T[]> data_;
+  std::size_t capacity_ = 0;
+  std::size_t size_ = 0;
+  std::shared_ptr<detail::free_buffers<T>> home_;
+};
+
+// Hands out buffers for a stream of similar-sized, short-lived arrays (one
+// minibatch's features, tens of MiB each) and takes them back when they are
+// dropped, so their pages are faulted in and cleared once, not once per
+// minibatch: a fresh buffer of that size comes from mmap, and filling it
+// costs a page fault per 4 KiB in the producing thread, which on a 2-core
+// machine cost the loader more than the gather itself. A buffer is never
+// zero-filled either, since the producer writes every entry. Thread-safe:
+// buffers may be taken on one thread and dropped on another.
+template <class T>
+class buffer_pool {
+  static_assert(std::is_trivially_default_constructible_v<T> && std::is_trivially_destructible_v<T>,
+                "buffer_pool: entries are left uninitialised");
+
+ public:
+  // At most `max_kept` dropped buffers are kept for reuse; more are freed.
+  explicit buffer_pool(std::size_t max_kept) : free_(std::make_shared<detail::free_buffers<T>>()) {
+    free_->max_kept = max_kept;
+  }
+
+  // A buffer of `size` uninitialised entries: the smallest kept one that is
+  // large enough, or a new one with 1/8 headroom so that the next, slightly
+  // larger request still fits it.
+  [[nodiscard]] pooled_buffer<T> take(std::size_t size) {
+    pooled_buffer<T> buffer;
+    buffer.home_ = free_;
+    buffer.size_ = size;
+    {
+      const std::scoped_lock lock(free_->mutex);
+      auto& kept = free_->buffers;
+      auto best = kept.end();
+      for (auto it = kept.begin(); it != kept.end(); ++it)
+        if (it->capacity >= size && (best == kept.end() || it->capacity < best->capacity))
+          best = it;
+      if (best != kept.end()) {
+        buffer.data_ = std::move(best->data);
+        buffer.capacity_ = best->capacity;
+        kept.erase(best);
+        return buffer;
+      }
+    }
+    buffer.capacity_ = std::max<std::size_t>(size + size / 8, 1);
+    buffer.data_ = std::make_unique_for_overwrite<T[]>(buffer.capacity_);
+    return buffer;
+  }
+
+  // Buffers waiting to be taken again.
+  [[nodiscard]] std::size_t kept() const {
+    const std::scoped_lock lock(free_->mutex);
+    return free_->buffers.size();
+  }
+
+ private:
+  std::shared_ptr<detail::free_buffers<T>> free_;
+};
+
+}  // namespace bulkgnn

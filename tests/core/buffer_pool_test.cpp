@@ -1,0 +1,85 @@
+#include "bulkgnn/core/buffer_pool.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace bulkgnn {
+namespace {
+
+TEST(BufferPool, ADroppedBufferIsTakenAgainForASmallerOrEqualRequest) {
+  buffer_pool<float> pool(4);
+  const float* first = nullptr;
+  {
+    auto buffer = pool.take(1000);
+    ASSERT_EQ(buffer.size(), 1000u);
+    ASSERT_GE(buffer.capacity(), 1000u);
+    first = buffer.data();
+    EXPECT_EQ(pool.kept(), 0u);
+  }
+  EXPECT_EQ(pool.kept(), 1u);
+  auto again = pool.take(1050);  // within the 1/8 headroom of the first
+  EXPECT_EQ(again.data(), first);
+  EXPECT_EQ(again.size(), 1050u);
+  EXPECT_EQ(pool.kept(), 0u);
+}
+
+TEST(BufferPool, TakesTheSmallestKeptBufferThatFits) {
+  buffer_pool<std::int32_t> pool(4);
+  auto small = pool.take(100);
+  auto large = pool.take(10000);
+  const auto* small_data = small.data();
+  const auto* large_data = large.data();
+  small = {};
+  large = {};
+  EXPECT_EQ(pool.kept(), 2u);
+  EXPECT_EQ(pool.take(50).data(), small_data);
+  EXPECT_EQ(pool.take(5000).data(), large_data);
+}
+
+TEST(BufferPool, KeepsAtMostItsLimitDroppingTheSmallest) {
+  buffer_pool<float> pool(2);
+  std::vector<pooled_buffer<float>> buffers;
+  for (const std::size_t size : {10u, 2000u, 300u}) buffers.push_back(pool.take(size));
+  const auto* largest = buffers[1].data();
+  buffers.clear();
+  EXPECT_EQ(pool.kept(), 2u);
+  auto big = pool.take(1500);
+  EXPECT_EQ(big.data(), largest);
+  const auto medium = pool.take(200);
+  EXPECT_GE(medium.capacity(), 300u);  // the 300-entry buffer was kept, the 10-entry one freed
+  EXPECT_EQ(pool.kept(), 0u);
+}
+
+TEST(BufferPool, ContentsSurviveMovesAndBuffersMayOutliveThePool) {
+  pooled_buffer<float> kept;
+  {
+    buffer_pool<float> pool(1);
+    auto buffer = pool.take(3);
+    for (std::size_t i = 0; i < buffer.size(); ++i) buffer[i] = static_cast<float>(i) + 0.5f;
+    kept = std::move(buffer);
+    EXPECT_TRUE(buffer.empty());
+  }
+  ASSERT_EQ(kept.size(), 3u);
+  EXPECT_EQ(kept.span()[2], 2.5f);
+}
+
+TEST(BufferPool, BuffersTakenOnOneThreadMayBeDroppedOnAnother) {
+  buffer_pool<float> pool(4);
+  std::vector<pooled_buffer<float>> produced;
+  for (int round = 0; round < 200; ++round) {
+    produced.push_back(pool.take(static_cast<std::size_t>(1000 + round % 7)));
+    if (produced.size() == 4) {
+      std::thread consumer([batch = std::move(produced)]() mutable { batch.clear(); });
+      consumer.join();
+      produced.clear();
+    }
+  }
+  EXPECT_LE(pool.kept(), 4u);
+}
+
+}  // namespace
+}  // namespace bulkgnn
