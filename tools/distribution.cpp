@@ -154,4 +154,37 @@ void print_traffic(const nlohmann::json& report) {
   }
 }
 
+nlohmann::json epoch_traffic::since_previous(const nlohmann::json& report) {
+  if (report.is_null()) return nullptr;
+  const auto& by_rank = report.at("traffic_by_rank");
+  nlohmann::json totals = nlohmann::json::object();
+  for (const char* stage : {"sampling", "features", "gradients"}) {
+    std::int64_t sent = 0, received = 0;
+    double seconds = 0;
+    for (std::size_t r = 0; r < by_rank.size(); ++r) {
+      const auto& now = by_rank[r].at(stage);
+      const auto before = [&](const char* field) -> nlohmann::json {
+        if (previous_by_rank_.is_null()) return 0;
+        return previous_by_rank_[r].at(stage).at(field);
+      };
+      sent += now.at("bytes_sent").get<std::int64_t>() - before("bytes_sent").get<std::int64_t>();
+      received += now.at("bytes_received").get<std::int64_t>() -
+                  before("bytes_received").get<std::int64_t>();
+      seconds =
+          std::max(seconds, now.at("seconds").get<double>() - before("seconds").get<double>());
+    }
+    totals[stage] = {{"bytes_sent", sent}, {"bytes_received", received}, {"seconds", seconds}};
+  }
+  previous_by_rank_ = by_rank;
+  return totals;
+}
+
+void print_epoch_traffic(const nlohmann::json& totals) {
+  if (totals.is_null()) return;
+  fmt::print("  sent over MPI, all ranks:");
+  for (const char* stage : {"sampling", "features", "gradients"})
+    fmt::print(" {} {:.4g} MB", stage, totals.at(stage).at("bytes_sent").get<double>() / 1e6);
+  fmt::print("\n");
+}
+
 }  // namespace bulkgnn::tools

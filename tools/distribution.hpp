@@ -57,4 +57,20 @@ class distributed_run {
 // largest rank's.
 void print_traffic(const nlohmann::json& report);
 
+// The traffic between successive reports (one epoch's, when fed the report
+// taken at the end of every epoch): per stage, bytes sent and received summed
+// over the ranks and the slowest rank's seconds in MPI.
+class epoch_traffic {
+ public:
+  // {stage: {bytes_sent, bytes_received, seconds}} since the previous call;
+  // null for a null report (a run that is not distributed).
+  nlohmann::json since_previous(const nlohmann::json& report);
+
+ private:
+  nlohmann::json previous_by_rank_;
+};
+
+// One line: bytes sent per stage over all ranks, from since_previous().
+void print_epoch_traffic(const nlohmann::json& totals);
+
 }  // namespace bulkgnn::tools

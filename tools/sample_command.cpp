@@ -126,6 +126,8 @@ void run_sample(const sample_config& c) {
   // first + r, first + r + P, ... Every rank takes the same number of steps,
   // since sharded grids fetch rows collectively.
   const std::int64_t step = c.bulk * ranks;
+  epoch_traffic traffic;  // per epoch, in the metrics (collective)
+  nlohmann::json traffic_by_epoch = nlohmann::json::array();
   for (std::int64_t epoch = 0; epoch < c.epochs; ++epoch) {
     sampling_clock.restart();
     const sampler::epoch_plan plan(train, c.batch_size, c.seed, static_cast<std::uint32_t>(epoch));
@@ -154,6 +156,7 @@ void run_sample(const sample_config& c) {
       minibatches += bulk.count();
       bar.update(std::min(first + step, per_epoch) + epoch * per_epoch);
     }
+    traffic_by_epoch.push_back(traffic.since_previous(cluster.report()));
   }
   bar.finish();
   if (dump) dump->commit();
@@ -180,29 +183,31 @@ void run_sample(const sample_config& c) {
   fmt::print("digest {:016x}\n", digest.value());
 
   if (!c.metrics_out.empty()) {
-    nlohmann::json metrics{{"command", "sample"},
-                           {"data", c.data},
-                           {"sampler", c.sampler},
-                           {"fanouts", options.fanouts},
-                           {"batch_size", c.batch_size},
-                           {"bulk", c.bulk},
-                           {"epochs", c.epochs},
-                           {"seed", c.seed},
-                           {"threads", c.threads},
-                           {"backend", c.backend},
-                           {"minibatches", minibatches},
-                           {"sampled_edges", sampled_edges},
-                           {"seconds", sampling_seconds},
-                           {"total_seconds", total.seconds()},
-                           {"edges_per_second", edges_per_second},
-                           {"minibatches_per_second", minibatches_per_second},
-                           {"digest", fmt::format("{:016x}", digest.value())},
-                           {"stages", times.all()},
-                           {"ranks", ranks},
-                           {"grid", c.distribution.grid},
-                           {"replication", c.distribution.replication},
-                           {"partition", c.distribution.partition},
-                           {"distributed", report}};
+    nlohmann::json metrics{
+        {"command", "sample"},
+        {"data", c.data},
+        {"sampler", c.sampler},
+        {"fanouts", options.fanouts},
+        {"batch_size", c.batch_size},
+        {"bulk", c.bulk},
+        {"epochs", c.epochs},
+        {"seed", c.seed},
+        {"threads", c.threads},
+        {"backend", c.backend},
+        {"minibatches", minibatches},
+        {"sampled_edges", sampled_edges},
+        {"seconds", sampling_seconds},
+        {"total_seconds", total.seconds()},
+        {"edges_per_second", edges_per_second},
+        {"minibatches_per_second", minibatches_per_second},
+        {"digest", fmt::format("{:016x}", digest.value())},
+        {"stages", times.all()},
+        {"ranks", ranks},
+        {"grid", c.distribution.grid},
+        {"replication", c.distribution.replication},
+        {"partition", c.distribution.partition},
+        {"distributed", report},
+        {"traffic_by_epoch", report.is_null() ? nlohmann::json(nullptr) : traffic_by_epoch}};
     write_file_atomically(c.metrics_out, metrics.dump(2) + "\n");
   }
 }

@@ -100,9 +100,15 @@ void print_epoch(const trainer::epoch_record& r, std::int64_t epochs) {
 }
 
 nlohmann::json metrics_json(const train_config& c, const trainer::train_result& result,
-                            double total_seconds, const nlohmann::json& distributed) {
+                            double total_seconds, const nlohmann::json& distributed,
+                            const std::vector<nlohmann::json>& traffic_by_epoch) {
   nlohmann::json epochs = nlohmann::json::array();
-  for (const auto& r : result.epochs) epochs.push_back(r.to_json());
+  for (std::size_t e = 0; e < result.epochs.size(); ++e) {
+    auto record = result.epochs[e].to_json();
+    if (e < traffic_by_epoch.size() && !traffic_by_epoch[e].is_null())
+      record["traffic"] = traffic_by_epoch[e];
+    epochs.push_back(std::move(record));
+  }
   nlohmann::json config = result.config;
   config["data"] = c.data.empty() ? "embedded-csbm" : c.data;
   config["bulk"] = c.bulk;
@@ -155,20 +161,27 @@ void run_train(const train_config& c) {
                          : std::string());
 
   // Traffic is gathered collectively, so every rank builds the report.
-  const auto write_metrics = [&](const trainer::train_result& so_far) {
-    if (c.metrics_out.empty()) return;
-    const auto report = cluster.report();
-    if (rank_zero)
-      write_file_atomically(c.metrics_out,
-                            metrics_json(c, so_far, total.seconds(), report).dump(2) + "\n");
+  epoch_traffic traffic;
+  std::vector<nlohmann::json> traffic_by_epoch;
+  const auto write_metrics = [&](const trainer::train_result& so_far,
+                                 const nlohmann::json& report) {
+    if (!c.metrics_out.empty() && rank_zero)
+      write_file_atomically(
+          c.metrics_out,
+          metrics_json(c, so_far, total.seconds(), report, traffic_by_epoch).dump(2) + "\n");
   };
   const auto result = trainer::train(
       ds, options, [&](const trainer::epoch_record& r, const trainer::train_result& so_far) {
-        if (rank_zero) print_epoch(r, c.epochs);
-        write_metrics(so_far);
+        const auto report = cluster.report();
+        traffic_by_epoch.push_back(traffic.since_previous(report));
+        if (rank_zero) {
+          print_epoch(r, c.epochs);
+          print_epoch_traffic(traffic_by_epoch.back());
+        }
+        write_metrics(so_far, report);
       });
-  write_metrics(result);
   const auto report = cluster.report();
+  write_metrics(result, report);
   if (!rank_zero) return;
 
   double train_seconds = 0;

@@ -81,12 +81,14 @@ TEST_P(SampleOnEveryGrid, DigestEqualsTheSingleProcessDigest) {
         << sampler;
     const auto m = read_json(metrics);
     EXPECT_EQ(m.at("minibatches"), 12);
+    std::int64_t sent = 0;
+    for (const auto& rank : m.at("distributed").at("traffic_by_rank"))
+      sent += rank.at("sampling").at("bytes_sent").get<std::int64_t>();
     if (GetParam().grid != "replicated") {
-      std::int64_t sent = 0;
-      for (const auto& rank : m.at("distributed").at("traffic_by_rank"))
-        sent += rank.at("sampling").at("bytes_sent").get<std::int64_t>();
       EXPECT_GT(sent, 0) << "a sharded graph must move rows";
     }
+    ASSERT_EQ(m.at("traffic_by_epoch").size(), 1u);
+    EXPECT_EQ(m.at("traffic_by_epoch")[0].at("sampling").at("bytes_sent"), sent);
   }
 }
 
@@ -130,6 +132,25 @@ TEST(DataParallelTraining, RanksTrainLikeOneProcessOnTheSameGlobalBatches) {
     for (const auto& rank : by_rank) {
       EXPECT_GT(rank.at("gradients").at("bytes_sent").get<std::int64_t>(), 0);
       EXPECT_GT(rank.at("features").at("bytes_received").get<std::int64_t>(), 0);
+    }
+    // The epochs' traffic adds up to the run's.
+    for (const char* stage : {"sampling", "features", "gradients"}) {
+      std::int64_t run_total = 0, epochs_total = 0;
+      for (const auto& rank : by_rank)
+        run_total += rank.at(stage).at("bytes_sent").get<std::int64_t>();
+      for (const auto& e : m.at("epochs")) {
+        const auto sent = e.at("traffic").at(stage).at("bytes_sent").get<std::int64_t>();
+        if (std::string(stage) == "gradients") {
+          EXPECT_GT(sent, 0) << "every epoch all-reduces";
+        }
+        epochs_total += sent;
+      }
+      // After the last epoch the ranks compare their weights (a few bytes on
+      // the gradient communicator); nothing else runs outside an epoch.
+      const std::int64_t after_epochs = std::string(stage) == "gradients" ? 64 * ranks : 0;
+      EXPECT_LE(epochs_total, run_total) << stage << ", " << ranks << " ranks " << extra;
+      EXPECT_GE(epochs_total + after_epochs, run_total)
+          << stage << ", " << ranks << " ranks " << extra;
     }
   }
 }
