@@ -10,6 +10,7 @@
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
 #include <fmt/format.h>
+#include <tbb/parallel_for.h>
 #include <nlohmann/json.hpp>
 
 #include <memory>
@@ -145,8 +146,11 @@ void run_sample(const sample_config& c) {
       sampled_edges += bulk.sampled_edges();
       {
         scoped_stage stage(times, "digest");
+        std::vector<std::uint64_t> bulk_digests(static_cast<std::size_t>(bulk.count()));
+        tbb::parallel_for(std::int64_t{0}, bulk.count(),
+                          [&](std::int64_t j) { bulk_digests[j] = bulk.digest(j); });
         for (std::int64_t j = 0; j < bulk.count(); ++j)
-          digests.emplace_back(epoch * per_epoch + ids[j], bulk.digest(j));
+          digests.emplace_back(epoch * per_epoch + ids[j], bulk_digests[j]);
       }
       if (dump) {
         scoped_stage stage(times, "dump");
