@@ -157,6 +157,9 @@ void print_traffic(const nlohmann::json& report) {
 nlohmann::json epoch_traffic::since_previous(const nlohmann::json& report) {
   if (report.is_null()) return nullptr;
   const auto& by_rank = report.at("traffic_by_rank");
+  BULKGNN_EXPECTS(previous_by_rank_.is_null() || previous_by_rank_.size() == by_rank.size(),
+                  "epoch_traffic: {} ranks reported, {} before", by_rank.size(),
+                  previous_by_rank_.size());
   nlohmann::json totals = nlohmann::json::object();
   for (const char* stage : {"sampling", "features", "gradients"}) {
     std::int64_t sent = 0, received = 0;
@@ -165,7 +168,7 @@ nlohmann::json epoch_traffic::since_previous(const nlohmann::json& report) {
       const auto& now = by_rank[r].at(stage);
       const auto before = [&](const char* field) -> nlohmann::json {
         if (previous_by_rank_.is_null()) return 0;
-        return previous_by_rank_[r].at(stage).at(field);
+        return previous_by_rank_.at(r).at(stage).at(field);
       };
       sent += now.at("bytes_sent").get<std::int64_t>() - before("bytes_sent").get<std::int64_t>();
       received += now.at("bytes_received").get<std::int64_t>() -

@@ -58,8 +58,9 @@ class distributed_run {
 void print_traffic(const nlohmann::json& report);
 
 // The traffic between successive reports (one epoch's, when fed the report
-// taken at the end of every epoch): per stage, bytes sent and received summed
-// over the ranks and the slowest rank's seconds in MPI.
+// taken at the end of every epoch; the first call gives everything before it,
+// such as the cluster's setup): per stage, bytes sent and received summed over
+// the ranks and the slowest rank's seconds in MPI.
 class epoch_traffic {
  public:
   // {stage: {bytes_sent, bytes_received, seconds}} since the previous call;

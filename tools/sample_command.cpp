@@ -128,6 +128,7 @@ void run_sample(const sample_config& c) {
   // since sharded grids fetch rows collectively.
   const std::int64_t step = c.bulk * ranks;
   epoch_traffic traffic;  // per epoch, in the metrics (collective)
+  const auto setup_traffic = traffic.since_previous(cluster.report());
   nlohmann::json traffic_by_epoch = nlohmann::json::array();
   for (std::int64_t epoch = 0; epoch < c.epochs; ++epoch) {
     sampling_clock.restart();
@@ -168,7 +169,8 @@ void run_sample(const sample_config& c) {
   std::sort(all_digests.begin(), all_digests.end());
   sampler::run_digest digest;
   for (const auto& [id, d] : all_digests) digest.add(d);
-  const auto report = cluster.report();
+  auto report = cluster.report();
+  if (!report.is_null()) report["setup_traffic"] = setup_traffic;
   minibatches = cluster.sum_over_ranks(minibatches);
   sampled_edges = cluster.sum_over_ranks(sampled_edges);
   sampling_seconds += times.get("shuffle");

@@ -13,6 +13,7 @@
 #include <tbb/info.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -99,16 +100,26 @@ void print_epoch(const trainer::epoch_record& r, std::int64_t epochs) {
   std::fflush(stdout);
 }
 
+// MPI traffic of a run: before the first epoch (partitioning, shards, feature
+// owners), then per epoch, evaluation included. Keyed by epoch number, since a
+// resumed run's result starts with epochs it did not run.
+struct run_traffic {
+  nlohmann::json setup;
+  std::map<std::int64_t, nlohmann::json> by_epoch;
+};
+
 nlohmann::json metrics_json(const train_config& c, const trainer::train_result& result,
-                            double total_seconds, const nlohmann::json& distributed,
-                            const std::vector<nlohmann::json>& traffic_by_epoch) {
+                            double total_seconds, nlohmann::json distributed,
+                            const run_traffic& traffic) {
   nlohmann::json epochs = nlohmann::json::array();
-  for (std::size_t e = 0; e < result.epochs.size(); ++e) {
-    auto record = result.epochs[e].to_json();
-    if (e < traffic_by_epoch.size() && !traffic_by_epoch[e].is_null())
-      record["traffic"] = traffic_by_epoch[e];
+  for (const auto& r : result.epochs) {
+    auto record = r.to_json();
+    const auto found = traffic.by_epoch.find(r.epoch);
+    if (found != traffic.by_epoch.end() && !found->second.is_null())
+      record["traffic"] = found->second;
     epochs.push_back(std::move(record));
   }
+  if (!distributed.is_null()) distributed["setup_traffic"] = traffic.setup;
   nlohmann::json config = result.config;
   config["data"] = c.data.empty() ? "embedded-csbm" : c.data;
   config["bulk"] = c.bulk;
@@ -161,22 +172,21 @@ void run_train(const train_config& c) {
                          : std::string());
 
   // Traffic is gathered collectively, so every rank builds the report.
-  epoch_traffic traffic;
-  std::vector<nlohmann::json> traffic_by_epoch;
+  epoch_traffic meter;
+  run_traffic traffic{.setup = meter.since_previous(cluster.report()), .by_epoch = {}};
   const auto write_metrics = [&](const trainer::train_result& so_far,
                                  const nlohmann::json& report) {
     if (!c.metrics_out.empty() && rank_zero)
       write_file_atomically(
-          c.metrics_out,
-          metrics_json(c, so_far, total.seconds(), report, traffic_by_epoch).dump(2) + "\n");
+          c.metrics_out, metrics_json(c, so_far, total.seconds(), report, traffic).dump(2) + "\n");
   };
   const auto result = trainer::train(
       ds, options, [&](const trainer::epoch_record& r, const trainer::train_result& so_far) {
         const auto report = cluster.report();
-        traffic_by_epoch.push_back(traffic.since_previous(report));
+        const auto& epoch_bytes = traffic.by_epoch[r.epoch] = meter.since_previous(report);
         if (rank_zero) {
           print_epoch(r, c.epochs);
-          print_epoch_traffic(traffic_by_epoch.back());
+          print_epoch_traffic(epoch_bytes);
         }
         write_metrics(so_far, report);
       });

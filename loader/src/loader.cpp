@@ -26,6 +26,11 @@ void validate(const loader_options& o) {
 
 namespace {
 
+// In steady state the consumer drops a minibatch as the gather stage takes a
+// buffer for the next, so a few kept buffers serve the whole epoch; keeping
+// more would only hold on to a drained queue's worth of memory between epochs.
+constexpr std::size_t kept_feature_buffers = 4;
+
 std::size_t input_entries(const ready_minibatch& mb) {
   return mb.batch.input_nodes.size() * static_cast<std::size_t>(mb.feature_columns);
 }
@@ -281,8 +286,7 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::sampler_options
       exec_(exec),
       own_rows_(source.rows ? nullptr : std::make_unique<sampler::local_rows>(source.graph)),
       sampler_(source.rows ? *source.rows : *own_rows_, std::move(sampling), exec),
-      // Every minibatch in the ready queue, one being gathered and one with the consumer.
-      feature_buffers_(static_cast<std::size_t>(options_.ready_queue) + 2) {
+      feature_buffers_(kept_feature_buffers) {
   validate(options_);
   const std::int64_t n = source.rows ? source.rows->num_vertices() : source.graph.rows;
   BULKGNN_EXPECTS(source.features.empty() || source.features.rows == n,

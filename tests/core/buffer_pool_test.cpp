@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -10,7 +14,7 @@
 namespace bulkgnn {
 namespace {
 
-TEST(BufferPool, ADroppedBufferIsTakenAgainForASmallerOrEqualRequest) {
+TEST(BufferPool, ADroppedBufferIsTakenAgainForARequestWithinItsCapacity) {
   buffer_pool<float> pool(4);
   const float* first = nullptr;
   {
@@ -67,18 +71,45 @@ TEST(BufferPool, ContentsSurviveMovesAndBuffersMayOutliveThePool) {
   EXPECT_EQ(kept.span()[2], 2.5f);
 }
 
-TEST(BufferPool, BuffersTakenOnOneThreadMayBeDroppedOnAnother) {
-  buffer_pool<float> pool(4);
-  std::vector<pooled_buffer<float>> produced;
-  for (int round = 0; round < 200; ++round) {
-    produced.push_back(pool.take(static_cast<std::size_t>(1000 + round % 7)));
-    if (produced.size() == 4) {
-      std::thread consumer([batch = std::move(produced)]() mutable { batch.clear(); });
-      consumer.join();
-      produced.clear();
+TEST(BufferPool, BuffersTakenOnOneThreadMayBeDroppedOnAnotherConcurrently) {
+  buffer_pool<std::int64_t> pool(3);
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<pooled_buffer<std::int64_t>> queue;
+  bool done = false;
+  std::int64_t checked = 0;
+  bool all_intact = true;
+  std::thread consumer([&] {
+    while (true) {
+      std::unique_lock lock(mutex);
+      ready.wait(lock, [&] { return !queue.empty() || done; });
+      if (queue.empty()) break;
+      auto buffer = std::move(queue.front());
+      queue.pop_front();
+      lock.unlock();
+      // Each buffer holds its own index in every entry, written by the producer.
+      for (std::size_t i = 0; i < buffer.size(); ++i) all_intact &= buffer[i] == checked;
+      ++checked;
+    }  // each buffer is dropped here, while the producer takes more
+  });
+  for (std::int64_t k = 0; k < 2000; ++k) {
+    auto buffer = pool.take(static_cast<std::size_t>(500 + k % 13));
+    std::fill(buffer.data(), buffer.data() + buffer.size(), k);
+    {
+      const std::scoped_lock lock(mutex);
+      queue.push_back(std::move(buffer));
     }
+    ready.notify_one();
   }
-  EXPECT_LE(pool.kept(), 4u);
+  {
+    const std::scoped_lock lock(mutex);
+    done = true;
+  }
+  ready.notify_one();
+  consumer.join();
+  EXPECT_EQ(checked, 2000);
+  EXPECT_TRUE(all_intact) << "a buffer was handed out again while still in use";
+  EXPECT_LE(pool.kept(), 3u);
 }
 
 }  // namespace

@@ -5,10 +5,13 @@
 #include "bulkgnn/kernels/spgemm.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
 
 #include "elementwise.hpp"
 
@@ -114,6 +117,7 @@ void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint
   }
 }
 
+#if defined(__x86_64__)
 // The same masks, drawing 16 Philox4x32-10 blocks at once with AVX-512: the
 // scalar stream above spends most of the dropout time in Philox's dependent
 // multiply chains, one block (8 entries) at a time. Block b of row r is
@@ -124,7 +128,9 @@ void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint
 // AVX-512 intrinsics (avx512fintrin.h) as uninitialised.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 struct philox_lanes {
   __m512i c0, c1, c2, c3;
@@ -214,7 +220,22 @@ void relu_and_drop_rows_avx512(dense_view<float> x, float p, dropout_key key, st
   }
 }
 
-const bool cpu_has_avx512f = __builtin_cpu_supports("avx512f");
+// BULKGNN_SCALAR_DROPOUT=1 forces the scalar path, so that tests on an
+// AVX-512 machine check it too.
+const bool use_avx512_dropout =
+    __builtin_cpu_supports("avx512f") && std::getenv("BULKGNN_SCALAR_DROPOUT") == nullptr;
+#endif
+
+void relu_and_drop_rows_fastest(dense_view<float> x, float p, dropout_key key, std::uint32_t layer,
+                                std::int64_t begin, std::int64_t end) {
+#if defined(__x86_64__)
+  if (use_avx512_dropout) {
+    relu_and_drop_rows_avx512(x, p, key, layer, begin, end);
+    return;
+  }
+#endif
+  relu_and_drop_rows(x, p, key, layer, begin, end);
+}
 
 }  // namespace
 
@@ -260,10 +281,7 @@ void relu_dropout(dense_view<float> x, float p, std::optional<dropout_key> key, 
                   "relu_dropout: {} row ids for {} rows", key->row_ids.size(), x.rows);
   const auto stream_layer = dropout_stream_base + static_cast<std::uint32_t>(layer);
   detail::for_pieces(x.rows, x.cols, [&](std::int64_t begin, std::int64_t end) {
-    if (cpu_has_avx512f)
-      relu_and_drop_rows_avx512(x, p, *key, stream_layer, begin, end);
-    else
-      relu_and_drop_rows(x, p, *key, stream_layer, begin, end);
+    relu_and_drop_rows_fastest(x, p, *key, stream_layer, begin, end);
   });
 }
 

@@ -86,7 +86,8 @@ class pooled_buffer {
 // Hands out buffers for a stream of similar-sized, short-lived arrays (one
 // minibatch's features, tens of MiB each) and takes them back when they are
 // dropped, so their pages are faulted in and cleared once, not once per
-// minibatch: a fresh buffer of that size comes from mmap, and filling it
+// minibatch: glibc serves a fresh buffer above its mmap threshold (32 MiB once
+// keep_freed_buffers_for_reuse() has run) from a new mapping, and filling it
 // costs a page fault per 4 KiB in the producing thread, which on a 2-core
 // machine cost the loader more than the gather itself. A buffer is never
 // zero-filled either, since the producer writes every entry. Thread-safe:
@@ -100,6 +101,8 @@ class buffer_pool {
   // At most `max_kept` dropped buffers are kept for reuse; more are freed.
   explicit buffer_pool(std::size_t max_kept) : free_(std::make_shared<detail::free_buffers<T>>()) {
     free_->max_kept = max_kept;
+    // give_back() runs in destructors and must not need to allocate.
+    free_->buffers.reserve(max_kept + 1);
   }
 
   // A buffer of `size` uninitialised entries: the smallest kept one that is
