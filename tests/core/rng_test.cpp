@@ -64,5 +64,31 @@ TEST(PhiloxStream, NormalHasUnitVariance) {
   EXPECT_NEAR(sum_sq / n, 1.0, 0.02);
 }
 
+// The batched blocks are the stream's words, block for block, for any key and
+// any starting block (run once more with BULKGNN_NO_AVX512=1 by ctest, so
+// both the AVX-512 and the portable paths are checked on AVX-512 machines).
+TEST(Philox16Blocks, AreTheWordsPhiloxStreamHandsOut) {
+  for (const rng_key key : {rng_key{0, 0, 0, 0, 0}, rng_key{11, 3, 9, 1000, 77},
+                            rng_key{0xFFFFFFFFu, 0x80000000u, no_minibatch, 7, 0xDEADBEEFu}}) {
+    for (const std::uint32_t first_block : {0u, 1u, 16u, 1000u}) {
+      std::uint32_t words[64];
+      philox_16_blocks(key, first_block, words);
+      philox_stream stream(key);
+      for (std::uint32_t skip = 0; skip < 4 * first_block; ++skip) (void)stream.next_u32();
+      for (int w = 0; w < 64; ++w) ASSERT_EQ(words[w], stream.next_u32()) << "word " << w;
+    }
+  }
+}
+
+TEST(Philox16Blocks, MatchRandom123AtAnyCounter) {
+  const rng_key key{5, 6, 7, 8, 9};
+  std::uint32_t words[64];
+  philox_16_blocks(key, 0xFFFFFFF0u, words);
+  for (std::uint32_t b = 0; b < 16; ++b) {
+    const auto block = r123::Philox4x32()({{7, 8, 9, 0xFFFFFFF0u + b}}, {{5, 6}});
+    for (int w = 0; w < 4; ++w) ASSERT_EQ(words[4 * b + w], block.v[w]) << "block " << b;
+  }
+}
+
 }  // namespace
 }  // namespace bulkgnn

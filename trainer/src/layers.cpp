@@ -11,7 +11,6 @@
 
 #include <array>
 #include <cmath>
-#include <cstdlib>
 
 #include "elementwise.hpp"
 
@@ -118,12 +117,13 @@ void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint
 }
 
 #if defined(__x86_64__)
-// The same masks, drawing 16 Philox4x32-10 blocks at once with AVX-512: the
-// scalar stream above spends most of the dropout time in Philox's dependent
-// multiply chains, one block (8 entries) at a time. Block b of row r is
-// Philox4x32-10 of counter (minibatch, layer, r, b) under key (seed, epoch),
-// and entry j uses word j/2 of the row's stream, exactly as philox_stream
-// hands them out, so the masks (and the trained weights) are bit-identical.
+// The same masks, 16 Philox4x32-10 blocks at a time (philox_16_blocks, with
+// AVX-512) and applied 16 entries at a time: the scalar stream above spends
+// most of the dropout time in Philox's dependent multiply chains, one block
+// (8 entries) at a time. Entry j of a row uses word j/2 of the row's stream,
+// exactly as philox_stream hands them out, so the masks (and the trained
+// weights) are bit-identical.
+//
 // GCC 12 flags the deliberately undefined source operands inside its own
 // AVX-512 intrinsics (avx512fintrin.h) as uninitialised.
 #pragma GCC diagnostic push
@@ -131,52 +131,6 @@ void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-
-struct philox_lanes {
-  __m512i c0, c1, c2, c3;
-};
-
-__attribute__((target("avx512f"))) inline __m512i mulhi32(__m512i a, __m512i m) {
-  const __m512i even = _mm512_mul_epu32(a, m);                        // lanes 0, 2, ...
-  const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);  // lanes 1, 3, ...
-  return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
-}
-
-// Words 4b..4b+3 of blocks first_block + 0..15, as four lanes per block.
-__attribute__((target("avx512f"))) void philox_16_blocks(const rng_key& key,
-                                                         std::uint32_t first_block,
-                                                         std::uint32_t (&words)[64]) {
-  const __m512i m0 = _mm512_set1_epi32(static_cast<int>(0xD2511F53u));
-  const __m512i m1 = _mm512_set1_epi32(static_cast<int>(0xCD9E8D57u));
-  const __m512i w0 = _mm512_set1_epi32(static_cast<int>(0x9E3779B9u));
-  const __m512i w1 = _mm512_set1_epi32(static_cast<int>(0xBB67AE85u));
-  __m512i k0 = _mm512_set1_epi32(static_cast<int>(key.seed));
-  __m512i k1 = _mm512_set1_epi32(static_cast<int>(key.epoch));
-  philox_lanes c{
-      _mm512_set1_epi32(static_cast<int>(key.minibatch)),
-      _mm512_set1_epi32(static_cast<int>(key.layer)), _mm512_set1_epi32(static_cast<int>(key.row)),
-      _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(first_block)),
-                       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))};
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      k0 = _mm512_add_epi32(k0, w0);
-      k1 = _mm512_add_epi32(k1, w1);
-    }
-    const __m512i hi0 = mulhi32(c.c0, m0);
-    const __m512i lo0 = _mm512_mullo_epi32(c.c0, m0);
-    const __m512i hi1 = mulhi32(c.c2, m1);
-    const __m512i lo1 = _mm512_mullo_epi32(c.c2, m1);
-    c = {_mm512_xor_si512(_mm512_xor_si512(hi1, c.c1), k0), lo1,
-         _mm512_xor_si512(_mm512_xor_si512(hi0, c.c3), k1), lo0};
-  }
-  alignas(64) std::uint32_t lanes[4][16];
-  _mm512_store_si512(lanes[0], c.c0);
-  _mm512_store_si512(lanes[1], c.c1);
-  _mm512_store_si512(lanes[2], c.c2);
-  _mm512_store_si512(lanes[3], c.c3);
-  for (int b = 0; b < 16; ++b)
-    for (int w = 0; w < 4; ++w) words[4 * b + w] = lanes[w][b];
-}
 
 // Applies one group's mask to up to 16 entries at a time. Entry j's 16 bits
 // are half j % 2 of word j / 2, i.e. the j-th uint16 of the words in memory
@@ -220,10 +174,7 @@ void relu_and_drop_rows_avx512(dense_view<float> x, float p, dropout_key key, st
   }
 }
 
-// BULKGNN_SCALAR_DROPOUT=1 forces the scalar path, so that tests on an
-// AVX-512 machine check it too.
-const bool use_avx512_dropout =
-    __builtin_cpu_supports("avx512f") && std::getenv("BULKGNN_SCALAR_DROPOUT") == nullptr;
+const bool use_avx512_dropout = cpu_runs_avx512();
 #endif
 
 void relu_and_drop_rows_fastest(dense_view<float> x, float p, dropout_key key, std::uint32_t layer,
