@@ -192,11 +192,13 @@ def main():
             wall_file = os.path.join(runs_dir, tag + ".wall")
             if args.reuse and os.path.exists(metrics) and os.path.exists(wall_file):
                 with open(wall_file) as f:
-                    wall = float(f.read())
+                    wall, *load = f.read().split()
+                wall, load = float(wall), load[0] if load else ""
             else:
+                load = f"{os.getloadavg()[0]:.2f}"  # 1-minute load average before the run
                 wall = run(cmd, log)
                 with open(wall_file, "w") as f:
-                    f.write(f"{wall:.3f}\n")
+                    f.write(f"{wall:.3f} {load}\n")
             if stage == "sampling":
                 with open(metrics) as f:
                     m = json.load(f)
@@ -220,7 +222,7 @@ def main():
                         "calls": stage_sum(by_rank, stage, "calls"),
                         "predicted_bytes": pred,
                         "comm_seconds": stage_max(by_rank, stage),
-                        "process_seconds": round(wall, 3)})
+                        "process_seconds": round(wall, 3), "load_before": load})
             rows.append(row)
             err = ((pred - row["measured_bytes"]) / row["measured_bytes"] * 100
                    if row["measured_bytes"] else float("nan"))
@@ -230,7 +232,7 @@ def main():
 
     fields = ["stage", "grid", "ranks", "replication", "repeat", "minibatches", "measured_bytes",
               "received_bytes", "calls", "predicted_bytes", "seconds", "comm_seconds",
-              "stage_seconds", "process_seconds"]
+              "stage_seconds", "process_seconds", "load_before"]
     with open(os.path.join(out_dir, "measurements.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
