@@ -186,7 +186,7 @@ void add_model_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--feature-replication", config->feature_replication)->capture_default_str();
   cmd->add_option("--ranks", config->ranks, "rank counts to predict")->capture_default_str();
-  cmd->add_flag("--weighted", config->weighted, "1.5d rows carry edge values");
+  cmd->add_flag("--weighted", config->weighted, "sharded rows carry edge values (1.5d, 2d, 3d)");
   cmd->add_option("--metrics-out", config->metrics_out, "write the predictions as JSON");
   cmd->callback([config] { run_model(*config); });
 }

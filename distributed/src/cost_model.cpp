@@ -202,77 +202,146 @@ frontier_sizes expected_frontiers(const graph_stats& g, const workload& w, doubl
   return out;
 }
 
+double block_columns(const graph_stats& g, int side) {
+  if (side <= 1) {
+    double nonempty = 0;
+    for (const auto& grp : g.groups) nonempty += grp.in_degree > 0 ? grp.count : 0;
+    return nonempty;
+  }
+  const double q = side;
+  double total = 0;
+  for (const auto& grp : g.groups)
+    total += grp.count * q * (1 - std::pow(1 - 1 / q, grp.in_degree));
+  return total;
+}
+
+double one_and_half_d_fetch_bytes(const fetch_load& x, int ranks, int replication, bool weighted) {
+  const int team = ranks / replication;
+  if (team <= 1) return 0;
+  const double remote = 1 - 1.0 / team;
+  const double exchanges = weighted ? 3 : 2;  // ids, rows (+ values)
+  // Counts of every all-to-all, even an empty one; ids out (4 B), rows back
+  // as [length, columns...] (4 B each), values (4 B each) when weighted.
+  return ranks * exchanges * 4.0 * (team - 1) +
+         remote * (8 * x.distinct + 4 * x.entries + (weighted ? 4 * x.entries : 0));
+}
+
+double two_d_fetch_bytes(const fetch_load& x, int ranks, double nnz, double a_block_columns,
+                         bool weighted) {
+  const double p = ranks, q = std::round(std::sqrt(p)), others = q - 1, remote = 1 - 1 / q;
+  if (others <= 0) return 0;
+  // 1-3: request counts (all-gather over P), S entries (slot, vertex) to the
+  // owner of the vertex's column block, S block sizes (all-gather over q).
+  const double requests =
+      8 * p * (p - 1) + 4 * p * others + 8 * x.distinct * remote + 8 * p * others;
+  // 4: SUMMA broadcasts every block of S along its process row and every
+  // block of A along its process column (flat tree: q - 1 copies each). A
+  // block of z entries in c non-empty columns is DCSC: 8(2c + 1 + z) bytes
+  // of indices plus z values (1 B for S, 8 B {slot, weight} for A). S blocks
+  // hold the distinct vertices of a process row's requests in that column
+  // block; every block of A is non-empty and travels whole in every call.
+  const double per_row = x.selection_columns / q;  // distinct vertices per process row
+  const double s_blocks = per_row > 0 ? p * (1 - std::pow(1 - 1 / q, per_row)) : 0;
+  const double selection = 8 * (2 * x.selection_columns + s_blocks) + 9 * x.distinct;
+  const double adjacency = 8 * (2 * a_block_columns + p) + 16 * nnz;
+  const double sizes = 64 * p * others + 32 * q * others;  // 8 all-gathers, 2 all-reduces
+  const double summa = others * (selection + adjacency) + sizes;
+  // 5: each member's pieces of the product rows back to their requester:
+  // a count per row per other member, (column, slot) per entry; weighted
+  // graphs add a second all-to-all of a count per member and 4 B per entry.
+  const double pieces = 4 * p * others + 4 * x.distinct * others + 8 * x.entries * remote +
+                        (weighted ? 4 * p * others + 4 * x.entries * remote : 0);
+  return requests + summa + pieces;
+}
+
+double three_d_fetch_bytes(const fetch_load& x, int ranks, int layers, bool weighted) {
+  const double p = ranks, q = std::round(std::sqrt(p / layers)), f = layers * q;
+  // Requests to the owner's fiber rank, request lists along the process row,
+  // row pieces back along the process row ((column, slot) per entry, a count
+  // per row), complete rows back along the fiber (a length and a column per
+  // entry); weighted graphs add a values all-to-all in both exchanges.
+  double bytes = 8 * p * (f - 1) + 8 * p * (q - 1) + x.distinct * (8 * (1 - 1 / f) + 8 * (q - 1)) +
+                 x.entries * (8 * (1 - 1 / q) + 4 * (1 - 1 / f));
+  if (weighted)
+    bytes += 4 * p * (f - 1) + 4 * p * (q - 1) + x.entries * (4 * (1 - 1 / q) + 4 * (1 - 1 / f));
+  return bytes;
+}
+
 double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ranks,
                       int replication) {
+  if (ranks < 1 || replication < 1 || ranks % replication != 0) return std::nan("");
   const std::int64_t count = minibatches_per_epoch(g, w);
-  const auto hops = static_cast<double>(w.fanouts.size());
-  const double nnz = static_cast<double>(g.edges);
+  int side = 1;
   switch (kind) {
     case grid::replicated:
-      return 0;
-    case grid::one_and_half_d: {
-      if (ranks % replication != 0) return std::nan("");
-      const int team = ranks / replication;
-      if (team <= 1) return 0;
-      const double remote = 1 - 1.0 / team;
-      const double exchanges = w.weighted ? 3 : 2;  // ids, rows (+ values)
-      // Bulks of k minibatches recur; cache their frontiers by k.
-      std::map<std::int64_t, frontier_sizes> by_bulk;
-      double total = 0;
-      const std::int64_t step = w.bulk * ranks;
-      for (std::int64_t first = 0; first < count; first += step)
-        for (int r = 0; r < ranks; ++r) {
-          std::int64_t k = 0;
-          for (std::int64_t id = first + r; id < std::min(first + step, count); id += ranks) ++k;
-          // Count overhead: every all-to-all of every hop, even an empty one.
-          total += hops * exchanges * 4.0 * (team - 1);
-          if (k == 0) continue;
-          auto it = by_bulk.find(k);
-          if (it == by_bulk.end())
-            it = by_bulk
-                     .emplace(k, expected_frontiers(g, w, static_cast<double>(w.batch_size),
-                                                    static_cast<double>(k)))
-                     .first;
-          for (std::size_t l = 0; l < w.fanouts.size(); ++l) {
-            const double ids = it->second.frontier[l], entries = it->second.row_entries[l];
-            // ids out (4 B), rows back as [length, columns...] (4 B each).
-            total += remote * (4 * ids + 4 * (ids + entries) + (w.weighted ? 4 * entries : 0));
-          }
-        }
-      // The last step's ranks may hold fewer than `bulk` minibatches (exact
-      // above); the only approximation is the frontier sizes themselves.
-      return total;
-    }
+      return replication == 1 ? 0 : std::nan("");
+    case grid::one_and_half_d:
+      if (ranks == replication) return 0;
+      break;
     case grid::two_d:
     case grid::three_d: {
-      // SpGEMM C = Q·A per hop per step of bulk·P minibatches (Q: one row per
-      // frontier vertex per minibatch, one entry each; C: the rows Q selects).
-      // Entries travel as (row, column, value) triples: 12 B.
       const int layers = kind == grid::two_d ? 1 : replication;
-      if (ranks % layers != 0 || !is_square(ranks / layers)) return std::nan("");
       if (kind == grid::two_d && replication != 1) return std::nan("");
-      const double side = std::sqrt(static_cast<double>(ranks / layers));
-      const double steps = std::ceil(static_cast<double>(count) / (w.bulk * ranks));
-      const auto per_minibatch = expected_frontiers(g, w, static_cast<double>(w.batch_size), 1);
-      double q_entries = 0, c_entries = 0;
-      for (std::size_t l = 0; l < w.fanouts.size(); ++l) {
-        q_entries += per_minibatch.frontier[l] * static_cast<double>(count);
-        c_entries += per_minibatch.row_entries[l] * static_cast<double>(count);
-      }
-      // SUMMA within a layer: in each of `side` stages a block of A (nnz/P
-      // per rank, nnz/c per layer) goes along its process column to side-1
-      // ranks, a block of Q along its process row: every entry of A/c and of
-      // Q/c reaches side-1 other ranks, in each of the c layers.
-      const double summa = 12 * (side - 1) * (nnz * hops * steps + q_entries);
-      // C's rows are spread over a process row: gather each row to one rank.
-      const double gather = 12 * (1 - 1 / side) * c_entries;
-      // 3D: each layer holds partial sums of C over its 1/c of the inner
-      // dimension; reduce-scatter across layers moves (c-1)/c of C.
-      const double reduce = 12 * (1 - 1.0 / layers) * c_entries;
-      return summa + gather + reduce;
+      if (!is_square(ranks / layers)) return std::nan("");
+      side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(ranks / layers))));
+      if (ranks == 1) return 0;
+      break;
     }
   }
-  return 0;
+  // Every rank takes the same steps of `bulk` minibatches each (the last
+  // step's ranks may hold fewer, even none: exact); every step makes one
+  // collective row fetch per hop, over the distinct frontier of each rank's
+  // bulk. Frontiers are cached by the number of minibatches they union.
+  std::map<std::int64_t, frontier_sizes> by_bulk;
+  const auto frontiers = [&](std::int64_t k) -> const frontier_sizes& {
+    auto it = by_bulk.find(k);
+    if (it == by_bulk.end())
+      it = by_bulk
+               .emplace(k, expected_frontiers(g, w, static_cast<double>(w.batch_size),
+                                              static_cast<double>(k)))
+               .first;
+    return it->second;
+  };
+  const double nnz = static_cast<double>(g.edges);
+  const double a_columns = kind == grid::two_d ? block_columns(g, side) : 0;
+  // 2D setup: each rank all-gathers its A block's size over its process column.
+  double total = kind == grid::two_d ? 8.0 * ranks * (side - 1) : 0;
+  const std::int64_t step = w.bulk * ranks;
+  for (std::int64_t first = 0; first < count; first += step) {
+    std::vector<std::int64_t> k(static_cast<std::size_t>(ranks), 0);
+    for (int r = 0; r < ranks; ++r)
+      for (std::int64_t id = first + r; id < std::min(first + step, count); id += ranks) ++k[r];
+    for (std::size_t l = 0; l < w.fanouts.size(); ++l) {
+      fetch_load x;
+      for (int r = 0; r < ranks; ++r) {
+        if (k[r] == 0) continue;
+        x.distinct += frontiers(k[r]).frontier[l];
+        x.entries += frontiers(k[r]).row_entries[l];
+      }
+      switch (kind) {
+        case grid::replicated:
+          break;
+        case grid::one_and_half_d:
+          total += one_and_half_d_fetch_bytes(x, ranks, replication, w.weighted);
+          break;
+        case grid::two_d: {
+          // S rows of a process row (sampling ranks iq .. iq + q - 1) union
+          // their requesters' frontiers in each column block.
+          for (int i = 0; i < side; ++i) {
+            std::int64_t row_bulk = 0;
+            for (int j = 0; j < side; ++j) row_bulk += k[i * side + j];
+            if (row_bulk > 0) x.selection_columns += frontiers(row_bulk).frontier[l];
+          }
+          total += two_d_fetch_bytes(x, ranks, nnz, a_columns, w.weighted);
+          break;
+        }
+        case grid::three_d:
+          total += three_d_fetch_bytes(x, ranks, replication, w.weighted);
+          break;
+      }
+    }
+  }
+  return total;
 }
 
 double feature_bytes(const graph_stats& g, const workload& w, int ranks, int feature_replication) {

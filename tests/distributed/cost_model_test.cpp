@@ -32,18 +32,89 @@ TEST(CostModel, FeatureVolumeFallsWithReplication) {
   EXPECT_TRUE(std::isnan(feature_bytes(g, w, 16, 3)));
 }
 
-TEST(CostModel, TwoDPerRankVolumeFallsAsOneOverRootP) {
-  // A graph so large that the broadcasts of A dominate: per rank ≈ 12·nnz/√P
-  // per multiply, so quadrupling P halves it (up to the (√P-1)/√P factor).
-  auto g = synthetic_stats(1 << 20, 1 << 26, 1 << 20);
+TEST(CostModel, TwoDBroadcastsAllOfAInEveryFetch) {
+  // A graph so large that SUMMA's broadcasts of A dominate: every fetch (one
+  // per hop per step) sends each of A's blocks to the √P - 1 other ranks of
+  // its process column, 16 B per entry and per non-empty block column.
+  const auto g = synthetic_stats(1 << 20, 1 << 26, 1 << 20);
   auto w = small_workload();
-  w.max_minibatches = 1;
-  const auto per_rank = [&](int p) { return sampling_bytes(g, w, grid::two_d, p, 1) / p; };
-  const double p16 = per_rank(16), p64 = per_rank(64), p256 = per_rank(256);
-  // (√P-1)/P: 3/16, 7/64, 15/256.
-  EXPECT_NEAR(p64 / p16, (7.0 / 64) / (3.0 / 16), 0.02);
-  EXPECT_NEAR(p256 / p64, (15.0 / 256) / (7.0 / 64), 0.02);
+  w.max_minibatches = 1;  // one step, two hops: two fetches
+  for (const int p : {4, 16, 64}) {
+    const double q = std::sqrt(p);
+    const double broadcasts =
+        2 * (q - 1) * (16.0 * (1 << 26) + 16 * block_columns(g, static_cast<int>(q)) + 8 * p);
+    const double total = sampling_bytes(g, w, grid::two_d, p, 1);
+    EXPECT_GT(total, broadcasts);
+    EXPECT_LT(total, 1.01 * broadcasts);
+  }
+  // Twice the steps (half the bulk), twice the broadcasts.
+  w.max_minibatches = 8;
+  w.bulk = 2;
+  const double bulk2 = sampling_bytes(g, w, grid::two_d, 4, 1);
+  w.bulk = 1;
+  EXPECT_NEAR(sampling_bytes(g, w, grid::two_d, 4, 1) / bulk2, 2.0, 0.02);
   EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid::two_d, 8, 1)));
+  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid::two_d, 4, 2)));
+}
+
+TEST(CostModel, TwoDFetchBytesAsSharded2dCountsThem) {
+  // P = 4 (q = 2): D = 100 requests, E = 1000 entries, C_S = 80 distinct
+  // per process row summed, A with nnz 10000 in n_c 3000 block columns.
+  const fetch_load x{.distinct = 100, .entries = 1000, .selection_columns = 80};
+  // Non-empty S blocks: 4·(1 - (1/2)^40) for 40 distinct per process row.
+  const double s_blocks = 4 * (1 - std::pow(0.5, 40));
+  const double requests = 8 * 4 * 3 + 4 * 4 * 1 + 8 * 100 * 0.5 + 8 * 4 * 1;
+  const double selection = 8 * (2 * 80 + s_blocks) + 9 * 100;
+  const double adjacency = 8 * (2 * 3000 + 4) + 16 * 10000;
+  const double sizes = 64 * 4 * 1 + 32 * 2 * 1;
+  const double pieces = 4 * 4 * 1 + 4 * 100 * 1 + 8 * 1000 * 0.5;
+  EXPECT_DOUBLE_EQ(two_d_fetch_bytes(x, 4, 10000, 3000, false),
+                   requests + selection + adjacency + sizes + pieces);
+  EXPECT_DOUBLE_EQ(
+      two_d_fetch_bytes(x, 4, 10000, 3000, true) - two_d_fetch_bytes(x, 4, 10000, 3000, false),
+      4 * 4 * 1 + 4 * 1000 * 0.5);
+  EXPECT_EQ(two_d_fetch_bytes(x, 1, 10000, 3000, false), 0.0);
+}
+
+TEST(CostModel, ThreeDFetchBytesAsShardedRows3dCountsThem) {
+  // P = 8, c = 2: q = 2, fiber F = 4; D = 100, E = 1000.
+  const fetch_load x{.distinct = 100, .entries = 1000};
+  const double expected =
+      8 * 8 * 3 + 8 * 8 * 1 + 100 * (8 * 0.75 + 8 * 1) + 1000 * (8 * 0.5 + 4 * 0.75);
+  EXPECT_DOUBLE_EQ(three_d_fetch_bytes(x, 8, 2, false), expected);
+  EXPECT_DOUBLE_EQ(three_d_fetch_bytes(x, 8, 2, true) - expected,
+                   4 * 8 * 3 + 4 * 8 * 1 + 1000 * (4 * 0.5 + 4 * 0.75));
+}
+
+TEST(CostModel, ThreeDWithOneByOneLayersIsOneAndHalfD) {
+  // c = P layers of 1×1: the fiber is every rank, nothing crosses a process
+  // row, so the 3D fetch is 1.5D's with one team of P.
+  const auto g = synthetic_stats(10000, 100000, 10000);
+  auto w = small_workload();
+  for (const bool weighted : {false, true}) {
+    w.weighted = weighted;
+    for (const int p : {2, 4, 8})
+      EXPECT_NEAR(sampling_bytes(g, w, grid::three_d, p, p),
+                  sampling_bytes(g, w, grid::one_and_half_d, p, 1),
+                  1e-9 * sampling_bytes(g, w, grid::one_and_half_d, p, 1));
+  }
+  // ... and a 2×2 layer moves rows within process rows too: more than a
+  // team of 4 with its own copies of every row (1.5D c = 1, P = 4).
+  w.weighted = false;
+  EXPECT_GT(sampling_bytes(g, w, grid::three_d, 4, 1),
+            sampling_bytes(g, w, grid::one_and_half_d, 4, 1));
+}
+
+TEST(CostModel, BlockColumnsCountsNonEmptyColumnsPerRowBlock) {
+  graph_stats g{.nodes = 30,
+                .edges = 20,
+                .train = 30,
+                .groups = {{.in_degree = 2, .out_degree = 1, .train = true, .count = 10},
+                           {.in_degree = 0, .out_degree = 0, .train = true, .count = 20}}};
+  EXPECT_DOUBLE_EQ(block_columns(g, 1), 10);
+  // Two entries per column, each in either of 2 row blocks: a column is in
+  // 2·(1 - 1/4) = 1.5 blocks on average.
+  EXPECT_DOUBLE_EQ(block_columns(g, 2), 15);
 }
 
 TEST(CostModel, GradientsAreRingAllReducesOfTheParameters) {

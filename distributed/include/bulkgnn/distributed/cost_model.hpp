@@ -7,8 +7,20 @@
 //
 // What is exact and what is approximated:
 //  - exact: minibatch and step counts, all-to-all count overhead, gradient
-//    all-reduce volume (given the parameter count), 2D/3D formulas as stated
-//    (they are the model of an algorithm this build does not run).
+//    all-reduce volume (given the parameter count), and the byte formulas of
+//    one collective row fetch per grid given its request sizes (the
+//    *_fetch_bytes functions below, transcribed from the comments of
+//    sharded_rows.cpp, sharded_rows_2d.cpp and sharded_rows_3d.cpp).
+//  - 2D is the CombBLAS SUMMA the build runs: every call (one per hop per
+//    sampling step) broadcasts every block of A along its process column,
+//    (√P - 1)(16·nnz + 16·n_c + 8P) bytes whatever the request, where n_c is
+//    the non-empty (block row, column) pairs of A. Each entry travels as an
+//    8-byte row index and an 8-byte {slot, weight} value, the weight even for
+//    unweighted graphs. This term dominates unless the requests of a call
+//    cover most of A, which is why 2D moves far more than 1.5D or 3D here.
+//  - 3D is the layered grid the build runs (sharded_rows_3d.cpp): requests
+//    go to the row owner's fiber rank, which completes the row from its
+//    process row; it moves only the requested rows, never A.
 //  - approximated: the expected number of distinct vertices a minibatch (or
 //    a bulk of minibatches) reaches per hop. We use a degree-biased occupancy
 //    formula with independent draws: a neighbour draw lands on v with
@@ -79,7 +91,7 @@ struct workload {
   std::int64_t classes = 2;
   std::int64_t parameters = 0;       // 0: GraphSAGE count from the widths
   std::int64_t max_minibatches = 0;  // 0: the whole epoch
-  bool weighted = false;             // 1.5D ships edge values too
+  bool weighted = false;             // sharded rows carry edge values too
 };
 
 // GraphSAGE layers f -> hidden -> ... -> classes, each [W_neigh; W_self]
@@ -111,6 +123,39 @@ struct prediction {
   double gradients = 0;
   [[nodiscard]] double per_rank(double total) const { return total / ranks; }
 };
+
+// Expected load of one collective row fetch (one hop of one sampling step),
+// summed over the ranks.
+struct fetch_load {
+  double distinct = 0;  // D: distinct vertices of each requester, summed
+  double entries = 0;   // E: the entries of those rows
+  // 2D: distinct vertices of each process row's requests (the columns of
+  // its S blocks), summed over the process rows.
+  double selection_columns = 0;
+};
+
+// Bytes sent, summed over ranks, by one row fetch of each grid; requests
+// and entries spread over owners and column blocks in proportion to their
+// size (ownership independent of the request).
+//  1.5D (team T = P/c): P·x·4(T-1) + (1 - 1/T)(8D + 4E (+ 4E weighted)),
+//    x = 2 all-to-alls (3 weighted).
+//  2D (q = √P, CombBLAS SUMMA, sharded_rows_2d.cpp):
+//    8P(P-1) + 12P(q-1) + 8D(1-1/q)                          requests, S
+//    + (q-1)[8(2·C_S + B_S) + 9D]                            S broadcasts
+//    + (q-1)[8(2·n_c + P) + 16·nnz] + 64P(q-1) + 32q(q-1)     A broadcasts
+//    + 4P(q-1) + 4D(q-1) + 8E(1-1/q) (+ 4P(q-1) + 4E(1-1/q))  pieces back
+//    with C_S = selection_columns and B_S the expected non-empty S blocks.
+//  3D (q = √(P/c), fiber F = cq, sharded_rows_3d.cpp):
+//    8P(F-1) + 8P(q-1) + D(8(1-1/F) + 8(q-1)) + E(8(1-1/q) + 4(1-1/F))
+//    (+ 4P(F-1) + 4P(q-1) + E(4(1-1/q) + 4(1-1/F)) weighted).
+[[nodiscard]] double one_and_half_d_fetch_bytes(const fetch_load& x, int ranks, int replication,
+                                                bool weighted);
+[[nodiscard]] double two_d_fetch_bytes(const fetch_load& x, int ranks, double nnz,
+                                       double a_block_columns, bool weighted);
+[[nodiscard]] double three_d_fetch_bytes(const fetch_load& x, int ranks, int layers, bool weighted);
+// n_c: non-empty (block row, column) pairs of A when its rows are split over
+// `side` blocks independently of the columns: Σ_v side·(1 - (1 - 1/side)^in_v).
+[[nodiscard]] double block_columns(const graph_stats& g, int side);
 
 // Sampling as `bulkgnn sample` runs it: rank r samples whole minibatches
 // first+r, first+r+P, ..., `bulk` per rank per step; one row fetch per hop per
