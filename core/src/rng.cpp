@@ -1,5 +1,7 @@
 #include "bulkgnn/core/rng.hpp"
 
+#include "bulkgnn/core/avx512.hpp"
+
 #include <cstdlib>
 
 #if defined(__x86_64__)
@@ -23,13 +25,8 @@ void philox_16_blocks_portable(const rng_key& key, std::uint32_t first_block,
 // Philox4x32-10 on 16 counters at once, one block per 32-bit lane: the rounds
 // of Random123's philox4x32 (multipliers 0xD2511F53 and 0xCD9E8D57, Weyl key
 // bumps 0x9E3779B9 and 0xBB67AE85), with the 32×32→64 products split into
-// even and odd lanes. GCC 12 flags the deliberately undefined source operands
-// inside its own AVX-512 intrinsics (avx512fintrin.h) as uninitialised.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#if !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+// even and odd lanes.
+BULKGNN_AVX512_BEGIN
 
 struct philox_lanes {
   __m512i c0, c1, c2, c3;
@@ -76,7 +73,7 @@ __attribute__((target("avx512f"))) void philox_16_blocks_avx512(const rng_key& k
     for (int w = 0; w < 4; ++w) words[4 * b + w] = lanes[w][b];
 }
 
-#pragma GCC diagnostic pop
+BULKGNN_AVX512_END
 #endif
 
 }  // namespace

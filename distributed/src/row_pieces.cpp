@@ -27,6 +27,17 @@ sampler::gathered_rows rows_for_requests(csr_matrix rows_of_distinct,
   return out;
 }
 
+sampler::gathered_rows rows_from_owners(const received_streams& answered,
+                                        std::span<const int> owner, std::int64_t num_vertices,
+                                        const std::vector<vertex_t>& distinct,
+                                        std::span<const vertex_t> vertices) {
+  csr_matrix rows_of_distinct;
+  rows_of_distinct.cols = num_vertices;
+  row_reader from_owners(answered.entries, answered.weights);
+  for (const vertex_t v : distinct) from_owners.append_next_row(owner[v], rows_of_distinct);
+  return rows_for_requests(std::move(rows_of_distinct), distinct, vertices);
+}
+
 piece_reader::piece_reader(const std::vector<std::vector<vertex_t>>& entries,
                            const std::vector<std::vector<float>>& weights)
     : entries_(entries),

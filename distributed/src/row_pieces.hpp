@@ -80,6 +80,14 @@ class row_reader {
   std::vector<std::size_t> weight_cursor_;
 };
 
+// The answers to `vertices` from their owners: whole rows (write_row) that
+// rank owner[v] sent for each of the sorted `distinct` ids, in that order.
+[[nodiscard]] sampler::gathered_rows rows_from_owners(const received_streams& answered,
+                                                      std::span<const int> owner,
+                                                      std::int64_t num_vertices,
+                                                      const std::vector<vertex_t>& distinct,
+                                                      std::span<const vertex_t> vertices);
+
 // Rows held by a rank, restricted to its column block: columns (original
 // ids), slots, and weights (empty if A is unweighted), in CSR layout.
 struct row_block {

@@ -95,12 +95,7 @@ sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices
       detail::write_row(block_.view(), partition_.local_index[v], replies[r]);
   const auto answered = detail::exchange(team_, std::move(replies), weighted_);
 
-  csr_matrix rows_of_distinct;
-  rows_of_distinct.cols = num_vertices_;
-  detail::row_reader from_owners(answered.entries, answered.weights);
-  for (const vertex_t v : distinct)
-    from_owners.append_next_row(partition_.owner[v], rows_of_distinct);
-  return detail::rows_for_requests(std::move(rows_of_distinct), distinct, vertices);
+  return detail::rows_from_owners(answered, partition_.owner, num_vertices_, distinct, vertices);
 }
 
 std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind, const communicator& sampling,

@@ -115,12 +115,7 @@ sampler::gathered_rows layered_grid_shards::rows(std::span<const vertex_t> verti
       detail::write_row(completed.view(), next_completed++, replies[requester]);
   const auto answered = detail::exchange(fiber_, std::move(replies), weighted_);
 
-  csr_matrix rows_of_distinct;
-  rows_of_distinct.cols = num_vertices_;
-  detail::row_reader from_owners(answered.entries, answered.weights);
-  for (const vertex_t v : distinct)
-    from_owners.append_next_row(partition_.owner[v], rows_of_distinct);
-  return detail::rows_for_requests(std::move(rows_of_distinct), distinct, vertices);
+  return detail::rows_from_owners(answered, partition_.owner, num_vertices_, distinct, vertices);
 }
 
 }  // namespace bulkgnn::distributed

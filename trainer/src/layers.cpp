@@ -1,5 +1,6 @@
 #include "bulkgnn/trainer/layers.hpp"
 
+#include "bulkgnn/core/avx512.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/rng.hpp"
 #include "bulkgnn/kernels/spgemm.hpp"
@@ -123,14 +124,8 @@ void relu_and_drop_rows(dense_view<float> x, float p, dropout_key key, std::uint
 // (8 entries) at a time. Entry j of a row uses word j/2 of the row's stream,
 // exactly as philox_stream hands them out, so the masks (and the trained
 // weights) are bit-identical.
-//
-// GCC 12 flags the deliberately undefined source operands inside its own
-// AVX-512 intrinsics (avx512fintrin.h) as uninitialised.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#if !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+
+BULKGNN_AVX512_BEGIN
 
 // Applies one group's mask to up to 16 entries at a time. Entry j's 16 bits
 // are half j % 2 of word j / 2, i.e. the j-th uint16 of the words in memory
@@ -157,7 +152,7 @@ __attribute__((target("avx512f"))) void drop_group(float* values, std::int64_t n
   }
 }
 
-#pragma GCC diagnostic pop
+BULKGNN_AVX512_END
 
 void relu_and_drop_rows_avx512(dense_view<float> x, float p, dropout_key key, std::uint32_t layer,
                                std::int64_t begin, std::int64_t end) {

@@ -109,8 +109,8 @@ class philox_stream {
 
 // Blocks first_block .. first_block + 15 of the stream of `key`: words[4b + w]
 // is word w of block first_block + b, i.e. the 64 words that philox_stream(key)
-// hands out from word 4·first_block on. With AVX-512, all 16 blocks at once
-// (about 4× the scalar rate); for bulk draws such as dropout masks.
+// hands out from word 4·first_block on. With AVX-512, all 16 blocks at once;
+// for bulk draws such as dropout masks.
 void philox_16_blocks(const rng_key& key, std::uint32_t first_block, std::uint32_t (&words)[64]);
 
 }  // namespace bulkgnn
