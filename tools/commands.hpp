@@ -1,5 +1,7 @@
 #pragma once
 
+#include "bulkgnn/core/parse.hpp"
+
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/kernels/executor.hpp"
 
@@ -27,8 +29,5 @@ data::dataset open_dataset_or_default(const std::string& path, bool quiet);
 
 // The --backend option: cpu, reference or cuda.
 kernels::backend parse_backend(const std::string& name);
-
-// Parses "15,10,5" into {15, 10, 5}; option_error naming `option` otherwise.
-std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option);
 
 }  // namespace bulkgnn::tools

@@ -6,8 +6,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <charconv>
-
 namespace bulkgnn::tools {
 
 data::dataset open_dataset_or_default(const std::string& path, bool quiet) {
@@ -36,24 +34,6 @@ kernels::backend parse_backend(const std::string& name) {
   if (name == "reference") return kernels::backend::reference;
   if (name == "cuda") return kernels::backend::cuda;
   throw option_error("--backend must be cpu, reference or cuda; got '" + name + "'");
-}
-
-std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& option) {
-  std::vector<std::int64_t> values;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto end = std::min(text.find(',', start), text.size());
-    std::int64_t value = 0;
-    const char* first = text.data() + start;
-    const char* last = text.data() + end;
-    const auto [ptr, ec] = std::from_chars(first, last, value);
-    if (ec != std::errc() || ptr != last)
-      throw option_error(
-          fmt::format("{}: '{}' is not a comma-separated list of integers", option, text));
-    values.push_back(value);
-    start = end + 1;
-  }
-  return values;
 }
 
 }  // namespace bulkgnn::tools

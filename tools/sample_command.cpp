@@ -41,19 +41,6 @@ struct sample_config {
   distribution_config distribution;
 };
 
-// The seeds of an epoch: the split's training vertices, or every vertex of a
-// graph that has no split.
-std::vector<vertex_t> training_vertices(const data::dataset& ds, const std::string& split_name) {
-  if (ds.splits().empty()) {
-    BULKGNN_EXPECTS(split_name.empty(), "--split {}: the dataset has no splits", split_name);
-    std::vector<vertex_t> all(ds.num_nodes());
-    std::iota(all.begin(), all.end(), 0);
-    return all;
-  }
-  const auto train = ds.find_split(split_name).train;
-  return {train.begin(), train.end()};
-}
-
 nlohmann::json minibatch_json(const sampler::minibatch& mb) {
   nlohmann::json blocks = nlohmann::json::array();
   for (const auto& b : mb.blocks) {
@@ -95,7 +82,7 @@ void run_sample(const sample_config& c) {
     scoped_stage stage(times, "validate");
     ds->validate();
   }
-  const auto train = training_vertices(*ds, c.split);
+  const auto train = ds->training_vertices(c.split);
   sampler::sampler_options options{
       .kind = sampler::parse_sampler_kind(c.sampler),
       .fanouts = parse_int_list(c.fanouts, "--fanouts"),

@@ -13,6 +13,7 @@
 
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/parallel.hpp"
+#include "bulkgnn/core/parse.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/loader/loader.hpp"
@@ -21,35 +22,13 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-
 #include <fstream>
-#include <numeric>
-#include <sstream>
-
-namespace {
 
 using namespace bulkgnn;
 
-std::vector<std::int64_t> parse_fanouts(const std::string& text) {
-  std::vector<std::int64_t> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoll(item));
-  return out;
-}
+namespace {
 
-std::vector<vertex_t> seed_vertices(const data::dataset& ds, const std::string& split_name) {
-  if (ds.splits().empty()) {
-    std::vector<vertex_t> all(static_cast<std::size_t>(ds.num_nodes()));
-    std::iota(all.begin(), all.end(), vertex_t{0});
-    return all;
-  }
-  const auto train = ds.find_split(split_name).train;
-  return {train.begin(), train.end()};
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_benchmark(int argc, char** argv) {
   CLI::App app("Throughput of bulkgnn's minibatch loader (sampling + feature gather)");
   std::string data;
   std::string split;
@@ -78,9 +57,10 @@ int main(int argc, char** argv) {
   keep_freed_buffers_for_reuse();
   const thread_limit limit(threads);
   const auto ds = data::dataset::open(data);
-  const auto seeds = seed_vertices(ds, split);
+  const auto seeds = ds.training_vertices(split);
   loader::minibatch_loader loader(
-      {ds.graph(), ds.features(), ds.labels()}, {.fanouts = parse_fanouts(fanouts), .seed = seed},
+      {ds.graph(), ds.features(), ds.labels()},
+      {.fanouts = parse_int_list(fanouts, "--fanouts"), .seed = seed},
       {.batch_size = batch_size, .bulk = bulk, .max_minibatches = max_minibatches});
 
   std::int64_t minibatches = 0;
@@ -129,4 +109,15 @@ int main(int argc, char** argv) {
       sampled_edges / seconds, feature_bytes / seconds);
   if (!json_out.empty()) std::ofstream(json_out) << result.dump(2) << '\n';
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_benchmark(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "loader_throughput: {}\n", e.what());
+    return 1;
+  }
 }

@@ -8,6 +8,7 @@
 //                   [--minibatches 8] [--threads 2]
 
 #include "bulkgnn/core/parallel.hpp"
+#include "bulkgnn/core/parse.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/loader/loader.hpp"
@@ -22,19 +23,11 @@
 #include <algorithm>
 #include <map>
 #include <random>
-#include <sstream>
 #include <tuple>
 
 namespace {
 
 using namespace bulkgnn;
-
-std::vector<std::int64_t> parse_fanouts(const std::string& text) {
-  std::vector<std::int64_t> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoll(item));
-  return out;
-}
 
 trainer::matrix random_matrix(std::mt19937& gen, std::int64_t rows, std::int64_t cols) {
   trainer::matrix m(rows, cols);
@@ -101,7 +94,7 @@ int main(int argc, char** argv) {
   const thread_limit limit(threads);
   trainer::set_blas_threads(threads);
   const auto ds = data::dataset::open(data);
-  const auto fanout_list = parse_fanouts(fanouts);
+  const auto fanout_list = parse_int_list(fanouts, "--fanouts");
   loader::minibatch_loader loader({ds.graph(), ds.features(), ds.labels()},
                                   {.fanouts = fanout_list, .seed = 0},
                                   {.batch_size = batch_size, .max_minibatches = minibatches + 1});

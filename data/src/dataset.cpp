@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <numeric>
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/data/ogb_import.hpp"
@@ -219,6 +220,17 @@ const split& dataset::find_split(const std::string& name) const {
   for (const auto& s : splits_) names.push_back(s.name);
   throw option_error(fmt::format("dataset '{}' has no split '{}' (available: {})", name_, name,
                                  fmt::join(names, ", ")));
+}
+
+std::vector<vertex_t> dataset::training_vertices(const std::string& split_name) const {
+  if (splits_.empty()) {
+    BULKGNN_EXPECTS(split_name.empty(), "--split {}: the dataset has no splits", split_name);
+    std::vector<vertex_t> all(static_cast<std::size_t>(num_nodes()));
+    std::iota(all.begin(), all.end(), vertex_t{0});
+    return all;
+  }
+  const auto train = find_split(split_name).train;
+  return {train.begin(), train.end()};
 }
 
 void dataset::validate() const {

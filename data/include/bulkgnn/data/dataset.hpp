@@ -50,6 +50,9 @@ class dataset {
   // The named split, or the first one if name is empty; option_error listing
   // the available splits if there is none of that name.
   [[nodiscard]] const split& find_split(const std::string& name) const;
+  // The seeds of a sampling epoch: the named split's training vertices, or
+  // every vertex of a dataset without splits (then `split_name` must be empty).
+  [[nodiscard]] std::vector<vertex_t> training_vertices(const std::string& split_name) const;
   [[nodiscard]] const nlohmann::json& manifest() const { return manifest_; }
 
   // Full check of every array (O(nodes + edges + features)), which opening
