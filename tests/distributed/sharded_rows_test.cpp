@@ -66,6 +66,18 @@ vertex_partition scattered_partition(std::int64_t num_vertices, int parts) {
   return partition_from_owners(std::move(owner), parts);
 }
 
+// The row source of `grid`, or null for a grid this build lacks (2d without
+// CombBLAS), which every rank then skips alike.
+std::unique_ptr<sampler::row_source> row_source_or_null(const grid_case& grid,
+                                                        communicator& sampling, csr_view graph,
+                                                        const vertex_partition& partition) {
+  try {
+    return make_row_source(grid.kind, sampling, graph, partition, grid.replication);
+  } catch (const option_error&) {
+    return nullptr;
+  }
+}
+
 TEST(ShardedRows, EveryGridFetchesExactlyTheRowsOfTheWholeGraph) {
   traffic_log log;
   communicator sampling(MPI_COMM_WORLD, "sampling", log);
@@ -73,16 +85,11 @@ TEST(ShardedRows, EveryGridFetchesExactlyTheRowsOfTheWholeGraph) {
   for (const auto& g : {sorted, weighted_backwards(sorted)})
     for (const bool scattered : {false, true})
       for (const auto grid : grids_for(sampling.size())) {
-        std::unique_ptr<sampler::row_source> source;
         const int parts = parts_for(grid, sampling.size());
         const auto partition =
             scattered ? scattered_partition(g.rows, parts) : block_partition(g.rows, parts);
-        try {
-          source = make_row_source(grid.kind, sampling, g.view(), partition, grid.replication);
-        } catch (const option_error& e) {
-          // A grid this build lacks (2d without CombBLAS) is skipped on every rank alike.
-          continue;
-        }
+        const auto source = row_source_or_null(grid, sampling, g.view(), partition);
+        if (!source) continue;
         SCOPED_TRACE(grid_kind_name(grid.kind) + " c=" + std::to_string(grid.replication) +
                      (g.values.empty() ? " sorted" : " weighted backwards") +
                      (scattered ? " scattered" : " block"));
@@ -117,13 +124,9 @@ TEST(ShardedRows, TrafficSentEqualsTrafficReceivedOverAllRanks) {
   for (const auto grid : grids_for(sampling_ranks())) {
     traffic_log log;
     communicator sampling(MPI_COMM_WORLD, "sampling", log);
-    std::unique_ptr<sampler::row_source> source;
     const auto partition = block_partition(g.rows, parts_for(grid, sampling.size()));
-    try {
-      source = make_row_source(grid.kind, sampling, g.view(), partition, grid.replication);
-    } catch (const option_error&) {
-      continue;
-    }
+    const auto source = row_source_or_null(grid, sampling, g.view(), partition);
+    if (!source) continue;
     SCOPED_TRACE(grid_kind_name(grid.kind) + " c=" + std::to_string(grid.replication));
     std::vector<vertex_t> wanted;
     for (int i = 0; i < 40; ++i)
@@ -156,13 +159,9 @@ TEST(ShardedRows, SamplersDrawTheSameMinibatchesOnEveryGrid) {
                                            .seed = 3};
     sampler::bulk_sampler whole(g.view(), options);
     for (const auto grid : grids_for(sampling.size())) {
-      std::unique_ptr<sampler::row_source> source;
       const auto partition = block_partition(g.rows, parts_for(grid, sampling.size()));
-      try {
-        source = make_row_source(grid.kind, sampling, g.view(), partition, grid.replication);
-      } catch (const option_error&) {
-        continue;
-      }
+      const auto source = row_source_or_null(grid, sampling, g.view(), partition);
+      if (!source) continue;
       SCOPED_TRACE(grid_kind_name(grid.kind) + " " + sampler::sampler_kind_name(kind));
       sampler::bulk_sampler sharded(*source, options);
       // Rank r samples minibatches r, r + P, ... of each bulk of 2P.
