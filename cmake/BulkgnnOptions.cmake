@@ -17,3 +17,10 @@ function(bulkgnn_configure_target target)
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic>
     $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${BULKGNN_WARNINGS_AS_ERRORS}>>:-Werror>)
 endfunction()
+
+# Rebuilds in several worktrees share object files through ccache when it is
+# installed; CI's fresh clone compiles without it.
+find_program(BULKGNN_CCACHE ccache)
+if(BULKGNN_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${BULKGNN_CCACHE})
+endif()
