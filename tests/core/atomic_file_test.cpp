@@ -1,6 +1,7 @@
 #include "bulkgnn/core/atomic_file.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,13 +12,7 @@
 namespace bulkgnn {
 namespace {
 
-std::filesystem::path scratch_dir() {
-  auto dir =
-      std::filesystem::temp_directory_path() /
-      ("bulkgnn-core-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+using testing::scratch_dir;
 
 std::string read(const std::filesystem::path& p) {
   std::ifstream in(p);
@@ -27,15 +22,16 @@ std::string read(const std::filesystem::path& p) {
 }
 
 TEST(AtomicOutputFile, CommitReplacesTheOldContent) {
-  const auto path = scratch_dir() / "replace.txt";
+  const scratch_dir scratch;
+  const auto path = scratch / "replace.txt";
   write_file_atomically(path, "old");
   write_file_atomically(path, "new");
   EXPECT_EQ(read(path), "new");
 }
 
 TEST(AtomicOutputFile, AnAbandonedFileLeavesTheOldContentAndNoTemporary) {
-  const auto dir = scratch_dir() / "abandon";
-  std::filesystem::create_directories(dir);
+  const scratch_dir scratch;
+  const auto& dir = scratch.path();
   const auto path = dir / "out.txt";
   write_file_atomically(path, "old");
   {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bulkgnn/core/error.hpp"
+#include "scratch_dir.hpp"
 
 namespace bulkgnn::data {
 namespace {
@@ -173,7 +174,8 @@ TEST_F(npy_test, WrongTypedAccessNamesTheFile) {
 }
 
 TEST(mapped_file_test, MovesOwnership) {
-  const auto path = fs::temp_directory_path() / "bulkgnn-mapped-file-test.bin";
+  const testing::scratch_dir scratch;
+  const auto path = scratch / "mapped.bin";
   auto f = mapped_file::create(path, 4096);
   std::memset(f.data(), 7, 4096);
   mapped_file g = std::move(f);
@@ -182,7 +184,6 @@ TEST(mapped_file_test, MovesOwnership) {
   g.sync();
   const auto r = mapped_file::open_read(path);
   EXPECT_EQ(std::to_integer<int>(r.data()[4095]), 7);
-  fs::remove(path);
 }
 
 }  // namespace

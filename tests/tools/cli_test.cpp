@@ -1,6 +1,7 @@
 // End-to-end tests of the `bulkgnn` command: determinism of the sampled
 // output across threads and bulk sizes, and clear errors for bad input.
 #include "run_command.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -27,11 +28,9 @@ run_result run(const std::string& arguments) {
   return bulkgnn::testing::run_command(std::string(BULKGNN_CLI) + " " + arguments);
 }
 
-fs::path scratch(const std::string& name) {
-  const auto dir = fs::temp_directory_path() / ("bulkgnn-cli-test-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return dir / name;
-}
+// In one directory per test process (CliOnCora converts cora once per
+// process), removed when the process exits.
+fs::path scratch(const std::string& name) { return bulkgnn::testing::process_scratch_dir() / name; }
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);
