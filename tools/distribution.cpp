@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #if BULKGNN_HAVE_MPI
+#include "bulkgnn/data/fingerprint.hpp"
+#include "bulkgnn/distributed/agreement.hpp"
 #include "bulkgnn/distributed/cluster.hpp"
 #include "bulkgnn/distributed/mpi_session.hpp"
 #endif
@@ -30,6 +32,36 @@ void add_distribution_options(CLI::App& cmd, distribution_config& config, bool w
       ->capture_default_str();
 }
 
+namespace {
+
+// What add_distribution_options adds, all shared.
+std::vector<shared_setting> layout_settings(const distribution_config& config) {
+  return {{"--grid", config.grid},
+          {"--replication", std::to_string(config.replication)},
+          {"--feature-replication", std::to_string(config.feature_replication)},
+          {"--partition", config.partition}};
+}
+
+}  // namespace
+
+void require_every_option_decided(const CLI::App& cmd, const std::vector<shared_setting>& shared,
+                                  std::span<const std::string_view> per_rank) {
+  auto decided = layout_settings({});
+  decided.insert(decided.end(), shared.begin(), shared.end());
+  decided.push_back({"DATA", {}});
+  std::vector<std::string> undecided;
+  for (const CLI::Option* option : cmd.get_options()) {
+    const auto& name = option->get_name();
+    const bool is_shared = std::ranges::find(decided, name, &shared_setting::name) != decided.end();
+    const bool is_per_rank = std::ranges::find(per_rank, name) != per_rank.end();
+    if (is_shared == is_per_rank) undecided.push_back(name);
+  }
+  if (!undecided.empty())
+    throw internal_error(
+        fmt::format("{}: options {} must be either shared by every rank or per rank (and not both)",
+                    cmd.get_name(), fmt::join(undecided, ", ")));
+}
+
 #if BULKGNN_HAVE_MPI
 
 int world_rank() {
@@ -53,19 +85,48 @@ struct distributed_run::impl {
   distributed::mpi_data_parallel parallel;
 };
 
+namespace {
+
+distributed::cluster_options cluster_options_from(const distribution_config& config) {
+  return {.grid = distributed::parse_grid_kind(config.grid),
+          .replication = config.replication,
+          .feature_replication = config.feature_replication,
+          .partition = config.partition};
+}
+
+// The first collective of a run: ranks that disagree on anything below would
+// crash, hang or silently differ in the collectives that follow.
+void require_same_settings_on_every_rank(const data::dataset& ds, const distribution_config& config,
+                                         const std::vector<shared_setting>& shared) {
+  std::vector<distributed::shared_setting> settings{{"DATA", data::content_fingerprint(ds)}};
+  for (const auto& s : layout_settings(config)) settings.push_back({s.name, s.value});
+  for (const auto& s : shared) settings.push_back({s.name, s.value});
+  distributed::require_same_settings(MPI_COMM_WORLD, settings);
+}
+
+}  // namespace
+
 distributed_run::distributed_run(const data::dataset& ds, const distribution_config& config,
-                                 bool partition_features) {
-  const distributed::cluster_options options{.grid = distributed::parse_grid_kind(config.grid),
-                                             .replication = config.replication,
-                                             .feature_replication = config.feature_replication,
-                                             .partition = config.partition};
+                                 bool partition_features,
+                                 const std::vector<shared_setting>& shared) {
   if (!distributed::mpi_session::active()) {
+    const auto options = cluster_options_from(config);
     distributed::validate_grid(options.grid, 1, options.replication);
     BULKGNN_EXPECTS(
         options.grid == distributed::grid_kind::replicated && config.feature_replication == 1,
         "--grid/--feature-replication lay a run out over MPI ranks: start it with "
         "mpirun -np P bulkgnn ...");
     return;
+  }
+  require_same_settings_on_every_rank(ds, config, shared);
+  distributed::cluster_options options;
+  try {
+    options = cluster_options_from(config);
+    distributed::validate(options, world_size());
+  } catch (const option_error& e) {
+    // Every rank has the same layout options and rank count, so every rank
+    // throws this here: each can end normally.
+    throw distributed::collective_error(e.what());
   }
   impl_ = std::make_unique<impl>(ds, options, partition_features);
 }
@@ -116,7 +177,8 @@ int world_size() { return 1; }
 
 struct distributed_run::impl {};
 
-distributed_run::distributed_run(const data::dataset&, const distribution_config& config, bool) {
+distributed_run::distributed_run(const data::dataset&, const distribution_config& config, bool,
+                                 const std::vector<shared_setting>&) {
   BULKGNN_EXPECTS(
       config.grid == "replicated" && config.replication == 1 && config.feature_replication == 1,
       "--grid/--replication/--feature-replication need MPI, and this build has none");

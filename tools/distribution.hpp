@@ -8,7 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace bulkgnn::tools {
 
@@ -22,6 +25,20 @@ struct distribution_config {
 
 void add_distribution_options(CLI::App& cmd, distribution_config& config, bool with_features);
 
+// A setting that every rank of an MPI run must give alike: the option's name
+// and its value in a canonical text form (equal values, equal texts).
+struct shared_setting {
+  std::string name;
+  std::string value;
+};
+
+// Throws internal_error naming each option of `cmd` that is neither shared
+// (in `shared`, DATA, which ranks compare by content, or a distribution
+// option) nor in `per_rank`: every option must be decided one way or the
+// other, so that a new one cannot be forgotten.
+void require_every_option_decided(const CLI::App& cmd, const std::vector<shared_setting>& shared,
+                                  std::span<const std::string_view> per_rank);
+
 // This process's place in a run: rank 0 of 1 without MPI.
 [[nodiscard]] int world_rank();
 [[nodiscard]] int world_size();
@@ -30,10 +47,13 @@ void add_distribution_options(CLI::App& cmd, distribution_config& config, bool w
 // empty when this process runs alone with the default layout.
 class distributed_run {
  public:
-  // Collective over every rank. option_error for a layout that needs MPI
-  // in a process that runs alone.
+  // Collective over every rank. Before anything else checks that every rank
+  // opened the same dataset (by content) and gave the same layout and
+  // `shared` settings: collective_error on every rank naming each one that
+  // differs, and which ranks hold which value. option_error for a layout
+  // that needs MPI in a process that runs alone.
   distributed_run(const data::dataset& ds, const distribution_config& config,
-                  bool partition_features);
+                  bool partition_features, const std::vector<shared_setting>& shared);
   ~distributed_run();
 
   [[nodiscard]] bool active() const { return impl_ != nullptr; }

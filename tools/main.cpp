@@ -1,4 +1,5 @@
 #include "commands.hpp"
+#include "distribution.hpp"
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/memory.hpp"
@@ -17,11 +18,18 @@
 namespace {
 
 // Under mpirun a failure on one rank must end every rank (the others may be
-// waiting in a collective call); alone, it is an ordinary error exit.
-int fail(const std::string& message, int code) {
+// waiting in a collective call), unless every rank raised it alike (a
+// collective_error): then each ends normally. Alone, it is an ordinary error
+// exit.
+int fail(const std::string& message, int code, [[maybe_unused]] const std::exception& cause) {
 #if BULKGNN_HAVE_MPI
-  if (bulkgnn::distributed::mpi_session::active())
-    bulkgnn::distributed::mpi_session::abort_all(message, code);
+  using bulkgnn::distributed::mpi_session;
+  if (mpi_session::active()) {
+    if (dynamic_cast<const bulkgnn::distributed::collective_error*>(&cause) == nullptr)
+      mpi_session::abort_all(message, code);
+    mpi_session::print_on_this_rank(message);
+    return code;
+  }
 #endif
   fmt::print(stderr, "bulkgnn: {}\n", message);
   return code;
@@ -37,7 +45,7 @@ int main(int argc, char** argv) {
     if (bulkgnn::distributed::mpi_session::launched_by_mpi())
       mpi = std::make_unique<bulkgnn::distributed::mpi_session>(argc, argv);
   } catch (const std::exception& e) {
-    return fail(fmt::format("error: {}", e.what()), 1);
+    return fail(fmt::format("error: {}", e.what()), 1, e);
   }
 #endif
   CLI::App app{"bulkgnn: bulk minibatch sampling and training for graph neural networks"};
@@ -52,12 +60,17 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // Every rank parses the same command line, so every rank exits alike.
-    return app.exit(e);
+    const int code = app.exit(e);
+    // Under mpirun this rank may be alone with a bad command line (each rank
+    // can have its own), and the others would wait for it in their first
+    // collective call.
+    if (code != 0 && bulkgnn::tools::world_size() > 1)
+      return fail(fmt::format("error: {}", e.what()), code, e);
+    return code;
   } catch (const bulkgnn::error& e) {
-    return fail(fmt::format("error: {}", e.what()), 1);
+    return fail(fmt::format("error: {}", e.what()), 1, e);
   } catch (const std::exception& e) {
-    return fail(fmt::format("unexpected error: {}", e.what()), 2);
+    return fail(fmt::format("unexpected error: {}", e.what()), 2, e);
   }
   return 0;
 }

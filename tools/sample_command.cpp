@@ -13,6 +13,7 @@
 #include <tbb/parallel_for.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -40,6 +41,33 @@ struct sample_config {
   bool quiet = false;
   distribution_config distribution;
 };
+
+// The options every rank of an MPI run must give alike, in canonical form,
+// compared at start-up before any other collective (with DATA, by content,
+// and the layout options). Ranks that differ in one would crash, hang or
+// sample different minibatches under one digest. The rest,
+// per_rank_sample_options, only change what one rank prints, writes or how
+// fast it runs. Every option is in one list or the other
+// (require_every_option_decided).
+std::vector<shared_setting> shared_settings(const sample_config& c) {
+  const auto fanouts = parse_int_list(c.fanouts, "--fanouts");
+  return {{"command", "sample"},
+          {"--split", c.split},
+          {"--sampler", sampler::sampler_kind_name(sampler::parse_sampler_kind(c.sampler))},
+          {"--fanouts", fmt::format("{}", fmt::join(fanouts, ","))},
+          {"--batch-size", std::to_string(c.batch_size)},
+          {"--bulk", std::to_string(c.bulk)},
+          {"--epochs", std::to_string(c.epochs)},
+          {"--max-minibatches", std::to_string(c.max_minibatches)},
+          {"--seed", std::to_string(c.seed)},
+          {"--replace", c.replace ? "yes" : "no"},
+          {"--weighted", c.weighted ? "yes" : "no"},
+          {"--backend", c.backend}};
+}
+
+// --dump is refused under mpirun, on the rank that gives it.
+constexpr std::array<std::string_view, 5> per_rank_sample_options{
+    "--help", "--threads", "--metrics-out", "--dump", "--quiet"};
 
 nlohmann::json minibatch_json(const sampler::minibatch& mb) {
   nlohmann::json blocks = nlohmann::json::array();
@@ -91,7 +119,7 @@ void run_sample(const sample_config& c) {
       .seed = c.seed};
   BULKGNN_EXPECTS(c.dump.empty() || world_size() == 1,
                   "--dump writes one file from one process; run without mpirun");
-  distributed_run cluster(*ds, c.distribution, false);
+  distributed_run cluster(*ds, c.distribution, false, shared_settings(c));
   const kernels::executor exec{parse_backend(c.backend)};
   auto sampler = cluster.rows() ? sampler::bulk_sampler(*cluster.rows(), options, exec)
                                 : sampler::bulk_sampler(ds->graph(), options, exec);
@@ -238,7 +266,10 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--dump", config->dump, "write every minibatch as a JSON line to this file");
   cmd->add_flag("--quiet", config->quiet, "no progress display");
   add_distribution_options(*cmd, config->distribution, false);
-  cmd->callback([config] { run_sample(*config); });
+  cmd->callback([config, cmd] {
+    require_every_option_decided(*cmd, shared_settings(*config), per_rank_sample_options);
+    run_sample(*config);
+  });
 }
 
 }  // namespace bulkgnn::tools

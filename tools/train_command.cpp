@@ -13,6 +13,7 @@
 #include <tbb/info.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -49,6 +50,41 @@ struct train_config {
   bool quiet = false;
   distribution_config distribution;
 };
+
+// The options every rank of an MPI run must give alike, in canonical form,
+// compared at start-up before any other collective (with DATA, by content,
+// and the layout options). Ranks that differ in one would crash, hang or
+// train different models. The rest, per_rank_train_options, only change what
+// one rank prints, writes or how fast it runs. Every option is in one list or
+// the other (require_every_option_decided).
+std::vector<shared_setting> shared_settings(const train_config& c) {
+  const auto fanouts = parse_int_list(c.fanouts, "--fanouts");
+  const auto layers = c.layers == 0 ? static_cast<int>(fanouts.size()) : c.layers;
+  return {{"command", "train"},
+          {"--split", c.split},
+          {"--sampler", sampler::sampler_kind_name(sampler::parse_sampler_kind(c.sampler))},
+          {"--fanouts", fmt::format("{}", fmt::join(fanouts, ","))},
+          {"--layers", std::to_string(layers)},
+          {"--hidden", std::to_string(c.hidden)},
+          {"--dropout", fmt::format("{}", c.dropout)},
+          {"--lr", fmt::format("{}", c.lr)},
+          {"--weight-decay", fmt::format("{}", c.weight_decay)},
+          {"--batch-size", std::to_string(c.batch_size)},
+          {"--bulk", std::to_string(c.bulk)},
+          {"--max-minibatches", std::to_string(c.max_minibatches)},
+          {"--epochs", std::to_string(c.epochs)},
+          {"--eval-every", std::to_string(c.eval_every)},
+          {"--eval", c.eval},
+          {"--seed", std::to_string(c.seed)},
+          {"--replace", c.replace ? "yes" : "no"},
+          {"--backend", c.backend},
+          {"--checkpoint-dir", c.checkpoint_dir},
+          {"--resume", c.resume ? "yes" : "no"}};
+}
+
+// Queue depths bound memory, not what is computed or communicated.
+constexpr std::array<std::string_view, 6> per_rank_train_options{
+    "--help", "--threads", "--bulk-queue", "--ready-queue", "--metrics-out", "--quiet"};
 
 trainer::train_options options_from(const train_config& c) {
   trainer::train_options o;
@@ -162,7 +198,7 @@ void run_train(const train_config& c) {
 
   const auto ds = open_dataset_or_default(c.data, options.quiet);
   ds.validate();
-  distributed_run cluster(ds, c.distribution, true);
+  distributed_run cluster(ds, c.distribution, true, shared_settings(c));
   options.parallel = cluster.data_parallel();
   if (rank_zero)
     fmt::print(
@@ -260,7 +296,10 @@ void add_train_command(CLI::App& app) {
                 "continue from the checkpoint in --checkpoint-dir (an error if there is none)");
   cmd->add_flag("--quiet", config->quiet, "no progress display");
   add_distribution_options(*cmd, config->distribution, true);
-  cmd->callback([config] { run_train(*config); });
+  cmd->callback([config, cmd] {
+    require_every_option_decided(*cmd, shared_settings(*config), per_rank_train_options);
+    run_train(*config);
+  });
 }
 
 }  // namespace bulkgnn::tools

@@ -8,6 +8,13 @@
 
 namespace bulkgnn::distributed {
 
+void validate(const cluster_options& options, int ranks) {
+  validate_grid(options.grid, ranks, options.replication);
+  BULKGNN_EXPECTS(options.feature_replication >= 1 && ranks % options.feature_replication == 0,
+                  "--feature-replication {} must divide the {} ranks", options.feature_replication,
+                  ranks);
+}
+
 int grid_partition_parts(grid_kind grid, int ranks, int replication) {
   switch (grid) {
     case grid_kind::replicated:
@@ -31,10 +38,7 @@ cluster::cluster(const data::dataset& ds, const cluster_options& options, bool p
       sampling_(MPI_COMM_WORLD, "sampling", log_),
       features_comm_(MPI_COMM_WORLD, "features", log_),
       gradients_(MPI_COMM_WORLD, "gradients", log_) {
-  validate_grid(options.grid, ranks(), options.replication);
-  BULKGNN_EXPECTS(options.feature_replication >= 1 && ranks() % options.feature_replication == 0,
-                  "--feature-replication {} must divide the {} ranks", options.feature_replication,
-                  ranks());
+  validate(options, ranks());
   const auto graph = ds.graph();
   grid_partition_ = make_partition(options.partition, graph,
                                    grid_partition_parts(options.grid, ranks(), options.replication),

@@ -42,7 +42,7 @@ bool mpi_session::active() {
   return initialised && !finalised;
 }
 
-void mpi_session::abort_all(const std::string& message, int code) {
+void mpi_session::print_on_this_rank(const std::string& message) {
   int rank = 0;
   int size = 1;
   if (active()) {
@@ -51,7 +51,13 @@ void mpi_session::abort_all(const std::string& message, int code) {
   }
   fmt::print(stderr, "bulkgnn (rank {} of {}): {}\n", rank, size, message);
   std::fflush(stderr);
-  if (active() && size > 1) MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+void mpi_session::abort_all(const std::string& message, int code) {
+  print_on_this_rank(message);
+  int size = 1;
+  if (active()) MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1) MPI_Abort(MPI_COMM_WORLD, code);
   std::exit(code);
 }
 

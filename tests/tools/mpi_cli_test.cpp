@@ -1,12 +1,14 @@
 // `mpirun -np P bulkgnn ...` end to end: every grid and rank count gives the
 // single-process minibatches (equal digests), data-parallel training is the
-// single-process training, and a failure on one rank ends every rank.
+// single-process training, a failure on one rank ends every rank, and ranks
+// given different data or settings stop at start-up naming the difference.
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -15,6 +17,7 @@
 #include <fstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace {
 
@@ -175,6 +178,97 @@ TEST(MpiFailures, AFailureOnOneRankEndsEveryRankWithItsMessage) {
   EXPECT_NE(r.output.find("nonexistent-directory"), std::string::npos) << r.output;
 }
 
+// Runs bulkgnn under one mpirun with each rank's own arguments (MPMD:
+// `mpirun -np 1 bulkgnn A : -np 1 bulkgnn B`), with a time limit well
+// below the test's, so that a hang shows as exit code 124.
+run_result run_per_rank(const std::vector<std::string>& arguments_by_rank) {
+  std::string command = "timeout 60 " + std::string(BULKGNN_MPIEXEC) +
+                        " -x OMP_NUM_THREADS=1 --allow-run-as-root --oversubscribe";
+  for (std::size_t r = 0; r < arguments_by_rank.size(); ++r)
+    command +=
+        std::string(r == 0 ? "" : " :") + " -np 1 " + BULKGNN_CLI + " " + arguments_by_rank[r];
+  return bulkgnn::testing::run_command(command);
+}
+
+// Every rank ended with the same ordinary error naming `expected`: no rank
+// hung, crashed or was aborted by another.
+void expect_every_rank_reports(const run_result& r, int ranks, const std::string& expected) {
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung\n" << r.output;
+  EXPECT_LT(r.exit_code, 128) << "a rank died of a signal\n" << r.output;
+  EXPECT_EQ(r.output.find("MPI_ABORT"), std::string::npos) << r.output;
+  for (int rank = 0; rank < ranks; ++rank) {
+    const auto line = fmt::format("bulkgnn (rank {} of {}): error: the ranks disagree on {}", rank,
+                                  ranks, expected);
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+  }
+}
+
+const std::string small_training = " --fanouts 5 --batch-size 64 --hidden 16 --epochs 1 --quiet";
+
+TEST(RanksThatDisagree, OnTheDatasetFailAtStartUpNamingIt) {
+  // Used to segfault: rank 0 fetched cora feature rows from rank 1's facebook.
+  const auto r = run_per_rank(
+      {"train " + cora.string() + small_training, "train " + facebook.string() + small_training});
+  expect_every_rank_reports(r, 2, "DATA (2708 vertices");
+  EXPECT_NE(r.output.find("22470 vertices"), std::string::npos) << r.output;
+}
+
+TEST(RanksThatDisagree, OnTheEpochsFailAtStartUpNamingThem) {
+  // Used to hang: rank 1 waited for a second epoch's all-reduce.
+  const std::string train = "train " + cora.string() + " --fanouts 5 --batch-size 64 --quiet";
+  const auto r = run_per_rank({train + " --epochs 1", train + " --epochs 2"});
+  expect_every_rank_reports(r, 2, "--epochs (1 on rank 0; 2 on rank 1)");
+}
+
+TEST(RanksThatDisagree, OnTheHiddenWidthFailAtStartUpNamingIt) {
+  // Used to abort with MPI_ERR_TRUNCATE or corrupt the heap: gradient
+  // all-reduces of different lengths.
+  const std::string train = "train " + cora.string() + " --fanouts 10,10 --batch-size 16 --quiet";
+  const auto r = run_per_rank({train + " --hidden 64", train + " --hidden 32"});
+  expect_every_rank_reports(r, 2, "--hidden (64 on rank 0; 32 on rank 1)");
+}
+
+TEST(RanksThatDisagree, OnTheFanoutsFailAtStartUpInsteadOfPrintingADigest) {
+  // Used to exit 0 with a digest of minibatches sampled two ways.
+  const std::string sample = "sample " + cora.string() + " --batch-size 16 --quiet";
+  const auto r = run_per_rank({sample + " --fanouts 5", sample + " --fanouts 10"});
+  expect_every_rank_reports(r, 2, "--fanouts (5 on rank 0; 10 on rank 1)");
+  EXPECT_EQ(r.output.find("digest"), std::string::npos) << r.output;
+}
+
+TEST(RanksThatDisagree, AreGroupedByValueAndEverySettingThatDiffersIsNamed) {
+  const std::string sample = "sample " + cora.string() + " --fanouts 5 --batch-size 16 --quiet";
+  const auto r = run_per_rank({sample, sample + " --seed 1 --bulk 2", sample, sample});
+  expect_every_rank_reports(
+      r, 4, "--bulk (32 on ranks 0, 2-3; 2 on rank 1), --seed (0 on ranks 0, 2-3; 1 on rank 1)");
+}
+
+TEST(RanksThatDisagree, OnTheCommandFailAtStartUpNamingIt) {
+  const auto r = run_per_rank({"sample " + cora.string() + " --fanouts 5 --batch-size 64 --quiet",
+                               "train " + cora.string() + small_training});
+  expect_every_rank_reports(r, 2, "command (sample on rank 0; train on rank 1)");
+}
+
+TEST(RanksThatDisagree, NotOnPerRankOptionsRunNormally) {
+  const bulkgnn::testing::scratch_dir dir;
+  const std::string sample = "sample " + cora.string() + " --fanouts 5 --batch-size 16 --quiet";
+  const auto r =
+      run_per_rank({sample + " --threads 1 --metrics-out " + (dir / "metrics.json").string(),
+                    sample + " --threads 2"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(dir / "metrics.json"));
+}
+
+TEST(RanksThatDisagree, OnWhetherTheCommandLineIsValidEndWithoutHanging) {
+  // The other ranks are waiting in their first collective call.
+  const std::string sample = "sample " + cora.string() + " --fanouts 5 --batch-size 16 --quiet";
+  const auto r = run_per_rank({sample, sample + " --no-such-option"});
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung\n" << r.output;
+  EXPECT_NE(r.output.find("--no-such-option"), std::string::npos) << r.output;
+}
+
 TEST(MpiFailures, ImpossibleLayoutsAreRejectedByName) {
   for (const auto& [ranks, options, expected] :
        {std::tuple<int, std::string, std::string>{3, "--grid 1.5d --replication 2",
@@ -187,6 +281,8 @@ TEST(MpiFailures, ImpossibleLayoutsAreRejectedByName) {
     EXPECT_NE(r.exit_code, 0) << options;
     EXPECT_NE(r.exit_code, 124) << "timed out: " << options;
     EXPECT_NE(r.output.find(expected), std::string::npos) << options << ": " << r.output;
+    // Every rank finds the layout impossible alike and ends normally.
+    EXPECT_EQ(r.output.find("MPI_ABORT"), std::string::npos) << options << ": " << r.output;
   }
 }
 

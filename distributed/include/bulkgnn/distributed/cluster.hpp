@@ -23,6 +23,11 @@ struct cluster_options {
   int partition_seed = 0;
 };
 
+// option_error naming the option if `options` cannot lay a run out over
+// `ranks` ranks. A function of its arguments only, so ranks that agree on
+// them all reach the same verdict.
+void validate(const cluster_options& options, int ranks);
+
 // Parts of the vertex partition that lays out the graph on `grid`.
 [[nodiscard]] int grid_partition_parts(grid_kind grid, int ranks, int replication);
 
