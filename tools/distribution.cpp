@@ -58,7 +58,7 @@ void require_every_option_decided(const CLI::App& cmd, const std::vector<shared_
   }
   if (!undecided.empty())
     throw internal_error(
-        fmt::format("{}: options {} must be either shared by every rank or per rank (and not both)",
+        fmt::format("{}: {} must be listed either as shared by every MPI rank or as per rank",
                     cmd.get_name(), fmt::join(undecided, ", ")));
 }
 
