@@ -261,8 +261,13 @@ TEST(RanksThatDisagree, NotOnPerRankOptionsRunNormally) {
 }
 
 TEST(RanksThatDisagree, OnWhetherTheCommandLineIsValidEndWithoutHanging) {
-  // The other ranks are waiting in their first collective call.
-  const std::string sample = "sample " + cora.string() + " --fanouts 5 --batch-size 16 --quiet";
+  // The rank with the bad option ends every rank at once, so the others must
+  // not be importing an OGB directory (they would leave it half-written):
+  // a native dataset, where they wait in their first collective call.
+  const bulkgnn::testing::scratch_dir dir;
+  const auto data = dir / "csbm";
+  ASSERT_EQ(run(0, "generate csbm --quiet --nodes 2000 " + data.string()).exit_code, 0);
+  const std::string sample = "sample " + data.string() + " --fanouts 5 --batch-size 16 --quiet";
   const auto r = run_per_rank({sample, sample + " --no-such-option"});
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung\n" << r.output;
