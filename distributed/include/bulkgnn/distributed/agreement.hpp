@@ -14,8 +14,8 @@ struct shared_setting {
   std::string value;
 };
 
-// Checks that every rank of `comm` passed the same settings (same names,
-// same values, same order). Collective, and safe as the first collective of
+// Checks that every rank of `comm` passed the same settings (same names and
+// values, in any order). Collective, and safe as the first collective of
 // a run: one all-gather of a fixed-size hash per rank, so ranks that
 // disagree cannot wait on each other; only when the hashes differ, which
 // every rank then knows, an all-gather of each rank's settings to name what
