@@ -104,12 +104,6 @@ void run_sample(const sample_config& c) {
     scoped_stage stage(times, "load");
     ds = open_dataset_or_default(c.data, c.quiet);
   }
-  {
-    // A malformed topology would make sampling read out of bounds: check it
-    // whole once (a linear scan, cheap next to an epoch of sampling).
-    scoped_stage stage(times, "validate");
-    ds->validate();
-  }
   const auto train = ds->training_vertices(c.split);
   sampler::sampler_options options{
       .kind = sampler::parse_sampler_kind(c.sampler),

@@ -1,6 +1,7 @@
 #include "bulkgnn/core/atomic_file.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/staging.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -21,8 +22,10 @@ bool sync_to_disk(const std::filesystem::path& path, int flags) {
 }  // namespace
 
 atomic_output_file::atomic_output_file(std::filesystem::path path) : path_(std::move(path)) {
-  temporary_ = path_;
-  temporary_ += fmt::format(".tmp-{}", ::getpid());
+  const std::string staging_prefix = path_.filename().string() + ".tmp-";
+  const auto dir = path_.has_parent_path() ? path_.parent_path() : std::filesystem::path(".");
+  sweep_stale_staging(dir, staging_prefix);
+  temporary_ = dir / staging_name(staging_prefix);
   stream_.open(temporary_, std::ios::binary | std::ios::trunc);
   if (!stream_) throw data_error(path_.string(), "cannot open for writing");
 }
