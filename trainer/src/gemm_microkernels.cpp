@@ -39,14 +39,18 @@ void portable_kernel(std::int64_t kc, const float* packed_a, const float* packed
 
 #if defined(__x86_64__)
 // MR rows × two 8-float vectors: 12 accumulators, two B vectors and one
-// broadcast fill AVX2's 16 registers.
+// broadcast fill AVX2's 16 registers. Every loop over the accumulators is
+// unrolled: one left rolled makes GCC keep them in memory, storing each after
+// every FMA (measured 2.5x slower).
 template <int MR>
 __attribute__((target("avx2,fma"))) void avx2_kernel(std::int64_t kc, const float* packed_a,
                                                      const float* packed_b, float* c,
                                                      std::int64_t ldc, const float* c_old,
                                                      std::int64_t ld_old, const chain_step& step) {
   __m256 acc[MR][2];
+#pragma GCC unroll 16
   for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 16
     for (int v = 0; v < 2; ++v)
       acc[r][v] = step.first ? _mm256_setzero_ps() : _mm256_loadu_ps(c + r * ldc + 8 * v);
   for (std::int64_t p = 0; p < kc; ++p) {
@@ -62,14 +66,18 @@ __attribute__((target("avx2,fma"))) void avx2_kernel(std::int64_t kc, const floa
   if (step.last) {
     const __m256 alpha = _mm256_set1_ps(step.alpha);
     const __m256 beta = _mm256_set1_ps(step.beta);
+#pragma GCC unroll 16
     for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 16
       for (int v = 0; v < 2; ++v) {
         acc[r][v] = _mm256_mul_ps(alpha, acc[r][v]);
         if (step.beta != 0.0f)
           acc[r][v] = _mm256_fmadd_ps(beta, _mm256_loadu_ps(c_old + r * ld_old + 8 * v), acc[r][v]);
       }
   }
+#pragma GCC unroll 16
   for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 16
     for (int v = 0; v < 2; ++v) _mm256_storeu_ps(c + r * ldc + 8 * v, acc[r][v]);
 }
 
@@ -82,7 +90,9 @@ __attribute__((target("avx512f"))) void avx512_kernel(std::int64_t kc, const flo
                                                       std::int64_t ldc, const float* c_old,
                                                       std::int64_t ld_old, const chain_step& step) {
   __m512 acc[MR][2];
+#pragma GCC unroll 16
   for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 16
     for (int v = 0; v < 2; ++v)
       acc[r][v] = step.first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + r * ldc + 16 * v);
   for (std::int64_t p = 0; p < kc; ++p) {
@@ -98,7 +108,9 @@ __attribute__((target("avx512f"))) void avx512_kernel(std::int64_t kc, const flo
   if (step.last) {
     const __m512 alpha = _mm512_set1_ps(step.alpha);
     const __m512 beta = _mm512_set1_ps(step.beta);
+#pragma GCC unroll 16
     for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 16
       for (int v = 0; v < 2; ++v) {
         acc[r][v] = _mm512_mul_ps(alpha, acc[r][v]);
         if (step.beta != 0.0f)
@@ -106,7 +118,9 @@ __attribute__((target("avx512f"))) void avx512_kernel(std::int64_t kc, const flo
               _mm512_fmadd_ps(beta, _mm512_loadu_ps(c_old + r * ld_old + 16 * v), acc[r][v]);
       }
   }
+#pragma GCC unroll 16
   for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 16
     for (int v = 0; v < 2; ++v) _mm512_storeu_ps(c + r * ldc + 16 * v, acc[r][v]);
 }
 
