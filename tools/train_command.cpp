@@ -6,7 +6,7 @@
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
-#include "bulkgnn/trainer/blas.hpp"
+#include "bulkgnn/trainer/gemm.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
 #include <fmt/format.h>
@@ -190,7 +190,7 @@ void run_train(const train_config& c) {
   trainer::validate(options);
   BULKGNN_EXPECTS(c.threads >= 0, "--threads must be 0 (all cores) or positive, got {}", c.threads);
   const thread_limit limit(c.threads);
-  trainer::set_blas_threads(c.threads > 0 ? c.threads
+  trainer::set_gemm_threads(c.threads > 0 ? c.threads
                                           : std::max(1, tbb::info::default_concurrency()));
   const stopwatch total;
   const bool rank_zero = world_rank() == 0;

@@ -12,7 +12,7 @@
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/loader/loader.hpp"
-#include "bulkgnn/trainer/blas.hpp"
+#include "bulkgnn/trainer/gemm.hpp"
 #include "bulkgnn/trainer/layers.hpp"
 #include "bulkgnn/trainer/model.hpp"
 
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   const thread_limit limit(threads);
-  trainer::set_blas_threads(threads);
+  trainer::set_gemm_threads(threads);
   const auto ds = data::dataset::open(data);
   const auto fanout_list = parse_int_list(fanouts, "--fanouts");
   loader::minibatch_loader loader({ds.graph(), ds.features(), ds.labels()},

@@ -4,7 +4,7 @@
 // counter; the argument is the BLAS thread count.
 
 #include "bulkgnn/core/parallel.hpp"
-#include "bulkgnn/trainer/blas.hpp"
+#include "bulkgnn/trainer/gemm.hpp"
 #include "bulkgnn/trainer/model.hpp"
 #include "test_support.hpp"
 
@@ -39,7 +39,7 @@ csr_matrix fanout_block(std::mt19937_64& gen, std::int64_t rows, int fanout) {
 void sage_train_step(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   const thread_limit limit(threads);
-  set_blas_threads(threads);
+  set_gemm_threads(threads);
   std::mt19937_64 gen(1);
   const csr_matrix top = fanout_block(gen, 1024, 10);
   const csr_matrix below = fanout_block(gen, top.cols, 10);

@@ -246,14 +246,14 @@ step_result train_step(gnn_model& model, const problem& p, const matrix& grad_lo
 }
 
 // Restores the BLAS thread count a test changes.
-struct blas_threads_guard {
-  int threads = blas_threads();
-  ~blas_threads_guard() { set_blas_threads(threads); }
+struct gemm_threads_guard {
+  int threads = gemm_threads();
+  ~gemm_threads_guard() { set_gemm_threads(threads); }
 };
 
 // Large enough that OpenBLAS and oneTBB both split the work.
 TEST(GnnModel, ForwardAndBackwardDoNotDependOnThreads) {
-  const blas_threads_guard guard;
+  const gemm_threads_guard guard;
   for (const auto kind : {layer_kind::sage, layer_kind::gcn}) {
     std::mt19937_64 gen(6);
     const auto p = random_problem(gen, kind, {3000, 1200, 400}, 64, 10);
@@ -263,7 +263,7 @@ TEST(GnnModel, ForwardAndBackwardDoNotDependOnThreads) {
     step_result runs[2];
     for (int threads = 1; threads <= 2; ++threads) {
       const thread_limit limit(threads);
-      set_blas_threads(threads);
+      set_gemm_threads(threads);
       runs[threads - 1] = train_step(model, p, grad_logits);
     }
     EXPECT_EQ(runs[0].logits, runs[1].logits) << layer_kind_name(kind);

@@ -2,7 +2,7 @@
 
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/kernels/executor.hpp"
-#include "bulkgnn/trainer/blas.hpp"
+#include "bulkgnn/trainer/gemm.hpp"
 #include "bulkgnn/trainer/layers.hpp"
 #include "bulkgnn/trainer/matrix.hpp"
 
