@@ -6,6 +6,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 namespace bulkgnn {
 namespace {
 
@@ -40,8 +43,11 @@ atomic_output_file::~atomic_output_file() {
 void atomic_output_file::commit() {
   stream_.flush();
   const bool written = static_cast<bool>(stream_);
+  const int write_errno = errno;  // what a full disk reports, before close() overwrites it
   stream_.close();
-  if (!written || stream_.fail()) throw data_error(path_.string(), "write failed");
+  if (!written || stream_.fail())
+    throw data_error(path_.string(),
+                     fmt::format("write failed: {}", std::strerror(written ? errno : write_errno)));
   if (!sync_to_disk(temporary_, O_RDONLY)) throw data_error(path_.string(), "fsync failed");
   std::error_code ec;
   std::filesystem::rename(temporary_, path_, ec);
