@@ -2,6 +2,7 @@
 #include "distribution.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/interrupt.hpp"
 #include "bulkgnn/core/memory.hpp"
 
 #include <fmt/format.h>
@@ -48,6 +49,9 @@ int main(int argc, char** argv) {
     return fail(fmt::format("error: {}", e.what()), 1, e);
   }
 #endif
+  // SIGINT/SIGTERM unwind the command (removing its staging files) and end it
+  // with 128 + the signal's number, through the catch below.
+  bulkgnn::install_interrupt_handlers();
   CLI::App app{"bulkgnn: bulk minibatch sampling and training for graph neural networks"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "bulkgnn 0.1.0");
@@ -67,6 +71,8 @@ int main(int argc, char** argv) {
     if (code != 0 && bulkgnn::tools::world_size() > 1)
       return fail(fmt::format("error: {}", e.what()), code, e);
     return code;
+  } catch (const bulkgnn::interrupted& e) {
+    return fail(e.what(), e.exit_code(), e);
   } catch (const bulkgnn::error& e) {
     return fail(fmt::format("error: {}", e.what()), 1, e);
   } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/interrupt.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
@@ -104,12 +105,6 @@ void run_sample(const sample_config& c) {
     scoped_stage stage(times, "load");
     ds = open_dataset_or_default(c.data, c.quiet);
   }
-  {
-    // A malformed topology would make sampling read out of bounds: check it
-    // whole once (a linear scan, cheap next to an epoch of sampling).
-    scoped_stage stage(times, "validate");
-    ds->validate();
-  }
   const auto train = ds->training_vertices(c.split);
   sampler::sampler_options options{
       .kind = sampler::parse_sampler_kind(c.sampler),
@@ -150,6 +145,7 @@ void run_sample(const sample_config& c) {
     const sampler::epoch_plan plan(train, c.batch_size, c.seed, static_cast<std::uint32_t>(epoch));
     times.add("shuffle", sampling_clock.seconds());
     for (std::int64_t first = 0; first < per_epoch; first += step) {
+      throw_if_interrupted();
       sampling_clock.restart();
       segmented_vertices seeds;
       std::vector<std::int64_t> ids;

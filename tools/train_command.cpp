@@ -197,7 +197,6 @@ void run_train(const train_config& c) {
   options.quiet = c.quiet || !rank_zero;
 
   const auto ds = open_dataset_or_default(c.data, options.quiet);
-  ds.validate();
   distributed_run cluster(ds, c.distribution, true, shared_settings(c));
   options.parallel = cluster.data_parallel();
   if (rank_zero)

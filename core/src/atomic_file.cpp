@@ -1,9 +1,13 @@
 #include "bulkgnn/core/atomic_file.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/staging.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace bulkgnn {
 namespace {
@@ -21,8 +25,10 @@ bool sync_to_disk(const std::filesystem::path& path, int flags) {
 }  // namespace
 
 atomic_output_file::atomic_output_file(std::filesystem::path path) : path_(std::move(path)) {
-  temporary_ = path_;
-  temporary_ += fmt::format(".tmp-{}", ::getpid());
+  const std::string staging_prefix = path_.filename().string() + ".tmp-";
+  const auto dir = path_.has_parent_path() ? path_.parent_path() : std::filesystem::path(".");
+  sweep_stale_staging(dir, staging_prefix);
+  temporary_ = dir / staging_name(staging_prefix);
   stream_.open(temporary_, std::ios::binary | std::ios::trunc);
   if (!stream_) throw data_error(path_.string(), "cannot open for writing");
 }
@@ -37,8 +43,11 @@ atomic_output_file::~atomic_output_file() {
 void atomic_output_file::commit() {
   stream_.flush();
   const bool written = static_cast<bool>(stream_);
+  const int write_errno = errno;  // what a full disk reports, before close() overwrites it
   stream_.close();
-  if (!written || stream_.fail()) throw data_error(path_.string(), "write failed");
+  if (!written || stream_.fail())
+    throw data_error(path_.string(),
+                     fmt::format("write failed: {}", std::strerror(written ? errno : write_errno)));
   if (!sync_to_disk(temporary_, O_RDONLY)) throw data_error(path_.string(), "fsync failed");
   std::error_code ec;
   std::filesystem::rename(temporary_, path_, ec);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -14,7 +15,11 @@
 #include <numeric>
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/staging.hpp"
 #include "bulkgnn/data/ogb_import.hpp"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_reduce.h>
 
 namespace bulkgnn::data {
 
@@ -25,6 +30,7 @@ namespace {
 constexpr const char* manifest_name = "manifest.json";
 constexpr const char* format_name = "bulkgnn-native";
 constexpr int format_version = 1;
+constexpr const char* import_staging_prefix = "bulkgnn-import-";
 
 nlohmann::json read_manifest(const fs::path& path) {
   std::ifstream in(path);
@@ -87,6 +93,39 @@ std::int64_t manifest_count(const nlohmann::json& m, const char* key, const fs::
   return v.get<std::int64_t>();
 }
 
+// The smallest i in [0, count) with bad(i), or count if there is none; one
+// parallel pass, so that validating a large graph costs a fraction of a read.
+template <class Predicate>
+std::int64_t first_where(std::int64_t count, const Predicate& bad) {
+  return tbb::parallel_reduce(
+      tbb::blocked_range<std::int64_t>(0, count, std::int64_t{1} << 16), count,
+      [&](const tbb::blocked_range<std::int64_t>& range, std::int64_t found) {
+        for (auto i = range.begin(); i != range.end() && i < found; ++i)
+          if (bad(i)) return i;
+        return found;
+      },
+      [](std::int64_t a, std::int64_t b) { return std::min(a, b); });
+}
+
+void check_finite(std::span<const float> values, const fs::path& path) {
+  const auto bad =
+      first_where(std::ssize(values), [&](std::int64_t i) { return !std::isfinite(values[i]); });
+  if (bad != std::ssize(values))
+    throw data_error(path.string(),
+                     fmt::format("non-finite value {} at flat index {}", values[bad], bad));
+}
+
+// A path from manifest.json must name a file inside the dataset directory.
+void check_inside_dataset(const std::string& relative, const fs::path& manifest_path,
+                          const char* field) {
+  const fs::path p(relative);
+  const bool escapes = p.empty() || p.has_root_path() ||
+                       std::any_of(p.begin(), p.end(), [](const fs::path& c) { return c == ".."; });
+  if (escapes)
+    throw data_error(manifest_path.string(),
+                     fmt::format("{} entry '{}' leaves the dataset directory", field, relative));
+}
+
 void rename_or_throw(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::rename(from, to, ec);
@@ -125,7 +164,10 @@ bool is_ogb_raw_dir(const fs::path& dir) {
 
 dataset dataset::open(const fs::path& dir) {
   if (fs::exists(dir / manifest_name) || !is_ogb_raw_dir(dir)) return open_native(dir);
-  const fs::path tmp = make_unique_dir(fs::temp_directory_path() / "bulkgnn-import-");
+  const fs::path staging_parent = fs::temp_directory_path();
+  sweep_stale_staging(staging_parent, import_staging_prefix);
+  const fs::path tmp =
+      make_unique_dir(staging_parent / (staging_name(import_staging_prefix) + "-"));
   struct remove_on_exit {
     fs::path dir;
     ~remove_on_exit() {
@@ -143,7 +185,9 @@ dataset dataset::open_native(const fs::path& dir) {
   // A manifest field of the wrong JSON type surfaces deep in the reading
   // below; report it against the manifest rather than as a bare json error.
   try {
-    return read_native(dir);
+    dataset d = read_native(dir);
+    d.validate();
+    return d;
   } catch (const nlohmann::json::exception& e) {
     throw data_error((dir / manifest_name).string(), std::string("malformed field: ") + e.what());
   }
@@ -166,6 +210,12 @@ dataset dataset::read_native(const fs::path& dir) {
     throw data_error(manifest_path.string(), fmt::format("num_classes {} is too large", classes));
   d.num_classes_ = static_cast<int>(classes);
   d.name_ = m.value("name", dir.filename().string());
+
+  if (m.contains("arrays"))
+    for (const auto& rel : m["arrays"])
+      check_inside_dataset(rel.get<std::string>(), manifest_path, "\"arrays\"");
+  const auto split_names = m.value("splits", std::vector<std::string>{});
+  for (const auto& name : split_names) check_inside_dataset(name, manifest_path, "\"splits\"");
 
   const auto listed = [&](const std::string& rel) {
     if (!m.contains("arrays")) return fs::exists(dir / rel);
@@ -197,7 +247,7 @@ dataset dataset::read_native(const fs::path& dir) {
   }
   if (listed("labels.npy")) d.labels_ = typed<std::int32_t>(load("labels.npy"), {n});
 
-  for (const auto& name : m.value("splits", std::vector<std::string>{})) {
+  for (const auto& name : split_names) {
     split s{name, {}, {}, {}};
     for (auto [part, span] :
          {std::pair{"train", &s.train}, {"valid", &s.valid}, {"test", &s.test}}) {
@@ -234,28 +284,64 @@ std::vector<vertex_t> dataset::training_vertices(const std::string& split_name) 
 }
 
 void dataset::validate() const {
-  if (const auto problem = find_csr_problem(graph_); !problem.empty())
-    throw data_error((dir_ / "indices.npy").string(), "not a valid CSR graph: " + problem);
-  const auto labels = std::find_if(labels_.begin(), labels_.end(),
-                                   [&](std::int32_t l) { return l < -1 || l >= num_classes_; });
-  if (labels != labels_.end())
+  validate_graph();
+  const auto bad_label = first_where(std::ssize(labels_), [&](std::int64_t v) {
+    return labels_[v] < -1 || labels_[v] >= num_classes_;
+  });
+  if (bad_label != std::ssize(labels_))
     throw data_error((dir_ / "labels.npy").string(),
-                     fmt::format("label {} of node {} is outside [-1, {})", *labels,
-                                 labels - labels_.begin(), num_classes_));
-  const auto bad = std::find_if(features_.data.begin(), features_.data.end(),
-                                [](float x) { return !std::isfinite(x); });
-  if (bad != features_.data.end())
-    throw data_error(
-        (dir_ / "features.npy").string(),
-        fmt::format("non-finite value at flat index {}", bad - features_.data.begin()));
-  for (const auto& s : splits_)
-    for (auto [part, ids] : {std::pair{"train", s.train}, {"valid", s.valid}, {"test", s.test}}) {
-      const auto it = std::find_if(ids.begin(), ids.end(),
-                                   [&](vertex_t v) { return v < 0 || v >= num_nodes(); });
-      if (it != ids.end())
-        throw data_error((dir_ / "split" / s.name / fmt::format("{}.npy", part)).string(),
-                         fmt::format("node id {} is outside [0, {})", *it, num_nodes()));
+                     fmt::format("label {} of node {} is outside [-1, {})", labels_[bad_label],
+                                 bad_label, num_classes_));
+  check_finite(features_.data, dir_ / "features.npy");
+  for (const auto& s : splits_) validate_split(s);
+}
+
+void dataset::validate_graph() const {
+  const fs::path indptr_path = dir_ / "indptr.npy";
+  const auto indptr = graph_.indptr;
+  const auto decrease =
+      first_where(num_nodes(), [&](std::int64_t v) { return indptr[v + 1] < indptr[v]; });
+  if (decrease != num_nodes())
+    throw data_error(indptr_path.string(),
+                     fmt::format("decreases at row {} ({} > {}): not a valid CSR row pointer",
+                                 decrease, indptr[decrease], indptr[decrease + 1]));
+  const auto indices = graph_.indices;
+  const auto bad_column = first_where(std::ssize(indices), [&](std::int64_t e) {
+    return indices[e] < 0 || indices[e] >= num_nodes();
+  });
+  if (bad_column != std::ssize(indices))
+    throw data_error((dir_ / "indices.npy").string(),
+                     fmt::format("node id {} at entry {} is outside [0, {})", indices[bad_column],
+                                 bad_column, num_nodes()));
+  check_finite(graph_.values, dir_ / "edge_weight.npy");
+}
+
+// A node in two parts of a split would be trained on and evaluated on, and a
+// node listed twice in one part counts twice: both are refused.
+void dataset::validate_split(const split& s) const {
+  // part_of[v]: 1 + the index in `parts` of the part that lists v, or 0.
+  constexpr std::uint8_t none = 0;
+  std::vector<std::uint8_t> part_of(static_cast<std::size_t>(num_nodes()), none);
+  const std::array<std::pair<const char*, std::span<const vertex_t>>, 3> parts{
+      {{"train", s.train}, {"valid", s.valid}, {"test", s.test}}};
+  for (std::uint8_t p = 0; p < parts.size(); ++p) {
+    const auto& [part, ids] = parts[p];
+    const fs::path path = dir_ / "split" / s.name / fmt::format("{}.npy", part);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const vertex_t v = ids[i];
+      if (v < 0 || v >= num_nodes())
+        throw data_error(path.string(), fmt::format("node id {} at entry {} is outside [0, {})", v,
+                                                    i, num_nodes()));
+      const std::uint8_t mark = part_of[static_cast<std::size_t>(v)];
+      if (mark == p + 1)
+        throw data_error(path.string(), fmt::format("node {} is listed twice (entry {})", v, i));
+      if (mark != none)
+        throw data_error(path.string(),
+                         fmt::format("node {} (entry {}) is also in {}.npy of split '{}'", v, i,
+                                     parts[mark - 1].first, s.name));
+      part_of[static_cast<std::size_t>(v)] = static_cast<std::uint8_t>(p + 1);
     }
+  }
 }
 
 native_writer::native_writer(fs::path final_dir) : final_dir_(std::move(final_dir)) {
@@ -265,7 +351,9 @@ native_writer::native_writer(fs::path final_dir) : final_dir_(std::move(final_di
   fs::create_directories(parent, ec);
   if (ec) throw data_error(parent.string(), "cannot create directory: " + ec.message());
   // A sibling on the same filesystem, so that commit() is a rename.
-  tmp_dir_ = make_unique_dir(parent / fmt::format(".{}.tmp-", final_dir_.filename().string()));
+  const std::string staging_prefix = fmt::format(".{}.tmp-", final_dir_.filename().string());
+  sweep_stale_staging(parent, staging_prefix);
+  tmp_dir_ = make_unique_dir(parent / (staging_name(staging_prefix) + "-"));
   // mkdtemp makes it private; the committed dataset should be as readable as its files.
   fs::permissions(tmp_dir_,
                   fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
@@ -301,7 +389,9 @@ void native_writer::commit(nlohmann::json manifest) {
   {
     std::ofstream out(manifest_path);
     out << manifest.dump(2) << '\n';
-    if (!out.flush()) throw data_error(manifest_path.string(), "write failed");
+    if (!out.flush())
+      throw data_error(manifest_path.string(),
+                       fmt::format("write failed: {}", std::strerror(errno)));
   }
   // Durable before visible: a crash after the rename must not expose
   // arrays whose pages never reached the disk.

@@ -1,6 +1,7 @@
 #include "generator_util.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/interrupt.hpp"
 #include "bulkgnn/core/progress.hpp"
 
 #include <sys/mman.h>
@@ -51,6 +52,7 @@ void for_each_chunk(std::int64_t chunks, const std::string& label, bool quiet,
                           body(chunk);
                       });
     bar.update(end);
+    throw_if_interrupted();
   }
   bar.finish();
 }

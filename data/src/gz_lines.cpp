@@ -1,10 +1,13 @@
 #include "gz_lines.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -17,12 +20,99 @@ constexpr unsigned zlib_buffer_bytes = 1u << 20;
 constexpr std::size_t chunk_bytes = std::size_t{1} << 22;
 constexpr int chunks_in_flight = 3;
 
-// gzerror prefixes its message with the path, which data_error adds anyway.
-std::string zlib_reason(gzFile gz, const std::string& file, int& code) {
-  std::string message = gzerror(gz, &code);
-  if (message.starts_with(file + ": ")) message.erase(0, file.size() + 2);
-  return message;
-}
+// One gzip file inflated member after member, as `gzip -d` reads it. zlib's
+// gzread would silently drop whatever follows the last member when it is not
+// another member; here that is an error, like a truncated or corrupt member.
+class gzip_stream {
+ public:
+  explicit gzip_stream(std::string file) : file_(std::move(file)), input_(zlib_buffer_bytes) {
+    fd_ = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw data_error(file_, fmt::format("cannot open: {}", std::strerror(errno)));
+    if (inflateInit2(&stream_, 16 + MAX_WBITS) != Z_OK) {
+      ::close(fd_);
+      throw data_error(file_, "cannot start zlib's inflate");
+    }
+    std::string failure;
+    if (!fill(failure) || stream_.avail_in < 2 || input_[0] != '\x1f' || input_[1] != '\x8b') {
+      close();
+      throw data_error(file_, failure.empty() ? "not a gzip file" : failure);
+    }
+  }
+  ~gzip_stream() { close(); }
+  gzip_stream(const gzip_stream&) = delete;
+  gzip_stream& operator=(const gzip_stream&) = delete;
+
+  // Inflates up to `size` bytes into `out` and returns how many; fewer only
+  // at the end of the file, or with `failure` set (bytes before it still count).
+  std::size_t read(char* out, std::size_t size, std::string& failure) {
+    stream_.next_out = reinterpret_cast<Bytef*>(out);
+    stream_.avail_out = static_cast<uInt>(size);
+    while (stream_.avail_out > 0 && !finished_) step(failure);
+    return size - stream_.avail_out;
+  }
+
+  // Compressed bytes consumed so far.
+  [[nodiscard]] std::int64_t consumed() const {
+    return bytes_read_ - static_cast<std::int64_t>(stream_.avail_in);
+  }
+
+ private:
+  void step(std::string& failure) {
+    if (stream_.avail_in == 0) {
+      if (!fill(failure)) return finish();
+      if (stream_.avail_in == 0) {
+        if (in_member_) failure = "truncated gzip file (it ends inside a compressed member)";
+        return finish();
+      }
+    }
+    if (!in_member_) {
+      if (*stream_.next_in != 0x1f) {
+        failure = fmt::format("trailing garbage after the gzip data, at byte {}", consumed());
+        return finish();
+      }
+      inflateReset(&stream_);
+      in_member_ = true;
+    }
+    const int rc = inflate(&stream_, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) in_member_ = false;
+    if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_MEM_ERROR) {
+      failure =
+          fmt::format("corrupt gzip data ({})", stream_.msg != nullptr ? stream_.msg : zError(rc));
+      finish();
+    }
+  }
+
+  bool fill(std::string& failure) {
+    ssize_t got = 0;
+    do got = ::read(fd_, input_.data(), input_.size());
+    while (got < 0 && errno == EINTR);
+    if (got < 0) {
+      failure = fmt::format("read failed: {}", std::strerror(errno));
+      return false;
+    }
+    bytes_read_ += got;
+    stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+    stream_.avail_in = static_cast<uInt>(got);
+    return true;
+  }
+
+  void finish() { finished_ = true; }
+
+  void close() {
+    if (fd_ < 0) return;
+    inflateEnd(&stream_);
+    ::close(fd_);
+    fd_ = -1;
+  }
+
+  std::string file_;
+  int fd_ = -1;
+  z_stream stream_{};
+  std::vector<char> input_;
+  std::int64_t bytes_read_ = 0;
+  bool in_member_ = false;
+  bool finished_ = false;
+};
 
 }  // namespace
 
@@ -35,7 +125,7 @@ class gz_lines::inflater {
     std::size_t size = 0;
   };
 
-  inflater(gzFile gz, std::string file) : gz_(gz), file_(std::move(file)) {
+  explicit inflater(const std::string& file) : stream_(file) {
     for (int i = 0; i < chunks_in_flight; ++i) free_.push_back({std::vector<char>(chunk_bytes), 0});
     thread_ = std::thread([this] { run(); });
   }
@@ -46,7 +136,6 @@ class gz_lines::inflater {
     }
     changed_.notify_all();
     thread_.join();
-    gzclose(gz_);
   }
   inflater(const inflater&) = delete;
   inflater& operator=(const inflater&) = delete;
@@ -84,33 +173,22 @@ class gz_lines::inflater {
         c = std::move(free_.back());
         free_.pop_back();
       }
-      const int got = gzread(gz_, c.data.data(), static_cast<unsigned>(c.data.size()));
-      offset_.store(gzoffset(gz_), std::memory_order_relaxed);
-      c.size = got > 0 ? static_cast<std::size_t>(got) : 0;
-      const std::string failure = got > 0 ? std::string() : end_failure(got);
+      std::string failure;
+      c.size = stream_.read(c.data.data(), c.data.size(), failure);
+      offset_.store(stream_.consumed(), std::memory_order_relaxed);
+      const bool last = c.size < c.data.size() || !failure.empty();
       {
         const std::lock_guard lock(mutex_);
-        if (got > 0) full_.push_back(std::move(c));
-        finished_ = got <= 0;
+        if (c.size > 0) full_.push_back(std::move(c));
+        finished_ = last;
         failure_ = failure;
       }
       changed_.notify_all();
-      if (got <= 0) return;
+      if (last) return;
     }
   }
 
-  // gzread reports a stream cut short as a plain end of file; only gzerror
-  // tells it apart from a complete one.
-  std::string end_failure(int got) const {
-    int code = Z_OK;
-    const std::string reason = zlib_reason(gz_, file_, code);
-    if (got == 0 && code == Z_OK) return {};
-    if (code == Z_BUF_ERROR) return fmt::format("truncated gzip file ({})", reason);
-    return fmt::format("corrupt gzip data ({})", reason);
-  }
-
-  gzFile gz_;
-  std::string file_;
+  gzip_stream stream_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<chunk> full_;
@@ -126,15 +204,7 @@ gz_lines::gz_lines(const std::filesystem::path& path)
     : file_(path.string()), buffer_(2 * chunk_bytes) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw data_error(file_, "missing");
-  gzFile gz = gzopen(path.c_str(), "rb");
-  if (gz == nullptr) throw data_error(file_, fmt::format("cannot open: {}", std::strerror(errno)));
-  gzbuffer(gz, zlib_buffer_bytes);
-  // zlib would silently pass a file without a gzip header through as text.
-  if (gzdirect(gz) != 0) {
-    gzclose(gz);
-    throw data_error(file_, "not a gzip file");
-  }
-  inflater_ = std::make_unique<inflater>(gz, file_);
+  inflater_ = std::make_unique<inflater>(file_);
 }
 
 gz_lines::~gz_lines() = default;

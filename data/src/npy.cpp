@@ -237,8 +237,13 @@ mapped_file mapped_file::open_read(const std::filesystem::path& path, bool prefa
 
 mapped_file mapped_file::create(const std::filesystem::path& path, std::size_t bytes) {
   const file_descriptor fd(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-  if (::ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0)
-    throw data_error(path.string(), system_reason("ftruncate"));
+  // Reserve every block now: a sparse file (ftruncate alone) would let a full
+  // disk surface later as SIGBUS on a write through the mapping.
+  if (bytes > 0) {
+    if (const int rc = ::posix_fallocate(fd.get(), 0, static_cast<off_t>(bytes)); rc != 0)
+      throw data_error(path.string(),
+                       fmt::format("cannot reserve {} bytes: {}", bytes, std::strerror(rc)));
+  }
   mapped_file f;
   f.size_ = bytes;
   f.data_ = map_or_throw(path, fd.get(), bytes, PROT_READ | PROT_WRITE);

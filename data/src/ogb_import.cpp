@@ -4,12 +4,14 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <limits>
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/interrupt.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "gz_lines.hpp"
@@ -98,6 +100,17 @@ bool meta_add_inverse(const nlohmann::json& meta, const fs::path& path) {
   throw data_error(path.string(), "\"add_inverse_edge\" is neither true nor false");
 }
 
+// meta.json's "num_nodes", where present, must agree with num-node-list.csv.gz.
+void check_meta_node_count(const nlohmann::json& meta, const fs::path& path, std::int64_t n) {
+  if (!meta.contains("num_nodes")) return;
+  const auto& v = meta["num_nodes"];
+  if (!v.is_number_integer()) throw data_error(path.string(), "\"num_nodes\" is not an integer");
+  if (v.get<std::int64_t>() != n)
+    throw data_error(path.string(),
+                     fmt::format("\"num_nodes\" is {} but raw/num-node-list.csv.gz says {}",
+                                 v.get<std::int64_t>(), n));
+}
+
 // Streams edge.csv.gz once, calling f(src, dst) per line.
 template <class F>
 std::int64_t for_each_edge(const fs::path& path, std::int64_t n, const char* label, bool quiet,
@@ -110,7 +123,10 @@ std::int64_t for_each_edge(const fs::path& path, std::int64_t n, const char* lab
   while (in.next(line)) {
     const auto [src, dst] = parse_edge(line, in, n);
     f(src, dst, in);
-    if (++lines % progress_every == 0) bar.update(in.compressed_offset());
+    if (++lines % progress_every == 0) {
+      bar.update(in.compressed_offset());
+      throw_if_interrupted();
+    }
   }
   bar.update(bytes);
   bar.finish();
@@ -202,7 +218,10 @@ std::int64_t import_features(const fs::path& path, std::int64_t n, bool quiet, n
   do {
     if (row == n) in.fail(fmt::format("more rows than the {} nodes of num-node-list.csv.gz", n));
     parse_feature_row(line, features.subspan(row * width, width), in);
-    if (++row % progress_every == 0) bar.update(row);
+    if (++row % progress_every == 0) {
+      bar.update(row);
+      throw_if_interrupted();
+    }
   } while (in.next(line));
   if (row != n)
     throw data_error(path.string(),
@@ -248,6 +267,7 @@ int import_labels(const fs::path& path, std::int64_t n, std::int64_t meta_classe
           fmt::format("label {} is not below num_classes = {} of meta.json", label, meta_classes));
     labels[row++] = label;
     largest = std::max(largest, label);
+    if (row % progress_every == 0) throw_if_interrupted();
   }
   if (row != n)
     throw data_error(path.string(),
@@ -255,13 +275,34 @@ int import_labels(const fs::path& path, std::int64_t n, std::int64_t meta_classe
   return largest + 1;
 }
 
-std::vector<vertex_t> read_ids(const fs::path& path, std::int64_t n) {
+// Where each node of one split was seen: the part (1-based index into
+// split_parts) and the line, so that a node listed twice in one part or in two
+// parts (trained twice, or evaluated on what it was trained on) is refused.
+struct split_seen {
+  std::vector<std::uint8_t> part;
+  std::vector<std::int64_t> line;
+};
+
+constexpr std::array<const char*, 3> split_parts{"train", "valid", "test"};
+
+std::vector<vertex_t> read_ids(const fs::path& path, std::int64_t n, std::uint8_t part,
+                               split_seen& seen) {
   gz_lines in(path);
   std::vector<vertex_t> ids;
   std::string_view line;
   while (in.next(line)) {
     if (line.find(',') != std::string_view::npos) in.fail("expected one node id per line");
-    ids.push_back(parse_node(line, in, n));
+    const vertex_t v = parse_node(line, in, n);
+    const auto at = static_cast<std::size_t>(v);
+    if (seen.part[at] == part)
+      in.fail(fmt::format("node {} is listed twice (first on line {})", v, seen.line[at]));
+    if (seen.part[at] != 0)
+      in.fail(fmt::format("node {} is also in {}.csv.gz (line {})", v,
+                          split_parts[seen.part[at] - 1], seen.line[at]));
+    seen.part[at] = part;
+    seen.line[at] = in.line_number();
+    ids.push_back(v);
+    if (ids.size() % progress_every == 0) throw_if_interrupted();
   }
   return ids;
 }
@@ -273,17 +314,21 @@ std::vector<std::string> import_splits(const ogb_layout& ogb, std::int64_t n, na
   for (const auto& entry : fs::directory_iterator(ogb.splits()))
     if (entry.is_directory()) names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
-  for (const auto& name : names)
-    for (const char* part : {"train", "valid", "test"}) {
+  for (const auto& name : names) {
+    const auto nodes = static_cast<std::size_t>(n);
+    split_seen seen{std::vector<std::uint8_t>(nodes, 0), std::vector<std::int64_t>(nodes, 0)};
+    for (std::uint8_t p = 0; p < split_parts.size(); ++p) {
+      const char* part = split_parts[p];
       const fs::path path = ogb.splits() / name / fmt::format("{}.csv.gz", part);
       if (!fs::exists(path))
         throw data_error(path.string(),
                          fmt::format("missing: split '{}' needs train, valid and test", name));
-      const auto ids = read_ids(path, n);
+      const auto ids = read_ids(path, n, static_cast<std::uint8_t>(p + 1), seen);
       const npy_array array = w.create(fmt::format("split/{}/{}.npy", name, part), dtype::int32,
                                        {static_cast<std::int64_t>(ids.size())});
       std::ranges::copy(ids, array.as<vertex_t>().begin());
     }
+  }
   return names;
 }
 
@@ -301,6 +346,7 @@ void import_ogb(const fs::path& ogb_dir, const fs::path& out_dir,
           ? meta["num_classes"].get<std::int64_t>()
           : 0;
   const std::int64_t n = read_node_count(ogb.raw("num-node-list.csv.gz"));
+  check_meta_node_count(meta, ogb.meta(), n);
 
   native_writer w(out_dir);
   const edge_summary edges = import_edges(ogb, n, inverse, options.quiet, w);

@@ -3,7 +3,10 @@
 #include "bulkgnn/core/error.hpp"
 #include "scratch_dir.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -40,6 +43,23 @@ TEST(AtomicOutputFile, AnAbandonedFileLeavesTheOldContentAndNoTemporary) {
   }
   EXPECT_EQ(read(path), "old");
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
+}
+
+// A save killed outright (SIGKILL, power loss) leaves its temporary behind;
+// the next save of the same file removes it unless its owner still runs.
+TEST(AtomicOutputFile, ASaveSweepsTheTemporaryOfAKilledSave) {
+  const scratch_dir scratch;
+  const pid_t ended = ::fork();
+  if (ended == 0) ::_exit(0);
+  ::waitpid(ended, nullptr, 0);
+  const auto stale = scratch / fmt::format("checkpoint.bin.tmp-{}", ended);
+  const auto live = scratch / fmt::format("checkpoint.bin.tmp-{}", ::getppid());
+  std::ofstream(stale) << "half";
+  std::ofstream(live) << "in progress";
+  write_file_atomically(scratch / "checkpoint.bin", "whole");
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(live));
+  EXPECT_EQ(read(scratch / "checkpoint.bin"), "whole");
 }
 
 TEST(AtomicOutputFile, AnUnwritableDirectoryIsADataError) {

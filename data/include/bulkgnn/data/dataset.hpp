@@ -35,7 +35,8 @@ struct split {
 class dataset {
  public:
   // Opens a native directory, or an OGB raw directory (imported on the fly
-  // into a temporary native directory that is deleted once mapped).
+  // into a temporary native directory that is deleted once mapped), and
+  // validates it, so that no command computes on a malformed dataset.
   static dataset open(const std::filesystem::path& dir);
   static dataset open_native(const std::filesystem::path& dir);
 
@@ -55,14 +56,17 @@ class dataset {
   [[nodiscard]] std::vector<vertex_t> training_vertices(const std::string& split_name) const;
   [[nodiscard]] const nlohmann::json& manifest() const { return manifest_; }
 
-  // Full check of every array (O(nodes + edges + features)), which opening
-  // skips so that large graphs open instantly: well-formed CSR, labels in
-  // [-1, num_classes), split ids in [0, num_nodes), finite features. Throws
-  // data_error naming the offending file.
+  // Full check of every array (one parallel pass each, O(nodes + edges +
+  // features)), which opening runs: a non-decreasing indptr, column ids in
+  // [0, num_nodes), finite edge weights and features, labels in
+  // [-1, num_classes), split ids in [0, num_nodes) with no node twice in a
+  // split. Throws data_error naming the offending file.
   void validate() const;
 
  private:
   static dataset read_native(const std::filesystem::path& dir);
+  void validate_graph() const;
+  void validate_split(const split& s) const;
 
   std::filesystem::path dir_;
   std::string name_;

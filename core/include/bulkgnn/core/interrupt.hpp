@@ -1,0 +1,36 @@
+#pragma once
+
+#include "bulkgnn/core/error.hpp"
+
+namespace bulkgnn {
+
+// Thrown by throw_if_interrupted() once SIGINT or SIGTERM has arrived, so that
+// the work in progress unwinds through its RAII guards (staging directories,
+// temporary files) instead of dying with them half-written.
+class interrupted : public error {
+ public:
+  explicit interrupted(int signal_number);
+  [[nodiscard]] int signal_number() const { return signal_number_; }
+  // The shell's convention for death by a signal: 128 + its number (130 for
+  // SIGINT, 143 for SIGTERM).
+  [[nodiscard]] int exit_code() const { return 128 + signal_number_; }
+
+ private:
+  int signal_number_;
+};
+
+// Makes SIGINT and SIGTERM only record their arrival (async-signal-safe).
+// The handler resets itself, so a second signal of the same kind ends the
+// process at once should a loop never poll.
+void install_interrupt_handlers();
+
+// The signal recorded by the handlers, or 0 if none has arrived.
+[[nodiscard]] int pending_interrupt();
+
+// Long loops call this now and then; throws `interrupted` if a signal came.
+inline void throw_if_interrupted() {
+  if (const int signal_number = pending_interrupt(); signal_number != 0)
+    throw interrupted(signal_number);
+}
+
+}  // namespace bulkgnn

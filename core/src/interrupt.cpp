@@ -1,0 +1,42 @@
+#include "bulkgnn/core/interrupt.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+namespace bulkgnn {
+namespace {
+
+std::atomic<int> received_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs a lock-free flag");
+
+extern "C" void record_signal(int signal_number) {
+  received_signal.store(signal_number, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+interrupted::interrupted(int signal_number)
+    : error(fmt::format("interrupted by {}", signal_number == SIGINT ? "SIGINT"
+                                             : signal_number == SIGTERM
+                                                 ? "SIGTERM"
+                                                 : ::strsignal(signal_number))),
+      signal_number_(signal_number) {}
+
+void install_interrupt_handlers() {
+  struct sigaction action {};
+  action.sa_handler = record_signal;
+  sigemptyset(&action.sa_mask);
+  // SA_RESETHAND: a second signal kills, should nothing poll the flag.
+  // SA_RESTART: reads in progress (zlib's, say) must not fail with EINTR.
+  action.sa_flags = SA_RESETHAND | SA_RESTART;
+  for (const int signal_number : {SIGINT, SIGTERM})
+    if (::sigaction(signal_number, &action, nullptr) != 0)
+      throw internal_error(
+          fmt::format("sigaction({}) failed: {}", signal_number, std::strerror(errno)));
+}
+
+int pending_interrupt() { return received_signal.load(std::memory_order_relaxed); }
+
+}  // namespace bulkgnn
