@@ -12,8 +12,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace bulkgnn;
   std::string content(fuzz::as_text(data, size));
-  const auto crc = static_cast<std::uint32_t>(
-      crc32(crc32(0L, Z_NULL, 0), data, static_cast<uInt>(size)));
+  const auto crc =
+      static_cast<std::uint32_t>(crc32(crc32(0L, Z_NULL, 0), data, static_cast<uInt>(size)));
   content.append(reinterpret_cast<const char*>(&crc), sizeof crc);
 
   const fuzz::scratch_dir dir;

@@ -20,7 +20,7 @@ void write_array(const fs::path& path, std::vector<std::int64_t> shape,
                  std::initializer_list<T> values) {
   fs::create_directories(path.parent_path());
   const auto a = npy_array::create(path, bulkgnn::data::dtype_of<T>(), std::move(shape));
-  std::copy(values.begin(), values.end(), a.as<T>().begin());
+  std::copy(values.begin(), values.end(), a.template as<T>().begin());
 }
 
 void write_arrays(const fs::path& dir) {

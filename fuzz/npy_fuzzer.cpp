@@ -63,6 +63,7 @@ void read_every_element(const npy_array& a, std::size_t file_bytes) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const memory_file file(bulkgnn::fuzz::as_text(data, size));
-  bulkgnn::fuzz::expect_clean_outcome([&] { read_every_element(npy_array::open(file.path()), size); });
+  bulkgnn::fuzz::expect_clean_outcome(
+      [&] { read_every_element(npy_array::open(file.path()), size); });
   return 0;
 }

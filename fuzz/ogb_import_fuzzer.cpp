@@ -36,8 +36,8 @@ constexpr std::array<std::pair<const char*, std::string_view>, 8> valid_files{{
 void write_gzip(const fs::path& path, std::string_view text) {
   fs::create_directories(path.parent_path());
   gzFile gz = gzopen(path.c_str(), "wb");
-  if (gz == nullptr || (!text.empty() && gzwrite(gz, text.data(), static_cast<unsigned>(
-                                                                     text.size())) == 0) ||
+  if (gz == nullptr ||
+      (!text.empty() && gzwrite(gz, text.data(), static_cast<unsigned>(text.size())) == 0) ||
       gzclose(gz) != Z_OK)
     std::abort();
 }
