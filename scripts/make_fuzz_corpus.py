@@ -28,7 +28,7 @@ def npy(descr, shape, payload, version=1, align=64, fortran=False):
 
 
 # The ogb_import fuzzer's first byte picks the file (index into its
-# valid_files); the top bit means "the rest is the raw file, gzip and all".
+# ogb_files); the top bit means "the rest is the raw file, gzip and all".
 ogb_files = ["0,1\n1,2\n2,3\n", "3\n", "0.5,1\n2,-3e2\n4,5\n6,7.25\n", "0\n1\nnan\n2.0\n",
              "0\n1\n", "2\n", "3\n", '{"add_inverse_edge": false, "num_classes": 3}']
 for index, text in enumerate(ogb_files):
@@ -38,6 +38,16 @@ write("ogb_import", "features_one_column", bytes([2]) + b"1\n2\n3\n4\n")
 write("ogb_import", "edges_raw_gzip",
       bytes([0x80]) + gzip.compress(b"0,1\n1,2\n2,3\n", mtime=0))
 write("ogb_import", "labels_raw_gzip", bytes([0x83]) + gzip.compress(b"0\n1\n2\n0\n", mtime=0))
+# Inputs an earlier fuzzing run found to reach new rejection paths (a gzip
+# stream cut short, bad numbers, a missing column, ragged feature rows, an id
+# out of range, too few labels, broken JSON), kept so short CI runs start there.
+write("ogb_import", "edges_gzip_cut_short", b'\x80\x1f\x8b\x08\x00\x00\x00\x00\x00\x02*\x00\x00')
+write("ogb_import", "edges_not_a_number", b'\x000u\n')
+write("ogb_import", "edges_one_column", b'\x000,1\n3\n')
+write("ogb_import", "features_ragged_nan", b'\x020.5,nan\n2.05\n')
+write("ogb_import", "train_id_out_of_range", b'\x040\n5\n')
+write("ogb_import", "labels_too_few", b'\x030\nnan\n2.0\n')
+write("ogb_import", "meta_broken_json", b'\x07{"ad"adedge": falce,: :')
 
 write("npy", "int32_1d", npy("<i4", [3], struct.pack("<3i", 1, -2, 3)))
 write("npy", "int64_1d", npy("<i8", [2], struct.pack("<2q", 0, 1 << 40)))
