@@ -38,7 +38,11 @@ for target in "${targets[@]}"; do
 done
 
 if [ ${#failed[@]} -ne 0 ]; then
-  echo "run_fuzzers: findings in ${failed[*]} (inputs in $findings/)" >&2
+  echo "run_fuzzers: findings in ${failed[*]}; replay one with" >&2
+  echo "  build-fuzz/fuzz/TARGET_fuzzer $findings/TARGET-crash-..." >&2
+  echo "(an empty input means the failure came between inputs, e.g. LeakSanitizer's" >&2
+  echo "check at exit: its report above names the cause)" >&2
+  ls -l "$findings" >&2
   exit 1
 fi
 echo "run_fuzzers: no findings in ${targets[*]} (${seconds}s each)"
