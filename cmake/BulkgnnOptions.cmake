@@ -24,3 +24,34 @@ find_program(BULKGNN_CCACHE ccache)
 if(BULKGNN_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
   set(CMAKE_CXX_COMPILER_LAUNCHER ${BULKGNN_CCACHE})
 endif()
+
+# Sanitizers for every target of the build (libraries, tools, tests, fuzzers):
+# "address,undefined" or "thread". Every report aborts the program, so one
+# report fails the test or fuzzer that triggered it. The presets asan, tsan
+# and fuzz set this; see CMakePresets.json.
+set(BULKGNN_SANITIZE "" CACHE STRING "Sanitizers: address,undefined or thread (empty: none)")
+set_property(CACHE BULKGNN_SANITIZE PROPERTY STRINGS "" "address,undefined" "thread")
+option(BULKGNN_BUILD_FUZZERS "Build the libFuzzer targets of fuzz/ (needs clang)" OFF)
+
+if(BULKGNN_SANITIZE)
+  if(NOT BULKGNN_SANITIZE MATCHES "^(address|undefined|address,undefined|thread)$")
+    message(FATAL_ERROR "BULKGNN_SANITIZE=${BULKGNN_SANITIZE}: expected address,undefined or thread")
+  endif()
+  add_compile_options(
+    "$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=${BULKGNN_SANITIZE};-fno-sanitize-recover=all;-fno-omit-frame-pointer>")
+  add_link_options(-fsanitize=${BULKGNN_SANITIZE})
+  if(BULKGNN_SANITIZE MATCHES "address")
+    # Bounds checks in std::vector, std::span and friends: an out-of-range
+    # index into memory the vector owns is invisible to AddressSanitizer.
+    add_compile_definitions(_GLIBCXX_ASSERTIONS)
+  endif()
+endif()
+
+if(BULKGNN_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "BULKGNN_BUILD_FUZZERS needs clang (libFuzzer); use the fuzz preset")
+  endif()
+  # Coverage feedback from the library code the fuzzers drive; only the
+  # fuzz targets themselves link libFuzzer's main (fuzz/CMakeLists.txt).
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link>")
+endif()

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package bulkgnn builds, tests or benchmarks with.
+# clang and libclang-rt-14-dev build the libFuzzer targets (preset fuzz); llvm
+# brings llvm-symbolizer, which turns sanitizer reports into file:line stacks.
 # Idempotent: packages already present are left as they are.
 set -euo pipefail
 
@@ -8,6 +10,7 @@ packages=(
   libtbb-dev libfmt-dev libcli11-dev nlohmann-json3-dev zlib1g-dev
   librandom123-dev libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
   libopenmpi-dev openmpi-bin libcombblas-dev libmetis-dev
+  clang libclang-rt-14-dev llvm
 )
 
 missing=()

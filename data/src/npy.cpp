@@ -295,6 +295,12 @@ npy_array npy_array::open(const std::filesystem::path& path, bool prefault) {
   const std::string_view text(reinterpret_cast<const char*>(p + prefix), header_len);
   header_parser(text, name).parse(a.type_, a.shape_);
   a.header_bytes_ = prefix + header_len;
+  // as<T>() hands out the mapping as T*: an unaligned start would be undefined
+  // behaviour. numpy pads the header to 16 or 64 bytes, so this rejects no real file.
+  if (a.header_bytes_ % dtype_size(a.type_) != 0)
+    throw data_error(name,
+                     fmt::format("data at byte offset {} is not aligned to its {}-byte elements",
+                                 a.header_bytes_, dtype_size(a.type_)));
 
   const auto data_bytes =
       static_cast<std::size_t>(checked_elements(a.shape_, name)) * dtype_size(a.type_);

@@ -60,7 +60,9 @@ class byte_reader {
     if (n > rest_.size() / sizeof(float))
       throw data_error(file_, fmt::format("truncated checkpoint (while reading {})", what));
     std::vector<float> v(n);
-    std::memcpy(v.data(), take(n * sizeof(float), what).data(), n * sizeof(float));
+    const auto bytes = take(n * sizeof(float), what);
+    // An empty vector's data() may be null, which memcpy must never get.
+    if (n != 0) std::memcpy(v.data(), bytes.data(), bytes.size());
     return v;
   }
   [[nodiscard]] bool done() const { return rest_.empty(); }
