@@ -1,4 +1,5 @@
 #include "distribution.hpp"
+#include "commands.hpp"
 
 #include "bulkgnn/core/error.hpp"
 
@@ -16,20 +17,26 @@
 namespace bulkgnn::tools {
 
 void add_distribution_options(CLI::App& cmd, distribution_config& config, bool with_features) {
+  // Checked here too, not only by the cluster, so that a run without MPI
+  // refuses a misspelt layout rather than ignoring it.
   cmd.add_option("--grid", config.grid,
                  "layout of the graph over MPI ranks: replicated, 1.5d, 2d or 3d")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(one_of({"replicated", "1.5d", "2d", "3d"}));
   cmd.add_option("--replication", config.replication,
                  "1.5d: copies of each block row of A; 3d: number of 2D layers")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(1, max_ranks));
   if (with_features)
     cmd.add_option("--feature-replication", config.feature_replication,
                    "copies of each feature row over the ranks (features are partitioned by "
                    "vertex owner)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(integer_in(1, max_ranks));
   cmd.add_option("--partition", config.partition,
                  "vertex partition for shards and features: block or metis")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(one_of({"block", "metis"}));
 }
 
 namespace {
