@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bulkgnn::tools {
@@ -24,10 +25,64 @@ void add_train_command(CLI::App& app);
 
 // Opens DATA (native or OGB raw), or with an empty path generates the
 // embedded default: a contextual SBM of 100,000 vertices, 8 classes and 64
-// features, whose labels a GNN can learn (no download needed).
+// features, whose labels a GNN can learn (no download needed). `quiet`
+// silences every progress display of this process from here on.
 data::dataset open_dataset_or_default(const std::string& path, bool quiet);
 
 // The --backend option: cpu, reference or cuda.
 kernels::backend parse_backend(const std::string& name);
+
+// Upper bounds of numeric options: beyond them a value is a typo, not a run.
+inline constexpr std::int64_t max_layers = 64;
+inline constexpr std::int64_t max_width = std::int64_t{1} << 20;  // --hidden, --features
+inline constexpr std::int64_t max_classes = std::int64_t{1} << 20;
+inline constexpr std::int64_t max_vertices = (std::int64_t{1} << 31) - 1;
+inline constexpr std::int64_t max_edges = std::int64_t{1} << 40;
+inline constexpr std::int64_t max_fanout = std::int64_t{1} << 24;  // as the sampler allows
+inline constexpr std::int64_t max_queue = std::int64_t{1} << 20;   // --bulk, queue depths
+inline constexpr std::int64_t max_epochs = (std::int64_t{1} << 30) - 1;
+inline constexpr std::int64_t max_seed = (std::int64_t{1} << 32) - 1;
+inline constexpr std::int64_t max_threads = 4096;
+inline constexpr std::int64_t max_ranks = std::int64_t{1} << 24;
+
+// Checks for CLI::Option::check whose message gives the allowed range; CLI11
+// puts the option's name in front ("--layers: must be an integer in [1, 64],
+// got '0'"), and main() reports it as a usage error.
+[[nodiscard]] CLI::Validator integer_in(std::int64_t low, std::int64_t high);
+
+// A finite number (never nan or inf) in [low, high], or with the open ends
+// excluded.
+struct real_interval {
+  double low = 0;
+  double high = 0;
+  bool low_open = false;
+  bool high_open = false;
+};
+[[nodiscard]] CLI::Validator real_in(real_interval range);
+
+// One of `names`.
+[[nodiscard]] CLI::Validator one_of(std::vector<std::string> names);
+
+// --threads: 1 to max_threads; left out, all cores (`threads` stays 0).
+void add_threads_option(CLI::App& cmd, int& threads);
+
+// A comma-separated list of integers, each in [low, high]; option_error
+// naming `option` and the range otherwise (an empty list included).
+[[nodiscard]] std::vector<std::int64_t> parse_int_list_in(const std::string& text,
+                                                          const std::string& option,
+                                                          std::int64_t low, std::int64_t high);
+
+// --fanouts: one entry per hop (at most max_layers), each in [1, max_fanout]
+// or -1 (every neighbour).
+[[nodiscard]] std::vector<std::int64_t> parse_fanouts(const std::string& text);
+
+// Output paths, checked before any work so that a run never fails at its end
+// for want of a place to write. option_error naming `option` unless `path`
+// (empty: not asked for) can be written as a file: its directory exists and
+// is writable, and it is not itself a directory.
+void require_writable_file(const std::string& path, std::string_view option);
+// Likewise for a directory that is written into (created if missing): it is
+// a writable directory, or its nearest existing ancestor is one.
+void require_writable_directory(const std::string& path, std::string_view option);
 
 }  // namespace bulkgnn::tools

@@ -27,6 +27,7 @@ void run_convert(const convert_config& c) {
   if (c.add_inverse) options.add_inverse_edges = true;
   if (c.no_inverse) options.add_inverse_edges = false;
   options.quiet = c.quiet;
+  require_writable_directory(c.out_dir, "OUT_DIR");
   const stopwatch watch;
   data::import_ogb(c.ogb_dir, c.out_dir, options);
   fmt::print("converted {} -> {} in {:.2f} s\n", c.ogb_dir, c.out_dir, watch.seconds());

@@ -1,4 +1,5 @@
 #include "distribution.hpp"
+#include "commands.hpp"
 
 #include "bulkgnn/core/error.hpp"
 
@@ -16,17 +17,21 @@
 namespace bulkgnn::tools {
 
 void add_distribution_options(CLI::App& cmd, distribution_config& config, bool with_features) {
+  // The names of --grid and --partition are checked by distributed_run, on
+  // every rank alike, so that under mpirun each rank ends normally.
   cmd.add_option("--grid", config.grid,
                  "layout of the graph over MPI ranks: replicated, 1.5d, 2d or 3d")
       ->capture_default_str();
   cmd.add_option("--replication", config.replication,
                  "1.5d: copies of each block row of A; 3d: number of 2D layers")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(1, max_ranks));
   if (with_features)
     cmd.add_option("--feature-replication", config.feature_replication,
                    "copies of each feature row over the ranks (features are partitioned by "
                    "vertex owner)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(integer_in(1, max_ranks));
   cmd.add_option("--partition", config.partition,
                  "vertex partition for shards and features: block or metis")
       ->capture_default_str();
@@ -35,6 +40,13 @@ void add_distribution_options(CLI::App& cmd, distribution_config& config, bool w
 namespace {
 
 // What add_distribution_options adds, all shared.
+// make_partition reads the name only when it partitions, which a run
+// without MPI never does.
+void require_partition_name(const std::string& name) {
+  if (name != "block" && name != "metis")
+    throw option_error(fmt::format("--partition must be block or metis; got '{}'", name));
+}
+
 std::vector<shared_setting> layout_settings(const distribution_config& config) {
   return {{"--grid", config.grid},
           {"--replication", std::to_string(config.replication)},
@@ -110,6 +122,7 @@ distributed_run::distributed_run(const data::dataset& ds, const distribution_con
                                  bool partition_features,
                                  const std::vector<shared_setting>& shared) {
   if (!distributed::mpi_session::active()) {
+    require_partition_name(config.partition);
     const auto options = cluster_options_from(config);
     distributed::validate_grid(options.grid, 1, options.replication);
     BULKGNN_EXPECTS(
@@ -121,6 +134,7 @@ distributed_run::distributed_run(const data::dataset& ds, const distribution_con
   require_same_settings_on_every_rank(ds, config, shared);
   distributed::cluster_options options;
   try {
+    require_partition_name(config.partition);
     options = cluster_options_from(config);
     distributed::validate(options, world_size());
   } catch (const option_error& e) {
@@ -179,6 +193,7 @@ struct distributed_run::impl {};
 
 distributed_run::distributed_run(const data::dataset&, const distribution_config& config, bool,
                                  const std::vector<shared_setting>&) {
+  require_partition_name(config.partition);
   BULKGNN_EXPECTS(
       config.grid == "replicated" && config.replication == 1 && config.feature_replication == 1,
       "--grid/--replication/--feature-replication need MPI, and this build has none");

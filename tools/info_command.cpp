@@ -34,8 +34,13 @@ degree_summary summarise_degrees(csr_view graph) {
   return s;
 }
 
-void run_info(const std::string& path) {
-  const auto ds = data::dataset::open(path);
+struct info_config {
+  std::string data;
+  bool quiet = false;
+};
+
+void run_info(const info_config& c) {
+  const auto ds = open_dataset_or_default(c.data, c.quiet);
   const auto degrees = summarise_degrees(ds.graph());
   fmt::print("dataset    {}\n", ds.name());
   fmt::print("nodes      {}\n", ds.num_nodes());
@@ -54,11 +59,13 @@ void run_info(const std::string& path) {
 }  // namespace
 
 void add_info_command(CLI::App& app) {
-  auto path = std::make_shared<std::string>();
+  auto config = std::make_shared<info_config>();
   auto* cmd =
       app.add_subcommand("info", "Print the size, degrees, features and splits of a dataset");
-  cmd->add_option("DATA", *path, "native dataset directory or OGB raw directory")->required();
-  cmd->callback([path] { run_info(*path); });
+  cmd->add_option("DATA", config->data, "native dataset directory or OGB raw directory")
+      ->required();
+  cmd->add_flag("--quiet", config->quiet, "no progress display (importing an OGB raw directory)");
+  cmd->callback([config] { run_info(*config); });
 }
 
 }  // namespace bulkgnn::tools

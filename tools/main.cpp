@@ -1,5 +1,4 @@
 #include "commands.hpp"
-#include "distribution.hpp"
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/interrupt.hpp"
@@ -13,10 +12,16 @@
 
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <memory>
+#include <new>
 #include <string>
 
 namespace {
+
+// The exit statuses the README documents; 130 and 143 (interrupted by SIGINT,
+// SIGTERM) come from the signal handling.
+enum exit_status : int { success = 0, failure = 1, usage_error = 2 };
 
 // Under mpirun a failure on one rank must end every rank (the others may be
 // waiting in a collective call), unless every rank raised it alike (a
@@ -36,6 +41,23 @@ int fail(const std::string& message, int code, [[maybe_unused]] const std::excep
   return code;
 }
 
+// "bulkgnn train" for a parse error inside `train`: the command whose --help
+// lists the options.
+std::string command_path(const CLI::App& app) {
+  std::string path = app.get_name();
+  for (const CLI::App* cmd = &app; !cmd->get_subcommands().empty();) {
+    cmd = cmd->get_subcommands().front();
+    path += " " + cmd->get_name();
+  }
+  return path;
+}
+
+std::string filesystem_message(const std::filesystem::filesystem_error& e) {
+  const auto path = e.path1().string();
+  return path.empty() ? fmt::format("error: {}", e.what())
+                      : fmt::format("error: {}: {}", path, e.code().message());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -46,13 +68,14 @@ int main(int argc, char** argv) {
     if (bulkgnn::distributed::mpi_session::launched_by_mpi())
       mpi = std::make_unique<bulkgnn::distributed::mpi_session>(argc, argv);
   } catch (const std::exception& e) {
-    return fail(fmt::format("error: {}", e.what()), 1, e);
+    return fail(fmt::format("error: {}", e.what()), failure, e);
   }
 #endif
   // SIGINT/SIGTERM unwind the command (removing its staging files) and end it
   // with 128 + the signal's number, through the catch below.
   bulkgnn::install_interrupt_handlers();
-  CLI::App app{"bulkgnn: bulk minibatch sampling and training for graph neural networks"};
+  CLI::App app{"bulkgnn: bulk minibatch sampling and training for graph neural networks",
+               "bulkgnn"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "bulkgnn 0.1.0");
   bulkgnn::tools::add_convert_command(app);
@@ -64,19 +87,28 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
+    // --help and --version end here too, on stdout with status 0.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
     // Under mpirun this rank may be alone with a bad command line (each rank
     // can have its own), and the others would wait for it in their first
-    // collective call.
-    if (code != 0 && bulkgnn::tools::world_size() > 1)
-      return fail(fmt::format("error: {}", e.what()), code, e);
-    return code;
+    // collective call: fail() ends them all.
+    return fail(fmt::format("error: {} (see {} --help)", e.what(), command_path(app)), usage_error,
+                e);
   } catch (const bulkgnn::interrupted& e) {
     return fail(e.what(), e.exit_code(), e);
+  } catch (const bulkgnn::option_error& e) {
+    return fail(fmt::format("error: {}", e.what()), usage_error, e);
   } catch (const bulkgnn::error& e) {
-    return fail(fmt::format("error: {}", e.what()), 1, e);
+    return fail(fmt::format("error: {}", e.what()), failure, e);
+  } catch (const std::bad_alloc& e) {
+    return fail(fmt::format("error: out of memory: {} asks for more memory than this machine can "
+                            "give; lower the sizes its options set (see {} --help)",
+                            command_path(app), command_path(app)),
+                failure, e);
+  } catch (const std::filesystem::filesystem_error& e) {
+    return fail(filesystem_message(e), failure, e);
   } catch (const std::exception& e) {
-    return fail(fmt::format("unexpected error: {}", e.what()), 2, e);
+    return fail(fmt::format("unexpected error: {}", e.what()), failure, e);
   }
-  return 0;
+  return success;
 }

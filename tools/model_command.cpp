@@ -78,12 +78,13 @@ cost::graph_stats stats_of(model_config& c) {
 }
 
 void run_model(model_config c) {
+  require_writable_file(c.metrics_out, "--metrics-out");
+  const auto ranks = parse_int_list_in(c.ranks, "--ranks", 1, max_ranks);
+  const auto fanouts = parse_fanouts(c.fanouts);
   const auto stats = stats_of(c);
   if (c.classes == 0) c.classes = 2;
-  BULKGNN_EXPECTS(c.batch_size > 0 && c.bulk > 0,
-                  "model: --batch-size and --bulk must be positive");
   const cost::workload w{.batch_size = c.batch_size,
-                         .fanouts = parse_int_list(c.fanouts, "--fanouts"),
+                         .fanouts = fanouts,
                          .bulk = c.bulk,
                          .features = c.features,
                          .hidden = c.hidden,
@@ -91,7 +92,6 @@ void run_model(model_config c) {
                          .parameters = c.parameters,
                          .max_minibatches = c.max_minibatches,
                          .weighted = c.weighted};
-  const auto ranks = parse_int_list(c.ranks, "--ranks");
 
   double m1 = 0, m2 = 0;
   for (const auto& g : stats.groups) {
@@ -165,26 +165,44 @@ void add_model_command(CLI::App& app) {
   cmd->add_option("DATA", config->data,
                   "dataset to measure n, nnz, the degree histogram and the training split from");
   cmd->add_option("--split", config->split, "split whose training vertices are the seeds");
-  cmd->add_option("--nodes", config->nodes, "vertices (without DATA)");
-  cmd->add_option("--edges", config->edges, "adjacency nonzeros (without DATA)");
+  cmd->add_option("--nodes", config->nodes, "vertices (without DATA)")
+      ->check(integer_in(1, max_vertices));
+  cmd->add_option("--edges", config->edges, "adjacency nonzeros (without DATA)")
+      ->check(integer_in(0, max_edges));
   cmd->add_option("--degree-second-moment", config->second_moment,
-                  "E[d²] for the log-normal degree assumption (default 2·E[d]²)");
-  cmd->add_option("--train", config->train, "training vertices (default: the split, or n)");
-  cmd->add_option("--features", config->features, "feature width (default: DATA's, or 128)");
-  cmd->add_option("--classes", config->classes, "output classes (default: DATA's, or 2)");
-  cmd->add_option("--hidden", config->hidden)->capture_default_str();
+                  "E[d²] for the log-normal degree assumption (default 2·E[d]²)")
+      ->check(real_in({.low = 0, .high = 1e30, .low_open = true}));
+  cmd->add_option("--train", config->train, "training vertices (default: the split, or n)")
+      ->check(integer_in(1, max_vertices));
+  cmd->add_option("--features", config->features, "feature width (default: DATA's, or 128)")
+      ->check(integer_in(1, max_width));
+  cmd->add_option("--classes", config->classes, "output classes (default: DATA's, or 2)")
+      ->check(integer_in(1, max_classes));
+  cmd->add_option("--hidden", config->hidden)
+      ->capture_default_str()
+      ->check(integer_in(1, max_width));
   cmd->add_option("--parameters", config->parameters,
-                  "model parameters (default: GraphSAGE from the widths)");
-  cmd->add_option("--batch-size", config->batch_size)->capture_default_str();
+                  "model parameters (default: GraphSAGE from the widths)")
+      ->check(integer_in(1, max_edges));
+  cmd->add_option("--batch-size", config->batch_size)
+      ->capture_default_str()
+      ->check(integer_in(1, max_vertices));
   cmd->add_option("--bulk", config->bulk, "minibatches per rank per sampling step")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(1, max_queue));
   cmd->add_option("--max-minibatches", config->max_minibatches, "per epoch (0 = all)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(0, max_vertices));
   cmd->add_option("--fanouts", config->fanouts)->capture_default_str();
-  cmd->add_option("--grid", config->grid, "all, replicated, 1.5d, 2d or 3d")->capture_default_str();
+  cmd->add_option("--grid", config->grid, "all, replicated, 1.5d, 2d or 3d")
+      ->capture_default_str()
+      ->check(one_of({"all", "replicated", "1.5d", "2d", "3d"}));
   cmd->add_option("--replication", config->replication, "1.5d copies / 3d layers")
-      ->capture_default_str();
-  cmd->add_option("--feature-replication", config->feature_replication)->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(1, max_ranks));
+  cmd->add_option("--feature-replication", config->feature_replication)
+      ->capture_default_str()
+      ->check(integer_in(1, max_ranks));
   cmd->add_option("--ranks", config->ranks, "rank counts to predict")->capture_default_str();
   cmd->add_flag("--weighted", config->weighted, "sharded rows carry edge values (1.5d, 2d, 3d)");
   cmd->add_option("--metrics-out", config->metrics_out, "write the predictions as JSON");

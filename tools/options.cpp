@@ -1,14 +1,26 @@
 #include "commands.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/data/generators.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
 namespace bulkgnn::tools {
 
 data::dataset open_dataset_or_default(const std::string& path, bool quiet) {
+  // dataset::open imports an OGB raw directory with a progress display of
+  // its own.
+  if (quiet) silence_progress();
   if (!path.empty()) return data::dataset::open(path);
   const auto dir =
       std::filesystem::temp_directory_path() / fmt::format("bulkgnn-default-{}", ::getpid());
@@ -34,6 +46,125 @@ kernels::backend parse_backend(const std::string& name) {
   if (name == "reference") return kernels::backend::reference;
   if (name == "cuda") return kernels::backend::cuda;
   throw option_error("--backend must be cpu, reference or cuda; got '" + name + "'");
+}
+
+std::vector<std::int64_t> parse_int_list_in(const std::string& text, const std::string& option,
+                                            std::int64_t low, std::int64_t high) {
+  if (text.empty())
+    throw option_error(
+        fmt::format("{}: the list is empty; give integers in [{}, {}]", option, low, high));
+  auto values = parse_int_list(text, option);
+  for (const auto v : values)
+    if (v < low || v > high)
+      throw option_error(
+          fmt::format("{}: {} in '{}' is outside [{}, {}]", option, v, text, low, high));
+  return values;
+}
+
+std::vector<std::int64_t> parse_fanouts(const std::string& text) {
+  if (text.empty())
+    throw option_error("--fanouts: the list is empty; give one count per hop, e.g. 15,10,5");
+  const auto fanouts = parse_int_list(text, "--fanouts");
+  for (const auto f : fanouts)
+    if ((f < 1 && f != -1) || f > max_fanout)
+      throw option_error(
+          fmt::format("--fanouts: {} in '{}': each hop takes a count in [1, {}], or -1 for all", f,
+                      text, max_fanout));
+  if (static_cast<std::int64_t>(fanouts.size()) > max_layers)
+    throw option_error(
+        fmt::format("--fanouts: {} hops in '{}'; at most {}", fanouts.size(), text, max_layers));
+  return fanouts;
+}
+
+namespace {
+
+// The reason a new entry cannot be created in `dir`, or empty if it can.
+std::string why_not_writable(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return fmt::format("{} does not exist", dir.string());
+  if (!std::filesystem::is_directory(dir, ec))
+    return fmt::format("{} is not a directory", dir.string());
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return fmt::format("cannot write into {}: {}", dir.string(), std::strerror(errno));
+  return {};
+}
+
+std::filesystem::path directory_of(const std::filesystem::path& path) {
+  return path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+}
+
+}  // namespace
+
+void require_writable_file(const std::string& path, std::string_view option) {
+  if (path.empty()) return;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw option_error(fmt::format("{}: {} is a directory; give a file name", option, path));
+  const auto reason = why_not_writable(directory_of(path));
+  if (!reason.empty())
+    throw option_error(fmt::format("{}: cannot write {}: {}", option, path, reason));
+}
+
+void require_writable_directory(const std::string& path, std::string_view option) {
+  if (path.empty()) return;
+  // The missing part is created by the run; the deepest existing part must
+  // be a directory that can be written into.
+  std::error_code ec;
+  std::filesystem::path existing = path;
+  while (!std::filesystem::exists(existing, ec) && existing.has_parent_path() &&
+         existing.parent_path() != existing)
+    existing = existing.parent_path();
+  if (!std::filesystem::exists(existing, ec)) existing = ".";
+  const auto reason = why_not_writable(existing);
+  if (!reason.empty())
+    throw option_error(fmt::format("{}: cannot use {} as a directory: {}", option, path, reason));
+}
+
+CLI::Validator integer_in(std::int64_t low, std::int64_t high) {
+  const auto range = fmt::format("an integer in [{}, {}]", low, high);
+  return CLI::Validator(
+      [low, high, range](std::string& text) -> std::string {
+        std::int64_t value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc() && end == text.data() + text.size() && value >= low && value <= high)
+          return {};
+        return fmt::format("must be {}, got '{}'", range, text);
+      },
+      range);
+}
+
+CLI::Validator real_in(real_interval r) {
+  const auto range = fmt::format("a number in {}{}, {}{}", r.low_open ? '(' : '[', r.low, r.high,
+                                 r.high_open ? ')' : ']');
+  return CLI::Validator(
+      [r, range](std::string& text) -> std::string {
+        // strtod, unlike from_chars, also reads the "nan" and "inf" that
+        // CLI11 would accept, so that they are rejected here by name.
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(text.c_str(), &end);
+        const bool parsed = !text.empty() && end == text.c_str() + text.size() && errno == 0;
+        const bool above = r.low_open ? value > r.low : value >= r.low;
+        const bool below = r.high_open ? value < r.high : value <= r.high;
+        if (parsed && std::isfinite(value) && above && below) return {};
+        return fmt::format("must be {}, got '{}'", range, text);
+      },
+      range);
+}
+
+CLI::Validator one_of(std::vector<std::string> names) {
+  const auto listed = fmt::format("{}", fmt::join(names, ", "));
+  return CLI::Validator(
+      [names = std::move(names), listed](std::string& text) -> std::string {
+        if (std::ranges::find(names, text) != names.end()) return {};
+        return fmt::format("must be one of {}; got '{}'", listed, text);
+      },
+      listed);
+}
+
+void add_threads_option(CLI::App& cmd, int& threads) {
+  cmd.add_option("--threads", threads, "worker threads (default: all cores)")
+      ->check(integer_in(1, max_threads));
 }
 
 }  // namespace bulkgnn::tools

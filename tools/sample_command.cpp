@@ -51,7 +51,7 @@ struct sample_config {
 // fast it runs. Every option is in one list or the other
 // (require_every_option_decided).
 std::vector<shared_setting> shared_settings(const sample_config& c) {
-  const auto fanouts = parse_int_list(c.fanouts, "--fanouts");
+  const auto fanouts = parse_fanouts(c.fanouts);
   return {{"command", "sample"},
           {"--split", c.split},
           {"--sampler", sampler::sampler_kind_name(sampler::parse_sampler_kind(c.sampler))},
@@ -85,17 +85,17 @@ nlohmann::json minibatch_json(const sampler::minibatch& mb) {
           {"blocks", std::move(blocks)}};
 }
 
-void validate(const sample_config& c) {
-  BULKGNN_EXPECTS(c.batch_size > 0, "--batch-size must be positive, got {}", c.batch_size);
-  BULKGNN_EXPECTS(c.bulk > 0, "--bulk must be positive, got {}", c.bulk);
-  BULKGNN_EXPECTS(c.epochs > 0, "--epochs must be positive, got {}", c.epochs);
-  BULKGNN_EXPECTS(c.max_minibatches >= 0,
-                  "--max-minibatches must be 0 (no limit) or positive, got {}", c.max_minibatches);
-  BULKGNN_EXPECTS(c.threads >= 0, "--threads must be 0 (all cores) or positive, got {}", c.threads);
+// The output paths, before anything is loaded or sampled.
+void require_writable_outputs(const sample_config& c) {
+  BULKGNN_EXPECTS(c.dump.empty() || world_size() == 1,
+                  "--dump writes one file from one process; run without mpirun");
+  if (world_rank() != 0) return;
+  require_writable_file(c.metrics_out, "--metrics-out");
+  require_writable_file(c.dump, "--dump");
 }
 
 void run_sample(const sample_config& c) {
-  validate(c);
+  require_writable_outputs(c);
   const thread_limit limit(c.threads);
   stopwatch total;
   stage_times times;
@@ -108,12 +108,10 @@ void run_sample(const sample_config& c) {
   const auto train = ds->training_vertices(c.split);
   sampler::sampler_options options{
       .kind = sampler::parse_sampler_kind(c.sampler),
-      .fanouts = parse_int_list(c.fanouts, "--fanouts"),
+      .fanouts = parse_fanouts(c.fanouts),
       .replacement = c.replace ? kernels::replacement::with : kernels::replacement::without,
       .weighted = c.weighted,
       .seed = c.seed};
-  BULKGNN_EXPECTS(c.dump.empty() || world_size() == 1,
-                  "--dump writes one file from one process; run without mpirun");
   distributed_run cluster(*ds, c.distribution, false, shared_settings(c));
   const kernels::executor exec{parse_backend(c.backend)};
   auto sampler = cluster.rows() ? sampler::bulk_sampler(*cluster.rows(), options, exec)
@@ -239,25 +237,33 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("--split", config->split,
                   "split whose training vertices are the seeds (default: the first)");
   cmd->add_option("--sampler", config->sampler, "sage (node-wise), ladies or fastgcn (layer-wise)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(one_of({"sage", "ladies", "fastgcn"}));
   cmd->add_option("--fanouts", config->fanouts,
                   "per hop from the seeds: neighbours per vertex (sage, -1 = all) or vertices per "
                   "minibatch (ladies, fastgcn)")
       ->capture_default_str();
-  cmd->add_option("--batch-size", config->batch_size, "seeds per minibatch")->capture_default_str();
-  cmd->add_option("--bulk", config->bulk, "minibatches sampled together")->capture_default_str();
-  cmd->add_option("--epochs", config->epochs)->capture_default_str();
+  cmd->add_option("--batch-size", config->batch_size, "seeds per minibatch")
+      ->capture_default_str()
+      ->check(integer_in(1, max_vertices));
+  cmd->add_option("--bulk", config->bulk, "minibatches sampled together")
+      ->capture_default_str()
+      ->check(integer_in(1, max_queue));
+  cmd->add_option("--epochs", config->epochs)
+      ->capture_default_str()
+      ->check(integer_in(1, max_epochs));
   cmd->add_option("--max-minibatches", config->max_minibatches,
                   "stop each epoch after this many minibatches (0 = the whole epoch)")
-      ->capture_default_str();
-  cmd->add_option("--seed", config->seed)->capture_default_str();
-  cmd->add_option("--threads", config->threads, "worker threads (0 = all cores)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(0, max_vertices));
+  cmd->add_option("--seed", config->seed)->capture_default_str()->check(integer_in(0, max_seed));
+  add_threads_option(*cmd, config->threads);
   cmd->add_flag("--replace", config->replace, "node-wise: draw neighbours with replacement");
   cmd->add_flag("--weighted", config->weighted,
                 "node-wise: draw neighbours proportionally to edge weights");
   cmd->add_option("--backend", config->backend, "cpu or reference (the serial oracle)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(one_of({"cpu", "reference", "cuda"}));
   cmd->add_option("--metrics-out", config->metrics_out, "write metrics as JSON to this file");
   cmd->add_option("--dump", config->dump, "write every minibatch as a JSON line to this file");
   cmd->add_flag("--quiet", config->quiet, "no progress display");

@@ -1,5 +1,6 @@
 #include "commands.hpp"
 #include "distribution.hpp"
+#include "train_memory.hpp"
 
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
@@ -32,6 +33,7 @@ struct train_config {
   float dropout = 0.5f;
   float lr = 0.003f;
   float weight_decay = 0.0f;
+  std::string normalize_features = "none";
   std::int64_t batch_size = 1024;
   std::int64_t bulk = 32;
   std::int64_t bulk_queue = 2;
@@ -58,7 +60,7 @@ struct train_config {
 // one rank prints, writes or how fast it runs. Every option is in one list or
 // the other (require_every_option_decided).
 std::vector<shared_setting> shared_settings(const train_config& c) {
-  const auto fanouts = parse_int_list(c.fanouts, "--fanouts");
+  const auto fanouts = parse_fanouts(c.fanouts);
   const auto layers = c.layers == 0 ? static_cast<int>(fanouts.size()) : c.layers;
   return {{"command", "train"},
           {"--split", c.split},
@@ -69,6 +71,8 @@ std::vector<shared_setting> shared_settings(const train_config& c) {
           {"--dropout", fmt::format("{}", c.dropout)},
           {"--lr", fmt::format("{}", c.lr)},
           {"--weight-decay", fmt::format("{}", c.weight_decay)},
+          {"--normalize-features", std::string(loader::feature_normalization_name(
+                                       loader::parse_feature_normalization(c.normalize_features)))},
           {"--batch-size", std::to_string(c.batch_size)},
           {"--bulk", std::to_string(c.bulk)},
           {"--max-minibatches", std::to_string(c.max_minibatches)},
@@ -90,7 +94,7 @@ trainer::train_options options_from(const train_config& c) {
   trainer::train_options o;
   o.sampling = {
       .kind = sampler::parse_sampler_kind(c.sampler),
-      .fanouts = parse_int_list(c.fanouts, "--fanouts"),
+      .fanouts = parse_fanouts(c.fanouts),
       .replacement = c.replace ? kernels::replacement::with : kernels::replacement::without,
       .seed = c.seed};
   const auto hops = static_cast<int>(o.sampling.fanouts.size());
@@ -104,6 +108,7 @@ trainer::train_options options_from(const train_config& c) {
                .max_minibatches = c.max_minibatches};
   o.model = {.hidden = c.hidden, .layers = hops, .dropout = c.dropout};
   o.optimizer = {.lr = c.lr, .weight_decay = c.weight_decay};
+  o.normalize_features = loader::parse_feature_normalization(c.normalize_features);
   o.epochs = c.epochs;
   o.eval_every = c.eval_every;
   o.eval = trainer::parse_evaluation(c.eval);
@@ -134,6 +139,17 @@ void print_epoch(const trainer::epoch_record& r, std::int64_t epochs) {
   fmt::print("  gemm {:.1f} GFLOP/s  peak RSS {:.0f} MiB\n", r.gemm_gflops,
              static_cast<double>(r.peak_resident_bytes) / (1 << 20));
   std::fflush(stdout);
+}
+
+// Training time covers every epoch, those a resumed run took from its
+// checkpoint included; the wall time is this process's alone.
+void print_summary(const trainer::train_result& result, double wall_seconds) {
+  double train_seconds = 0;
+  for (const auto& r : result.epochs) train_seconds += r.seconds;
+  const auto epochs = static_cast<double>(std::max<std::size_t>(1, result.epochs.size()));
+  fmt::print("trained {} epochs in {:.1f} s ({:.2f} s/epoch); this run: {} epochs, {:.1f} s\n",
+             result.epochs.size(), train_seconds, train_seconds / epochs, result.epochs_this_run,
+             wall_seconds);
 }
 
 // MPI traffic of a run: before the first epoch (partitioning, shards, feature
@@ -174,7 +190,7 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
   nlohmann::json final_record{
       {"best_epoch", nullptr}, {"valid_acc", nullptr}, {"test_acc", nullptr}};
   if (result.best_epoch)
-    final_record = {{"best_epoch", *result.best_epoch},
+    final_record = {{"best_epoch", *result.best_epoch + 1},
                     {"valid_acc", result.best_valid_acc},
                     {"test_acc", result.test_acc_at_best}};
   return {{"command", "train"},
@@ -188,15 +204,19 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
 void run_train(const train_config& c) {
   auto options = options_from(c);
   trainer::validate(options);
-  BULKGNN_EXPECTS(c.threads >= 0, "--threads must be 0 (all cores) or positive, got {}", c.threads);
+  const bool rank_zero = world_rank() == 0;
+  if (rank_zero) {
+    require_writable_file(c.metrics_out, "--metrics-out");
+    require_writable_directory(c.checkpoint_dir, "--checkpoint-dir");
+  }
   const thread_limit limit(c.threads);
   trainer::set_gemm_threads(c.threads > 0 ? c.threads
                                           : std::max(1, tbb::info::default_concurrency()));
   const stopwatch total;
-  const bool rank_zero = world_rank() == 0;
   options.quiet = c.quiet || !rank_zero;
 
   const auto ds = open_dataset_or_default(c.data, options.quiet);
+  require_memory_for(ds, options);
   distributed_run cluster(ds, c.distribution, true, shared_settings(c));
   options.parallel = cluster.data_parallel();
   if (rank_zero)
@@ -229,12 +249,7 @@ void run_train(const train_config& c) {
   write_metrics(result, report);
   if (!rank_zero) return;
 
-  double train_seconds = 0;
-  for (const auto& r : result.epochs) train_seconds += r.seconds;
-  fmt::print("trained {} epochs in {:.1f} s ({:.2f} s/epoch, {:.1f} s total)\n",
-             result.epochs.size(), train_seconds,
-             train_seconds / std::max<double>(1, static_cast<double>(result.epochs.size())),
-             total.seconds());
+  print_summary(result, total.seconds());
   print_traffic(report);
   if (result.best_epoch)
     fmt::print("best valid accuracy {:.4f} at epoch {}; test accuracy there {:.4f}\n",
@@ -252,41 +267,67 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--sampler", config->sampler,
                   "sage (node-wise, GraphSAGE layers) or ladies/fastgcn (layer-wise, GCN layers "
                   "over the sampler's weights)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(one_of({"sage", "ladies", "fastgcn"}));
   cmd->add_option("--fanouts", config->fanouts,
                   "per hop from the seeds: neighbours per vertex (sage, -1 = all) or vertices per "
                   "minibatch (ladies, fastgcn); one hop per layer")
       ->capture_default_str();
-  cmd->add_option("--layers", config->layers, "GNN layers (default: one per fanout)");
-  cmd->add_option("--hidden", config->hidden, "hidden width")->capture_default_str();
-  cmd->add_option("--dropout", config->dropout, "dropout between layers")->capture_default_str();
-  cmd->add_option("--lr", config->lr, "Adam learning rate")->capture_default_str();
+  cmd->add_option("--layers", config->layers, "GNN layers (default: one per fanout)")
+      ->check(integer_in(1, max_layers));
+  cmd->add_option("--hidden", config->hidden, "hidden width")
+      ->capture_default_str()
+      ->check(integer_in(1, max_width));
+  cmd->add_option("--dropout", config->dropout, "dropout between layers")
+      ->capture_default_str()
+      ->check(real_in({.low = 0, .high = 1, .high_open = true}));
+  cmd->add_option("--lr", config->lr, "Adam learning rate")
+      ->capture_default_str()
+      ->check(real_in({.low = 0, .high = 1e6, .low_open = true}));
   cmd->add_option("--weight-decay", config->weight_decay, "Adam L2 weight decay")
-      ->capture_default_str();
-  cmd->add_option("--batch-size", config->batch_size, "seeds per minibatch")->capture_default_str();
-  cmd->add_option("--bulk", config->bulk, "minibatches sampled together")->capture_default_str();
+      ->capture_default_str()
+      ->check(real_in({.low = 0, .high = 1e6}));
+  cmd->add_option("--normalize-features", config->normalize_features,
+                  "none, or row: shift features to a minimum of 0 and divide each row by its sum "
+                  "(PyG's NormalizeFeatures), applied as rows are read")
+      ->capture_default_str()
+      ->check(one_of({"none", "row"}));
+  cmd->add_option("--batch-size", config->batch_size, "seeds per minibatch")
+      ->capture_default_str()
+      ->check(integer_in(1, max_vertices));
+  cmd->add_option("--bulk", config->bulk, "minibatches sampled together")
+      ->capture_default_str()
+      ->check(integer_in(1, max_queue));
   cmd->add_option("--bulk-queue", config->bulk_queue, "sampled bulks queued for the gather stage")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(1, max_queue));
   cmd->add_option("--ready-queue", config->ready_queue,
                   "gathered minibatches queued for the train step")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(1, max_queue));
   cmd->add_option("--max-minibatches", config->max_minibatches,
                   "stop each epoch after this many minibatches (0 = the whole epoch)")
-      ->capture_default_str();
-  cmd->add_option("--epochs", config->epochs)->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(0, max_vertices));
+  cmd->add_option("--epochs", config->epochs)
+      ->capture_default_str()
+      ->check(integer_in(1, max_epochs));
   cmd->add_option("--eval-every", config->eval_every,
                   "evaluate on valid and test every N epochs and after the last (0 = never)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(0, max_epochs));
   cmd->add_option("--eval", config->eval,
                   "full (every vertex's whole neighbourhood, layer by layer) or sampled")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(one_of({"full", "sampled"}));
   cmd->add_option("--seed", config->seed, "seeds sampling, dropout and initialisation")
-      ->capture_default_str();
-  cmd->add_option("--threads", config->threads, "worker threads (0 = all cores)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(0, max_seed));
+  add_threads_option(*cmd, config->threads);
   cmd->add_flag("--replace", config->replace, "node-wise: draw neighbours with replacement");
   cmd->add_option("--backend", config->backend, "cpu or reference (the serial oracle)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(one_of({"cpu", "reference", "cuda"}));
   cmd->add_option("--metrics-out", config->metrics_out,
                   "write the config, one record per epoch and the final accuracy as JSON");
   cmd->add_option("--checkpoint-dir", config->checkpoint_dir,

@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 
 namespace bulkgnn {
 
 namespace {
+
+std::atomic<bool> silenced{false};
 
 std::string format_duration(double seconds) {
   const auto s = static_cast<long>(seconds + 0.5);
@@ -22,12 +25,14 @@ progress::progress(std::string label, std::int64_t total, std::string unit, bool
     : label_(std::move(label)),
       unit_(std::move(unit)),
       total_(total),
-      quiet_(quiet),
+      quiet_(quiet || silenced.load()),
       terminal_(isatty(fileno(stderr)) != 0) {}
 
 progress::~progress() {
   if (!finished_) finish();
 }
+
+void silence_progress() { silenced.store(true); }
 
 void progress::update(std::int64_t done) {
   done_ = done;

@@ -225,6 +225,10 @@ struct epoch_stream::pipeline {
                                      {static_cast<std::int64_t>(mb.batch.input_nodes.size()),
                                       mb.feature_columns, mb.features.span()});
         }
+        if (source.normalizer != nullptr && mb.feature_columns > 0)
+          source.normalizer->apply(mb.batch.input_nodes,
+                                   {static_cast<std::int64_t>(mb.batch.input_nodes.size()),
+                                    mb.feature_columns, mb.features.span()});
         add_busy(gather_stage, busy.seconds());
         if (!push(ready, std::move(mb), gather_stage)) return;
       }
@@ -294,6 +298,10 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::sampler_options
                   source.features.rows, n);
   BULKGNN_EXPECTS(source.labels.empty() || static_cast<std::int64_t>(source.labels.size()) == n,
                   "loader: {} labels for {} vertices", source.labels.size(), n);
+  BULKGNN_EXPECTS(source.normalizer == nullptr ||
+                      static_cast<std::int64_t>(source.normalizer->divisors().size()) == n,
+                  "loader: the feature normalizer has {} rows for {} vertices",
+                  source.normalizer->divisors().size(), n);
 }
 
 minibatch_loader::~minibatch_loader() = default;

@@ -28,7 +28,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, List
+from typing import Callable, List, Optional
 
 NODES = 60
 FEATURES = 6
@@ -186,6 +186,9 @@ class Case:
     # For "options": argument lists; {ogb} and {native} are replaced by the
     # valid datasets, {scratch} by a per-run scratch directory.
     commands: List[List[str]] = field(default_factory=list)
+    # The exit status every command must end with, where the README fixes it
+    # (2: a usage error); None: any failure status.
+    rc: Optional[int] = None
 
 
 def data_commands(data: str) -> List[List[str]]:
@@ -271,45 +274,45 @@ TRAIN = ["train", "{ogb}", "--fanouts", "3,2", "--batch-size", "8", "--epochs", 
 SAMPLE = ["sample", "{native}", "--fanouts", "3,2", "--batch-size", "8", "--quiet"]
 
 OPTION_CASES = [
-    Case("layers-zero", "options", "--layers", commands=[TRAIN + ["--layers", "0"]]),
-    Case("layers-disagree-with-fanouts", "options", "--layers", commands=[TRAIN + ["--layers", "5"]]),
-    Case("hidden-huge", "options", "--hidden", commands=[TRAIN + ["--hidden", "5000000"]]),
-    Case("hidden-zero", "options", "--hidden", commands=[TRAIN + ["--hidden", "0"]]),
+    Case("layers-zero", "options", "--layers", commands=[TRAIN + ["--layers", "0"]], rc=2),
+    Case("layers-disagree-with-fanouts", "options", "--layers", commands=[TRAIN + ["--layers", "5"]], rc=2),
+    Case("hidden-huge", "options", "--hidden", commands=[TRAIN + ["--hidden", "5000000"]], rc=2),
+    Case("hidden-zero", "options", "--hidden", commands=[TRAIN + ["--hidden", "0"]], rc=2),
     Case("batch-size-zero", "options", "--batch-size",
-         commands=[TRAIN + ["--batch-size", "0"], SAMPLE + ["--batch-size", "0"]]),
+         commands=[TRAIN + ["--batch-size", "0"], SAMPLE + ["--batch-size", "0"]], rc=2),
     Case("fanouts-not-numbers", "options", "--fanouts",
-         commands=[TRAIN + ["--fanouts", "3,x"], SAMPLE + ["--fanouts", "a"]]),
-    Case("fanouts-empty", "options", "--fanouts", commands=[SAMPLE + ["--fanouts", ""]]),
-    Case("fanouts-negative", "options", "--fanouts", commands=[SAMPLE + ["--fanouts", "3,-2"]]),
-    Case("lr-nan", "options", "--lr", commands=[TRAIN + ["--lr", "nan"]]),
-    Case("lr-negative", "options", "--lr", commands=[TRAIN + ["--lr", "-1"]]),
-    Case("dropout-above-one", "options", "--dropout", commands=[TRAIN + ["--dropout", "1.5"]]),
-    Case("weight-decay-nan", "options", "--weight-decay", commands=[TRAIN + ["--weight-decay", "nan"]]),
-    Case("epochs-negative", "options", "--epochs", commands=[TRAIN + ["--epochs", "-2"]]),
-    Case("bulk-zero", "options", "--bulk", commands=[SAMPLE + ["--bulk", "0"]]),
-    Case("threads-zero", "options", "--threads", commands=[SAMPLE + ["--threads", "0"]]),
-    Case("sampler-unknown", "options", "--sampler", commands=[SAMPLE + ["--sampler", "walk"]]),
-    Case("split-unknown", "options", "nosuch", commands=[TRAIN + ["--split", "nosuch"]]),
+         commands=[TRAIN + ["--fanouts", "3,x"], SAMPLE + ["--fanouts", "a"]], rc=2),
+    Case("fanouts-empty", "options", "--fanouts", commands=[SAMPLE + ["--fanouts", ""]], rc=2),
+    Case("fanouts-negative", "options", "--fanouts", commands=[SAMPLE + ["--fanouts", "3,-2"]], rc=2),
+    Case("lr-nan", "options", "--lr", commands=[TRAIN + ["--lr", "nan"]], rc=2),
+    Case("lr-negative", "options", "--lr", commands=[TRAIN + ["--lr", "-1"]], rc=2),
+    Case("dropout-above-one", "options", "--dropout", commands=[TRAIN + ["--dropout", "1.5"]], rc=2),
+    Case("weight-decay-nan", "options", "--weight-decay", commands=[TRAIN + ["--weight-decay", "nan"]], rc=2),
+    Case("epochs-negative", "options", "--epochs", commands=[TRAIN + ["--epochs", "-2"]], rc=2),
+    Case("bulk-zero", "options", "--bulk", commands=[SAMPLE + ["--bulk", "0"]], rc=2),
+    Case("threads-zero", "options", "--threads", commands=[SAMPLE + ["--threads", "0"]], rc=2),
+    Case("sampler-unknown", "options", "--sampler", commands=[SAMPLE + ["--sampler", "walk"]], rc=2),
+    Case("split-unknown", "options", "nosuch", commands=[TRAIN + ["--split", "nosuch"]], rc=2),
     Case("partition-unknown", "options", "--partition",
-         commands=[TRAIN + ["--partition", "foo"], SAMPLE + ["--partition", "foo"]]),
-    Case("grid-unknown", "options", "--grid", commands=[SAMPLE + ["--grid", "hypercube"]]),
+         commands=[TRAIN + ["--partition", "foo"], SAMPLE + ["--partition", "foo"]], rc=2),
+    Case("grid-unknown", "options", "--grid", commands=[SAMPLE + ["--grid", "hypercube"]], rc=2),
     Case("normalize-features-unknown", "options", "--normalize-features",
-         commands=[TRAIN + ["--normalize-features", "column"]]),
+         commands=[TRAIN + ["--normalize-features", "column"]], rc=2),
     Case("unknown-option", "options", "--no-such-option",
-         commands=[TRAIN + ["--no-such-option"], ["info", "{native}", "--no-such-option"]]),
+         commands=[TRAIN + ["--no-such-option"], ["info", "{native}", "--no-such-option"]], rc=2),
     Case("model-ranks-not-positive", "options", "--ranks",
-         commands=[["model", "--nodes", "1000", "--edges", "5000", "--ranks", "0,-4"]]),
+         commands=[["model", "--nodes", "1000", "--edges", "5000", "--ranks", "0,-4"]], rc=2),
     Case("model-ranks-empty", "options", "--ranks",
-         commands=[["model", "--nodes", "1000", "--edges", "5000", "--ranks", ""]]),
+         commands=[["model", "--nodes", "1000", "--edges", "5000", "--ranks", ""]], rc=2),
     Case("model-nodes-negative", "options", "--nodes",
-         commands=[["model", "--nodes", "-5", "--edges", "5000"]]),
+         commands=[["model", "--nodes", "-5", "--edges", "5000"]], rc=2),
     Case("checkpoint-dir-is-a-file", "options", "--checkpoint-dir",
-         commands=[TRAIN + ["--checkpoint-dir", "{ogb}/meta.json"]]),
+         commands=[TRAIN + ["--checkpoint-dir", "{ogb}/meta.json"]], rc=2),
     Case("metrics-out-missing-directory", "options", "--metrics-out",
          commands=[TRAIN + ["--metrics-out", "{scratch}/no/such/dir/m.json"],
-                   SAMPLE + ["--metrics-out", "{scratch}/no/such/dir/m.json"]]),
+                   SAMPLE + ["--metrics-out", "{scratch}/no/such/dir/m.json"]], rc=2),
     Case("dump-missing-directory", "options", "--dump",
-         commands=[SAMPLE + ["--dump", "{scratch}/no/such/dir/d.jsonl"]]),
+         commands=[SAMPLE + ["--dump", "{scratch}/no/such/dir/d.jsonl"]], rc=2),
     Case("data-missing", "options", "no-such-dataset",
          commands=[["info", "{scratch}/no-such-dataset"], ["train", "{scratch}/no-such-dataset"]]),
     Case("convert-input-not-ogb", "options", "raw",
@@ -348,7 +351,8 @@ def leftovers(*dirs: Path) -> List[str]:
     return found
 
 
-def check(cli: str, args: List[str], expect: str, work: Path, watched: List[Path]) -> List[str]:
+def check(cli: str, args: List[str], expect: str, work: Path, watched: List[Path],
+          rc: Optional[int] = None) -> List[str]:
     tmpdir = Path(tempfile.mkdtemp(dir=work, prefix="tmpdir-"))
     outcome = run(cli, args, tmpdir)
     problems = []
@@ -358,6 +362,8 @@ def check(cli: str, args: List[str], expect: str, work: Path, watched: List[Path
         problems.append("exit code 0")
     elif outcome.rc < 0 or outcome.rc >= 128:
         problems.append(f"killed or crashed (exit code {outcome.rc})")
+    elif rc is not None and outcome.rc != rc:
+        problems.append(f"exit code {outcome.rc}, not {rc}")
     problems += [f"output says '{m}'" for m in CRASH_MARKERS if m in outcome.output]
     if not outcome.timed_out and expect not in outcome.output:
         problems.append(f"message does not name '{expect}'")
@@ -433,7 +439,7 @@ def main() -> int:
             watched = [case_dir, scratch, data, bases["ogb"], bases["native"]]
             for command in case_commands(case, data, bases, scratch):
                 runs += 1
-                problems = check(cli, command, case.expect, work, watched)
+                problems = check(cli, command, case.expect, work, watched, case.rc)
                 if command[0] == "convert" and (scratch / "converted").exists():
                     problems.append("convert left a partial OUT_DIR")
                     shutil.rmtree(scratch / "converted")

@@ -3,6 +3,7 @@
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <zlib.h>
@@ -15,6 +16,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -141,21 +144,23 @@ class CliRejectsBadOptions : public CliOnCora, public ::testing::WithParamInterf
 
 TEST_P(CliRejectsBadOptions, WithAOneLineErrorNamingTheOption) {
   const auto r = run("sample --quiet " + native_.string() + " " + GetParam().arguments);
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 2) << r.output;  // a usage error
   EXPECT_NE(r.output.find(GetParam().mentions), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("unexpected"), std::string::npos) << r.output;
 }
 
-INSTANTIATE_TEST_SUITE_P(Sample, CliRejectsBadOptions,
-                         ::testing::Values(bad_option{"--fanouts 10,0", "--fanouts"},
-                                           bad_option{"--fanouts 10,-3", "--fanouts"},
-                                           bad_option{"--fanouts 10,x", "--fanouts"},
-                                           bad_option{"--batch-size 0", "--batch-size"},
-                                           bad_option{"--bulk 0", "--bulk"},
-                                           bad_option{"--split nosuchsplit", "nosuchsplit"},
-                                           bad_option{"--sampler magic", "--sampler"},
-                                           bad_option{"--weighted", "--weighted"}),
-                         test_name_from_arguments);
+INSTANTIATE_TEST_SUITE_P(
+    Sample, CliRejectsBadOptions,
+    ::testing::Values(
+        bad_option{"--fanouts 10,0", "--fanouts"}, bad_option{"--fanouts 10,-3", "--fanouts"},
+        bad_option{"--fanouts 10,x", "--fanouts"}, bad_option{"--batch-size 0", "--batch-size"},
+        bad_option{"--bulk 0", "--bulk"}, bad_option{"--split nosuchsplit", "nosuchsplit"},
+        bad_option{"--sampler magic", "--sampler"}, bad_option{"--weighted", "--weighted"},
+        bad_option{"--threads 0", "--threads"}, bad_option{"--seed -1", "--seed"},
+        bad_option{"--epochs 0", "--epochs"}, bad_option{"--fanouts ''", "--fanouts"},
+        bad_option{"--partition foo", "--partition"}, bad_option{"--grid 4d", "--grid"},
+        bad_option{"--replication 0", "--replication"}, bad_option{"--backend gpu", "--backend"}),
+    test_name_from_arguments);
 
 TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
   const auto metrics = scratch("train-metrics.json");
@@ -175,8 +180,12 @@ TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
       EXPECT_GT(e.at("stages").at(stage).at("items").get<std::int64_t>(), 0) << stage;
   }
   const auto& final_record = json.at("final");
-  const auto best = final_record.at("best_epoch").get<std::size_t>();
-  EXPECT_EQ(final_record.at("test_acc"), json.at("epochs")[best].at("test_acc"));
+  const auto best = final_record.at("best_epoch").get<std::size_t>();  // from 1
+  ASSERT_GE(best, 1u);
+  EXPECT_EQ(final_record.at("test_acc"), json.at("epochs")[best - 1].at("test_acc"));
+  EXPECT_NE(r.output.find(fmt::format("at epoch {};", best)), std::string::npos) << r.output;
+  for (std::size_t i = 0; i < json.at("epochs").size(); ++i)
+    EXPECT_EQ(json.at("epochs")[i].at("epoch"), i + 1);       // as the console counts
   EXPECT_GT(final_record.at("test_acc").get<double>(), 0.3);  // 7 classes: chance is 0.14
 }
 
@@ -194,10 +203,15 @@ TEST_F(CliOnCora, TrainResumeRefusesMissingAndForeignCheckpoints) {
   r = run(base + " --epochs 2 --resume --lr 0.1");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("lr"), std::string::npos) << r.output;
+  r = run(base + " --epochs 2 --resume --normalize-features row");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("normalize_features"), std::string::npos) << r.output;
   r = run(base + " --epochs 2 --resume");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("epoch   2/2"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("epoch   1/2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("trained 2 epochs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("this run: 1 epochs"), std::string::npos) << r.output;
 }
 
 class CliTrainRejectsBadOptions : public CliOnCora,
@@ -205,7 +219,7 @@ class CliTrainRejectsBadOptions : public CliOnCora,
 
 TEST_P(CliTrainRejectsBadOptions, WithAOneLineErrorNamingTheOption) {
   const auto r = run("train --quiet " + native_.string() + " " + GetParam().arguments);
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 2) << r.output;  // a usage error
   EXPECT_NE(r.output.find(GetParam().mentions), std::string::npos) << r.output;
 }
 
@@ -216,7 +230,15 @@ INSTANTIATE_TEST_SUITE_P(
                       bad_option{"--layers 3 --fanouts 5,5", "--layers"},
                       bad_option{"--epochs 0", "--epochs"}, bad_option{"--eval magic", "--eval"},
                       bad_option{"--ready-queue 0", "--ready-queue"},
-                      bad_option{"--resume", "--checkpoint-dir"}),
+                      bad_option{"--resume", "--checkpoint-dir"},
+                      bad_option{"--layers 0", "--layers"}, bad_option{"--threads 0", "--threads"},
+                      bad_option{"--weight-decay nan", "--weight-decay"},
+                      bad_option{"--dropout inf", "--dropout"},
+                      bad_option{"--normalize-features column", "--normalize-features"},
+                      bad_option{"--partition foo", "--partition"},
+                      bad_option{"--feature-replication 0", "--feature-replication"},
+                      // Four layers of 2^20 × 2^20 weights: more memory than any machine has.
+                      bad_option{"--hidden 1048576 --fanouts 2,2,2,2", "--hidden 1048576"}),
     test_name_from_arguments);
 
 TEST(Cli, TrainNeedsFeaturesAndLabels) {
@@ -252,12 +274,73 @@ TEST(Cli, GeneratedRmatGraphSamples) {
 }
 
 TEST(Cli, EveryCommandHasHelp) {
-  for (const auto* cmd :
-       {"sample", "train", "convert", "info", "generate", "generate rmat", "generate csbm"}) {
+  for (const auto* cmd : {"sample", "train", "convert", "info", "model", "generate",
+                          "generate rmat", "generate csbm"}) {
     const auto r = run(std::string(cmd) + " --help");
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << cmd << ": " << r.output;
   }
+}
+
+TEST(Cli, ExitStatusSaysOkErrorOrUsageError) {
+  auto r = run("--version");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = run("");  // no command
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output.rfind("bulkgnn: error: ", 0), 0u) << r.output;
+  r = run("train --no-such-option");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output.rfind("bulkgnn: error: ", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("--no-such-option"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bulkgnn train --help"), std::string::npos) << r.output;
+  r = run("info /nonexistent/dataset");  // a good command line, a failing run
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+}
+
+TEST(Cli, ModelRejectsImpossibleNumbers) {
+  const std::string base = "model --nodes 1000 --edges 5000 ";
+  for (const auto& [arguments, mentions] : std::vector<std::pair<std::string, std::string>>{
+           {"--ranks 0,-4", "--ranks"},
+           {"--ranks ''", "--ranks"},
+           {"--nodes -5", "--nodes"},
+           {"--hidden 0", "--hidden"},
+           {"--degree-second-moment nan", "--degree-second-moment"},
+           {"--grid 4d", "--grid"},
+           {"--fanouts 3,0", "--fanouts"}}) {
+    const auto r = run(base + arguments);
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.output;
+    EXPECT_NE(r.output.find(mentions), std::string::npos) << arguments << ": " << r.output;
+  }
+}
+
+// A file where a directory must be: every output path is refused before the
+// command reads or computes anything.
+TEST(Cli, OutputPathsAreCheckedBeforeAnyWork) {
+  const auto file = scratch("a-file");
+  std::ofstream(file) << "x";
+  const auto under_file = (file / "out").string();
+  const auto cora = (shared_data / "cora").string();
+  for (const auto& [arguments, mentions] : std::vector<std::pair<std::string, std::string>>{
+           {"train --quiet " + cora + " --epochs 1 --metrics-out " + under_file, "--metrics-out"},
+           {"train --quiet " + cora + " --epochs 1 --checkpoint-dir " + file.string(),
+            "--checkpoint-dir"},
+           {"sample --quiet " + cora + " --dump " + under_file, "--dump"},
+           {"sample --quiet " + cora + " --metrics-out " + scratch("").string(), "--metrics-out"},
+           {"model --nodes 100 --edges 500 --metrics-out " + under_file, "--metrics-out"},
+           {"convert --quiet " + cora + " " + under_file, "OUT_DIR"},
+           {"generate csbm --quiet --nodes 100 " + under_file, "OUT_DIR"}}) {
+    const auto r = run(arguments);
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.output;
+    EXPECT_NE(r.output.find(mentions), std::string::npos) << arguments << ": " << r.output;
+    EXPECT_EQ(r.output.find("epoch"), std::string::npos) << arguments << ": " << r.output;
+    EXPECT_EQ(r.output.find("sampled"), std::string::npos) << arguments << ": " << r.output;
+  }
+}
+
+TEST(Cli, InfoTakesQuiet) {
+  const auto r = run("info --quiet " + (shared_data / "cora").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("2708"), std::string::npos) << r.output;
 }
 
 }  // namespace

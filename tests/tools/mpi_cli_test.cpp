@@ -167,9 +167,13 @@ TEST(DataParallelTraining, RanksTrainLikeOneProcessOnTheSameGlobalBatches) {
 }
 
 TEST(MpiFailures, AFailureOnOneRankEndsEveryRankWithItsMessage) {
-  // Only rank 0 writes metrics: the others are already in the next
-  // collective call when it fails.
-  const auto r = run(4, "sample " + cora.string() +
+  // Only rank 0 writes metrics, and checks where before its first collective
+  // call, in which the others wait. They hold a native dataset: an OGB one
+  // would be half-imported when the abort ends them, and left behind.
+  const bulkgnn::testing::scratch_dir dir;
+  const auto data = dir / "csbm";
+  ASSERT_EQ(run(0, "generate csbm --quiet --nodes 2000 " + data.string()).exit_code, 0);
+  const auto r = run(4, "sample " + data.string() +
                             " --fanouts 5 --batch-size 16 --quiet --grid 1.5d "
                             "--metrics-out /nonexistent-directory/metrics.json");
   EXPECT_NE(r.exit_code, 0);

@@ -172,6 +172,45 @@ TEST(training_run, resume_refuses_a_missing_corrupt_or_foreign_checkpoint) {
   EXPECT_THROW(std::ignore = train(ds, fresh), option_error);  // would overwrite
 }
 
+TEST(training_run, feature_normalization_is_in_the_fingerprint_and_a_resume_must_match_it) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  auto o = small_options();
+  o.epochs = 1;
+  o.eval_every = 0;
+  const auto plain = train(ds, o);
+  o.normalize_features = loader::feature_normalization::row;
+  o.checkpoint_dir = dir / "ckpt";
+  const auto normalized = train(ds, o);
+  EXPECT_EQ(plain.config.at("normalize_features"), "none");
+  EXPECT_EQ(normalized.config.at("normalize_features"), "row");
+  EXPECT_NE(plain.parameters, normalized.parameters);  // the inputs differ
+
+  auto other = o;
+  other.normalize_features = loader::feature_normalization::none;
+  other.resume = true;
+  other.epochs = 2;
+  try {
+    std::ignore = train(ds, other);
+    ADD_FAILURE() << "a checkpoint trained on normalised features was resumed without";
+  } catch (const option_error& e) {
+    EXPECT_NE(std::string(e.what()).find("normalize_features"), std::string::npos) << e.what();
+  }
+}
+
+TEST(training_run, float_settings_are_recorded_as_typed) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  auto o = small_options();
+  o.epochs = 1;
+  o.eval_every = 0;
+  o.optimizer.lr = 0.003f;
+  o.model.dropout = 0.1f;
+  const auto config = train(ds, o).config;
+  EXPECT_EQ(config.at("lr").dump(), "0.003");
+  EXPECT_EQ(config.at("dropout").dump(), "0.1");
+}
+
 TEST(training_run, checkpoint_round_trips) {
   const scratch_dir dir;
   checkpoint c;

@@ -12,8 +12,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <tuple>
 
@@ -37,6 +39,11 @@ layer_kind layer_kind_for(sampler::sampler_kind kind) {
   return kind == sampler::sampler_kind::node_wise ? layer_kind::sage : layer_kind::gcn;
 }
 
+// A float setting as the decimal the user typed (0.003, not the
+// 0.003000000026077032 that widening the float gives): the shortest text
+// that reads back as the same float.
+double as_typed(float value) { return std::strtod(fmt::format("{}", value).c_str(), nullptr); }
+
 nlohmann::json fingerprint_of(const data::dataset& ds, const train_options& o,
                               const model_config& model, const std::string& split) {
   return {{"dataset", ds.name()},
@@ -55,9 +62,10 @@ nlohmann::json fingerprint_of(const data::dataset& ds, const train_options& o,
           {"num_classes", model.num_classes},
           {"layers", model.layers},
           {"hidden", model.hidden},
-          {"dropout", model.dropout},
-          {"lr", o.optimizer.lr},
-          {"weight_decay", o.optimizer.weight_decay}};
+          {"dropout", as_typed(model.dropout)},
+          {"lr", as_typed(o.optimizer.lr)},
+          {"weight_decay", as_typed(o.optimizer.weight_decay)},
+          {"normalize_features", loader::feature_normalization_name(o.normalize_features)}};
 }
 
 // The labels of `vertices`; option_error if one has none (-1).
@@ -108,7 +116,8 @@ class run {
         test_labels_(labels_of(ds, split_.test, "test")),
         model_(config_, o.sampling.seed, o.exec),
         optimizer_(model_.parameters().size(), o.optimizer),
-        loader_(source(ds, o), o.sampling, loading_for(o, o.loading), o.exec) {
+        normalizer_(normalizer_for(ds, o)),
+        loader_(source(), o.sampling, loading_for(o, o.loading), o.exec) {
     // Training minibatches carry their own labels; this only rejects unlabelled seeds.
     std::ignore = labels_of(ds, split_.train, "train");
     result_.config = fingerprint_of(ds, o, config_, split_.name);
@@ -129,6 +138,7 @@ class run {
           ((epoch + 1) % options_.eval_every == 0 || epoch + 1 == options_.epochs))
         evaluate(record);
       add_record(std::move(record));
+      ++result_.epochs_this_run;
       if (!options_.checkpoint_dir.empty() && is_rank_zero()) save(epoch + 1);
       if (on_epoch) on_epoch(result_.epochs.back(), result_);
     }
@@ -144,14 +154,28 @@ class run {
   }
 
  private:
-  static loader::graph_source source(const data::dataset& ds, const train_options& o) {
-    if (o.parallel == nullptr) return {ds.graph(), ds.features(), ds.labels()};
-    auto* remote = o.parallel->features();
-    return {.graph = ds.graph(),
-            .features = remote ? dense_view<const float>{} : ds.features(),
-            .labels = ds.labels(),
-            .rows = o.parallel->rows(),
-            .remote_features = remote};
+  // Every rank maps the whole dataset, so each computes the same factors
+  // from all rows, whichever rows it owns.
+  static std::optional<loader::row_normalizer> normalizer_for(const data::dataset& ds,
+                                                              const train_options& o) {
+    if (o.normalize_features == loader::feature_normalization::none) return std::nullopt;
+    return loader::row_normalizer(ds.features());
+  }
+
+  loader::graph_source source() const {
+    const auto* normalizer = normalizer_ ? &*normalizer_ : nullptr;
+    if (options_.parallel == nullptr)
+      return {.graph = ds_.graph(),
+              .features = ds_.features(),
+              .labels = ds_.labels(),
+              .normalizer = normalizer};
+    auto* remote = options_.parallel->features();
+    return {.graph = ds_.graph(),
+            .features = remote ? dense_view<const float>{} : ds_.features(),
+            .labels = ds_.labels(),
+            .rows = options_.parallel->rows(),
+            .remote_features = remote,
+            .normalizer = normalizer};
   }
 
   // Data-parallel ranks each load their slice of every minibatch.
@@ -261,7 +285,9 @@ class run {
     const stopwatch watch;
     if (options_.eval == evaluation::full) {
       if (!full_block_) full_block_ = full_graph_block(options_.exec, ds_.graph(), config_.kind);
-      const auto logits = predict_full_graph(model_, *full_block_, ds_.features());
+      const auto logits =
+          normalizer_ ? predict_full_graph(model_, *full_block_, normalized_features().view())
+                      : predict_full_graph(model_, *full_block_, ds_.features());
       r.valid_acc = accuracy_of(logits.view(), split_.valid, valid_labels_);
       r.test_acc = accuracy_of(logits.view(), split_.test, test_labels_);
     } else {
@@ -271,6 +297,16 @@ class run {
     r.eval_seconds = watch.seconds();
   }
 
+  // A normalised copy of every feature row for one full-graph evaluation
+  // (whose first layer aggregates a matrix of the same size anyway).
+  matrix normalized_features() const {
+    const auto features = ds_.features();
+    matrix normalized(features.rows, features.cols);
+    std::copy(features.data.begin(), features.data.end(), normalized.data().begin());
+    normalizer_->apply_to_all(normalized.view());
+    return normalized;
+  }
+
   // Every valid/test vertex, whatever --max-minibatches limits training to.
   std::optional<double> sampled_accuracy(std::span<const vertex_t> vertices,
                                          std::int64_t key_epoch) {
@@ -278,7 +314,7 @@ class run {
     if (!eval_loader_) {
       auto options = options_.loading;
       options.max_minibatches = 0;
-      eval_loader_.emplace(source(ds_, options_), options_.sampling, loading_for(options_, options),
+      eval_loader_.emplace(source(), options_.sampling, loading_for(options_, options),
                            options_.exec);
     }
     auto stream = eval_loader_->epoch(vertices, static_cast<std::uint32_t>(key_epoch));
@@ -350,7 +386,7 @@ class run {
 
   static epoch_record epoch_record_from_json(const nlohmann::json& j) {
     epoch_record r;
-    r.epoch = j.at("epoch").get<std::int64_t>();
+    r.epoch = j.at("epoch").get<std::int64_t>() - 1;  // counted from 1, as to_json writes
     r.loss = j.at("loss").get<double>();
     r.train_acc = j.at("train_acc").get<double>();
     if (!j.at("valid_acc").is_null()) r.valid_acc = j.at("valid_acc").get<double>();
@@ -368,6 +404,7 @@ class run {
   std::vector<std::int32_t> test_labels_;
   gnn_model model_;
   adam optimizer_;
+  std::optional<loader::row_normalizer> normalizer_;  // before the loaders, which use it
   loader::minibatch_loader loader_;
   std::optional<loader::minibatch_loader> eval_loader_;
   std::optional<aggregation_block> full_block_;
@@ -397,7 +434,7 @@ nlohmann::json epoch_record::to_json() const {
   const auto optional_value = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
-  return {{"epoch", epoch},
+  return {{"epoch", epoch + 1},  // from 1, as the console counts
           {"loss", loss},
           {"train_acc", train_acc},
           {"valid_acc", optional_value(valid_acc)},

@@ -37,4 +37,9 @@ class progress {
   double last_draw_ = -1e9;
 };
 
+// Makes every progress display created after it silent, whatever its own
+// `quiet`: the CLI's --quiet reaches work whose caller takes no quiet
+// argument (the on-the-fly OGB import inside dataset::open).
+void silence_progress();
+
 }  // namespace bulkgnn

@@ -4,6 +4,7 @@
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/loader/feature_normalization.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
 
@@ -33,13 +34,15 @@ class feature_fetcher {
 // What minibatches are drawn from. Features and labels are indexed by global
 // vertex id; either may be empty (then minibatches carry none). With `rows`
 // set, the sampler reads A through it (a sharded graph) and `graph` may be
-// empty; with `remote_features` set, features are fetched through it.
+// empty; with `remote_features` set, features are fetched through it. With
+// `normalizer` set, every gathered or fetched row is normalised by it.
 struct graph_source {
   csr_view graph;
   dense_view<const float> features;
   std::span<const std::int32_t> labels;
   sampler::row_source* rows = nullptr;
   feature_fetcher* remote_features = nullptr;
+  const row_normalizer* normalizer = nullptr;
 };
 
 struct loader_options {

@@ -2,6 +2,7 @@
 
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/loader/feature_normalization.hpp"
 #include "bulkgnn/loader/loader.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/trainer/adam.hpp"
@@ -35,6 +36,8 @@ struct train_options {
   loader::loader_options loading;
   model_config model;
   adam_options optimizer;
+  // Applied to feature rows as they are read, in training and in evaluation.
+  loader::feature_normalization normalize_features = loader::feature_normalization::none;
   std::int64_t epochs = 20;
   std::int64_t eval_every = 1;  // 0: never evaluate
   evaluation eval = evaluation::full;
@@ -52,9 +55,9 @@ struct train_options {
 void validate(const train_options& options);
 
 struct epoch_record {
-  std::int64_t epoch = 0;
-  double loss = 0;       // mean over the epoch's minibatches
-  double train_acc = 0;  // on the training minibatches, as they were trained
+  std::int64_t epoch = 0;  // from 0 here; from 1 in to_json(), as the console prints it
+  double loss = 0;         // mean over the epoch's minibatches
+  double train_acc = 0;    // on the training minibatches, as they were trained
   std::optional<double> valid_acc;
   std::optional<double> test_acc;
   double seconds = 0;       // training pipeline, excluding evaluation
@@ -70,6 +73,7 @@ struct epoch_record {
 
 struct train_result {
   std::vector<epoch_record> epochs;  // every epoch, resumed ones included
+  std::int64_t epochs_this_run = 0;  // trained by this call (not restored)
   // The epoch with the best validation accuracy (first of ties) and its
   // accuracies; absent if no epoch was evaluated.
   std::optional<std::int64_t> best_epoch;

@@ -1,0 +1,121 @@
+#include "train_memory.hpp"
+
+#include "bulkgnn/core/error.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace bulkgnn::tools {
+
+namespace {
+
+constexpr double float_bytes = sizeof(float);
+constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+
+// Input and output width of each layer, input first.
+std::vector<std::pair<double, double>> layer_widths(const data::dataset& ds,
+                                                    const trainer::train_options& o) {
+  std::vector<std::pair<double, double>> widths;
+  const auto layers = o.model.layers;
+  for (int l = 0; l < layers; ++l)
+    widths.emplace_back(static_cast<double>(l == 0 ? ds.features().cols : o.model.hidden),
+                        static_cast<double>(l + 1 == layers ? ds.num_classes() : o.model.hidden));
+  return widths;
+}
+
+// Vertices per hop of one minibatch, seeds first: each hop adds at most
+// `fanout` neighbours per vertex (node-wise) or `fanout` vertices
+// (layer-wise), and never more than the graph holds.
+std::vector<double> frontier_sizes(const data::dataset& ds, const trainer::train_options& o) {
+  const auto n = static_cast<double>(ds.num_nodes());
+  std::vector<double> sizes{std::min(n, static_cast<double>(o.loading.batch_size))};
+  for (const auto fanout : o.sampling.fanouts) {
+    const double f = fanout < 0 ? n : static_cast<double>(fanout);
+    const double next = o.sampling.kind == sampler::sampler_kind::node_wise ? sizes.back() * (f + 1)
+                                                                            : sizes.back() + f;
+    sizes.push_back(std::min(n, next));
+  }
+  return sizes;
+}
+
+// A layer from `in` to `out` columns over `rows` output vertices holds the
+// aggregated input and its gradient, and the output, its gradient and the
+// dropout mask.
+double layer_bytes(double rows, double in, double out) {
+  return float_bytes * rows * (2 * in + 3 * out);
+}
+
+// One value per line of a file such as /proc/meminfo ("MemAvailable: 123 kB")
+// or memory.max ("max" or a number).
+double number_in(const std::string& path, const std::string& key, double unit) {
+  std::ifstream in(path);
+  std::string name;
+  while (in >> name) {
+    if (key.empty() || name == key) {
+      double value = 0;
+      if (in >> value) return value * unit;
+      return std::numeric_limits<double>::infinity();  // "max": no limit
+    }
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+train_memory estimate_train_memory(const data::dataset& ds, const trainer::train_options& o) {
+  const bool sage = o.sampling.kind == sampler::sampler_kind::node_wise;
+  const auto widths = layer_widths(ds, o);
+  const auto frontier = frontier_sizes(ds, o);
+  const auto n = static_cast<double>(ds.num_nodes());
+  train_memory m;
+  for (std::size_t l = 0; l < widths.size(); ++l) {
+    const auto [in, out] = widths[l];
+    m.model += 4 * float_bytes * ((sage ? 2 : 1) * in * out + out);
+    // Layer l computes hop L-l-1 from hop L-l.
+    m.minibatch += layer_bytes(frontier[widths.size() - l - 1], in, out);
+    if (o.eval == trainer::evaluation::full && o.eval_every > 0)
+      m.evaluation = std::max(m.evaluation, layer_bytes(n, in, out));
+  }
+  return m;
+}
+
+double available_memory_bytes() {
+  const double meminfo = number_in("/proc/meminfo", "MemAvailable:", 1024);
+  const double physical = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) *
+                          static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+  const double cgroup_v2 = number_in("/sys/fs/cgroup/memory.max", "", 1);
+  const double cgroup_v1 = number_in("/sys/fs/cgroup/memory/memory.limit_in_bytes", "", 1);
+  return std::min({std::isfinite(meminfo) ? meminfo : physical, cgroup_v2, cgroup_v1});
+}
+
+void require_memory_for(const data::dataset& ds, const trainer::train_options& o) {
+  const auto m = estimate_train_memory(ds, o);
+  const double available = available_memory_bytes();
+  if (m.total() <= available) return;
+  std::string culprit = fmt::format(
+      "lower --hidden (model state {:.1f} GiB: weights, gradients, "
+      "Adam moments for {} input features)",
+      m.model / gib, ds.features().cols);
+  if (m.minibatch > m.model && m.minibatch >= m.evaluation)
+    culprit = fmt::format("lower --batch-size, --fanouts or --hidden (one minibatch {:.1f} GiB)",
+                          m.minibatch / gib);
+  else if (m.evaluation > m.model)
+    culprit = fmt::format(
+        "use --eval sampled or lower --hidden (full-graph evaluation over {} "
+        "vertices {:.1f} GiB)",
+        ds.num_nodes(), m.evaluation / gib);
+  throw option_error(fmt::format(
+      "--hidden {} with --batch-size {} and --fanouts {}: the run needs at least {:.1f} GiB, "
+      "more than the {:.1f} GiB of memory available; {}",
+      o.model.hidden, o.loading.batch_size, fmt::join(o.sampling.fanouts, ","), m.total() / gib,
+      available / gib, culprit));
+}
+
+}  // namespace bulkgnn::tools
