@@ -53,6 +53,7 @@ __attribute__((target("avx2,fma"))) void avx2_kernel(std::int64_t kc, const floa
 #pragma GCC unroll 16
     for (int v = 0; v < 2; ++v)
       acc[r][v] = step.first ? _mm256_setzero_ps() : _mm256_loadu_ps(c + r * ldc + 8 * v);
+#pragma GCC unroll 4
   for (std::int64_t p = 0; p < kc; ++p) {
     const __m256 b0 = _mm256_loadu_ps(packed_b + p * 16);
     const __m256 b1 = _mm256_loadu_ps(packed_b + p * 16 + 8);
@@ -95,6 +96,7 @@ __attribute__((target("avx512f"))) void avx512_kernel(std::int64_t kc, const flo
 #pragma GCC unroll 16
     for (int v = 0; v < 2; ++v)
       acc[r][v] = step.first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + r * ldc + 16 * v);
+#pragma GCC unroll 4
   for (std::int64_t p = 0; p < kc; ++p) {
     const __m512 b0 = _mm512_loadu_ps(packed_b + p * 32);
     const __m512 b1 = _mm512_loadu_ps(packed_b + p * 32 + 16);
