@@ -1,8 +1,10 @@
 #include "bulkgnn/trainer/gemm.hpp"
 
+#include <cblas.h>
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <random>
@@ -58,6 +60,14 @@ struct gemm_case {
   float alpha, beta;
 };
 
+matrix absolute(const matrix& x) {
+  matrix y = x;
+  for (float& v : y.data()) v = std::abs(v);
+  return y;
+}
+
+// Within the rounding any summation order may give: k + 2 roundings of at
+// most one float ulp each, relative to the sum of the magnitudes.
 void expect_matches_reference(std::mt19937_64& gen, const gemm_case& g) {
   for (const bool ta : {false, true})
     for (const bool tb : {false, true}) {
@@ -65,12 +75,17 @@ void expect_matches_reference(std::mt19937_64& gen, const gemm_case& g) {
       const matrix b = tb ? operand(gen, g.n, g.k) : operand(gen, g.k, g.n);
       matrix c = operand(gen, g.m, g.n);
       matrix expected = c;
+      matrix magnitude = absolute(c);
       gemm(ta, tb, g.alpha, a.view(), b.view(), g.beta, c.view());
       gemm_reference(ta, tb, g.alpha, a.view(), b.view(), g.beta, expected.view());
-      EXPECT_TRUE(bitwise_equal(c, expected))
-          << gemm_kernel_name() << " kernel, " << gemm_threads() << " threads, " << g.m << "x"
-          << g.n << "x" << g.k << " transposes " << ta << tb << " alpha " << g.alpha << " beta "
-          << g.beta;
+      gemm_reference(ta, tb, std::abs(g.alpha), absolute(a).view(), absolute(b).view(),
+                     std::abs(g.beta), magnitude.view());
+      const float ulp = std::numeric_limits<float>::epsilon();
+      for (std::size_t i = 0; i < c.data().size(); ++i)
+        ASSERT_NEAR(c.data()[i], expected.data()[i],
+                    static_cast<float>(g.k + 2) * ulp * magnitude.data()[i] + 1e-30f)
+            << gemm_threads() << " threads, " << g.m << "x" << g.n << "x" << g.k << " transposes "
+            << ta << tb << " alpha " << g.alpha << " beta " << g.beta << " element " << i;
     }
 }
 
@@ -95,17 +110,17 @@ TEST(Gemm, MatchesNaiveProductForEveryTransposeCombination) {
   }
 }
 
-// Sizes of 0, 1, odd, and beyond every block (K blocks of 256, A blocks of
-// 96 rows, tiles of 256 columns), serial and threaded.
-TEST(Gemm, EqualsTheSequentialFmaChainBitForBit) {
+// Sizes of 0, 1, odd, and across tile boundaries (row tiles of 128 and
+// more, column tiles of 128 to 256), serial and threaded.
+TEST(Gemm, MatchesTheReferenceForEveryShapeAndScaling) {
   const gemm_threads_guard guard;
   std::mt19937_64 gen(3);
   const std::tuple<std::int64_t, std::int64_t, std::int64_t> shapes[] = {
-      {0, 5, 3},      {5, 0, 3},       {4, 3, 0},    {1, 1, 1},    {1, 17, 1},
-      {13, 1, 300},   {7, 33, 257},    {6, 16, 256}, {12, 32, 64}, {97, 45, 513},
-      {131, 300, 70}, {200, 37, 1000}, {5, 260, 600}};
+      {0, 5, 3},      {5, 0, 3},       {4, 3, 0},     {1, 1, 1},     {1, 17, 1},
+      {13, 1, 300},   {7, 33, 257},    {6, 16, 256},  {12, 32, 64},  {97, 45, 513},
+      {131, 300, 70}, {200, 37, 1000}, {5, 260, 600}, {300, 520, 40}};
   const std::pair<float, float> scalings[] = {{1.0f, 0.0f}, {1.0f, 1.0f}, {-1.5f, 0.25f}};
-  for (const int threads : {1, 2, 3}) {
+  for (const int threads : {1, 3}) {
     set_gemm_threads(threads);
     for (const auto& [m, n, k] : shapes)
       for (const auto& [alpha, beta] : scalings)
@@ -123,8 +138,7 @@ TEST(Gemm, EmptyInnerDimensionGivesBetaTimesCAndZeroBetaIgnoresNaN) {
   for (const float v : c.data()) EXPECT_EQ(v, 1.5f);
 }
 
-// Over several K blocks, where partial sums pass through C.
-TEST(Gemm, ZeroBetaIgnoresNaNInCOverSeveralKBlocks) {
+TEST(Gemm, ZeroBetaIgnoresNaNInCWithALongK) {
   std::mt19937_64 gen(4);
   const matrix a = random_matrix(gen, 50, 700);
   const matrix b = random_matrix(gen, 700, 40);
@@ -133,7 +147,8 @@ TEST(Gemm, ZeroBetaIgnoresNaNInCOverSeveralKBlocks) {
   matrix expected(50, 40);
   gemm(false, false, 1.0f, a.view(), b.view(), 0.0f, c.view());
   gemm_reference(false, false, 1.0f, a.view(), b.view(), 0.0f, expected.view());
-  EXPECT_TRUE(bitwise_equal(c, expected));
+  for (std::size_t i = 0; i < c.data().size(); ++i)
+    EXPECT_NEAR(c.data()[i], expected.data()[i], 1e-4f) << i;
 }
 
 TEST(Gemm, RejectsMismatchedShapesNamingThem) {
@@ -166,35 +181,45 @@ TEST(Gemm, CountsFlopsAndCalls) {
   EXPECT_GE(stats.seconds, 0.0);
 }
 
-// ctest runs this test binary again with each switch set; this checks the
-// switches take effect.
-TEST(Gemm, EnvironmentSelectsTheKernel) {
-  const auto name = gemm_kernel_name();
-  if (std::getenv("BULKGNN_PORTABLE_GEMM") != nullptr) {
-    EXPECT_EQ(name, "portable");
-  } else if (std::getenv("BULKGNN_NO_AVX512") != nullptr) {
-    EXPECT_NE(name, "avx512");
-  }
-  EXPECT_TRUE(name == "portable" || name == "avx2" || name == "avx512") << name;
-}
-
-// Threaded, and K spans several K blocks.
+// Bit for bit, for every thread count, on shapes cut into row tiles (the
+// activations), column tiles (a weight gradient over a long K) and both.
 TEST(Gemm, ResultDoesNotDependOnGemmThreads) {
   const gemm_threads_guard guard;
   std::mt19937_64 gen(2);
-  const std::int64_t m = 200, n = 150, k = 1000;
-  for (const bool ta : {false, true}) {
-    for (const bool tb : {false, true}) {
-      const matrix a = ta ? random_matrix(gen, k, m) : random_matrix(gen, m, k);
-      const matrix b = tb ? random_matrix(gen, n, k) : random_matrix(gen, k, n);
-      matrix one(m, n), two(m, n);
-      set_gemm_threads(1);
-      gemm(ta, tb, 1.0f, a.view(), b.view(), 0.0f, one.view());
-      set_gemm_threads(2);
-      gemm(ta, tb, 1.0f, a.view(), b.view(), 0.0f, two.view());
-      EXPECT_TRUE(bitwise_equal(one, two)) << "transpose " << ta << tb;
-    }
-  }
+  const std::tuple<std::int64_t, std::int64_t, std::int64_t> shapes[] = {
+      {200, 150, 1000}, {3000, 256, 64}, {256, 256, 3000}, {97, 45, 513}};
+  for (const auto& [m, n, k] : shapes)
+    for (const bool ta : {false, true})
+      for (const bool tb : {false, true}) {
+        const matrix a = ta ? random_matrix(gen, k, m) : random_matrix(gen, m, k);
+        const matrix b = tb ? random_matrix(gen, n, k) : random_matrix(gen, k, n);
+        matrix one(m, n);
+        set_gemm_threads(1);
+        gemm(ta, tb, 1.0f, a.view(), b.view(), 0.0f, one.view());
+        for (const int threads : {2, 3, 5}) {
+          matrix many(m, n);
+          set_gemm_threads(threads);
+          gemm(ta, tb, 1.0f, a.view(), b.view(), 0.0f, many.view());
+          EXPECT_TRUE(bitwise_equal(one, many)) << m << "x" << n << "x" << k << " transposes " << ta
+                                                << tb << ", " << threads << " threads";
+        }
+      }
+}
+
+// OpenBLAS's own thread count, set by anyone else in the process, must not
+// reach the result: gemm() runs OpenBLAS on one thread per tile.
+TEST(Gemm, ResultDoesNotDependOnOpenBlasThreadsSetElsewhere) {
+  const gemm_threads_guard guard;
+  std::mt19937_64 gen(5);
+  const matrix a = random_matrix(gen, 700, 900);
+  const matrix b = random_matrix(gen, 900, 300);
+  matrix one(700, 300), other(700, 300);
+  set_gemm_threads(1);
+  gemm(false, false, 1.0f, a.view(), b.view(), 0.0f, one.view());
+  openblas_set_num_threads(2);
+  gemm(false, false, 1.0f, a.view(), b.view(), 0.0f, other.view());
+  EXPECT_TRUE(bitwise_equal(one, other));
+  EXPECT_EQ(openblas_get_num_threads(), 1);
 }
 
 }  // namespace
