@@ -2,6 +2,7 @@
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/progress.hpp"
+#include "bulkgnn/core/staging.hpp"
 #include "bulkgnn/data/generators.hpp"
 
 #include <fmt/format.h>
@@ -22,8 +23,18 @@ data::dataset open_dataset_or_default(const std::string& path, bool quiet) {
   // its own.
   if (quiet) silence_progress();
   if (!path.empty()) return data::dataset::open(path);
-  const auto dir =
-      std::filesystem::temp_directory_path() / fmt::format("bulkgnn-default-{}", ::getpid());
+  // Named like all staging, so that what a killed run leaves is swept.
+  constexpr const char* staging_prefix = "bulkgnn-default-";
+  const auto tmp = std::filesystem::temp_directory_path();
+  sweep_stale_staging(tmp, staging_prefix);
+  const auto dir = tmp / staging_name(staging_prefix);
+  struct remove_on_exit {
+    std::filesystem::path dir;
+    ~remove_on_exit() {
+      std::error_code ignored;  // the arrays stay mapped after their files are unlinked
+      std::filesystem::remove_all(dir, ignored);
+    }
+  } remove{dir};
   const data::csbm_options options{.nodes = 100000,
                                    .classes = 8,
                                    .average_degree = 12,
@@ -35,10 +46,7 @@ data::dataset open_dataset_or_default(const std::string& path, bool quiet) {
   if (!quiet)
     fmt::print(stderr, "no DATA given: generating the embedded default (CSBM, 100000 vertices)\n");
   data::generate_csbm(dir, options);
-  auto ds = data::dataset::open_native(dir);
-  // The arrays stay mapped after their files are unlinked.
-  std::filesystem::remove_all(dir);
-  return ds;
+  return data::dataset::open_native(dir);
 }
 
 kernels::backend parse_backend(const std::string& name) {
@@ -144,9 +152,14 @@ CLI::Validator real_in(real_interval r) {
         errno = 0;
         const double value = std::strtod(text.c_str(), &end);
         const bool parsed = !text.empty() && end == text.c_str() + text.size() && errno == 0;
-        const bool above = r.low_open ? value > r.low : value >= r.low;
-        const bool below = r.high_open ? value < r.high : value <= r.high;
-        if (parsed && std::isfinite(value) && above && below) return {};
+        // Checked as a float too, which most of these options are stored in:
+        // --lr 1e-50 would become 0 and --dropout 0.99999999 would become 1.
+        const auto within = [&r](double v) {
+          const bool above = r.low_open ? v > r.low : v >= r.low;
+          const bool below = r.high_open ? v < r.high : v <= r.high;
+          return std::isfinite(v) && above && below;
+        };
+        if (parsed && within(value) && within(static_cast<float>(value))) return {};
         return fmt::format("must be {}, got '{}'", range, text);
       },
       range);

@@ -3,7 +3,6 @@
 
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
-#include "bulkgnn/core/interrupt.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
@@ -143,7 +142,6 @@ void run_sample(const sample_config& c) {
     const sampler::epoch_plan plan(train, c.batch_size, c.seed, static_cast<std::uint32_t>(epoch));
     times.add("shuffle", sampling_clock.seconds());
     for (std::int64_t first = 0; first < per_epoch; first += step) {
-      throw_if_interrupted();
       sampling_clock.restart();
       segmented_vertices seeds;
       std::vector<std::int64_t> ids;

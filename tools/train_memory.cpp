@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -51,20 +52,30 @@ double layer_bytes(double rows, double in, double out) {
   return float_bytes * rows * (2 * in + 3 * out);
 }
 
-// One value per line of a file such as /proc/meminfo ("MemAvailable: 123 kB")
-// or memory.max ("max" or a number).
-double number_in(const std::string& path, const std::string& key, double unit) {
+constexpr double unlimited = std::numeric_limits<double>::infinity();
+
+// The number after `key` in a file of "key value" lines such as /proc/meminfo
+// ("MemAvailable: 123 kB"), times `unit`; unlimited if absent.
+double keyed_number_in(const std::string& path, const std::string& key, double unit) {
   std::ifstream in(path);
   std::string name;
   while (in >> name) {
-    if (key.empty() || name == key) {
-      double value = 0;
-      if (in >> value) return value * unit;
-      return std::numeric_limits<double>::infinity();  // "max": no limit
-    }
+    double value = 0;
+    if (name == key) return in >> value ? value * unit : unlimited;
     in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
   }
-  return std::numeric_limits<double>::infinity();
+  return unlimited;
+}
+
+// A cgroup's memory limit file: a number of bytes, or "max" (cgroup v2) for
+// none; unlimited if absent.
+double cgroup_limit_in(const std::string& path) {
+  std::ifstream in(path);
+  std::string token;
+  if (!(in >> token) || token == "max") return unlimited;
+  double bytes = 0;
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), bytes);
+  return ec == std::errc() && end == token.data() + token.size() ? bytes : unlimited;
 }
 
 }  // namespace
@@ -87,11 +98,11 @@ train_memory estimate_train_memory(const data::dataset& ds, const trainer::train
 }
 
 double available_memory_bytes() {
-  const double meminfo = number_in("/proc/meminfo", "MemAvailable:", 1024);
+  const double meminfo = keyed_number_in("/proc/meminfo", "MemAvailable:", 1024);
   const double physical = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) *
                           static_cast<double>(::sysconf(_SC_PAGE_SIZE));
-  const double cgroup_v2 = number_in("/sys/fs/cgroup/memory.max", "", 1);
-  const double cgroup_v1 = number_in("/sys/fs/cgroup/memory/memory.limit_in_bytes", "", 1);
+  const double cgroup_v2 = cgroup_limit_in("/sys/fs/cgroup/memory.max");
+  const double cgroup_v1 = cgroup_limit_in("/sys/fs/cgroup/memory/memory.limit_in_bytes");
   return std::min({std::isfinite(meminfo) ? meminfo : physical, cgroup_v2, cgroup_v1});
 }
 

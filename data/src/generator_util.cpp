@@ -43,6 +43,7 @@ void fill_normal(philox_stream& stream, std::span<float> out) {
 
 void for_each_chunk(std::int64_t chunks, const std::string& label, bool quiet,
                     const std::function<void(std::int64_t)>& body) {
+  const interrupt_scope polled;  // a signal unwinds the generator and its staging
   progress bar(label, chunks, " chunks", quiet);
   for (std::int64_t begin = 0; begin < chunks; begin += chunks_per_wave) {
     const std::int64_t end = std::min(chunks, begin + chunks_per_wave);

@@ -66,7 +66,11 @@ class gzip_stream {
       }
     }
     if (!in_member_) {
-      if (*stream_.next_in != 0x1f) {
+      // Another member begins with the gzip magic; anything else is garbage
+      // (a lone 0x1f at a buffer's end is left to inflate to judge).
+      const bool magic =
+          stream_.next_in[0] == 0x1f && (stream_.avail_in < 2 || stream_.next_in[1] == 0x8b);
+      if (!magic) {
         failure = fmt::format("trailing garbage after the gzip data, at byte {}", consumed());
         return finish();
       }

@@ -337,6 +337,7 @@ std::vector<std::string> import_splits(const ogb_layout& ogb, std::int64_t n, na
 
 void import_ogb(const fs::path& ogb_dir, const fs::path& out_dir,
                 const ogb_import_options& options) {
+  const interrupt_scope polled;  // a signal unwinds the import and its staging
   const ogb_layout ogb{ogb_dir};
   if (!is_ogb_raw_dir(ogb_dir))
     throw data_error(ogb.raw("edge.csv.gz").string(), "missing: not an OGB raw directory");

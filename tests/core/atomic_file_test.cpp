@@ -1,6 +1,7 @@
 #include "bulkgnn/core/atomic_file.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/staging.hpp"
 #include "scratch_dir.hpp"
 
 #include <fmt/format.h>
@@ -52,8 +53,8 @@ TEST(AtomicOutputFile, ASaveSweepsTheTemporaryOfAKilledSave) {
   const pid_t ended = ::fork();
   if (ended == 0) ::_exit(0);
   ::waitpid(ended, nullptr, 0);
-  const auto stale = scratch / fmt::format("checkpoint.bin.tmp-{}", ended);
-  const auto live = scratch / fmt::format("checkpoint.bin.tmp-{}", ::getppid());
+  const auto stale = scratch / staging_name("checkpoint.bin.tmp-", ended);
+  const auto live = scratch / staging_name("checkpoint.bin.tmp-", ::getppid());
   std::ofstream(stale) << "half";
   std::ofstream(live) << "in progress";
   write_file_atomically(scratch / "checkpoint.bin", "whole");

@@ -433,6 +433,22 @@ TEST_F(bad_input_test, GarbledGzipData) {
   expect_error("edge.csv.gz:", 0, "");
 }
 
+// Concatenated members are one gzip file (`cat a.gz b.gz`, pigz -i): read whole.
+TEST_F(bad_input_test, ConcatenatedGzipMembersReadAsOneFile) {
+  rewrite("raw/edge.csv.gz", "0,1\n1,2\n");
+  const auto first = read_file(in_ / "raw" / "edge.csv.gz");
+  rewrite("raw/edge.csv.gz", "2,3\n");
+  write_file(in_ / "raw" / "edge.csv.gz", first + read_file(in_ / "raw" / "edge.csv.gz"));
+  import_ogb(in_, out_, quiet);
+  EXPECT_EQ(dataset::open_native(out_).num_edges(), 3);
+}
+
+// zlib's gzread would silently drop what follows the last member.
+TEST_F(bad_input_test, GzipWithTrailingGarbage) {
+  write_file(in_ / "raw" / "edge.csv.gz", read_file(in_ / "raw" / "edge.csv.gz") + "junk");
+  expect_error("edge.csv.gz", 4, "trailing garbage after the gzip data");
+}
+
 TEST_F(bad_input_test, PlainTextNamedGz) {
   write_file(in_ / "raw" / "node-label.csv.gz", "0\n1\n2\n3\n");
   expect_error("node-label.csv.gz", 0, "not a gzip file");

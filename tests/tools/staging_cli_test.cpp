@@ -5,6 +5,8 @@
 #include "run_command.hpp"
 #include "scratch_dir.hpp"
 
+#include "bulkgnn/core/staging.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -187,7 +189,7 @@ TEST_P(Interrupted, ConvertUnwindsItsStagingAndExitsWith128PlusTheSignal) {
   child_process child(
       {cli, "convert", "--quiet", (shared_data / "coauthor-cs").string(), out.string()},
       scratch.path(), scratch / "log");
-  const std::string staging_prefix = fmt::format(".out.tmp-{}-", child.pid());
+  const std::string staging_prefix = bulkgnn::staging_name(".out.tmp-", child.pid());
   ASSERT_TRUE(staging_appears(scratch.path(), staging_prefix, child))
       << "no staging directory appeared: " << read_file(scratch / "log");
   child.send(GetParam().signal_number);
@@ -206,7 +208,7 @@ TEST_P(Interrupted, OnTheFlyImportUnwindsItsStagingAndExitsWith128PlusTheSignal)
   fs::create_directories(tmpdir);
   child_process child({cli, "info", (shared_data / "coauthor-cs").string()}, tmpdir,
                       scratch / "log");
-  ASSERT_TRUE(staging_appears(tmpdir, fmt::format("bulkgnn-import-{}-", child.pid()), child))
+  ASSERT_TRUE(staging_appears(tmpdir, bulkgnn::staging_name("bulkgnn-import-", child.pid()), child))
       << "no staging directory appeared: " << read_file(scratch / "log");
   child.send(GetParam().signal_number);
   const auto exit_code = child.wait_for_exit(60s);
@@ -238,10 +240,12 @@ TEST(StaleStaging, TheNextConvertSweepsWhatAKilledRunLeftAndSparesLiveRuns) {
   expect_dataset("cora");
   const scratch_dir scratch;
   const pid_t dead = pid_of_an_ended_process();
-  const auto stale = scratch / fmt::format(".out.tmp-{}-Ab12Cd", dead);
-  const auto live = scratch / fmt::format(".out.tmp-{}-Ef34Gh", ::getpid());
-  const auto unrelated = scratch / fmt::format(".other.tmp-{}-Ij56Kl", dead);
-  for (const auto& dir : {stale, live, unrelated}) make_staging(dir);
+  const auto stale = scratch / (bulkgnn::staging_name(".out.tmp-", dead) + "-Ab12Cd");
+  const auto live = scratch / (bulkgnn::staging_name(".out.tmp-", ::getpid()) + "-Ef34Gh");
+  const auto unrelated = scratch / (bulkgnn::staging_name(".other.tmp-", dead) + "-Ij56Kl");
+  // The same process id on another node sharing the directory: not ours to judge.
+  const auto other_host = scratch / fmt::format(".out.tmp-{}-0badc0de-Mn78Op", dead);
+  for (const auto& dir : {stale, live, unrelated, other_host}) make_staging(dir);
   const auto result =
       run_command(fmt::format("{} convert --quiet {} {}", cli, (shared_data / "cora").string(),
                               (scratch / "out").string()));
@@ -249,12 +253,14 @@ TEST(StaleStaging, TheNextConvertSweepsWhatAKilledRunLeftAndSparesLiveRuns) {
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(live));
   EXPECT_TRUE(fs::exists(unrelated));
+  EXPECT_TRUE(fs::exists(other_host));
 }
 
 TEST(StaleStaging, TheNextImportSweepsWhatAKilledImportLeft) {
   expect_dataset("cora");
   const scratch_dir scratch;
-  const auto stale = scratch / fmt::format("bulkgnn-import-{}-Ab12Cd", pid_of_an_ended_process());
+  const auto stale =
+      scratch / (bulkgnn::staging_name("bulkgnn-import-", pid_of_an_ended_process()) + "-Ab12Cd");
   make_staging(stale);
   const auto result = run_command(fmt::format("env TMPDIR={} {} info {}", scratch.path().string(),
                                               cli, (shared_data / "cora").string()));

@@ -2,7 +2,6 @@
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/hash.hpp"
-#include "bulkgnn/core/interrupt.hpp"
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
@@ -230,7 +229,6 @@ class run {
     const auto train_seeds = static_cast<std::int64_t>(split_.train.size());
     matrix grad;
     while (auto mb = stream.next()) {
-      throw_if_interrupted();
       const auto seeds = static_cast<std::int64_t>(mb->batch.seeds.size());
       const double share = static_cast<double>(seeds) /
                            static_cast<double>(minibatch_seeds(train_seeds, mb->batch.index));
@@ -320,7 +318,6 @@ class run {
     auto stream = eval_loader_->epoch(vertices, static_cast<std::uint32_t>(key_epoch));
     double counts[2] = {0, 0};  // correct, seen
     while (auto mb = stream.next()) {
-      throw_if_interrupted();
       if (mb->batch.seeds.empty()) continue;
       const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, false);
       const auto logits = model_.forward(blocks, mb->input_features(), std::nullopt);

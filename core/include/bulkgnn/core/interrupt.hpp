@@ -19,10 +19,24 @@ class interrupted : public error {
   int signal_number_;
 };
 
-// Makes SIGINT and SIGTERM only record their arrival (async-signal-safe).
-// The handler resets itself, so a second signal of the same kind ends the
-// process at once should a loop never poll.
+// Installs the SIGINT and SIGTERM handlers. Outside every interrupt_scope a
+// signal ends the process at once, as if no handler were there; inside one it
+// is only recorded (async-signal-safe) for throw_if_interrupted(). The handler
+// resets itself, so a second signal of the same kind ends the process at once
+// should the scope's loop not poll in time.
 void install_interrupt_handlers();
+
+// Work that polls throw_if_interrupted() and has staging files to remove when
+// it unwinds (an import, a generator) runs inside one of these. Elsewhere
+// (training, sampling, MPI collectives) nothing polls, and a signal must not
+// go unanswered.
+class interrupt_scope {
+ public:
+  interrupt_scope();
+  ~interrupt_scope();
+  interrupt_scope(const interrupt_scope&) = delete;
+  interrupt_scope& operator=(const interrupt_scope&) = delete;
+};
 
 // The signal recorded by the handlers, or 0 if none has arrived.
 [[nodiscard]] int pending_interrupt();
