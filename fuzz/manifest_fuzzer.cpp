@@ -42,8 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   write_arrays(dir.path());
   fuzz::write_file(dir.path() / "manifest.json", fuzz::as_text(data, size));
   fuzz::expect_clean_outcome([&] {
+    // Opening validates every array.
     const auto d = data::dataset::open_native(dir.path());
-    d.validate();
     (void)d.training_vertices("");
   });
   return 0;

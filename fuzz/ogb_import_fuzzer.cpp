@@ -79,7 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   write_dataset(dir.path() / "ogb", replaced, fuzz::as_text(data + 1, size - 1), raw);
   fuzz::expect_clean_outcome([&] {
     data::import_ogb(dir.path() / "ogb", dir.path() / "native", {.quiet = true});
-    data::dataset::open_native(dir.path() / "native").validate();
+    (void)data::dataset::open_native(dir.path() / "native");  // validates every array
   });
   return 0;
 }

@@ -66,6 +66,10 @@ struct real_interval {
 // --threads: 1 to max_threads; left out, all cores (`threads` stays 0).
 void add_threads_option(CLI::App& cmd, int& threads);
 
+// --batch-size (seeds per minibatch) and --bulk (minibatches sampled
+// together), as sample and train both take them.
+void add_batch_options(CLI::App& cmd, std::int64_t& batch_size, std::int64_t& bulk);
+
 // A comma-separated list of integers, each in [low, high]; option_error
 // naming `option` and the range otherwise (an empty list included).
 [[nodiscard]] std::vector<std::int64_t> parse_int_list_in(const std::string& text,

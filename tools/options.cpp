@@ -175,6 +175,15 @@ CLI::Validator one_of(std::vector<std::string> names) {
       listed);
 }
 
+void add_batch_options(CLI::App& cmd, std::int64_t& batch_size, std::int64_t& bulk) {
+  cmd.add_option("--batch-size", batch_size, "seeds per minibatch")
+      ->capture_default_str()
+      ->check(integer_in(1, max_vertices));
+  cmd.add_option("--bulk", bulk, "minibatches sampled together")
+      ->capture_default_str()
+      ->check(integer_in(1, max_queue));
+}
+
 void add_threads_option(CLI::App& cmd, int& threads) {
   cmd.add_option("--threads", threads, "worker threads (default: all cores)")
       ->check(integer_in(1, max_threads));

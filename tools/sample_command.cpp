@@ -241,12 +241,7 @@ void add_sample_command(CLI::App& app) {
                   "per hop from the seeds: neighbours per vertex (sage, -1 = all) or vertices per "
                   "minibatch (ladies, fastgcn)")
       ->capture_default_str();
-  cmd->add_option("--batch-size", config->batch_size, "seeds per minibatch")
-      ->capture_default_str()
-      ->check(integer_in(1, max_vertices));
-  cmd->add_option("--bulk", config->bulk, "minibatches sampled together")
-      ->capture_default_str()
-      ->check(integer_in(1, max_queue));
+  add_batch_options(*cmd, config->batch_size, config->bulk);
   cmd->add_option("--epochs", config->epochs)
       ->capture_default_str()
       ->check(integer_in(1, max_epochs));

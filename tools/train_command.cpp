@@ -292,12 +292,7 @@ void add_train_command(CLI::App& app) {
                   "(PyG's NormalizeFeatures), applied as rows are read")
       ->capture_default_str()
       ->check(one_of({"none", "row"}));
-  cmd->add_option("--batch-size", config->batch_size, "seeds per minibatch")
-      ->capture_default_str()
-      ->check(integer_in(1, max_vertices));
-  cmd->add_option("--bulk", config->bulk, "minibatches sampled together")
-      ->capture_default_str()
-      ->check(integer_in(1, max_queue));
+  add_batch_options(*cmd, config->batch_size, config->bulk);
   cmd->add_option("--bulk-queue", config->bulk_queue, "sampled bulks queued for the gather stage")
       ->capture_default_str()
       ->check(integer_in(1, max_queue));
