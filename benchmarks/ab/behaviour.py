@@ -39,7 +39,7 @@ def sample_jobs():
 
 def mpi_sample_jobs():
     for grid, ranks, extra in [("replicated", 2, []), ("1.5d", 4, ["--replication", "2"]),
-                               ("2d", 4, []), ("3d", 4, ["--replication", "2"])]:
+                               ("2d", 4, []), ("3d", 8, ["--replication", "2"])]:
         yield f"mpi{ranks} sample facebook sage {grid}", ranks, [
             "facebook", "--grid", grid, *extra]
     yield "mpi2 sample cora ladies", 2, ["cora", "--sampler", "ladies", "--fanouts", "256,256"]
