@@ -1,10 +1,13 @@
 #include "bulkgnn/core/csr.hpp"
 
+#include "bulkgnn/core/error.hpp"
+
 #include <fmt/format.h>
 
 namespace bulkgnn {
 
 std::string find_csr_problem(csr_view m) {
+  BULKGNN_ASSERT(host_accessible(m.space));
   if (m.rows < 0 || m.cols < 0) return fmt::format("negative shape {}x{}", m.rows, m.cols);
   if (static_cast<std::int64_t>(m.indptr.size()) != m.rows + 1)
     return fmt::format("indptr has {} entries, expected rows + 1 = {}", m.indptr.size(),

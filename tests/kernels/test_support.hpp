@@ -76,7 +76,7 @@ inline std::vector<std::vector<double>> to_dense(csr_view m) {
   return d;
 }
 
-inline std::vector<std::uint32_t> bits(const std::vector<float>& v) {
+inline std::vector<std::uint32_t> bits(std::span<const float> v) {
   std::vector<std::uint32_t> out(v.size());
   std::transform(v.begin(), v.end(), out.begin(),
                  [](float x) { return std::bit_cast<std::uint32_t>(x); });

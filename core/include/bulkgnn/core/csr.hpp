@@ -1,23 +1,27 @@
 #pragma once
 
+#include "bulkgnn/core/buffer.hpp"
+#include "bulkgnn/core/memory_space.hpp"
 #include "bulkgnn/core/types.hpp"
 
 #include <cstdint>
 #include <span>
 #include <string>
-#include <vector>
 
 namespace bulkgnn {
 
 // Non-owning view of a CSR matrix, passed by value into kernels. Row r holds
 // the column indices indices[indptr[r] .. indptr[r+1]). An empty `values`
-// means every stored entry is 1 (a pattern matrix).
+// means every stored entry is 1 (a pattern matrix). `space` says where the
+// three arrays live; the accessors below read them, so they are for
+// host-accessible views only (the kernel front doors check the space).
 struct csr_view {
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   std::span<const edge_t> indptr;
   std::span<const vertex_t> indices;
   std::span<const float> values;
+  memory_space space = memory_space::host;
 
   [[nodiscard]] edge_t nnz() const { return indptr.empty() ? 0 : indptr.back() - indptr.front(); }
   [[nodiscard]] edge_t row_begin(std::int64_t r) const { return indptr[r]; }
@@ -32,23 +36,28 @@ struct csr_view {
   }
 };
 
-// Owning CSR matrix. indptr always has rows + 1 entries.
+// Owning CSR matrix; its three buffers live in one memory space (host unless
+// they were given another resource). indptr always has rows + 1 entries.
 struct csr_matrix {
   std::int64_t rows = 0;
   std::int64_t cols = 0;
-  std::vector<edge_t> indptr{0};
-  std::vector<vertex_t> indices;
-  std::vector<float> values;
+  buffer<edge_t> indptr{0};
+  buffer<vertex_t> indices;
+  buffer<float> values;
 
+  // The last offset: host-accessible matrices only.
   [[nodiscard]] edge_t nnz() const { return indptr.back(); }
-  [[nodiscard]] csr_view view() const { return {rows, cols, indptr, indices, values}; }
+  [[nodiscard]] memory_space space() const { return indptr.space(); }
+  [[nodiscard]] csr_view view() const {
+    return {rows, cols, indptr, indices, values, indptr.space()};
+  }
 };
 
 // Describes the first way in which `m` is not a well-formed CSR matrix
 // (indptr of length rows + 1 and non-decreasing, spanning exactly the indices,
 // every column index in [0, cols), values empty or one per entry); empty if it
 // is one. indptr may start above 0, as in a view of some rows of a larger
-// matrix.
+// matrix. The view must be host-accessible (an internal_error otherwise).
 [[nodiscard]] std::string find_csr_problem(csr_view m);
 
 }  // namespace bulkgnn

@@ -1,17 +1,22 @@
 #pragma once
 
+#include "bulkgnn/core/memory_space.hpp"
+
 #include <cstdint>
 #include <span>
 #include <type_traits>
 
 namespace bulkgnn {
 
-// Non-owning row-major view of a rows × cols matrix (node features, say).
+// Non-owning row-major view of a rows × cols matrix (node features, say),
+// trivially copyable, passed by value into kernels; `space` says where the
+// elements live (row() reads them only when they are host-accessible).
 template <class T>
 struct dense_view {
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   std::span<T> data;
+  memory_space space = memory_space::host;
 
   [[nodiscard]] std::span<T> row(std::int64_t r) const {
     return data.subspan(static_cast<std::size_t>(r * cols), static_cast<std::size_t>(cols));
@@ -20,7 +25,7 @@ struct dense_view {
   // A writable view can be read through wherever a read-only one is taken.
   operator dense_view<const T>() const  // NOLINT(google-explicit-constructor)
       requires(!std::is_const_v<T>) {
-    return {rows, cols, data};
+    return {rows, cols, data, space};
   }
 };
 

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "bulkgnn/core/buffer.hpp"
 #include "bulkgnn/core/types.hpp"
 
 #include <cstdint>
 #include <span>
-#include <vector>
 
 namespace bulkgnn {
 
@@ -12,8 +12,8 @@ namespace bulkgnn {
 // vertices[offsets[j] .. offsets[j+1]). The bulk sampler keeps one segment per
 // minibatch (its seeds, a layer's frontier, a layer's sources).
 struct segmented_vertices {
-  std::vector<vertex_t> vertices;
-  std::vector<std::int64_t> offsets{0};
+  buffer<vertex_t> vertices;
+  buffer<std::int64_t> offsets{0};
 
   [[nodiscard]] std::int64_t segments() const {
     return static_cast<std::int64_t>(offsets.size()) - 1;

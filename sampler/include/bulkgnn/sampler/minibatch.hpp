@@ -21,15 +21,15 @@ struct sampled_layer {
   // sampler defines them (layer-wise), else empty.
   csr_matrix blocks;
   // First block row of each minibatch (the destination offsets).
-  std::vector<std::int64_t> row_offsets{0};
+  buffer<std::int64_t> row_offsets{0};
 };
 
 // A self-contained sampled minibatch in the PyG/DGL layout.
 struct minibatch {
-  std::int64_t index = 0;             // position in the epoch
-  std::vector<vertex_t> seeds;        // global ids
-  std::vector<std::int32_t> labels;   // labels of the seeds (empty if none given)
-  std::vector<vertex_t> input_nodes;  // global ids of the outermost sources
+  std::int64_t index = 0;        // position in the epoch
+  buffer<vertex_t> seeds;        // global ids
+  buffer<std::int32_t> labels;   // labels of the seeds (empty if none given)
+  buffer<vertex_t> input_nodes;  // global ids of the outermost sources
   // DGL order: blocks[0] is the input-most layer. Block b has one row per
   // destination and one column per source, local ids, and its destinations
   // are the first rows() sources; blocks.back() has the seeds as rows.
@@ -39,7 +39,7 @@ struct minibatch {
 // Minibatches of one epoch sampled together (or, on data-parallel ranks, this
 // rank's parts of them).
 struct bulk_sample {
-  std::vector<std::int64_t> minibatch_ids;  // epoch position of each segment
+  buffer<std::int64_t> minibatch_ids;  // epoch position of each segment
   segmented_vertices seeds;
   std::vector<sampled_layer> layers;  // layers[h] is hop h from the seeds
 
