@@ -3,7 +3,7 @@
 #include "bulkgnn/core/parse.hpp"
 
 #include "bulkgnn/data/dataset.hpp"
-#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/core/executor.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -30,7 +30,7 @@ void add_train_command(CLI::App& app);
 data::dataset open_dataset_or_default(const std::string& path, bool quiet);
 
 // The --backend option: cpu, reference or cuda.
-kernels::backend parse_backend(const std::string& name);
+backend parse_backend(const std::string& name);
 
 // Upper bounds of numeric options: beyond them a value is a typo, not a run.
 inline constexpr std::int64_t max_layers = 64;

@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/interrupt.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/staging.hpp"
 #include "bulkgnn/data/generators.hpp"
@@ -25,6 +26,7 @@ data::dataset open_dataset_or_default(const std::string& path, bool quiet) {
   if (!path.empty()) return data::dataset::open(path);
   // Named like all staging, so that what a killed run leaves is swept.
   constexpr const char* staging_prefix = "bulkgnn-default-";
+  const interrupt_scope polled;  // outlives the staging directory
   const auto tmp = std::filesystem::temp_directory_path();
   sweep_stale_staging(tmp, staging_prefix);
   const auto dir = tmp / staging_name(staging_prefix);
@@ -49,10 +51,10 @@ data::dataset open_dataset_or_default(const std::string& path, bool quiet) {
   return data::dataset::open_native(dir);
 }
 
-kernels::backend parse_backend(const std::string& name) {
-  if (name == "cpu") return kernels::backend::cpu;
-  if (name == "reference") return kernels::backend::reference;
-  if (name == "cuda") return kernels::backend::cuda;
+backend parse_backend(const std::string& name) {
+  if (name == "cpu") return backend::cpu;
+  if (name == "reference") return backend::reference;
+  if (name == "cuda") return backend::cuda;
   throw option_error("--backend must be cpu, reference or cuda; got '" + name + "'");
 }
 

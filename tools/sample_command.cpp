@@ -112,7 +112,7 @@ void run_sample(const sample_config& c) {
       .weighted = c.weighted,
       .seed = c.seed};
   distributed_run cluster(*ds, c.distribution, false, shared_settings(c));
-  const kernels::executor exec{parse_backend(c.backend)};
+  const executor exec{parse_backend(c.backend)};
   auto sampler = cluster.rows() ? sampler::bulk_sampler(*cluster.rows(), options, exec)
                                 : sampler::bulk_sampler(ds->graph(), options, exec);
   const int rank = world_rank();

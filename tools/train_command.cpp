@@ -116,7 +116,7 @@ trainer::train_options options_from(const train_config& c) {
   o.checkpoint_dir = c.checkpoint_dir;
   o.resume = c.resume;
   o.quiet = c.quiet;
-  o.exec = kernels::executor{parse_backend(c.backend)};
+  o.exec = executor{parse_backend(c.backend)};
   return o;
 }
 

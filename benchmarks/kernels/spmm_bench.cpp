@@ -37,24 +37,24 @@ const csr_matrix& matrix() {
   return a;
 }
 
-void spmm_backend(benchmark::State& state, kernels::backend kind) {
+void spmm_backend(benchmark::State& state, backend kind) {
   const auto& a = matrix();
   const std::int64_t width = state.range(0);
   std::vector<float> x(static_cast<std::size_t>(rows * width), 1.0f);
   std::vector<float> y(x.size());
   for (auto _ : state) {
-    kernels::spmm(kernels::executor{kind}, a.view(), {rows, width, x}, {rows, width, y});
+    kernels::spmm(executor{kind}, a.view(), {rows, width, x}, {rows, width, y});
     benchmark::DoNotOptimize(y.data());
   }
   state.SetItemsProcessed(state.iterations() * a.nnz() * width);
 }
 
-BENCHMARK_CAPTURE(spmm_backend, reference, kernels::backend::reference)
+BENCHMARK_CAPTURE(spmm_backend, reference, backend::reference)
     ->Arg(64)
     ->Arg(256)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(spmm_backend, cpu, kernels::backend::cpu)
+BENCHMARK_CAPTURE(spmm_backend, cpu, backend::cpu)
     ->Arg(64)
     ->Arg(256)
     ->UseRealTime()

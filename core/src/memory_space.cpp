@@ -1,5 +1,7 @@
 #include "bulkgnn/core/memory_space.hpp"
 
+#include "bulkgnn/core/error.hpp"
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -16,6 +18,13 @@ std::string_view memory_space_name(memory_space space) {
       return "device";
   }
   return "unknown";
+}
+
+void throw_host_access_error(const char* type, const char* operation, memory_space space) {
+  throw error(
+      fmt::format("{}::{}: the {} is in {} memory, which host code cannot access; copy it "
+                  "to the host first",
+                  type, operation, type, memory_space_name(space)));
 }
 
 namespace {

@@ -164,6 +164,9 @@ bool is_ogb_raw_dir(const fs::path& dir) {
 
 dataset dataset::open(const fs::path& dir) {
   if (fs::exists(dir / manifest_name) || !is_ogb_raw_dir(dir)) return open_native(dir);
+  // Opened before the staging directory exists and closed after it is gone,
+  // so a signal in between unwinds instead of leaving it behind.
+  const interrupt_scope polled;
   const fs::path staging_parent = fs::temp_directory_path();
   sweep_stale_staging(staging_parent, import_staging_prefix);
   const fs::path tmp =

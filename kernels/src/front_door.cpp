@@ -1,16 +1,28 @@
 #include "front_door.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <vector>
 
 namespace bulkgnn::kernels::detail {
 
-void check_csr_sizes(csr_view m, std::string_view function, std::string_view argument) {
+void check_space(const executor& exec, memory_space space, std::string_view function,
+                 std::string_view argument) {
+  BULKGNN_EXPECTS(exec.can_access(space),
+                  "{}: {} is in {} memory, which the {} executor cannot access", function, argument,
+                  memory_space_name(space), backend_name(exec.kind()));
+}
+
+void check_csr_sizes(const executor& exec, csr_view m, std::string_view function,
+                     std::string_view argument) {
+  check_space(exec, m.space, function, argument);
   BULKGNN_EXPECTS(m.rows >= 0 && m.cols >= 0, "{}: {} has negative shape {}x{}", function, argument,
                   m.rows, m.cols);
   BULKGNN_EXPECTS(static_cast<std::int64_t>(m.indptr.size()) == m.rows + 1,
                   "{}: {}.indptr has {} entries, expected rows + 1 = {}", function, argument,
                   m.indptr.size(), m.rows + 1);
+  if (!host_accessible(m.space)) return;
   BULKGNN_EXPECTS(static_cast<edge_t>(m.indices.size()) == m.nnz(),
                   "{}: {}.indices has {} entries, indptr spans {}", function, argument,
                   m.indices.size(), m.nnz());
@@ -19,8 +31,10 @@ void check_csr_sizes(csr_view m, std::string_view function, std::string_view arg
                   m.values.size(), m.indices.size());
 }
 
-void check_csr(csr_view m, std::string_view function, std::string_view argument) {
-  check_csr_sizes(m, function, argument);
+void check_csr(const executor& exec, csr_view m, std::string_view function,
+               std::string_view argument) {
+  check_csr_sizes(exec, m, function, argument);
+  if (!host_accessible(m.space)) return;
   const auto problem = find_csr_problem(m);
   BULKGNN_EXPECTS(problem.empty(), "{}: {}: {}", function, argument, problem);
 }
@@ -32,8 +46,31 @@ void check_vertices_below(std::span<const vertex_t> vertices, std::int64_t bound
                     function, argument, i, vertices[i], bound);
 }
 
-void check_segments(const segmented_vertices& s, std::string_view function,
+void check_dense(const executor& exec, dense_view<const float> m, std::string_view function,
+                 std::string_view argument) {
+  check_space(exec, m.space, function, argument);
+  BULKGNN_EXPECTS(m.rows >= 0 && m.cols >= 0, "{}: {} has negative shape {}x{}", function, argument,
+                  m.rows, m.cols);
+  BULKGNN_EXPECTS(m.cols == 0 || m.rows <= std::numeric_limits<std::int64_t>::max() / m.cols,
+                  "{}: {} shape {}x{} overflows", function, argument, m.rows, m.cols);
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(m.data.size()) == m.rows * m.cols,
+                  "{}: {} is {}x{} but holds {} elements", function, argument, m.rows, m.cols,
+                  m.data.size());
+}
+
+void check_disjoint(std::span<const float> input, std::span<const float> output,
+                    std::string_view function, std::string_view input_name,
+                    std::string_view output_name) {
+  if (input.empty() || output.empty()) return;
+  const std::less<const float*> before;
+  const bool disjoint = !before(input.data(), output.data() + output.size()) ||
+                        !before(output.data(), input.data() + input.size());
+  BULKGNN_EXPECTS(disjoint, "{}: {} and {} overlap", function, input_name, output_name);
+}
+
+void check_segments(const executor& exec, const segmented_vertices& s, std::string_view function,
                     std::string_view argument) {
+  check_space(exec, s.vertices.space(), function, argument);
   BULKGNN_EXPECTS(!s.offsets.empty() && s.offsets.front() == 0, "{}: {}.offsets must start with 0",
                   function, argument);
   BULKGNN_EXPECTS(std::is_sorted(s.offsets.begin(), s.offsets.end()),

@@ -9,7 +9,7 @@ namespace bulkgnn::kernels {
 csr_matrix gather_rows(const executor& exec, csr_view a, std::span<const vertex_t> rows) {
   // `a` is usually the whole graph and only the gathered rows are read, so its
   // column indices are trusted rather than scanned.
-  detail::check_csr_sizes(a, "gather_rows", "a");
+  detail::check_csr_sizes(exec, a, "gather_rows", "a");
   detail::check_vertices_below(rows, a.rows, "gather_rows", "rows");
   return detail::dispatch(
       exec, "gather_rows", [&] { return reference::gather_rows(a, rows); },

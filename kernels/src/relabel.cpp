@@ -11,8 +11,8 @@ namespace bulkgnn::kernels {
 relabelled_blocks relabel_by_segment(const executor& exec, const segmented_vertices& destinations,
                                      csr_view sampled) {
   constexpr std::string_view function = "relabel_by_segment";
-  detail::check_segments(destinations, function, "destinations");
-  detail::check_csr(sampled, function, "sampled");
+  detail::check_segments(exec, destinations, function, "destinations");
+  detail::check_csr(exec, sampled, function, "sampled");
   BULKGNN_EXPECTS(sampled.rows == static_cast<std::int64_t>(destinations.vertices.size()),
                   "{}: sampled has {} rows but there are {} destinations", function, sampled.rows,
                   destinations.vertices.size());
@@ -20,7 +20,7 @@ relabelled_blocks relabel_by_segment(const executor& exec, const segmented_verti
                                "destinations.vertices");
   // Distinctness costs a sort per segment on the sampler's hot path, so only
   // the reference back end, the oracle, pays for checking it.
-  if (exec.kind == backend::reference)
+  if (exec.kind() == backend::reference)
     detail::check_distinct_within_segments(destinations, function, "destinations");
   return detail::dispatch(
       exec, function, [&] { return reference::relabel_by_segment(destinations, sampled); },
@@ -33,9 +33,9 @@ csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vert
   constexpr std::string_view function = "extract_blocks";
   // `a` is usually the whole graph and only the selected rows are read, so its
   // column indices are trusted rather than scanned.
-  detail::check_csr_sizes(a, function, "a");
-  detail::check_segments(rows, function, "rows");
-  detail::check_segments(cols, function, "cols");
+  detail::check_csr_sizes(exec, a, function, "a");
+  detail::check_segments(exec, rows, function, "rows");
+  detail::check_segments(exec, cols, function, "cols");
   BULKGNN_EXPECTS(rows.segments() == cols.segments(), "{}: rows has {} segments but cols has {}",
                   function, rows.segments(), cols.segments());
   BULKGNN_EXPECTS(column_scale.size() == cols.vertices.size(),
@@ -43,7 +43,7 @@ csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vert
                   column_scale.size(), cols.vertices.size());
   detail::check_vertices_below(rows.vertices, a.rows, function, "rows.vertices");
   detail::check_vertices_below(cols.vertices, a.cols, function, "cols.vertices");
-  if (exec.kind == backend::reference)
+  if (exec.kind() == backend::reference)
     detail::check_distinct_within_segments(cols, function, "cols");
   return detail::dispatch(
       exec, function,
@@ -54,14 +54,14 @@ csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vert
 std::vector<float> lookup_entries(const executor& exec, csr_view a, std::span<const vertex_t> rows,
                                   const segmented_vertices& cols) {
   constexpr std::string_view function = "lookup_entries";
-  detail::check_csr_sizes(a, function, "a");
-  detail::check_segments(cols, function, "cols");
+  detail::check_csr_sizes(exec, a, function, "a");
+  detail::check_segments(exec, cols, function, "cols");
   BULKGNN_EXPECTS(static_cast<std::int64_t>(rows.size()) == cols.segments(),
                   "{}: {} rows for {} segments of cols", function, rows.size(), cols.segments());
   detail::check_vertices_below(rows, a.rows, function, "rows");
   // Sortedness of the looked-up rows is the caller's promise; the reference
   // back end, the oracle, checks it.
-  if (exec.kind == backend::reference)
+  if (exec.kind() == backend::reference)
     for (const vertex_t r : rows)
       BULKGNN_EXPECTS(std::is_sorted(a.row(r).begin(), a.row(r).end()),
                       "{}: row {} of a is not sorted", function, r);

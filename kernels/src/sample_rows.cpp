@@ -44,7 +44,7 @@ csr_matrix sample_rows(const executor& exec, csr_view a, std::span<const vertex_
                        const row_streams& streams, const row_sampling_options& options) {
   // `a` is usually the whole graph and only the sampled rows are read, so its
   // column indices are trusted rather than scanned.
-  detail::check_csr_sizes(a, "sample_rows", "a");
+  detail::check_csr_sizes(exec, a, "sample_rows", "a");
   detail::check_vertices_below(rows, a.rows, "sample_rows", "rows");
   BULKGNN_EXPECTS(streams.minibatch_of_row.size() == rows.size(),
                   "sample_rows: streams.minibatch_of_row has {} entries but rows has {}",

@@ -20,8 +20,8 @@ void check_sorted_rows(csr_view m, std::string_view argument) {
 }  // namespace
 
 csr_matrix spgemm(const executor& exec, csr_view a, csr_view b) {
-  detail::check_csr(a, "spgemm", "a");
-  detail::check_csr(b, "spgemm", "b");
+  detail::check_csr(exec, a, "spgemm", "a");
+  detail::check_csr(exec, b, "spgemm", "b");
   BULKGNN_EXPECTS(a.cols == b.rows, "spgemm: a is {}x{} but b is {}x{}", a.rows, a.cols, b.rows,
                   b.cols);
   return detail::dispatch(
@@ -29,8 +29,8 @@ csr_matrix spgemm(const executor& exec, csr_view a, csr_view b) {
 }
 
 csr_matrix add(const executor& exec, csr_view a, csr_view b) {
-  detail::check_csr(a, "add", "a");
-  detail::check_csr(b, "add", "b");
+  detail::check_csr(exec, a, "add", "a");
+  detail::check_csr(exec, b, "add", "b");
   BULKGNN_EXPECTS(a.rows == b.rows && a.cols == b.cols, "add: a is {}x{} but b is {}x{}", a.rows,
                   a.cols, b.rows, b.cols);
   check_sorted_rows(a, "a");
@@ -40,7 +40,7 @@ csr_matrix add(const executor& exec, csr_view a, csr_view b) {
 }
 
 void normalize_rows(const executor& exec, csr_matrix& m) {
-  detail::check_csr(m.view(), "normalize_rows", "m");
+  detail::check_csr(exec, m.view(), "normalize_rows", "m");
   BULKGNN_EXPECTS(m.values.size() == m.indices.size(),
                   "normalize_rows: m must carry values (it has {} values for {} entries)",
                   m.values.size(), m.indices.size());

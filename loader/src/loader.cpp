@@ -284,7 +284,7 @@ struct epoch_stream::pipeline {
 };
 
 minibatch_loader::minibatch_loader(graph_source source, sampler::sampler_options sampling,
-                                   loader_options options, kernels::executor exec)
+                                   loader_options options, executor exec)
     : source_(source),
       options_(options),
       exec_(exec),

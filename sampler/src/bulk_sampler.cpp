@@ -158,7 +158,7 @@ void validate(const sampler_options& options, bool graph_weighted) {
                   "--weighted needs edge weights, and this graph has none");
 }
 
-bulk_sampler::bulk_sampler(csr_view graph, sampler_options options, kernels::executor exec)
+bulk_sampler::bulk_sampler(csr_view graph, sampler_options options, executor exec)
     : own_rows_(std::make_unique<local_rows>(graph)),
       rows_(*own_rows_),
       options_(std::move(options)),
@@ -166,7 +166,7 @@ bulk_sampler::bulk_sampler(csr_view graph, sampler_options options, kernels::exe
   initialise();
 }
 
-bulk_sampler::bulk_sampler(row_source& rows, sampler_options options, kernels::executor exec)
+bulk_sampler::bulk_sampler(row_source& rows, sampler_options options, executor exec)
     : rows_(rows), options_(std::move(options)), exec_(exec) {
   initialise();
 }

@@ -1,5 +1,6 @@
 #include "bulkgnn/core/buffer.hpp"
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/error.hpp"
 #include "fake_device_memory.hpp"
 
 #include <gtest/gtest.h>

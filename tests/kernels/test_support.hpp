@@ -11,12 +11,12 @@
 
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/segmented.hpp"
-#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/core/executor.hpp"
 
 namespace bulkgnn::kernels::testing {
 
-inline constexpr executor reference_exec{backend::reference};
-inline constexpr executor cpu_exec{backend::cpu};
+inline const executor reference_exec{backend::reference};
+inline const executor cpu_exec{backend::cpu};
 
 struct random_csr_options {
   std::int64_t rows = 50;

@@ -162,7 +162,7 @@ TEST(loader, max_minibatches_stops_the_epoch_early) {
 TEST(loader, a_failing_stage_is_rethrown_to_the_consumer) {
   const fixture_data d;
   minibatch_loader loader(d.source(), node_wise_options(), {.batch_size = 64},
-                          kernels::executor{kernels::backend::cuda});
+                          executor{backend::cuda});
   auto stream = loader.epoch(d.train, 0);
   EXPECT_THROW(
       {

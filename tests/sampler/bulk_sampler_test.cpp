@@ -25,12 +25,12 @@ std::vector<vertex_t> all_vertices(vertex_t n) {
 // The digests of every minibatch of one epoch, sampled `bulk` at a time.
 std::vector<std::uint64_t> epoch_digests(csr_view graph, const sampler_options& options,
                                          std::int64_t batch_size, std::int64_t bulk,
-                                         kernels::backend backend = kernels::backend::cpu) {
+                                         backend backend = backend::cpu) {
   const auto train = all_vertices(static_cast<vertex_t>(graph.rows));
   // The plan's seed stays fixed so that tests varying options.seed see the
   // sampler's own use of it, not a reshuffled epoch.
   const epoch_plan plan(train, batch_size, 0, 3);
-  bulk_sampler sampler(graph, options, kernels::executor{backend});
+  bulk_sampler sampler(graph, options, executor{backend});
   std::vector<std::uint64_t> digests;
   for (std::int64_t first = 0; first < plan.num_minibatches(); first += bulk) {
     const auto b = sampler.sample(plan, first, std::min(bulk, plan.num_minibatches() - first));
@@ -77,8 +77,8 @@ TEST_P(EveryKind, SameMinibatchesForAnyThreadCount) {
 TEST_P(EveryKind, CpuBackendMatchesTheReferenceBackend) {
   const auto g = random_graph(500, 3);
   const auto options = options_for(GetParam());
-  EXPECT_EQ(epoch_digests(g.view(), options, 32, 5, kernels::backend::cpu),
-            epoch_digests(g.view(), options, 32, 5, kernels::backend::reference));
+  EXPECT_EQ(epoch_digests(g.view(), options, 32, 5, backend::cpu),
+            epoch_digests(g.view(), options, 32, 5, backend::reference));
 }
 
 TEST_P(EveryKind, DifferentSeedsGiveDifferentMinibatches) {

@@ -13,13 +13,13 @@
 #include <vector>
 
 #include "bulkgnn/core/csr.hpp"
-#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/trainer/layers.hpp"
 #include "bulkgnn/trainer/matrix.hpp"
 
 namespace bulkgnn::trainer::testing {
 
-inline constexpr kernels::executor cpu_exec{kernels::backend::cpu};
+inline const executor cpu_exec{backend::cpu};
 
 inline matrix random_matrix(std::mt19937_64& gen, std::int64_t rows, std::int64_t cols,
                             float low = -1.0f, float high = 1.0f) {

@@ -38,7 +38,7 @@ csr_matrix pattern_copy(csr_view m) {
   return copy;
 }
 
-csr_matrix row_means(const kernels::executor& exec, csr_view m) {
+csr_matrix row_means(const executor& exec, csr_view m) {
   csr_matrix mean = pattern_copy(m);
   mean.values.assign(mean.indices.size(), 1.0f);
   kernels::normalize_rows(exec, mean);
@@ -56,7 +56,7 @@ csr_matrix identity(std::int64_t n) {
   return id;
 }
 
-aggregation_block with_transpose(const kernels::executor& exec, csr_matrix forward,
+aggregation_block with_transpose(const executor& exec, csr_matrix forward,
                                  bool with_backward) {
   aggregation_block block{.forward = std::move(forward), .backward = {}};
   if (with_backward) block.backward = kernels::transpose(exec, block.forward.view());
@@ -193,7 +193,7 @@ layer_kind parse_layer_kind(const std::string& name) {
 
 std::string layer_kind_name(layer_kind kind) { return kind == layer_kind::sage ? "sage" : "gcn"; }
 
-aggregation_block make_aggregation_block(const kernels::executor& exec, const csr_matrix& block,
+aggregation_block make_aggregation_block(const executor& exec, const csr_matrix& block,
                                          layer_kind kind, bool with_backward) {
   check_block(block.view(), "make_aggregation_block");
   if (kind == layer_kind::sage)
@@ -204,7 +204,7 @@ aggregation_block make_aggregation_block(const kernels::executor& exec, const cs
   return with_transpose(exec, block, with_backward);
 }
 
-aggregation_block full_graph_block(const kernels::executor& exec, csr_view graph, layer_kind kind,
+aggregation_block full_graph_block(const executor& exec, csr_view graph, layer_kind kind,
                                    bool with_backward) {
   BULKGNN_EXPECTS(graph.rows == graph.cols, "full_graph_block: graph is {}x{}, not square",
                   graph.rows, graph.cols);

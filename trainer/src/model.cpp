@@ -50,7 +50,7 @@ void validate(const model_config& config) {
                   config.num_classes);
 }
 
-gnn_model::gnn_model(const model_config& config, std::uint32_t seed, kernels::executor exec)
+gnn_model::gnn_model(const model_config& config, std::uint32_t seed, executor exec)
     : config_(config), exec_(exec) {
   validate(config_);
   for (int l = 0; l < config_.layers; ++l) {

@@ -93,7 +93,7 @@ std::optional<double> accuracy_of(dense_view<const float> logits_of_all,
          static_cast<double>(vertices.size());
 }
 
-std::vector<aggregation_block> aggregation_blocks(const kernels::executor& exec,
+std::vector<aggregation_block> aggregation_blocks(const executor& exec,
                                                   const sampler::minibatch& mb, layer_kind kind,
                                                   bool with_backward) {
   std::vector<aggregation_block> blocks;

@@ -1,6 +1,5 @@
 #pragma once
 
-#include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/memory_space.hpp"
 
 #include <algorithm>
@@ -220,11 +219,7 @@ class buffer {
   }
 
   void require_host(const char* operation) const {
-    if (!host_accessible(resource_->space()))
-      throw error(
-          fmt::format("buffer::{}: the buffer is in {} memory, which host code cannot "
-                      "access; copy it to the host first",
-                      operation, memory_space_name(resource_->space())));
+    if (!host_accessible(space())) throw_host_access_error("buffer", operation, space());
   }
 
   void copy_from(const buffer& other) {

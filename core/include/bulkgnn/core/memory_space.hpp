@@ -18,6 +18,11 @@ enum class memory_space : std::uint8_t { host, pinned_host, device };
   return space != memory_space::device;
 }
 
+// Throws bulkgnn::error "<type>::<operation>: the <type> is in <space>
+// memory, which host code cannot access; copy it to the host first".
+[[noreturn]] void throw_host_access_error(const char* type, const char* operation,
+                                          memory_space space);
+
 // Allocates and frees the storage of owning buffers in one memory space. The
 // host resource lives in core; a device backend (cuda/) provides pinned host
 // and device resources (a stream-ordered pool there, so the hot path never

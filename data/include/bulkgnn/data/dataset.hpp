@@ -2,6 +2,7 @@
 
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/dense.hpp"
+#include "bulkgnn/core/interrupt.hpp"
 #include "bulkgnn/data/npy.hpp"
 
 #include <nlohmann/json.hpp>
@@ -83,6 +84,8 @@ class dataset {
 // sibling directory which commit() renames to the final path (replacing an
 // existing dataset there). Destroying an uncommitted writer removes the
 // temporary directory, so a failed conversion leaves nothing half-written.
+// A writer is an interrupt_scope from before its directory exists until after
+// it is removed, so SIGINT/SIGTERM never kill the process in between.
 class native_writer {
  public:
   explicit native_writer(std::filesystem::path final_dir);
@@ -101,6 +104,7 @@ class native_writer {
   [[nodiscard]] const std::filesystem::path& temporary_dir() const { return tmp_dir_; }
 
  private:
+  interrupt_scope polled_;  // first: opened before, closed after the directory
   std::filesystem::path final_dir_;
   std::filesystem::path tmp_dir_;
   std::vector<std::string> array_paths_;  // relative, in creation order

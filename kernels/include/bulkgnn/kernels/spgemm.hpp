@@ -1,7 +1,7 @@
 #pragma once
 
 #include "bulkgnn/core/csr.hpp"
-#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/core/executor.hpp"
 
 namespace bulkgnn::kernels {
 

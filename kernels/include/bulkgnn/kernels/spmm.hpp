@@ -2,7 +2,7 @@
 
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/dense.hpp"
-#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/core/executor.hpp"
 
 #include <span>
 

@@ -3,7 +3,7 @@
 #include "bulkgnn/core/buffer_pool.hpp"
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/dense.hpp"
-#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/loader/feature_normalization.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
@@ -124,7 +124,7 @@ class epoch_stream;
 class minibatch_loader {
  public:
   minibatch_loader(graph_source source, sampler::sampler_options sampling, loader_options options,
-                   kernels::executor exec = {});
+                   executor exec = {});
   ~minibatch_loader();
   minibatch_loader(const minibatch_loader&) = delete;
   minibatch_loader& operator=(const minibatch_loader&) = delete;
@@ -141,7 +141,7 @@ class minibatch_loader {
  private:
   graph_source source_;
   loader_options options_;
-  kernels::executor exec_;
+  executor exec_;
   std::unique_ptr<sampler::local_rows> own_rows_;  // when the source has no row_source
   sampler::bulk_sampler sampler_;
   buffer_pool<float> feature_buffers_;

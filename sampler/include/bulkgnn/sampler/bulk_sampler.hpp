@@ -3,7 +3,7 @@
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/core/timer.hpp"
-#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
@@ -62,9 +62,9 @@ void validate(const sampler_options& options, bool graph_weighted);
 // fetched rows keep A's stored order.
 class bulk_sampler {
  public:
-  bulk_sampler(csr_view graph, sampler_options options, kernels::executor exec = {});
+  bulk_sampler(csr_view graph, sampler_options options, executor exec = {});
   // `rows` must outlive the sampler. FastGCN needs the whole graph.
-  bulk_sampler(row_source& rows, sampler_options options, kernels::executor exec = {});
+  bulk_sampler(row_source& rows, sampler_options options, executor exec = {});
 
   // The minibatches [first_minibatch, first_minibatch + count) of `plan`.
   [[nodiscard]] bulk_sample sample(const epoch_plan& plan, std::int64_t first_minibatch,
@@ -98,7 +98,7 @@ class bulk_sampler {
   std::unique_ptr<local_rows> own_rows_;  // set when constructed from a graph
   row_source& rows_;
   sampler_options options_;
-  kernels::executor exec_;
+  executor exec_;
   stage_times times_;
   csr_matrix global_column_weights_;  // FastGCN's distribution, computed once
 };

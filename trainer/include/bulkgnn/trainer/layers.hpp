@@ -2,7 +2,7 @@
 
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/dense.hpp"
-#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/core/executor.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -31,7 +31,7 @@ struct aggregation_block {
 // block.values); gcn: block.values used as they are (LADIES weights; an
 // option_error if absent). The block's destinations are its first rows
 // sources, so it must have rows <= cols.
-[[nodiscard]] aggregation_block make_aggregation_block(const kernels::executor& exec,
+[[nodiscard]] aggregation_block make_aggregation_block(const executor& exec,
                                                        const csr_matrix& block, layer_kind kind,
                                                        bool with_backward);
 
@@ -41,7 +41,7 @@ struct aggregation_block {
 // in-neighbours of v, sorted); gcn → D̃⁻¹(A+I), the self loop added and each
 // row normalised to sum 1, as LADIES and GCN evaluate. Edge weights of
 // `graph` are ignored, as the samplers ignore them.
-[[nodiscard]] aggregation_block full_graph_block(const kernels::executor& exec, csr_view graph,
+[[nodiscard]] aggregation_block full_graph_block(const executor& exec, csr_view graph,
                                                  layer_kind kind, bool with_backward = false);
 
 // Identifies the dropout masks of one training step.

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "bulkgnn/core/dense.hpp"
-#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/trainer/gemm.hpp"
 #include "bulkgnn/trainer/layers.hpp"
 #include "bulkgnn/trainer/matrix.hpp"
@@ -48,7 +48,7 @@ class gnn_model {
  public:
   // Weights and biases U(−1/√fan_in, 1/√fan_in) like PyG's Linear, tensor i
   // drawn from the Philox stream keyed {seed, 0xFFFFFFFF, 0xFFFFFFFF, i, 0}.
-  gnn_model(const model_config& config, std::uint32_t seed, kernels::executor exec = {});
+  gnn_model(const model_config& config, std::uint32_t seed, executor exec = {});
 
   // blocks.size() == layers, blocks[0] input-most; features has
   // blocks[0].forward.cols rows and in_features cols. Returns the logits
@@ -123,7 +123,7 @@ class gnn_model {
   void propagate_to_input(int l, dense_view<const float> grad);
 
   model_config config_;
-  kernels::executor exec_;
+  executor exec_;
   std::vector<parameter_tensor> tensors_;
   std::vector<layer_slots> slots_;
   std::vector<float> parameters_;

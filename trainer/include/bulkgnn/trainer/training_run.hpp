@@ -1,7 +1,7 @@
 #pragma once
 
 #include "bulkgnn/data/dataset.hpp"
-#include "bulkgnn/kernels/executor.hpp"
+#include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/loader/feature_normalization.hpp"
 #include "bulkgnn/loader/loader.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
@@ -45,7 +45,7 @@ struct train_options {
   std::filesystem::path checkpoint_dir;  // empty: no checkpoints
   bool resume = false;
   bool quiet = false;
-  kernels::executor exec;
+  executor exec;
   // Data-parallel ranks (nullptr: this process alone). Only rank 0 writes
   // checkpoints; every rank ends with the same weights (checked).
   data_parallel* parallel = nullptr;

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "bulkgnn/core/memory_space.hpp"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace bulkgnn {
+
+// The kernel back ends. Every algorithm (sampler, loader, trainer) is written
+// once against the kernel front doors (kernels/) and takes an executor; each
+// back end implements the same narrow interface in its own folder
+// (kernels/reference, kernels/cpu, kernels/cuda). The reference back end is
+// deliberately naive and serial: the oracle the others are tested against.
+enum class backend { reference, cpu, cuda };
+
+[[nodiscard]] std::string_view backend_name(backend kind);
+
+// Where kernels run and the state they run with: the back end, the threads a
+// cpu executor may use, and the memory resource that kernel outputs are
+// allocated from (later also the device and stream of a cuda executor).
+// Copies are cheap and share that state. The kernel front doors refuse
+// arguments in a memory space the executor cannot reach.
+class executor {
+ public:
+  // threads = 0: every core the process may use (within any thread_limit);
+  // otherwise kernels run in a task arena of that many threads. Implicit, so
+  // a back end alone names its default executor.
+  executor(backend kind = backend::cpu, int threads = 0);  // NOLINT(google-explicit-constructor)
+
+  [[nodiscard]] backend kind() const { return kind_; }
+  [[nodiscard]] int threads() const { return threads_; }
+  [[nodiscard]] memory_resource& memory() const { return *memory_; }
+  // Memory its kernels may read and write: host and pinned host for the
+  // reference and cpu back ends; device and pinned host (through UVA) for cuda.
+  [[nodiscard]] bool can_access(memory_space space) const;
+
+  // Runs f() with this executor's threads and returns what it returns.
+  template <class F>
+  decltype(auto) run(F&& f) const {
+    using result = std::invoke_result_t<F&>;
+    if (!arena_) return std::forward<F>(f)();
+    if constexpr (std::is_void_v<result>) {
+      run_in_arena([&] { f(); });
+    } else {
+      std::optional<result> out;
+      run_in_arena([&] { out.emplace(f()); });
+      return result(std::move(*out));
+    }
+  }
+
+ private:
+  struct thread_arena;
+  void run_in_arena(const std::function<void()>& f) const;
+
+  backend kind_;
+  int threads_;
+  std::shared_ptr<thread_arena> arena_;
+  memory_resource* memory_;
+};
+
+}  // namespace bulkgnn

@@ -1,0 +1,39 @@
+#include "bulkgnn/core/executor.hpp"
+
+#include "bulkgnn/core/error.hpp"
+
+#include <tbb/task_arena.h>
+
+namespace bulkgnn {
+
+std::string_view backend_name(backend kind) {
+  switch (kind) {
+    case backend::reference:
+      return "reference";
+    case backend::cpu:
+      return "cpu";
+    case backend::cuda:
+      return "cuda";
+  }
+  return "unknown";
+}
+
+struct executor::thread_arena {
+  explicit thread_arena(int threads) : arena(threads) {}
+  tbb::task_arena arena;
+};
+
+executor::executor(backend kind, int threads)
+    : kind_(kind), threads_(threads), memory_(&host_memory()) {
+  BULKGNN_EXPECTS(threads >= 0, "executor: threads must be >= 0 (0 = all cores), not {}", threads);
+  if (threads > 0 && kind == backend::cpu) arena_ = std::make_shared<thread_arena>(threads);
+}
+
+bool executor::can_access(memory_space space) const {
+  if (kind_ == backend::cuda) return space != memory_space::host;
+  return host_accessible(space);
+}
+
+void executor::run_in_arena(const std::function<void()>& f) const { arena_->arena.execute(f); }
+
+}  // namespace bulkgnn

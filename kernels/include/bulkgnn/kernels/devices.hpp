@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bulkgnn::kernels {
+
+// A GPU the CUDA runtime reports.
+struct cuda_device {
+  int id = 0;
+  std::string name;
+  std::int64_t memory_bytes = 0;
+  int compute_capability = 0;  // major · 10 + minor: 90 for Hopper
+};
+
+// Whether this build has the CUDA back end (BULKGNN_ENABLE_CUDA found nvcc).
+[[nodiscard]] bool cuda_compiled();
+
+// The GPUs this process can use; empty without a driver, without a device, or
+// in a build without CUDA (none of these is an error: the cpu back end runs).
+[[nodiscard]] std::vector<cuda_device> visible_cuda_devices();
+
+}  // namespace bulkgnn::kernels

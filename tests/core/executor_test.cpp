@@ -1,0 +1,66 @@
+#include "bulkgnn/core/executor.hpp"
+
+#include "bulkgnn/core/error.hpp"
+
+#include <gtest/gtest.h>
+#include <tbb/task_arena.h>
+
+#include <string>
+
+namespace bulkgnn {
+namespace {
+
+TEST(Executor, ABackendAloneIsTheDefaultExecutor) {
+  const executor exec = backend::reference;
+  EXPECT_EQ(exec.kind(), backend::reference);
+  EXPECT_EQ(exec.threads(), 0);
+  EXPECT_EQ(exec.memory().space(), memory_space::host);
+  EXPECT_EQ(executor().kind(), backend::cpu);
+  EXPECT_EQ(backend_name(backend::cuda), "cuda");
+}
+
+TEST(Executor, RunsOnItsOwnNumberOfThreads) {
+  const executor one(backend::cpu, 1);
+  EXPECT_EQ(one.run([] { return tbb::this_task_arena::max_concurrency(); }), 1);
+  const executor three(backend::cpu, 3);
+  EXPECT_EQ(three.run([] { return tbb::this_task_arena::max_concurrency(); }), 3);
+  const executor all(backend::cpu);
+  EXPECT_EQ(all.run([] { return tbb::this_task_arena::max_concurrency(); }),
+            tbb::this_task_arena::max_concurrency());
+}
+
+TEST(Executor, CopiesShareTheThreads) {
+  const executor one(backend::cpu, 1);
+  const executor copy = one;  // NOLINT(performance-unnecessary-copy-initialization)
+  EXPECT_EQ(copy.run([] { return tbb::this_task_arena::max_concurrency(); }), 1);
+}
+
+TEST(Executor, ExceptionsReachTheCaller) {
+  const executor one(backend::cpu, 1);
+  EXPECT_THROW(one.run([]() -> int { throw error("inside"); }), error);
+}
+
+TEST(Executor, ReachesTheMemoryItsBackEndCan) {
+  for (const backend kind : {backend::reference, backend::cpu}) {
+    const executor exec = kind;
+    EXPECT_TRUE(exec.can_access(memory_space::host));
+    EXPECT_TRUE(exec.can_access(memory_space::pinned_host));
+    EXPECT_FALSE(exec.can_access(memory_space::device));
+  }
+  const executor gpu = backend::cuda;
+  EXPECT_FALSE(gpu.can_access(memory_space::host));
+  EXPECT_TRUE(gpu.can_access(memory_space::pinned_host));
+  EXPECT_TRUE(gpu.can_access(memory_space::device));
+}
+
+TEST(Executor, RefusesNegativeThreads) {
+  try {
+    const executor exec(backend::cpu, -1);
+    FAIL();
+  } catch (const option_error& e) {
+    EXPECT_NE(std::string(e.what()).find("threads"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace bulkgnn
