@@ -1,6 +1,7 @@
 #include "front_door.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 namespace bulkgnn::kernels::detail {
@@ -54,6 +55,16 @@ void check_distinct_within_segments(const segmented_vertices& s, std::string_vie
     BULKGNN_EXPECTS(repeat == sorted.end(), "{}: {} repeats vertex {} in segment {}", function,
                     argument, repeat == sorted.end() ? 0 : *repeat, j);
   }
+}
+
+void check_disjoint(std::span<const float> input, std::span<const float> output,
+                    std::string_view function, std::string_view input_name,
+                    std::string_view output_name) {
+  if (input.empty() || output.empty()) return;
+  const std::less<const float*> before;
+  const bool disjoint = !before(input.data(), output.data() + output.size()) ||
+                        !before(output.data(), input.data() + input.size());
+  BULKGNN_EXPECTS(disjoint, "{}: {} and {} overlap", function, input_name, output_name);
 }
 
 }  // namespace bulkgnn::kernels::detail

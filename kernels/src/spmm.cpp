@@ -1,6 +1,5 @@
 #include "bulkgnn/kernels/spmm.hpp"
 
-#include <functional>
 #include <limits>
 
 #include "../cpu/kernels.hpp"
@@ -8,34 +7,8 @@
 #include "front_door.hpp"
 
 namespace bulkgnn::kernels {
-namespace {
-
-// A dense view must be exactly rows × cols: the kernels index rows by
-// r · cols without bounds checks.
-template <class T>
-void check_dense(dense_view<T> m, std::string_view function, std::string_view argument) {
-  BULKGNN_EXPECTS(m.rows >= 0 && m.cols >= 0, "{}: {} has negative shape {}x{}", function, argument,
-                  m.rows, m.cols);
-  BULKGNN_EXPECTS(m.cols == 0 || m.rows <= std::numeric_limits<std::int64_t>::max() / m.cols,
-                  "{}: {} shape {}x{} overflows", function, argument, m.rows, m.cols);
-  BULKGNN_EXPECTS(static_cast<std::int64_t>(m.data.size()) == m.rows * m.cols,
-                  "{}: {} is {}x{} but holds {} elements", function, argument, m.rows, m.cols,
-                  m.data.size());
-}
-
-// The output is written while the input is still being read, so the two
-// buffers must not share memory.
-void check_disjoint(std::span<const float> input, std::span<const float> output,
-                    std::string_view function, std::string_view input_name,
-                    std::string_view output_name) {
-  if (input.empty() || output.empty()) return;
-  const std::less<const float*> before;
-  const bool disjoint = !before(input.data(), output.data() + output.size()) ||
-                        !before(output.data(), input.data() + input.size());
-  BULKGNN_EXPECTS(disjoint, "{}: {} and {} overlap", function, input_name, output_name);
-}
-
-}  // namespace
+using detail::check_dense;
+using detail::check_disjoint;
 
 void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_view<float> y) {
   detail::check_csr(a, "spmm", "a");
