@@ -202,19 +202,15 @@ tiling plan_tiles(std::int64_t m, std::int64_t n, const detail::microkernel& ker
            .row_tiles = 1,
            .col_tiles = 1};
   t.col_tiles = (t.col_panels * kernel.nr + max_tile_cols - 1) / max_tile_cols;
-  // Rows first while a tile still fills a packed A block (B is packed once
-  // for all tiles, A once per column tile), then columns while a tile keeps
-  // a few B panels, so that a short, wide C (a weight gradient, 256x256 over
-  // a long K) becomes tiles that reuse both operands, not thin strips that
-  // each stream all of B.
-  const std::int64_t wanted = tiles_per_thread * threads;
-  const auto split = [&](std::int64_t& tiles, std::int64_t panels, std::int64_t min_panels) {
-    while (t.count() < wanted && panels >= min_panels * (tiles + 1)) ++tiles;
-  };
-  split(t.row_tiles, t.row_panels, std::max<std::int64_t>(1, a_block_rows / kernel.mr));
-  split(t.col_tiles, t.col_panels, 4);
-  split(t.row_tiles, t.row_panels, 2);
-  split(t.col_tiles, t.col_panels, 2);
+  // Rows first: B is packed once for all tiles, A once per column tile.
+  while (t.count() < tiles_per_thread * threads) {
+    if (t.row_panels >= 2 * (t.row_tiles + 1))
+      ++t.row_tiles;
+    else if (t.col_panels >= 2 * (t.col_tiles + 1))
+      ++t.col_tiles;
+    else
+      break;
+  }
   return t;
 }
 
