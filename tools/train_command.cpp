@@ -7,11 +7,9 @@
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
-#include "bulkgnn/trainer/gemm.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
 #include <fmt/format.h>
-#include <tbb/info.h>
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -210,8 +208,6 @@ void run_train(const train_config& c) {
     require_writable_directory(c.checkpoint_dir, "--checkpoint-dir");
   }
   const thread_limit limit(c.threads);
-  trainer::set_gemm_threads(c.threads > 0 ? c.threads
-                                          : std::max(1, tbb::info::default_concurrency()));
   const stopwatch total;
   options.quiet = c.quiet || !rank_zero;
 

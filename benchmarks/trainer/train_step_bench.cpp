@@ -4,7 +4,6 @@
 // counter; the argument is the BLAS thread count.
 
 #include "bulkgnn/core/parallel.hpp"
-#include "bulkgnn/trainer/gemm.hpp"
 #include "bulkgnn/trainer/model.hpp"
 #include "test_support.hpp"
 
@@ -39,7 +38,6 @@ csr_matrix fanout_block(std::mt19937_64& gen, std::int64_t rows, int fanout) {
 void sage_train_step(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   const thread_limit limit(threads);
-  set_gemm_threads(threads);
   std::mt19937_64 gen(1);
   const csr_matrix top = fanout_block(gen, 1024, 10);
   const csr_matrix below = fanout_block(gen, top.cols, 10);
@@ -51,7 +49,7 @@ void sage_train_step(benchmark::State& state) {
   gnn_model model({.in_features = 128, .hidden = 256, .num_classes = 16}, 1);
   std::uint32_t step = 0;
   for (auto _ : state) {
-    model.forward(blocks, features.view(), dropout_key{1, 0, step++});
+    model.forward(blocks, features.view(), kernels::dropout_key{1, 0, step++});
     model.backward(grad.view());
   }
   state.counters["gemm_GFLOP/s"] = model.gemm().flops / model.gemm().seconds / 1e9;

@@ -5,7 +5,11 @@
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/segmented.hpp"
+#include "bulkgnn/kernels/gemm.hpp"
+#include "bulkgnn/kernels/loss.hpp"
+#include "bulkgnn/kernels/optimizer.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
+#include "bulkgnn/kernels/rules/dropout.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
 
 // oneTBB implementations of every kernel. Each gives output bit-identical to
@@ -35,5 +39,25 @@ void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows
                                         std::span<const float> column_scale, bool add_self_loops);
 [[nodiscard]] std::vector<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
                                                 const segmented_vertices& cols);
+
+// Dense operations of the train step (gemm.hpp, activation.hpp, bias.hpp,
+// loss.hpp, optimizer.hpp). `step` is the dropout key's stream with row 0;
+// row r uses row_ids[r] (or r) in its place.
+void gemm(gemm_op op_a, gemm_op op_b, float alpha, dense_view<const float> a,
+          dense_view<const float> b, float beta, dense_view<float> c);
+[[nodiscard]] std::string_view gemm_kernel_name();
+void relu(dense_view<float> x);
+void relu_dropout(dense_view<float> x, rules::dropout_threshold threshold, rng_key step,
+                  std::span<const vertex_t> row_ids);
+void relu_dropout_backward(dense_view<const float> y, float scale, dense_view<float> grad);
+void fill_rows_with_bias(std::span<const float> bias, dense_view<float> out);
+void column_sums(dense_view<const float> m, std::span<float> sums);
+[[nodiscard]] loss_result softmax_cross_entropy(dense_view<const float> logits,
+                                                std::span<const std::int32_t> labels,
+                                                dense_view<float> grad);
+[[nodiscard]] std::int64_t count_correct(dense_view<const float> logits,
+                                         std::span<const std::int32_t> labels);
+void adam_step(const adam_constants& constants, std::span<float> parameters,
+               std::span<const float> gradients, std::span<float> m, std::span<float> v);
 
 }  // namespace bulkgnn::kernels::cpu

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/core/executor.hpp"
 
@@ -17,6 +19,34 @@ namespace bulkgnn::kernels::testing {
 
 inline const executor reference_exec{backend::reference};
 inline const executor cpu_exec{backend::cpu};
+
+// An owning row-major float matrix for the dense kernels' tests.
+struct dense_matrix {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::vector<float> data;
+
+  dense_matrix() = default;
+  dense_matrix(std::int64_t r, std::int64_t c)
+      : rows(r), cols(c), data(static_cast<std::size_t>(r * c), 0.0f) {}
+  [[nodiscard]] dense_view<float> view() { return {rows, cols, data}; }
+  [[nodiscard]] dense_view<const float> view() const { return {rows, cols, data}; }
+};
+
+inline dense_matrix random_dense(std::mt19937_64& gen, std::int64_t rows, std::int64_t cols,
+                                 float low = -1.0f, float high = 1.0f) {
+  dense_matrix m(rows, cols);
+  std::uniform_real_distribution<float> value(low, high);
+  for (float& v : m.data) v = value(gen);
+  return m;
+}
+
+// Equal as bit patterns: tells -0 from +0 and compares NaNs.
+inline bool same_bits(std::span<const float> x, std::span<const float> y) {
+  return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](float u, float v) {
+    return std::bit_cast<std::uint32_t>(u) == std::bit_cast<std::uint32_t>(v);
+  });
+}
 
 struct random_csr_options {
   std::int64_t rows = 50;

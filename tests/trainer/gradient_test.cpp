@@ -41,7 +41,7 @@ class gradient_fixture {
     blocks_ = testing::random_blocks(gen_, sizes, c.kind);
     features_ = testing::random_matrix(gen_, sizes.front(), 6);
     weights_ = testing::random_matrix(gen_, sizes.back(), 4);
-    if (c.dropout) key_ = dropout_key{5, 6, 7};
+    if (c.dropout) key_ = kernels::dropout_key{5, 6, 7};
   }
 
   double loss() {
@@ -83,7 +83,7 @@ class gradient_fixture {
   std::vector<aggregation_block> blocks_;
   matrix features_;
   matrix weights_;
-  std::optional<dropout_key> key_;
+  std::optional<kernels::dropout_key> key_;
 };
 
 class ModelGradient : public ::testing::TestWithParam<model_case> {};

@@ -1,5 +1,7 @@
 #include "bulkgnn/trainer/layers.hpp"
 
+#include "bulkgnn/kernels/activation.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -103,101 +105,23 @@ TEST(FullGraphBlock, SageAveragesOverInNeighbours) {
   EXPECT_EQ(full.backward.nnz(), 7);
 }
 
-TEST(ReluDropout, WithoutKeyIsRelu) {
-  matrix x(2, 3);
-  std::vector<float> values{-1.0f, 0.0f, 2.0f, 3.0f, -0.5f, 0.25f};
-  std::copy(values.begin(), values.end(), x.data().begin());
-  relu_dropout(x.view(), 0.5f, std::nullopt, 0);
-  EXPECT_EQ(std::vector<float>(x.data().begin(), x.data().end()),
-            (std::vector<float>{0.0f, 0.0f, 2.0f, 3.0f, 0.0f, 0.25f}));
-}
-
-TEST(ReluDropout, DropsAboutPAndScalesTheRest) {
-  matrix x(400, 250);
-  std::fill(x.data().begin(), x.data().end(), 1.0f);
-  relu_dropout(x.view(), 0.3f, dropout_key{1, 2, 3}, 0);
-  // Kept entries are scaled by 1/(1 − p), p resolved to 1/65536.
-  const float scale = *std::max_element(x.data().begin(), x.data().end());
-  EXPECT_NEAR(scale, 1.0f / 0.7f, 1e-4f);
-  const auto kept = std::count(x.data().begin(), x.data().end(), scale);
-  const auto dropped = std::count(x.data().begin(), x.data().end(), 0.0f);
-  EXPECT_EQ(kept + dropped, 100000);
-  // 100,000 Bernoulli(0.3) draws: sd ≈ 145.
-  EXPECT_NEAR(static_cast<double>(dropped), 30000.0, 750.0);
-}
-
-TEST(ReluDropout, MasksDependOnKeyAndLayerButNotOnThreads) {
-  std::mt19937_64 gen(5);
-  const matrix input = testing::random_matrix(gen, 600, 200);
-  const auto run = [&](dropout_key key, int layer, int threads) {
-    const thread_limit limit(threads);
-    matrix x = input;
-    relu_dropout(x.view(), 0.5f, key, layer);
-    return std::vector<float>(x.data().begin(), x.data().end());
-  };
-  const auto reference = run({7, 1, 2}, 0, 1);
-  EXPECT_EQ(run({7, 1, 2}, 0, 2), reference);
-  EXPECT_NE(run({7, 1, 3}, 0, 2), reference);
-  EXPECT_NE(run({7, 1, 2}, 1, 2), reference);
-  EXPECT_NE(run({8, 1, 2}, 0, 2), reference);
-}
-
-// The contract the vectorised mask path must keep, written out with the
-// scalar stream: entry j of row r keeps its value when the 16-bit half j % 2
-// of word j / 2 of stream {seed, epoch, minibatch, dropout_stream_base +
-// layer, row id} is at least p·2^16, where the row id is r or, when the key
-// carries vertex ids, row_ids[r].
-TEST(ReluDropout, MasksAreThePhiloxStreamWordsOfEachRow) {
-  std::mt19937_64 gen(8);
-  std::vector<vertex_t> vertex_ids(37);
-  for (std::size_t r = 0; r < vertex_ids.size(); ++r)
-    vertex_ids[r] = static_cast<vertex_t>(1000 + 7 * r);
-  for (const bool keyed_by_vertex : {false, true})
-    for (const std::int64_t cols : {1, 7, 8, 127, 128, 129, 255, 256, 300, 513}) {
-      for (const float p : {0.5f, 0.3f}) {
-        const matrix input = testing::random_matrix(gen, 37, cols);
-        matrix x = input;
-        dropout_key key{11, 3, 9};
-        if (keyed_by_vertex) key.row_ids = vertex_ids;
-        relu_dropout(x.view(), p, key, 1);
-        const auto bits_threshold =
-            static_cast<std::uint32_t>(std::lround(std::ldexp(static_cast<double>(p), 16)));
-        const auto scale =
-            static_cast<float>(1.0 / (1.0 - std::ldexp(static_cast<double>(bits_threshold), -16)));
-        for (std::int64_t r = 0; r < input.rows(); ++r) {
-          const auto row_id = static_cast<std::uint32_t>(keyed_by_vertex ? vertex_ids[r] : r);
-          philox_stream stream(rng_key{11, 3, 9, dropout_stream_base + 1, row_id});
-          std::uint32_t word = 0;
-          for (std::int64_t j = 0; j < cols; ++j) {
-            if (j % 2 == 0) word = stream.next_u32();
-            const std::uint32_t bits = (word >> (16 * (j % 2))) & 0xFFFFu;
-            const float expected = std::max(input.view().row(r)[j], 0.0f) *
-                                   (scale * static_cast<float>(bits >= bits_threshold));
-            ASSERT_EQ(x.view().row(r)[j], expected) << "cols " << cols << " row " << r << " entry "
-                                                    << j << " keyed by vertex " << keyed_by_vertex;
-          }
-        }
-      }
-    }
-}
-
 TEST(ReluDropout, GradientMatchesFiniteDifferencesWithAFixedKey) {
   std::mt19937_64 gen(6);
   matrix x = testing::random_matrix(gen, 12, 9);
   // Kinks sit at 0: keep every input well away from them.
   for (float& v : x.data()) v += v < 0 ? -0.1f : 0.1f;
   const matrix weights = testing::random_matrix(gen, 12, 9);
-  const dropout_key key{3, 4, 5};
+  const kernels::dropout_key key{3, 4, 5};
   const float p = 0.4f;
   const auto loss = [&] {
     matrix y = x;
-    relu_dropout(y.view(), p, key, 1);
+    kernels::relu_dropout(cpu_exec, y.view(), p, key, 1);
     return testing::projection(y.view(), weights);
   };
   matrix y = x;
-  relu_dropout(y.view(), p, key, 1);
+  kernels::relu_dropout(cpu_exec, y.view(), p, key, 1);
   matrix grad = weights;
-  relu_dropout_backward(y.view(), p, true, grad.view());
+  kernels::relu_dropout_backward(cpu_exec, y.view(), p, true, grad.view());
   const auto indices = testing::sample_indices(gen, x.data().size(), 1000);
   const auto check = testing::check_gradient(x.data(), grad.data(), indices, loss);
   testing::expect_gradient_matches(check, "relu+dropout");

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <random>
 
+#include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/trainer/adam.hpp"
-#include "bulkgnn/trainer/loss.hpp"
 #include "bulkgnn/trainer/model.hpp"
 #include "test_support.hpp"
 
@@ -69,12 +69,12 @@ TEST_P(Learning, TwoHundredAdamStepsFitTheTrainingSet) {
   matrix grad(nodes, classes);
   const auto evaluate = [&] {
     const matrix logits = predict_full_graph(model, full, task.x.view());
-    return softmax_cross_entropy(logits.view(), task.labels, {});
+    return kernels::softmax_cross_entropy(testing::cpu_exec, logits.view(), task.labels, {});
   };
   const double initial = evaluate().loss;
   for (std::uint32_t step = 0; step < 200; ++step) {
-    const auto logits = model.forward(blocks, task.x.view(), dropout_key{1, step, 0});
-    softmax_cross_entropy(logits, task.labels, grad.view());
+    const auto logits = model.forward(blocks, task.x.view(), kernels::dropout_key{1, step, 0});
+    kernels::softmax_cross_entropy(testing::cpu_exec, logits, task.labels, grad.view());
     model.backward(grad.view());
     optimiser.step(model.parameters(), model.gradients());
   }

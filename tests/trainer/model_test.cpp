@@ -237,7 +237,7 @@ struct step_result {
 };
 
 step_result train_step(gnn_model& model, const problem& p, const matrix& grad_logits) {
-  const auto logits = model.forward(p.blocks, p.features.view(), dropout_key{1, 2, 3});
+  const auto logits = model.forward(p.blocks, p.features.view(), kernels::dropout_key{1, 2, 3});
   step_result r{{logits.data.begin(), logits.data.end()}, {}, {}};
   model.backward(grad_logits.view(), true);
   r.gradients.assign(model.gradients().begin(), model.gradients().end());
@@ -245,15 +245,20 @@ step_result train_step(gnn_model& model, const problem& p, const matrix& grad_lo
   return r;
 }
 
-// Restores the BLAS thread count a test changes.
-struct gemm_threads_guard {
-  int threads = gemm_threads();
-  ~gemm_threads_guard() { set_gemm_threads(threads); }
-};
+// The model's GEMM statistics count every call's flops (2·M·N·K) and calls.
+TEST(GnnModel, CountsGemmFlopsAndCalls) {
+  std::mt19937_64 gen(4);
+  const auto p = random_problem(gen, layer_kind::gcn, {5, 3}, 4, 2);
+  gnn_model model({.kind = layer_kind::gcn, .in_features = 4, .num_classes = 5, .layers = 1}, 1);
+  model.forward(p.blocks, p.features.view(), std::nullopt);
+  model.forward(p.blocks, p.features.view(), std::nullopt);
+  EXPECT_EQ(model.gemm().calls, 2);
+  EXPECT_EQ(model.gemm().flops, 2 * 2.0 * 3 * 4 * 5);
+  EXPECT_GE(model.gemm().seconds, 0.0);
+}
 
-// Large enough that OpenBLAS and oneTBB both split the work.
+// Large enough that the GEMM and oneTBB both split the work.
 TEST(GnnModel, ForwardAndBackwardDoNotDependOnThreads) {
-  const gemm_threads_guard guard;
   for (const auto kind : {layer_kind::sage, layer_kind::gcn}) {
     std::mt19937_64 gen(6);
     const auto p = random_problem(gen, kind, {3000, 1200, 400}, 64, 10);
@@ -263,7 +268,6 @@ TEST(GnnModel, ForwardAndBackwardDoNotDependOnThreads) {
     step_result runs[2];
     for (int threads = 1; threads <= 2; ++threads) {
       const thread_limit limit(threads);
-      set_gemm_threads(threads);
       runs[threads - 1] = train_step(model, p, grad_logits);
     }
     EXPECT_EQ(runs[0].logits, runs[1].logits) << layer_kind_name(kind);

@@ -3,7 +3,6 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/data/generators.hpp"
-#include "bulkgnn/trainer/gemm.hpp"
 #include "bulkgnn/trainer/checkpoint.hpp"
 #include "scratch_dir.hpp"
 
@@ -87,10 +86,8 @@ TEST(training_run, same_seed_gives_identical_weights_for_any_thread_count_and_bu
   std::vector<float> one_thread;
   {
     const thread_limit limit(1);
-    set_gemm_threads(1);
     one_thread = train(ds, o).parameters;
   }
-  set_gemm_threads(2);
   o.loading.bulk = 3;
   o.loading.ready_queue = 1;
   const auto two_threads = train(ds, o).parameters;

@@ -2,6 +2,8 @@
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/rng.hpp"
+#include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/kernels/bias.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
 
 #include <cmath>
@@ -20,19 +22,7 @@ dense_view<float> first_rows(dense_view<float> m, std::int64_t rows) {
   return {rows, m.cols, m.data.first(static_cast<std::size_t>(rows * m.cols))};
 }
 
-void fill_rows_with(dense_view<float> out, std::span<const float> bias) {
-  for (std::int64_t r = 0; r < out.rows; ++r)
-    std::copy(bias.begin(), bias.end(), out.row(r).begin());
-}
-
-// Column sums in row order, so the result does not depend on threads.
-void column_sums(dense_view<const float> m, std::span<float> sums) {
-  std::fill(sums.begin(), sums.end(), 0.0f);
-  for (std::int64_t r = 0; r < m.rows; ++r) {
-    const auto row = m.row(r);
-    for (std::size_t j = 0; j < sums.size(); ++j) sums[j] += row[j];
-  }
-}
+using kernels::gemm_op;
 
 }  // namespace
 
@@ -128,7 +118,7 @@ void gnn_model::check_blocks(std::span<const aggregation_block> blocks,
 
 dense_view<const float> gnn_model::forward(std::span<const aggregation_block> blocks,
                                            dense_view<const float> features,
-                                           std::optional<dropout_key> dropout) {
+                                           std::optional<kernels::dropout_key> dropout) {
   check_blocks(blocks, features, false);
   blocks_ = blocks;
   features_ = features;
@@ -138,7 +128,8 @@ dense_view<const float> gnn_model::forward(std::span<const aggregation_block> bl
   for (int l = 0; l < config_.layers; ++l) {
     auto& buffers = buffers_[l];
     apply_layer(l, blocks[l].forward.view(), x, buffers.aggregated, buffers.output, &gemm_stats_);
-    if (l + 1 < config_.layers) relu_dropout(buffers.output.view(), config_.dropout, dropout, l);
+    if (l + 1 < config_.layers)
+      kernels::relu_dropout(exec_, buffers.output.view(), config_.dropout, dropout, l);
     x = buffers.output.view();
   }
   return x;
@@ -150,12 +141,28 @@ void gnn_model::apply_layer(int l, csr_view a, dense_view<const float> x, matrix
   aggregated.reshape(a.rows, x.cols);
   kernels::spmm(exec_, a, x, aggregated.view());
   out.reshape(a.rows, slot.out);
-  fill_rows_with(out.view(), std::span<const float>(parameters_).subspan(slot.bias, slot.out));
-  trainer::gemm(false, false, 1.0f, aggregated.view(), weight(slot.w_neigh, slot.in, slot.out),
-                1.0f, out.view(), stats);
+  kernels::fill_rows_with_bias(
+      exec_, std::span<const float>(parameters_).subspan(slot.bias, slot.out), out.view());
+  timed_gemm(gemm_op::plain, gemm_op::plain, aggregated.view(),
+             weight(slot.w_neigh, slot.in, slot.out), 1.0f, out.view(), stats);
   if (is_sage(config_))
-    trainer::gemm(false, false, 1.0f, first_rows(x, a.rows), weight(slot.w_self, slot.in, slot.out),
-                  1.0f, out.view(), stats);
+    timed_gemm(gemm_op::plain, gemm_op::plain, first_rows(x, a.rows),
+               weight(slot.w_self, slot.in, slot.out), 1.0f, out.view(), stats);
+}
+
+void gnn_model::timed_gemm(gemm_op op_a, gemm_op op_b, dense_view<const float> a,
+                           dense_view<const float> b, float beta, dense_view<float> c,
+                           gemm_stats* stats) const {
+  const stopwatch watch;
+  kernels::gemm(exec_, op_a, op_b, 1.0f, a, b, beta, c);
+  if (stats == nullptr || c.empty()) return;
+  const std::int64_t k = op_a == gemm_op::transposed ? a.rows : a.cols;
+  stats->flops +=
+      2.0 * static_cast<double>(c.rows) * static_cast<double>(c.cols) * static_cast<double>(k);
+  const double seconds = watch.seconds();
+  stats->seconds += seconds;
+  ++stats->calls;
+  if (stats->log != nullptr) stats->log->push_back({op_a, op_b, c.rows, c.cols, k, seconds});
 }
 
 void gnn_model::backward(dense_view<const float> grad_logits, bool with_input_gradient) {
@@ -173,8 +180,8 @@ void gnn_model::backward(dense_view<const float> grad_logits, bool with_input_gr
     propagate_to_input(l, grad);
     auto& grad_input = buffers_[l].grad_input;
     if (l > 0)
-      relu_dropout_backward(buffers_[l - 1].output.view(), config_.dropout, dropped_,
-                            grad_input.view());
+      kernels::relu_dropout_backward(exec_, buffers_[l - 1].output.view(), config_.dropout,
+                                     dropped_, grad_input.view());
     grad = grad_input.view();
   }
   input_gradient_ready_ = with_input_gradient;
@@ -183,12 +190,12 @@ void gnn_model::backward(dense_view<const float> grad_logits, bool with_input_gr
 void gnn_model::parameter_gradients(int l, dense_view<const float> x,
                                     dense_view<const float> grad) {
   const auto& slot = slots_[l];
-  trainer::gemm(true, false, 1.0f, buffers_[l].aggregated.view(), grad, 0.0f,
-                weight_gradient(slot.w_neigh, slot.in, slot.out), &gemm_stats_);
+  timed_gemm(gemm_op::transposed, gemm_op::plain, buffers_[l].aggregated.view(), grad, 0.0f,
+             weight_gradient(slot.w_neigh, slot.in, slot.out), &gemm_stats_);
   if (is_sage(config_))
-    trainer::gemm(true, false, 1.0f, first_rows(x, grad.rows), grad, 0.0f,
-                  weight_gradient(slot.w_self, slot.in, slot.out), &gemm_stats_);
-  column_sums(grad, std::span(gradients_).subspan(slot.bias, slot.out));
+    timed_gemm(gemm_op::transposed, gemm_op::plain, first_rows(x, grad.rows), grad, 0.0f,
+               weight_gradient(slot.w_self, slot.in, slot.out), &gemm_stats_);
+  kernels::column_sums(exec_, grad, std::span(gradients_).subspan(slot.bias, slot.out));
 }
 
 void gnn_model::propagate_to_input(int l, dense_view<const float> grad) {
@@ -196,14 +203,14 @@ void gnn_model::propagate_to_input(int l, dense_view<const float> grad) {
   const auto& block = blocks_[l];
   auto& buffers = buffers_[l];
   buffers.grad_aggregated.reshape(grad.rows, slot.in);
-  trainer::gemm(false, true, 1.0f, grad, weight(slot.w_neigh, slot.in, slot.out), 0.0f,
-                buffers.grad_aggregated.view(), &gemm_stats_);
+  timed_gemm(gemm_op::plain, gemm_op::transposed, grad, weight(slot.w_neigh, slot.in, slot.out),
+             0.0f, buffers.grad_aggregated.view(), &gemm_stats_);
   buffers.grad_input.reshape(block.forward.cols, slot.in);
   kernels::spmm(exec_, block.backward.view(), buffers.grad_aggregated.view(),
                 buffers.grad_input.view());
   if (is_sage(config_))
-    trainer::gemm(false, true, 1.0f, grad, weight(slot.w_self, slot.in, slot.out), 1.0f,
-                  first_rows(buffers.grad_input.view(), grad.rows), &gemm_stats_);
+    timed_gemm(gemm_op::plain, gemm_op::transposed, grad, weight(slot.w_self, slot.in, slot.out),
+               1.0f, first_rows(buffers.grad_input.view(), grad.rows), &gemm_stats_);
 }
 
 dense_view<const float> gnn_model::input_gradient() const {
@@ -224,7 +231,7 @@ matrix gnn_model::forward_layer(int l, const aggregation_block& block,
   matrix aggregated;
   matrix out;
   apply_layer(l, a.view(), x, aggregated, out, nullptr);
-  if (l + 1 < config_.layers) relu_dropout(out.view(), 0.0f, std::nullopt, l);
+  if (l + 1 < config_.layers) kernels::relu_dropout(exec_, out.view(), 0.0f, std::nullopt, l);
   return out;
 }
 

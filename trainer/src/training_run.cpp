@@ -5,9 +5,9 @@
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/trainer/checkpoint.hpp"
 #include "bulkgnn/trainer/layers.hpp"
-#include "bulkgnn/trainer/loss.hpp"
 
 #include <fmt/format.h>
 
@@ -80,7 +80,8 @@ std::vector<std::int32_t> labels_of(const data::dataset& ds, std::span<const ver
   return labels;
 }
 
-std::optional<double> accuracy_of(dense_view<const float> logits_of_all,
+std::optional<double> accuracy_of(const executor& exec,
+                                  dense_view<const float> logits_of_all,
                                   std::span<const vertex_t> vertices,
                                   std::span<const std::int32_t> labels) {
   if (vertices.empty()) return std::nullopt;
@@ -89,7 +90,7 @@ std::optional<double> accuracy_of(dense_view<const float> logits_of_all,
     const auto from = logits_of_all.row(vertices[i]);
     std::copy(from.begin(), from.end(), selected.view().row(static_cast<std::int64_t>(i)).begin());
   }
-  return static_cast<double>(count_correct(selected.view(), labels)) /
+  return static_cast<double>(kernels::count_correct(exec, selected.view(), labels)) /
          static_cast<double>(vertices.size());
 }
 
@@ -114,7 +115,7 @@ class run {
         valid_labels_(labels_of(ds, split_.valid, "valid")),
         test_labels_(labels_of(ds, split_.test, "test")),
         model_(config_, o.sampling.seed, o.exec),
-        optimizer_(model_.parameters().size(), o.optimizer),
+        optimizer_(model_.parameters().size(), o.optimizer, o.exec),
         normalizer_(normalizer_for(ds, o)),
         loader_(source(), o.sampling, loading_for(o, o.loading), o.exec) {
     // Training minibatches carry their own labels; this only rejects unlabelled seeds.
@@ -234,13 +235,15 @@ class run {
                            static_cast<double>(minibatch_seeds(train_seeds, mb->batch.index));
       if (seeds > 0) {
         const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, true);
-        const auto logits = model_.forward(
-            blocks, mb->input_features(),
-            dropout_key{options_.sampling.seed, epoch, static_cast<std::uint32_t>(mb->batch.index),
-                        mb->batch.input_nodes});
+        const auto logits =
+            model_.forward(blocks, mb->input_features(),
+                           kernels::dropout_key{options_.sampling.seed, epoch,
+                                                static_cast<std::uint32_t>(mb->batch.index),
+                                                mb->batch.input_nodes});
         if (grad.rows() != logits.rows || grad.cols() != logits.cols)
           grad = matrix(logits.rows, logits.cols);
-        const auto loss = softmax_cross_entropy(logits, mb->batch.labels, grad.view());
+        const auto loss =
+            kernels::softmax_cross_entropy(options_.exec, logits, mb->batch.labels, grad.view());
         if (!std::isfinite(loss.loss))
           throw error(fmt::format("epoch {}, minibatch {}: the loss is {} (diverged; lower --lr)",
                                   epoch, mb->batch.index, loss.loss));
@@ -286,8 +289,8 @@ class run {
       const auto logits =
           normalizer_ ? predict_full_graph(model_, *full_block_, normalized_features().view())
                       : predict_full_graph(model_, *full_block_, ds_.features());
-      r.valid_acc = accuracy_of(logits.view(), split_.valid, valid_labels_);
-      r.test_acc = accuracy_of(logits.view(), split_.test, test_labels_);
+      r.valid_acc = accuracy_of(options_.exec, logits.view(), split_.valid, valid_labels_);
+      r.test_acc = accuracy_of(options_.exec, logits.view(), split_.test, test_labels_);
     } else {
       r.valid_acc = sampled_accuracy(split_.valid, valid_epoch_base + r.epoch);
       r.test_acc = sampled_accuracy(split_.test, test_epoch_base + r.epoch);
@@ -321,7 +324,8 @@ class run {
       if (mb->batch.seeds.empty()) continue;
       const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, false);
       const auto logits = model_.forward(blocks, mb->input_features(), std::nullopt);
-      counts[0] += static_cast<double>(count_correct(logits, mb->batch.labels));
+      counts[0] +=
+          static_cast<double>(kernels::count_correct(options_.exec, logits, mb->batch.labels));
       counts[1] += static_cast<double>(mb->batch.labels.size());
     }
     if (options_.parallel != nullptr) options_.parallel->sum_metrics(counts);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "bulkgnn/core/executor.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -21,10 +23,10 @@ void validate(const adam_options& options);
 
 // torch.optim.Adam (not AdamW): L2 weight decay added to the gradient,
 // moments updated as torch does (lerp for the first), bias-corrected, eps
-// added to √v̂.
+// added to √v̂. The update is kernels::adam_step on `exec`.
 class adam {
  public:
-  adam(std::size_t parameters, adam_options options);
+  adam(std::size_t parameters, adam_options options, executor exec = {});
 
   void step(std::span<float> parameters, std::span<const float> gradients);
 
@@ -41,6 +43,7 @@ class adam {
 
  private:
   adam_options options_;
+  executor exec_;
   std::int64_t steps_ = 0;
   std::vector<float> m_;
   std::vector<float> v_;

@@ -2,7 +2,8 @@
 
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/executor.hpp"
-#include "bulkgnn/trainer/gemm.hpp"
+#include "bulkgnn/kernels/activation.hpp"
+#include "bulkgnn/kernels/gemm.hpp"
 #include "bulkgnn/trainer/layers.hpp"
 #include "bulkgnn/trainer/matrix.hpp"
 
@@ -13,6 +14,25 @@
 #include <vector>
 
 namespace bulkgnn::trainer {
+
+// One GEMM of a train step, as benchmarks/trainer/gemm_efficiency replays it.
+struct gemm_call {
+  kernels::gemm_op op_a = kernels::gemm_op::plain;
+  kernels::gemm_op op_b = kernels::gemm_op::plain;
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  double seconds = 0;
+};
+
+// GEMM work of forward() and backward(), for the trainer's throughput
+// report; with `log` set, every call is also appended there.
+struct gemm_stats {
+  double flops = 0;
+  double seconds = 0;
+  std::int64_t calls = 0;
+  std::vector<gemm_call>* log = nullptr;
+};
 
 struct model_config {
   layer_kind kind = layer_kind::sage;
@@ -54,11 +74,11 @@ class gnn_model {
   // blocks[0].forward.cols rows and in_features cols. Returns the logits
   // (blocks.back().forward.rows × num_classes), valid until the next forward.
   // Dropout (inverted, p = config.dropout) only when a key is given, masks
-  // as relu_dropout draws them with layer = l. `blocks` and `features` must
+  // as kernels::relu_dropout draws them with layer = l. `blocks` and `features` must
   // stay alive until backward() has run.
   dense_view<const float> forward(std::span<const aggregation_block> blocks,
                                   dense_view<const float> features,
-                                  std::optional<dropout_key> dropout);
+                                  std::optional<kernels::dropout_key> dropout);
 
   // Backward of the last forward given dLoss/dlogits; overwrites
   // gradients(). Needs blocks built with_backward. dLoss/dfeatures costs a
@@ -117,6 +137,10 @@ class gnn_model {
   // out = layer l applied to x through `a`, before the activation.
   void apply_layer(int l, csr_view a, dense_view<const float> x, matrix& aggregated, matrix& out,
                    gemm_stats* stats) const;
+  // kernels::gemm, timed into *stats when it is given.
+  void timed_gemm(kernels::gemm_op op_a, kernels::gemm_op op_b, dense_view<const float> a,
+                  dense_view<const float> b, float beta, dense_view<float> c,
+                  gemm_stats* stats) const;
   // Parameter gradients of layer l from dLoss/d(output) `grad`.
   void parameter_gradients(int l, dense_view<const float> x, dense_view<const float> grad);
   // dLoss/dx of layer l into buffers_[l].grad_input.

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "bulkgnn/core/dense.hpp"
+#include "bulkgnn/core/executor.hpp"
+
+#include <string_view>
+
+namespace bulkgnn::kernels {
+
+// How a GEMM operand is read: as stored, or transposed.
+enum class gemm_op { plain, transposed };
+
+// C = alpha·op(A)·op(B) + beta·C in single precision, op(X) being X or its
+// transpose. The result is defined exactly, so that it depends on neither the
+// back end, the thread count, the blocking nor the instruction set: every
+// element is
+//   acc = 0; for p = 0, 1, ..., K-1: acc = fma(op(A)[i][p], op(B)[p][j], acc)
+//   C[i][j] = beta == 0 ? alpha·acc : fma(beta, C[i][j], alpha·acc)
+// (rules/gemm.hpp); with beta == 0, C's old contents are ignored, NaN
+// included. Every view must hold exactly rows × cols elements, the shapes
+// must agree, and C must not overlap A or B.
+void gemm(const executor& exec, gemm_op op_a, gemm_op op_b, float alpha, dense_view<const float> a,
+          dense_view<const float> b, float beta, dense_view<float> c);
+
+// Which microkernel the cpu back end's gemm() runs on this machine: "avx512"
+// (with cpu_runs_avx512()), else "avx2" (x86-64 with AVX2 and FMA), else
+// "portable" (std::fma). BULKGNN_PORTABLE_GEMM=1 forces "portable",
+// BULKGNN_NO_AVX512=1 rules out "avx512", so that the tests check every path
+// on any machine. All of them give the same bits.
+[[nodiscard]] std::string_view cpu_gemm_kernel_name();
+
+}  // namespace bulkgnn::kernels

@@ -1,0 +1,30 @@
+#include "bulkgnn/kernels/bias.hpp"
+
+#include "../cpu/kernels.hpp"
+#include "../reference/kernels.hpp"
+#include "front_door.hpp"
+
+namespace bulkgnn::kernels {
+
+void fill_rows_with_bias(const executor& exec, std::span<const float> bias, dense_view<float> out) {
+  detail::check_dense(exec, out, "fill_rows_with_bias", "out");
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(bias.size()) == out.cols,
+                  "fill_rows_with_bias: bias has {} entries but out has {} columns", bias.size(),
+                  out.cols);
+  detail::check_disjoint(bias, out.data, "fill_rows_with_bias", "bias", "out");
+  detail::dispatch(
+      exec, "fill_rows_with_bias", [&] { reference::fill_rows_with_bias(bias, out); },
+      [&] { cpu::fill_rows_with_bias(bias, out); });
+}
+
+void column_sums(const executor& exec, dense_view<const float> m, std::span<float> sums) {
+  detail::check_dense(exec, m, "column_sums", "m");
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(sums.size()) == m.cols,
+                  "column_sums: sums has {} entries but m has {} columns", sums.size(), m.cols);
+  detail::check_disjoint(m.data, sums, "column_sums", "m", "sums");
+  detail::dispatch(
+      exec, "column_sums", [&] { reference::column_sums(m, sums); },
+      [&] { cpu::column_sums(m, sums); });
+}
+
+}  // namespace bulkgnn::kernels

@@ -1,0 +1,40 @@
+#include "bulkgnn/kernels/gemm.hpp"
+
+#include "../cpu/kernels.hpp"
+#include "../reference/kernels.hpp"
+#include "front_door.hpp"
+
+namespace bulkgnn::kernels {
+namespace {
+
+struct op_shape {
+  std::int64_t rows;
+  std::int64_t cols;
+};
+
+op_shape shape_of(dense_view<const float> m, gemm_op op) {
+  return op == gemm_op::transposed ? op_shape{m.cols, m.rows} : op_shape{m.rows, m.cols};
+}
+
+}  // namespace
+
+void gemm(const executor& exec, gemm_op op_a, gemm_op op_b, float alpha, dense_view<const float> a,
+          dense_view<const float> b, float beta, dense_view<float> c) {
+  detail::check_dense(exec, a, "gemm", "a");
+  detail::check_dense(exec, b, "gemm", "b");
+  detail::check_dense(exec, c, "gemm", "c");
+  const auto shape_a = shape_of(a, op_a);
+  const auto shape_b = shape_of(b, op_b);
+  BULKGNN_EXPECTS(shape_a.cols == shape_b.rows && c.rows == shape_a.rows && c.cols == shape_b.cols,
+                  "gemm: op(A) is {}x{}, op(B) is {}x{}, C is {}x{}", shape_a.rows, shape_a.cols,
+                  shape_b.rows, shape_b.cols, c.rows, c.cols);
+  detail::check_disjoint(a.data, c.data, "gemm", "a", "c");
+  detail::check_disjoint(b.data, c.data, "gemm", "b", "c");
+  detail::dispatch(
+      exec, "gemm", [&] { reference::gemm(op_a, op_b, alpha, a, b, beta, c); },
+      [&] { cpu::gemm(op_a, op_b, alpha, a, b, beta, c); });
+}
+
+std::string_view cpu_gemm_kernel_name() { return cpu::gemm_kernel_name(); }
+
+}  // namespace bulkgnn::kernels

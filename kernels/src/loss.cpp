@@ -1,0 +1,47 @@
+#include "bulkgnn/kernels/loss.hpp"
+
+#include "../cpu/kernels.hpp"
+#include "../reference/kernels.hpp"
+#include "front_door.hpp"
+
+namespace bulkgnn::kernels {
+namespace {
+
+void check_labels(const executor& exec, dense_view<const float> logits, std::span<const std::int32_t> labels,
+                  std::string_view function) {
+  detail::check_dense(exec, logits, function, "logits");
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(labels.size()) == logits.rows,
+                  "{}: {} labels for {} rows of logits", function, labels.size(), logits.rows);
+  for (std::size_t r = 0; r < labels.size(); ++r)
+    if (labels[r] < 0 || labels[r] >= logits.cols)
+      throw error(fmt::format("{}: row {} has label {}, outside [0, {})", function, r, labels[r],
+                              logits.cols));
+}
+
+}  // namespace
+
+loss_result softmax_cross_entropy(const executor& exec, dense_view<const float> logits,
+                                  std::span<const std::int32_t> labels, dense_view<float> grad) {
+  check_labels(exec, logits, labels, "softmax_cross_entropy");
+  if (!grad.data.empty()) {
+    detail::check_dense(exec, grad, "softmax_cross_entropy", "grad");
+    BULKGNN_EXPECTS(grad.rows == logits.rows && grad.cols == logits.cols,
+                    "softmax_cross_entropy: grad is {}x{} but the logits are {}x{}", grad.rows,
+                    grad.cols, logits.rows, logits.cols);
+    detail::check_disjoint(logits.data, grad.data, "softmax_cross_entropy", "logits", "grad");
+  }
+  return detail::dispatch(
+      exec, "softmax_cross_entropy",
+      [&] { return reference::softmax_cross_entropy(logits, labels, grad); },
+      [&] { return cpu::softmax_cross_entropy(logits, labels, grad); });
+}
+
+std::int64_t count_correct(const executor& exec, dense_view<const float> logits,
+                           std::span<const std::int32_t> labels) {
+  check_labels(exec, logits, labels, "count_correct");
+  return detail::dispatch(
+      exec, "count_correct", [&] { return reference::count_correct(logits, labels); },
+      [&] { return cpu::count_correct(logits, labels); });
+}
+
+}  // namespace bulkgnn::kernels

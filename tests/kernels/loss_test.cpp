@@ -1,0 +1,153 @@
+#include "bulkgnn/kernels/loss.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "bulkgnn/core/error.hpp"
+#include "gradient_check.hpp"
+#include "test_support.hpp"
+
+namespace bulkgnn::kernels {
+namespace {
+
+using testing::cpu_exec;
+using testing::dense_matrix;
+using testing::reference_exec;
+using matrix = dense_matrix;
+
+matrix from_rows(const std::vector<std::vector<float>>& rows) {
+  matrix m(static_cast<std::int64_t>(rows.size()), static_cast<std::int64_t>(rows[0].size()));
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    std::copy(rows[r].begin(), rows[r].end(), m.view().row(static_cast<std::int64_t>(r)).begin());
+  return m;
+}
+
+TEST(SoftmaxCrossEntropy, UniformLogitsCostLogClasses) {
+  const matrix logits = from_rows({{2, 2, 2, 2, 2}, {-1, -1, -1, -1, -1}});
+  const std::vector<std::int32_t> labels{0, 3};
+  matrix grad(2, 5);
+  const auto result = softmax_cross_entropy(cpu_exec, logits.view(), labels, grad.view());
+  EXPECT_NEAR(result.loss, std::log(5.0), 1e-7);
+  EXPECT_EQ(result.count, 2);
+  // (softmax − onehot) / rows.
+  EXPECT_NEAR(grad.data[0], (0.2 - 1.0) / 2, 1e-7);
+  EXPECT_NEAR(grad.data[1], 0.2 / 2, 1e-7);
+}
+
+TEST(SoftmaxCrossEntropy, MatchesHandComputedValue) {
+  // softmax(0, ln 3) = (1/4, 3/4): loss of label 1 is ln(4/3), of label 0 ln 4.
+  const matrix logits = from_rows({{0.0f, std::log(3.0f)}, {0.0f, std::log(3.0f)}});
+  const std::vector<std::int32_t> labels{1, 0};
+  const auto result = softmax_cross_entropy(cpu_exec, logits.view(), labels, {});
+  EXPECT_NEAR(result.loss, (std::log(4.0 / 3.0) + std::log(4.0)) / 2, 1e-6);
+  EXPECT_EQ(result.correct, 1);
+}
+
+TEST(SoftmaxCrossEntropy, GradientRowsSumToZero) {
+  std::mt19937_64 gen(3);
+  const matrix logits = testing::random_dense(gen, 20, 7, -5.0f, 5.0f);
+  std::vector<std::int32_t> labels(20);
+  for (auto& l : labels) l = static_cast<std::int32_t>(gen() % 7);
+  matrix grad(20, 7);
+  softmax_cross_entropy(cpu_exec, logits.view(), labels, grad.view());
+  for (std::int64_t r = 0; r < 20; ++r) {
+    double sum = 0;
+    for (const float g : grad.view().row(r)) sum += g;
+    EXPECT_NEAR(sum, 0.0, 1e-7);
+  }
+}
+
+TEST(SoftmaxCrossEntropy, StaysFiniteForHugeLogits) {
+  const matrix logits = from_rows({{1000.0f, -1000.0f, 0.0f}, {-1e30f, 1e30f, 0.0f}});
+  const std::vector<std::int32_t> labels{1, 1};
+  matrix grad(2, 3);
+  const auto result = softmax_cross_entropy(cpu_exec, logits.view(), labels, grad.view());
+  EXPECT_NEAR(result.loss, 2000.0 / 2, 1e-3);
+  for (const float g : grad.data) EXPECT_TRUE(std::isfinite(g));
+}
+
+TEST(SoftmaxCrossEntropy, GradientMatchesFiniteDifferences) {
+  std::mt19937_64 gen(4);
+  matrix logits = testing::random_dense(gen, 6, 5, -3.0f, 3.0f);
+  const std::vector<std::int32_t> labels{0, 4, 2, 2, 1, 3};
+  matrix grad(6, 5);
+  softmax_cross_entropy(cpu_exec, logits.view(), labels, grad.view());
+  const auto indices = bulkgnn::testing::sample_indices(gen, logits.data.size(), 1000);
+  const auto check = bulkgnn::testing::check_gradient(
+      logits.data, grad.data, indices,
+      [&] { return softmax_cross_entropy(cpu_exec, logits.view(), labels, {}).loss; },
+      {.step = 1e-3, .relative = 1e-2, .absolute = 1e-5});
+  bulkgnn::testing::expect_gradient_matches(check, "softmax cross-entropy");
+  EXPECT_EQ(check.at_kinks, 0);
+}
+
+TEST(Accuracy, TiesGoToTheLowestClass) {
+  const matrix logits = from_rows({{1, 3, 3}, {1, 3, 3}, {0, 0, 0}});
+  EXPECT_EQ(count_correct(cpu_exec, logits.view(), std::vector<std::int32_t>{1, 2, 0}), 2);
+  EXPECT_EQ(softmax_cross_entropy(cpu_exec, logits.view(), std::vector<std::int32_t>{1, 2, 0}, {})
+                .correct,
+            2);
+}
+
+TEST(SoftmaxCrossEntropy, RejectsLabelsOutsideTheClassesNamingRowAndLabel) {
+  const matrix logits(3, 4);
+  try {
+    softmax_cross_entropy(cpu_exec, logits.view(), std::vector<std::int32_t>{0, 7, 1}, {});
+    FAIL();
+  } catch (const data_error&) {
+    FAIL() << "a label error is not a data file error";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("row 1 has label 7"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)count_correct(cpu_exec, logits.view(), std::vector<std::int32_t>{0, -1, 1}),
+               error);
+}
+
+// Random logits of many shapes, some huge, with and without a gradient: the
+// cpu back end gives the reference's loss, count and gradient bit for bit.
+TEST(SoftmaxCrossEntropy, CpuEqualsTheReferenceBitForBit) {
+  std::mt19937_64 gen(9);
+  for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{0, 3},
+                                   {1, 1},
+                                   {7, 2},
+                                   {300, 16},
+                                   {5000, 47},
+                                   {20000, 7}}) {
+    matrix logits = testing::random_dense(gen, rows, cols, -20.0f, 20.0f);
+    if (rows > 1) logits.data[1] = 1e30f;
+    std::vector<std::int32_t> labels(static_cast<std::size_t>(rows));
+    for (auto& l : labels) l = static_cast<std::int32_t>(gen() % static_cast<std::uint64_t>(cols));
+    matrix grad_cpu(rows, cols), grad_reference(rows, cols);
+    const auto cpu = softmax_cross_entropy(cpu_exec, logits.view(), labels, grad_cpu.view());
+    const auto reference =
+        softmax_cross_entropy(reference_exec, logits.view(), labels, grad_reference.view());
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(cpu.loss), std::bit_cast<std::uint64_t>(reference.loss))
+        << rows << "x" << cols;
+    EXPECT_EQ(cpu.correct, reference.correct);
+    EXPECT_EQ(cpu.count, reference.count);
+    EXPECT_TRUE(testing::same_bits(grad_cpu.data, grad_reference.data)) << rows << "x" << cols;
+    const auto without_grad = softmax_cross_entropy(cpu_exec, logits.view(), labels, {});
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(without_grad.loss),
+              std::bit_cast<std::uint64_t>(reference.loss));
+    EXPECT_EQ(count_correct(cpu_exec, logits.view(), labels),
+              count_correct(reference_exec, logits.view(), labels));
+    EXPECT_EQ(count_correct(cpu_exec, logits.view(), labels), reference.correct);
+  }
+}
+
+TEST(SoftmaxCrossEntropy, RejectsAGradientOfAnotherShapeNamingIt) {
+  const matrix logits(3, 4);
+  matrix grad(3, 5);
+  try {
+    softmax_cross_entropy(cpu_exec, logits.view(), std::vector<std::int32_t>{0, 1, 2}, grad.view());
+    FAIL();
+  } catch (const option_error& e) {
+    EXPECT_NE(std::string(e.what()).find("softmax_cross_entropy: grad is 3x5"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace bulkgnn::kernels
