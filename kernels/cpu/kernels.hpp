@@ -2,6 +2,7 @@
 
 #include <span>
 
+#include "bulkgnn/core/buffer.hpp"
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/segmented.hpp"
@@ -59,5 +60,23 @@ void column_sums(dense_view<const float> m, std::span<float> sums);
                                          std::span<const std::int32_t> labels);
 void adam_step(const adam_constants& constants, std::span<float> parameters,
                std::span<const float> gradients, std::span<float> m, std::span<float> v);
+
+// The sampler's frontier bookkeeping (frontier.hpp).
+[[nodiscard]] buffer<vertex_t> sorted_distinct(std::span<const vertex_t> vertices);
+[[nodiscard]] buffer<vertex_t> positions_in_sorted(std::span<const vertex_t> values,
+                                                   std::span<const vertex_t> sorted);
+[[nodiscard]] buffer<std::uint32_t> repeat_per_segment(std::span<const std::int64_t> offsets,
+                                                       std::span<const std::uint32_t> values);
+[[nodiscard]] csr_matrix frontier_selection(const segmented_vertices& frontier,
+                                            std::span<const vertex_t> distinct, csr_view rows,
+                                            std::span<const vertex_t> row_of,
+                                            std::int64_t num_vertices);
+[[nodiscard]] csr_matrix rename_columns(csr_view m, std::span<const vertex_t> sorted_keys,
+                                        std::span<const vertex_t> mapped, std::int64_t cols);
+[[nodiscard]] csr_matrix with_self_loops(csr_view rows, std::span<const vertex_t> row_of,
+                                         std::span<const vertex_t> vertices);
+[[nodiscard]] csr_matrix spread_to_segment_starts(csr_view per_segment,
+                                                  std::span<const std::int64_t> offsets);
+void invert_probabilities(std::span<float> values);
 
 }  // namespace bulkgnn::kernels::cpu

@@ -1,6 +1,7 @@
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/frontier.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/spgemm.hpp"
 
@@ -17,96 +18,9 @@ csr_view pattern_of(csr_view graph) {
   return graph;
 }
 
-// The distinct vertices of a frontier, sorted.
-std::vector<vertex_t> distinct_sorted(std::span<const vertex_t> vertices) {
-  std::vector<vertex_t> distinct(vertices.begin(), vertices.end());
-  std::sort(distinct.begin(), distinct.end());
-  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-  return distinct;
-}
-
-// The rows of Q for layer-wise sampling: row j holds, for each vertex u of
-// segment j (ascending), the weight Â(u,·)² = 1/(deg(u)+1)² of A + I's row u.
-// Columns are global ids; `rows_of_frontier` holds the rows of `distinct`.
-csr_matrix frontier_selection(const segmented_vertices& frontier,
-                              std::span<const vertex_t> distinct,
-                              const gathered_rows& rows_of_frontier, vertex_t num_vertices) {
-  csr_matrix q;
-  q.rows = frontier.segments();
-  q.cols = num_vertices;
-  q.indptr.assign(frontier.offsets.begin(), frontier.offsets.end());
-  q.indices = frontier.vertices;
-  q.values.resize(q.indices.size());
-  for (std::int64_t j = 0; j < q.rows; ++j)
-    std::sort(q.indices.begin() + q.indptr[j], q.indices.begin() + q.indptr[j + 1]);
-  for (std::size_t e = 0; e < q.indices.size(); ++e) {
-    const auto at = std::lower_bound(distinct.begin(), distinct.end(), q.indices[e]);
-    const auto row = rows_of_frontier.row_of[static_cast<std::size_t>(at - distinct.begin())];
-    const double degree = static_cast<double>(rows_of_frontier.rows.degree(row)) + 1.0;
-    q.values[e] = static_cast<float>(1.0 / (degree * degree));
-  }
-  return q;
-}
-
-// Q with its columns renamed from vertex ids to rows of `rows_of_frontier`,
-// an order-preserving renaming, so Q·A sums in the same order either way.
-csr_matrix select_gathered_rows(csr_matrix q, std::span<const vertex_t> distinct,
-                                const gathered_rows& rows_of_frontier) {
-  for (auto& column : q.indices) {
-    const auto at = std::lower_bound(distinct.begin(), distinct.end(), column);
-    column = rows_of_frontier.row_of[static_cast<std::size_t>(at - distinct.begin())];
-  }
-  q.cols = rows_of_frontier.rows.rows;
-  return q;
-}
-
-// Fetched rows of `distinct` with the self loop (u, u) inserted where a row
-// lacks it, and the frontier renamed to those rows: extracting blocks from
-// these without adding self loops gives what extract_blocks with
-// add_self_loops gives on the whole graph.
-struct rows_with_self_loops {
-  csr_matrix rows;
-  segmented_vertices frontier;
-};
-
-rows_with_self_loops add_self_loops(const gathered_rows& fetched,
-                                    std::span<const vertex_t> distinct,
-                                    const segmented_vertices& frontier) {
-  rows_with_self_loops out;
-  out.rows.rows = static_cast<std::int64_t>(distinct.size());
-  out.rows.cols = fetched.rows.cols;
-  out.rows.indptr.reserve(distinct.size() + 1);
-  for (std::size_t i = 0; i < distinct.size(); ++i) {
-    const auto row = fetched.rows.row(fetched.row_of[i]);
-    const vertex_t u = distinct[i];
-    out.rows.indices.insert(out.rows.indices.end(), row.begin(), row.end());
-    // Last, where extract_blocks places the self loop it adds.
-    if (std::find(row.begin(), row.end(), u) == row.end()) out.rows.indices.push_back(u);
-    out.rows.indptr.push_back(static_cast<edge_t>(out.rows.indices.size()));
-  }
-  out.frontier.offsets = frontier.offsets;
-  out.frontier.vertices.reserve(frontier.vertices.size());
-  for (const vertex_t u : frontier.vertices)
-    out.frontier.vertices.push_back(static_cast<vertex_t>(
-        std::lower_bound(distinct.begin(), distinct.end(), u) - distinct.begin()));
-  return out;
-}
-
-// relabel_by_segment expects one row per destination; layer-wise sampling
-// draws one row per minibatch, which becomes the first row of its segment.
-csr_matrix spread_over_first_rows(const csr_matrix& per_segment,
-                                  const segmented_vertices& frontier) {
-  csr_matrix spread;
-  spread.rows = static_cast<std::int64_t>(frontier.vertices.size());
-  spread.cols = per_segment.cols;
-  spread.indptr.assign(spread.rows + 1, 0);
-  for (std::int64_t j = 0; j < frontier.segments(); ++j) {
-    BULKGNN_ASSERT(frontier.size(j) > 0);
-    spread.indptr[frontier.offsets[j] + 1] = per_segment.indptr[j + 1] - per_segment.indptr[j];
-  }
-  std::partial_sum(spread.indptr.begin(), spread.indptr.end(), spread.indptr.begin());
-  spread.indices = per_segment.indices;
-  return spread;
+// The minibatch ids that key the random streams (checked to fit by sample()).
+std::vector<std::uint32_t> stream_ids(std::span<const std::int64_t> minibatch_ids) {
+  return {minibatch_ids.begin(), minibatch_ids.end()};
 }
 
 }  // namespace
@@ -227,11 +141,8 @@ bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
 sampled_layer bulk_sampler::sample_node_wise(const segmented_vertices& frontier,
                                              std::span<const std::int64_t> minibatch_ids,
                                              std::uint32_t epoch, std::uint32_t hop) {
-  std::vector<std::uint32_t> minibatch_of_row(frontier.vertices.size());
-  for (std::int64_t j = 0; j < frontier.segments(); ++j)
-    std::fill(minibatch_of_row.begin() + frontier.offsets[j],
-              minibatch_of_row.begin() + frontier.offsets[j + 1],
-              static_cast<std::uint32_t>(minibatch_ids[j]));
+  const auto minibatch_of_row =
+      kernels::repeat_per_segment(exec_, frontier.offsets, stream_ids(minibatch_ids));
   const kernels::row_sampling_options draw{
       .fanout = options_.fanouts[hop],
       .mode = options_.replacement,
@@ -255,7 +166,7 @@ gathered_rows bulk_sampler::fetch_rows(std::span<const vertex_t> vertices) {
 }
 
 csr_matrix bulk_sampler::column_weights(const segmented_vertices& frontier) {
-  const auto distinct = distinct_sorted(frontier.vertices);
+  const auto distinct = kernels::sorted_distinct(exec_, frontier.vertices);
   const auto rows = fetch_rows(distinct);
   return column_weights(frontier, distinct, rows);
 }
@@ -264,9 +175,13 @@ csr_matrix bulk_sampler::column_weights(const segmented_vertices& frontier,
                                         std::span<const vertex_t> distinct,
                                         const gathered_rows& rows) {
   scoped_stage stage(times_, "spgemm");
-  const csr_matrix q = frontier_selection(frontier, distinct, rows, rows_.num_vertices());
-  const csr_matrix qa =
-      kernels::spgemm(exec_, select_gathered_rows(q, distinct, rows).view(), pattern_of(rows.rows));
+  const csr_matrix q = kernels::frontier_selection(exec_, frontier, distinct, rows.rows,
+                                                   rows.row_of, rows_.num_vertices());
+  // Q's columns renamed from vertex ids to fetched rows: order-preserving, so
+  // Q·A sums in the same order either way.
+  const csr_matrix q_on_rows =
+      kernels::rename_columns(exec_, q.view(), distinct, rows.row_of, rows.rows.rows);
+  const csr_matrix qa = kernels::spgemm(exec_, q_on_rows.view(), pattern_of(rows.rows));
   return kernels::add(exec_, qa.view(), q.view());
 }
 
@@ -276,7 +191,8 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
   const std::int64_t count = frontier.segments();
   const bool global = options_.kind == sampler_kind::fastgcn;
   // LADIES reads the frontier's rows twice (weights, then blocks): fetch once.
-  const auto distinct = global ? std::vector<vertex_t>{} : distinct_sorted(frontier.vertices);
+  const auto distinct =
+      global ? buffer<vertex_t>{} : kernels::sorted_distinct(exec_, frontier.vertices);
   const auto rows = global ? gathered_rows{} : fetch_rows(distinct);
   const csr_matrix local_weights = global ? csr_matrix{} : column_weights(frontier, distinct, rows);
   const csr_matrix& weights = global ? global_column_weights_ : local_weights;
@@ -284,12 +200,9 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
   // Minibatch j draws from row j of the weights (LADIES) or from the one
   // global row (FastGCN); its stream is keyed by the minibatch alone, since
   // row j's number depends on the bulk.
-  std::vector<vertex_t> weight_row(count);
-  std::vector<std::uint32_t> minibatch_of_row(count);
-  for (std::int64_t j = 0; j < count; ++j) {
-    weight_row[j] = global ? 0 : static_cast<vertex_t>(j);
-    minibatch_of_row[j] = static_cast<std::uint32_t>(minibatch_ids[j]);
-  }
+  std::vector<vertex_t> weight_row(count, 0);
+  if (!global) std::iota(weight_row.begin(), weight_row.end(), 0);
+  const auto minibatch_of_row = stream_ids(minibatch_ids);
   const std::vector<vertex_t> zero_key_rows(count, 0);
   csr_matrix drawn;
   {
@@ -302,28 +215,30 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
                                       .weights = kernels::weighting::by_value});
   }
   scoped_stage stage(times_, "extract");
-  auto sources =
-      kernels::relabel_by_segment(exec_, frontier, spread_over_first_rows(drawn, frontier).view())
-          .sources;
+  const auto spread = kernels::spread_to_segment_starts(exec_, drawn.view(), frontier.offsets);
+  auto sources = kernels::relabel_by_segment(exec_, frontier, spread.view()).sources;
 
   // Every source has p > 0: drawn columns by construction, destinations
   // through their self loop. Importance weight 1/p; the row normalisation
   // below absorbs the constant factors of Â and of p's normaliser.
   std::vector<float> inverse_p =
       kernels::lookup_entries(exec_, weights.view(), weight_row, sources);
-  for (float& p : inverse_p) {
-    BULKGNN_ASSERT(p > 0.0f);
-    p = 1.0f / p;
-  }
+  kernels::invert_probabilities(exec_, inverse_p);
 
   csr_matrix blocks;
   if (!rows.fetched) {
     const csr_view graph = global ? *rows_.whole_graph() : rows.rows;
     blocks = kernels::extract_blocks(exec_, pattern_of(graph), frontier, sources, inverse_p, true);
   } else {
-    const auto with_loops = add_self_loops(rows, distinct, frontier);
-    blocks = kernels::extract_blocks(exec_, with_loops.rows.view(), with_loops.frontier, sources,
-                                     inverse_p, false);
+    // The fetched rows with their self loops, and the frontier renamed to
+    // those rows: extracting blocks from these without adding self loops
+    // gives what extract_blocks adding them gives on the whole graph.
+    const auto looped = kernels::with_self_loops(exec_, rows.rows, rows.row_of, distinct);
+    segmented_vertices frontier_rows;
+    frontier_rows.vertices = kernels::positions_in_sorted(exec_, frontier.vertices, distinct);
+    frontier_rows.offsets = frontier.offsets;
+    blocks =
+        kernels::extract_blocks(exec_, looped.view(), frontier_rows, sources, inverse_p, false);
   }
   kernels::normalize_rows(exec_, blocks);
   return {std::move(sources), std::move(blocks), frontier.offsets};

@@ -1,0 +1,139 @@
+#include "bulkgnn/kernels/frontier.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "../cpu/kernels.hpp"
+#include "../reference/kernels.hpp"
+#include "front_door.hpp"
+
+namespace bulkgnn::kernels {
+namespace {
+
+void check_strictly_ascending(std::span<const vertex_t> values, std::string_view function,
+                              std::string_view argument) {
+  const auto repeat = std::adjacent_find(values.begin(), values.end(), std::greater_equal<>());
+  BULKGNN_EXPECTS(repeat == values.end(), "{}: {} is not strictly ascending at position {}",
+                  function, argument, repeat - values.begin());
+}
+
+void check_offsets(std::span<const std::int64_t> offsets, std::string_view function,
+                   std::string_view argument) {
+  BULKGNN_EXPECTS(!offsets.empty() && offsets.front() == 0, "{}: {} must start with 0", function,
+                  argument);
+  BULKGNN_EXPECTS(std::is_sorted(offsets.begin(), offsets.end()), "{}: {} must not decrease",
+                  function, argument);
+}
+
+// Every value must be a key: the oracle checks what the fast back end trusts.
+void check_all_found(const executor& exec, std::span<const vertex_t> values,
+                     std::span<const vertex_t> sorted, std::string_view function,
+                     std::string_view argument) {
+  if (exec.kind() != backend::reference) return;
+  for (const vertex_t v : values)
+    BULKGNN_EXPECTS(std::binary_search(sorted.begin(), sorted.end(), v),
+                    "{}: {} holds {}, which is not among the sorted keys", function, argument, v);
+}
+
+}  // namespace
+
+buffer<vertex_t> sorted_distinct(const executor& exec, std::span<const vertex_t> vertices) {
+  return detail::dispatch(
+      exec, "sorted_distinct", [&] { return reference::sorted_distinct(vertices); },
+      [&] { return cpu::sorted_distinct(vertices); });
+}
+
+buffer<vertex_t> positions_in_sorted(const executor& exec, std::span<const vertex_t> values,
+                                     std::span<const vertex_t> sorted) {
+  constexpr std::string_view function = "positions_in_sorted";
+  check_strictly_ascending(sorted, function, "sorted");
+  check_all_found(exec, values, sorted, function, "values");
+  return detail::dispatch(
+      exec, function, [&] { return reference::positions_in_sorted(values, sorted); },
+      [&] { return cpu::positions_in_sorted(values, sorted); });
+}
+
+buffer<std::uint32_t> repeat_per_segment(const executor& exec,
+                                         std::span<const std::int64_t> offsets,
+                                         std::span<const std::uint32_t> values) {
+  constexpr std::string_view function = "repeat_per_segment";
+  check_offsets(offsets, function, "offsets");
+  BULKGNN_EXPECTS(values.size() + 1 == offsets.size(), "{}: {} values for {} segments", function,
+                  values.size(), offsets.size() - 1);
+  return detail::dispatch(
+      exec, function, [&] { return reference::repeat_per_segment(offsets, values); },
+      [&] { return cpu::repeat_per_segment(offsets, values); });
+}
+
+csr_matrix frontier_selection(const executor& exec, const segmented_vertices& frontier,
+                              std::span<const vertex_t> distinct, csr_view rows,
+                              std::span<const vertex_t> row_of, std::int64_t num_vertices) {
+  constexpr std::string_view function = "frontier_selection";
+  detail::check_segments(exec, frontier, function, "frontier");
+  detail::check_csr_sizes(exec, rows, function, "rows");
+  check_strictly_ascending(distinct, function, "distinct");
+  BULKGNN_EXPECTS(row_of.size() == distinct.size(), "{}: row_of has {} entries for {} vertices",
+                  function, row_of.size(), distinct.size());
+  detail::check_vertices_below(row_of, rows.rows, function, "row_of");
+  detail::check_vertices_below(frontier.vertices, num_vertices, function, "frontier.vertices");
+  check_all_found(exec, frontier.vertices, distinct, function, "frontier.vertices");
+  return detail::dispatch(
+      exec, function,
+      [&] { return reference::frontier_selection(frontier, distinct, rows, row_of, num_vertices); },
+      [&] { return cpu::frontier_selection(frontier, distinct, rows, row_of, num_vertices); });
+}
+
+csr_matrix rename_columns(const executor& exec, csr_view m, std::span<const vertex_t> sorted_keys,
+                          std::span<const vertex_t> mapped, std::int64_t cols) {
+  constexpr std::string_view function = "rename_columns";
+  detail::check_csr_sizes(exec, m, function, "m");
+  check_strictly_ascending(sorted_keys, function, "sorted_keys");
+  BULKGNN_EXPECTS(mapped.size() == sorted_keys.size(), "{}: {} mapped ids for {} keys", function,
+                  mapped.size(), sorted_keys.size());
+  detail::check_vertices_below(mapped, cols, function, "mapped");
+  check_all_found(exec, m.indices, sorted_keys, function, "m.indices");
+  return detail::dispatch(
+      exec, function, [&] { return reference::rename_columns(m, sorted_keys, mapped, cols); },
+      [&] { return cpu::rename_columns(m, sorted_keys, mapped, cols); });
+}
+
+csr_matrix with_self_loops(const executor& exec, csr_view rows, std::span<const vertex_t> row_of,
+                           std::span<const vertex_t> vertices) {
+  constexpr std::string_view function = "with_self_loops";
+  detail::check_csr_sizes(exec, rows, function, "rows");
+  BULKGNN_EXPECTS(row_of.size() == vertices.size(), "{}: row_of has {} entries for {} vertices",
+                  function, row_of.size(), vertices.size());
+  detail::check_vertices_below(row_of, rows.rows, function, "row_of");
+  detail::check_vertices_below(vertices, rows.cols, function, "vertices");
+  return detail::dispatch(
+      exec, function, [&] { return reference::with_self_loops(rows, row_of, vertices); },
+      [&] { return cpu::with_self_loops(rows, row_of, vertices); });
+}
+
+csr_matrix spread_to_segment_starts(const executor& exec, csr_view per_segment,
+                                    std::span<const std::int64_t> offsets) {
+  constexpr std::string_view function = "spread_to_segment_starts";
+  detail::check_csr_sizes(exec, per_segment, function, "per_segment");
+  check_offsets(offsets, function, "offsets");
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(offsets.size()) == per_segment.rows + 1,
+                  "{}: {} segments for {} rows", function, offsets.size() - 1, per_segment.rows);
+  const auto empty = std::adjacent_find(offsets.begin(), offsets.end(), std::equal_to<>());
+  BULKGNN_EXPECTS(empty == offsets.end(), "{}: segment {} is empty", function,
+                  empty - offsets.begin());
+  return detail::dispatch(
+      exec, function, [&] { return reference::spread_to_segment_starts(per_segment, offsets); },
+      [&] { return cpu::spread_to_segment_starts(per_segment, offsets); });
+}
+
+void invert_probabilities(const executor& exec, std::span<float> values) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    BULKGNN_EXPECTS(values[i] > 0.0f && std::isfinite(values[i]),
+                    "invert_probabilities: values[{}] = {} is not a positive probability", i,
+                    values[i]);
+  detail::dispatch(
+      exec, "invert_probabilities", [&] { reference::invert_probabilities(values); },
+      [&] { cpu::invert_probabilities(values); });
+}
+
+}  // namespace bulkgnn::kernels
