@@ -55,8 +55,8 @@ void communicator::count_broadcast(std::int64_t bytes, int root, double seconds)
 }
 
 void communicator::require_rank(int r, const char* function, const char* argument) const {
-  BULKGNN_EXPECTS(r >= 0 && r < size_, "comm::{}: {} {} is not a rank of {}", function, argument,
-                  r, size_);
+  BULKGNN_EXPECTS(r >= 0 && r < size_, "comm::{}: {} {} is not a rank of {}", function, argument, r,
+                  size_);
 }
 
 void communicator::count(std::int64_t sent, std::int64_t received, double seconds) {

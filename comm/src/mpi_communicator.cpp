@@ -28,13 +28,20 @@ class unit_type {
  public:
   explicit unit_type(std::size_t unit) {
     switch (unit) {
-      case 1: type_ = MPI_BYTE; break;
-      case 2: type_ = MPI_UINT16_T; break;
-      case 4: type_ = MPI_UINT32_T; break;
-      case 8: type_ = MPI_UINT64_T; break;
+      case 1:
+        type_ = MPI_BYTE;
+        break;
+      case 2:
+        type_ = MPI_UINT16_T;
+        break;
+      case 4:
+        type_ = MPI_UINT32_T;
+        break;
+      case 8:
+        type_ = MPI_UINT64_T;
+        break;
       default:
-        check(MPI_Type_contiguous(static_cast<int>(unit), MPI_BYTE, &type_),
-              "MPI_Type_contiguous");
+        check(MPI_Type_contiguous(static_cast<int>(unit), MPI_BYTE, &type_), "MPI_Type_contiguous");
         check(MPI_Type_commit(&type_), "MPI_Type_commit");
         owned_ = true;
     }
@@ -53,23 +60,34 @@ class unit_type {
 
 MPI_Datatype mpi_type(datatype type) {
   switch (type) {
-    case datatype::i8: return MPI_INT8_T;
-    case datatype::u8: return MPI_UINT8_T;
-    case datatype::i32: return MPI_INT32_T;
-    case datatype::u32: return MPI_UINT32_T;
-    case datatype::i64: return MPI_INT64_T;
-    case datatype::u64: return MPI_UINT64_T;
-    case datatype::f32: return MPI_FLOAT;
-    case datatype::f64: return MPI_DOUBLE;
+    case datatype::i8:
+      return MPI_INT8_T;
+    case datatype::u8:
+      return MPI_UINT8_T;
+    case datatype::i32:
+      return MPI_INT32_T;
+    case datatype::u32:
+      return MPI_UINT32_T;
+    case datatype::i64:
+      return MPI_INT64_T;
+    case datatype::u64:
+      return MPI_UINT64_T;
+    case datatype::f32:
+      return MPI_FLOAT;
+    case datatype::f64:
+      return MPI_DOUBLE;
   }
   return MPI_DATATYPE_NULL;
 }
 
 MPI_Op mpi_op(reduce_op op) {
   switch (op) {
-    case reduce_op::sum: return MPI_SUM;
-    case reduce_op::max: return MPI_MAX;
-    case reduce_op::min: return MPI_MIN;
+    case reduce_op::sum:
+      return MPI_SUM;
+    case reduce_op::max:
+      return MPI_MAX;
+    case reduce_op::min:
+      return MPI_MIN;
   }
   return MPI_OP_NULL;
 }
@@ -187,10 +205,10 @@ void mpi_communicator::reduce_in_place(std::span<std::byte> values, datatype typ
   const auto t = mpi_type(type);
   int element = 0;
   check(MPI_Type_size(t, &element), "MPI_Type_size");
-  check(MPI_Allreduce(MPI_IN_PLACE, values.data(),
-                      element_count(values.size(), static_cast<std::size_t>(element),
-                                    "MPI_Allreduce"),
-                      t, mpi_op(op), comm_),
+  check(MPI_Allreduce(
+            MPI_IN_PLACE, values.data(),
+            element_count(values.size(), static_cast<std::size_t>(element), "MPI_Allreduce"), t,
+            mpi_op(op), comm_),
         "MPI_Allreduce");
 }
 
@@ -200,10 +218,10 @@ std::unique_ptr<request::pending> mpi_communicator::start_reduce_in_place(
   int element = 0;
   check(MPI_Type_size(t, &element), "MPI_Type_size");
   auto started = std::make_unique<mpi_pending>();
-  check(MPI_Iallreduce(MPI_IN_PLACE, values.data(),
-                       element_count(values.size(), static_cast<std::size_t>(element),
-                                     "MPI_Iallreduce"),
-                       t, mpi_op(op), comm_, started->handle()),
+  check(MPI_Iallreduce(
+            MPI_IN_PLACE, values.data(),
+            element_count(values.size(), static_cast<std::size_t>(element), "MPI_Iallreduce"), t,
+            mpi_op(op), comm_, started->handle()),
         "MPI_Iallreduce");
   return started;
 }
@@ -214,11 +232,10 @@ void mpi_communicator::reduce_scatter_blocks(std::span<const std::byte> send,
   const auto t = mpi_type(type);
   int element = 0;
   check(MPI_Type_size(t, &element), "MPI_Type_size");
-  check(MPI_Reduce_scatter_block(
-            send.data(), receive.data(),
-            element_count(receive.size(), static_cast<std::size_t>(element),
-                          "MPI_Reduce_scatter_block"),
-            t, mpi_op(op), comm_),
+  check(MPI_Reduce_scatter_block(send.data(), receive.data(),
+                                 element_count(receive.size(), static_cast<std::size_t>(element),
+                                               "MPI_Reduce_scatter_block"),
+                                 t, mpi_op(op), comm_),
         "MPI_Reduce_scatter_block");
 }
 
@@ -240,10 +257,14 @@ void mpi_communicator::send_bytes(std::span<const std::byte> values, int destina
 void mpi_communicator::receive_bytes(std::span<std::byte> values, int source, int tag,
                                      std::size_t unit) {
   const unit_type type(unit);
+  const int expected = element_count(values.size(), unit, "MPI_Recv");
   MPI_Status status;
-  check(MPI_Recv(values.data(), element_count(values.size(), unit, "MPI_Recv"), type.get(), source,
-                 tag, comm_, &status),
-        "MPI_Recv");
+  check(MPI_Recv(values.data(), expected, type.get(), source, tag, comm_, &status), "MPI_Recv");
+  int arrived = 0;
+  check(MPI_Get_count(&status, type.get(), &arrived), "MPI_Get_count");
+  if (arrived != expected)
+    throw error(fmt::format("comm::receive: rank {} sent {} elements with tag {} for {} here",
+                            source, arrived, tag, expected));
 }
 
 std::vector<std::byte> mpi_communicator::receive_any_length(int source, int tag) {

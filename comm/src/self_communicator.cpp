@@ -24,9 +24,9 @@ std::optional<std::vector<std::byte>> take(self_communicator::mailbox& box, int 
 
 void copy_message(const std::vector<std::byte>& message, std::span<std::byte> values, int tag) {
   if (message.size() != values.size())
-    throw error(fmt::format(
-        "self_communicator::receive: the message with tag {} has {} bytes for {} here", tag,
-        message.size(), values.size()));
+    throw error(
+        fmt::format("self_communicator::receive: the message with tag {} has {} bytes for {} here",
+                    tag, message.size(), values.size()));
   std::copy(message.begin(), message.end(), values.begin());
 }
 
@@ -68,9 +68,9 @@ std::unique_ptr<communicator> self_communicator::duplicate(const std::string& st
   return std::make_unique<self_communicator>(stage, log);
 }
 
-void self_communicator::exchange_v(std::span<const std::byte> send,
-                                   std::span<const std::int64_t>, std::span<std::byte> receive,
-                                   std::span<const std::int64_t>, std::size_t) {
+void self_communicator::exchange_v(std::span<const std::byte> send, std::span<const std::int64_t>,
+                                   std::span<std::byte> receive, std::span<const std::int64_t>,
+                                   std::size_t) {
   std::copy(send.begin(), send.end(), receive.begin());
 }
 
@@ -118,8 +118,8 @@ std::unique_ptr<request::pending> self_communicator::start_send(std::span<const 
   return std::make_unique<finished>();
 }
 
-std::unique_ptr<request::pending> self_communicator::start_receive(std::span<std::byte> values,
-                                                                   int, int tag, std::size_t) {
+std::unique_ptr<request::pending> self_communicator::start_receive(std::span<std::byte> values, int,
+                                                                   int tag, std::size_t) {
   return std::make_unique<posted_receive>(mailbox_, values, tag);
 }
 

@@ -3,8 +3,8 @@
 // Helpers shared by the sharded row sources: distinct requests, the wire
 // format of row pieces, and assembly of rows in A's stored order.
 
-#include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/comm/communicator.hpp"
+#include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
 
 #include <cstddef>

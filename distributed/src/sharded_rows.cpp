@@ -98,7 +98,8 @@ sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices
   return detail::rows_from_owners(answered, partition_.owner, num_vertices_, distinct, vertices);
 }
 
-std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind, const comm::communicator& sampling,
+std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
+                                                     const comm::communicator& sampling,
                                                      csr_view graph,
                                                      const vertex_partition& partition,
                                                      int replication) {

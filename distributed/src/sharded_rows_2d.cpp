@@ -19,7 +19,7 @@
 // at their slots.
 //
 // Bytes per call at rank (i, j), each way unless said (all-to-alls also move
-// a 4-byte count per pair of distinct ranks each way, communicator.hpp):
+// a 4-byte count per pair of distinct ranks each way, comm/communicator.hpp):
 //  1. request counts, all-gather of 8 bytes over all P ranks: 8(P-1).
 //  2. S entries, process-row all-to-all: (slot in the request list, vertex)
 //     = 8 bytes per distinct request, to the rank holding its column block:
@@ -216,10 +216,11 @@ void combblas_grid_rows::count_summa_traffic(std::int64_t own_selection_bytes,
   const std::int64_t sizes_and_check = 64 * others + 32 * others / side_;
   everyone_->log().add(
       everyone_->stage(),
-      comm::traffic{.bytes_sent = others * (own_selection_bytes + own_adjacency_bytes_) + sizes_and_check,
-              .bytes_received = other_selection_bytes + other_adjacency_bytes_ + sizes_and_check,
-              .calls = 1,
-              .seconds = seconds});
+      comm::traffic{
+          .bytes_sent = others * (own_selection_bytes + own_adjacency_bytes_) + sizes_and_check,
+          .bytes_received = other_selection_bytes + other_adjacency_bytes_ + sizes_and_check,
+          .calls = 1,
+          .seconds = seconds});
 }
 
 sampler::gathered_rows combblas_grid_rows::rows(std::span<const vertex_t> vertices) {

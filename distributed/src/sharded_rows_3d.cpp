@@ -13,7 +13,7 @@
 //
 // Communication per rows() call at rank r = (ℓ, i, j), fiber index
 // f = ℓq + i; each all-to-all also moves a 4-byte count per pair of distinct
-// ranks each way (communicator.hpp), written 4(F-1) or 4(q-1) below:
+// ranks each way (comm/communicator.hpp), written 4(F-1) or 4(q-1) below:
 //  1. requests, fiber all-to-all (the F ranks of process column j): each
 //     distinct requested vertex v goes to part owner(v), 4 bytes; sent
 //     4(F-1) + 4·(distinct requests owned by other parts).
@@ -94,8 +94,8 @@ sampler::gathered_rows layered_grid_shards::rows(std::span<const vertex_t> verti
   std::vector<vertex_t> to_complete;
   for (const auto& from_requester : asked)
     to_complete.insert(to_complete.end(), from_requester.begin(), from_requester.end());
-  const auto lists =
-      process_row_->all_to_all(std::vector<std::vector<vertex_t>>(process_row_->size(), to_complete));
+  const auto lists = process_row_->all_to_all(
+      std::vector<std::vector<vertex_t>>(process_row_->size(), to_complete));
 
   std::vector<detail::piece_stream> pieces(process_row_->size());
   for (int member = 0; member < process_row_->size(); ++member)

@@ -19,7 +19,8 @@ class marking_codec final : public codec {
  public:
   static constexpr std::size_t overhead = 4;
 
-  std::vector<std::byte> encode(std::span<const std::byte> raw, element_info elements) const override {
+  std::vector<std::byte> encode(std::span<const std::byte> raw,
+                                element_info elements) const override {
     ++encoded;
     last_element_bytes = elements.bytes;
     std::vector<std::byte> wire(marker.begin(), marker.end());

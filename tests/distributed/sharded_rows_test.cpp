@@ -69,7 +69,8 @@ vertex_partition scattered_partition(std::int64_t num_vertices, int parts) {
 // The row source of `grid`, or null for a grid this build lacks (2d without
 // CombBLAS), which every rank then skips alike.
 std::unique_ptr<sampler::row_source> row_source_or_null(const grid_case& grid,
-                                                        comm::communicator& sampling, csr_view graph,
+                                                        comm::communicator& sampling,
+                                                        csr_view graph,
                                                         const vertex_partition& partition) {
   try {
     return make_row_source(grid.kind, sampling, graph, partition, grid.replication);

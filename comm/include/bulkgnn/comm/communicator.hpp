@@ -6,6 +6,7 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/timer.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -125,8 +126,7 @@ class communicator {
   // Block r (receive.size() elements) of the element-wise op over every
   // rank's `send` (P blocks), into `receive` on rank r.
   template <class T>
-  void reduce_scatter(std::span<const T> send, std::span<T> receive,
-                      reduce_op op = reduce_op::sum);
+  void reduce_scatter(std::span<const T> send, std::span<T> receive, reduce_op op = reduce_op::sum);
 
   // Every rank's `value`, by rank.
   template <class T>
@@ -161,8 +161,8 @@ class communicator {
   // The byte-level core. Counts are in elements of `unit` bytes (the typed
   // element's size, so that counts fit the backend's integers); buffers are
   // the ranks' parts back to back; arguments are valid (checked above).
-  virtual void exchange_v(std::span<const std::byte> send, std::span<const std::int64_t> send_counts,
-                          std::span<std::byte> receive,
+  virtual void exchange_v(std::span<const std::byte> send,
+                          std::span<const std::int64_t> send_counts, std::span<std::byte> receive,
                           std::span<const std::int64_t> receive_counts, std::size_t unit) = 0;
   virtual void gather_v(std::span<const std::byte> mine, std::span<std::byte> all,
                         std::span<const std::int64_t> counts, std::size_t unit) = 0;
@@ -293,8 +293,7 @@ std::vector<std::vector<T>> communicator::all_to_all(const std::vector<std::vect
 
 template <class T>
 void communicator::all_to_all(std::span<const T> send, std::span<const std::int64_t> send_counts,
-                              std::span<T> receive,
-                              std::span<const std::int64_t> receive_counts) {
+                              std::span<T> receive, std::span<const std::int64_t> receive_counts) {
   BULKGNN_EXPECTS(static_cast<int>(send_counts.size()) == size_ &&
                       static_cast<int>(receive_counts.size()) == size_,
                   "comm::all_to_all: {} send_counts and {} receive_counts for {} ranks",
@@ -348,8 +347,8 @@ void communicator::reduce_scatter(std::span<const T> send, std::span<T> receive,
                   send.size(), size_, receive.size());
   const stopwatch watch;
   reduce_scatter_blocks(bytes_of(send), writable_bytes_of(receive), datatype_of<T>(), op);
-  const auto others = static_cast<std::int64_t>(size_ - 1) *
-                      static_cast<std::int64_t>(receive.size_bytes());
+  const auto others =
+      static_cast<std::int64_t>(size_ - 1) * static_cast<std::int64_t>(receive.size_bytes());
   count(others, others, watch.seconds());
 }
 
@@ -364,8 +363,8 @@ std::vector<T> communicator::all_gather(std::span<const T> values) {
   std::vector<T> all(values.size() * static_cast<std::size_t>(size_));
   const std::vector<std::int64_t> counts(size_, static_cast<std::int64_t>(values.size()));
   gather_v(bytes_of(values), writable_bytes_of(std::span<T>(all)), counts, sizeof(T));
-  const auto others = static_cast<std::int64_t>(size_ - 1) *
-                      static_cast<std::int64_t>(values.size_bytes());
+  const auto others =
+      static_cast<std::int64_t>(size_ - 1) * static_cast<std::int64_t>(values.size_bytes());
   count(others, others, watch.seconds());
   return all;
 }
@@ -390,7 +389,8 @@ std::vector<T> communicator::all_gather_v(std::span<const T> values, const codec
   } else {
     auto next = all.begin();
     for (const auto c : counts) {
-      const auto part = decoded<T>(wire, std::span<const std::byte>(next, next + c), "all_gather_v");
+      const auto part =
+          decoded<T>(wire, std::span<const std::byte>(next, next + c), "all_gather_v");
       gathered.insert(gathered.end(), part.begin(), part.end());
       next += c;
     }
@@ -409,7 +409,8 @@ void communicator::broadcast(std::span<T> values, int root, const codec& wire) {
     return;
   }
   std::vector<std::byte> encoded;
-  if (rank_ == root) encoded = wire.encode(bytes_of(std::span<const T>(values)), element_info_of<T>());
+  if (rank_ == root)
+    encoded = wire.encode(bytes_of(std::span<const T>(values)), element_info_of<T>());
   auto length = static_cast<std::int64_t>(encoded.size());
   broadcast_bytes(writable_bytes_of(std::span<std::int64_t>(&length, 1)), root, sizeof(length));
   encoded.resize(static_cast<std::size_t>(length));

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/comm/mpi_communicator.hpp"
+#include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/distributed/partitioned_features.hpp"
 #include "bulkgnn/distributed/sharded_rows.hpp"

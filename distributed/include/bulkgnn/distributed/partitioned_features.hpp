@@ -1,7 +1,7 @@
 #pragma once
 
-#include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/comm/communicator.hpp"
+#include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/loader/loader.hpp"
 

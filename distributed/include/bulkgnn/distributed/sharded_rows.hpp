@@ -1,7 +1,7 @@
 #pragma once
 
-#include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/comm/communicator.hpp"
+#include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
 
@@ -34,8 +34,8 @@ void validate_grid(grid_kind kind, int ranks, int replication);
 class block_row_shards final : public sampler::row_source {
  public:
   // `graph` is read only for this rank's block row.
-  block_row_shards(const comm::communicator& sampling, csr_view graph, const vertex_partition& partition,
-                   int replication);
+  block_row_shards(const comm::communicator& sampling, csr_view graph,
+                   const vertex_partition& partition, int replication);
 
   [[nodiscard]] vertex_t num_vertices() const override { return num_vertices_; }
   [[nodiscard]] bool weighted() const override { return weighted_; }
@@ -86,7 +86,7 @@ class layered_grid_shards final : public sampler::row_source {
 // The row source for `kind` (replicated, 1.5D, 2D or 3D) over the sampling
 // communicator.
 [[nodiscard]] std::unique_ptr<sampler::row_source> make_row_source(
-    grid_kind kind, const comm::communicator& sampling, csr_view graph, const vertex_partition& partition,
-    int replication);
+    grid_kind kind, const comm::communicator& sampling, csr_view graph,
+    const vertex_partition& partition, int replication);
 
 }  // namespace bulkgnn::distributed
