@@ -140,6 +140,37 @@ TEST(SelfCommunicator, SplitAndDuplicateCountUnderTheirOwnStage) {
   EXPECT_EQ(other.all().at("copy").calls, 1);
 }
 
+TEST(SelfCommunicator, ViewsInHostMemoryAreReachedAndDeviceViewsRefusedByName) {
+  traffic_log log;
+  self_communicator self("spaces", log);
+  std::vector<float> values{1.0f, 2.0f, 3.0f, 4.0f};
+  const dense_view<float> host{2, 2, values};
+  self.all_reduce(host);
+  self.broadcast(host, 0);
+  self.send(dense_view<const float>(host), 0, 4);
+  self.receive(host, 0, 4);
+  self.all_reduce_async(dense_view<float>{2, 2, values, memory_space::pinned_host}).wait();
+  EXPECT_EQ(values, (std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f}));
+  EXPECT_TRUE(self.reaches(memory_space::pinned_host));
+  EXPECT_FALSE(self.reaches(memory_space::device));
+
+  const dense_view<float> device{2, 2, values, memory_space::device};
+  const auto refuses = [](const auto& call, const std::string& name) {
+    try {
+      call();
+      ADD_FAILURE() << name << " took a device view";
+    } catch (const option_error& e) {
+      EXPECT_NE(std::string(e.what()).find("comm::" + name + ":"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("device memory"), std::string::npos) << e.what();
+    }
+  };
+  refuses([&] { self.all_reduce(device); }, "all_reduce");
+  refuses([&] { std::ignore = self.all_reduce_async(device); }, "all_reduce_async");
+  refuses([&] { self.broadcast(device, 0); }, "broadcast");
+  refuses([&] { self.send(dense_view<const float>(device), 0, 1); }, "send");
+  refuses([&] { self.receive(device, 0, 1); }, "receive");
+}
+
 TEST(SelfCommunicator, ArgumentErrorsNameTheCall) {
   traffic_log log;
   self_communicator self("errors", log);

@@ -3,7 +3,9 @@
 #include "bulkgnn/comm/codec.hpp"
 #include "bulkgnn/comm/datatype.hpp"
 #include "bulkgnn/comm/traffic.hpp"
+#include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/memory_space.hpp"
 #include "bulkgnn/core/timer.hpp"
 
 #include <algorithm>
@@ -62,10 +64,13 @@ class request {
 //
 // The typed calls below take spans of trivially copyable elements and reduce
 // to a small byte-level core that a backend implements (mpi_communicator,
-// self_communicator; NCCL later). Buffers are host memory. Every span goes
-// through bytes_of()/writable_bytes_of(), which is where the memory-space
-// check belongs once views carry their space: a host backend refuses device
-// memory there with an error naming the call, and a device backend accepts it.
+// self_communicator; NCCL later). A plain span is host memory. The calls
+// that will carry device data (all_reduce, broadcast, send, receive) also
+// take a dense_view, which says where its elements live: reachable() checks
+// that space against the backend's reaches() and names the call and the
+// space if the backend cannot touch it (MPI and one rank reach
+// host-accessible memory; an NCCL backend will reach device memory). Codecs
+// run on the host, so a device backend encodes after a copy or not at all.
 //
 // Traffic rules (per rank, P ranks, N the bytes of the buffer named; all
 // counted once per call, bytes a rank keeps for itself not at all):
@@ -94,6 +99,8 @@ class communicator {
   [[nodiscard]] int size() const { return size_; }
   [[nodiscard]] const std::string& stage() const { return stage_; }
   [[nodiscard]] traffic_log& log() const { return *log_; }
+  // Whether this backend's calls can read and write memory in `space`.
+  [[nodiscard]] virtual bool reaches(memory_space space) const { return host_accessible(space); }
 
   // The ranks with the same colour, ordered by key, as a new communicator
   // counted under `stage` in this one's log (collective).
@@ -119,9 +126,18 @@ class communicator {
   template <class T>
   void all_reduce(std::span<T> values, reduce_op op = reduce_op::sum);
   template <class T>
+  requires is_reducible_v<T>
   [[nodiscard]] T all_reduce(T value, reduce_op op);
   template <class T>
   [[nodiscard]] request all_reduce_async(std::span<T> values, reduce_op op = reduce_op::sum);
+  template <class T>
+  void all_reduce(dense_view<T> values, reduce_op op = reduce_op::sum) {
+    all_reduce(reachable(values, "all_reduce"), op);
+  }
+  template <class T>
+  [[nodiscard]] request all_reduce_async(dense_view<T> values, reduce_op op = reduce_op::sum) {
+    return all_reduce_async(reachable(values, "all_reduce_async"), op);
+  }
 
   // Block r (receive.size() elements) of the element-wise op over every
   // rank's `send` (P blocks), into `receive` on rank r.
@@ -142,12 +158,24 @@ class communicator {
   // The root's `values` into every rank's `values` (the same count on each).
   template <class T>
   void broadcast(std::span<T> values, int root, const codec& wire = identity());
+  template <class T>
+  void broadcast(dense_view<T> values, int root, const codec& wire = identity()) {
+    broadcast(reachable(values, "broadcast"), root, wire);
+  }
 
   // Point to point: `receive` must have the size of what was sent.
   template <class T>
   void send(std::span<const T> values, int destination, int tag, const codec& wire = identity());
   template <class T>
   void receive(std::span<T> values, int source, int tag, const codec& wire = identity());
+  template <class T>
+  void send(dense_view<const T> values, int destination, int tag, const codec& wire = identity()) {
+    send(std::span<const T>(reachable(values, "send")), destination, tag, wire);
+  }
+  template <class T>
+  void receive(dense_view<T> values, int source, int tag, const codec& wire = identity()) {
+    receive(reachable(values, "receive"), source, tag, wire);
+  }
   template <class T>
   [[nodiscard]] request isend(std::span<const T> values, int destination, int tag);
   template <class T>
@@ -186,6 +214,14 @@ class communicator {
   virtual void wait_for_every_rank() = 0;
 
  private:
+  template <class T>
+  std::span<T> reachable(dense_view<T> values, const char* function) const {
+    BULKGNN_EXPECTS(reaches(values.space),
+                    "comm::{}: the buffer is in {} memory, which this communicator (stage '{}') "
+                    "cannot reach",
+                    function, memory_space_name(values.space), stage_);
+    return values.data;
+  }
   template <class T>
   static std::span<const std::byte> bytes_of(std::span<const T> values) {
     static_assert(std::is_trivially_copyable_v<T>, "communicators move trivially copyable types");
@@ -327,7 +363,7 @@ void communicator::all_reduce(std::span<T> values, reduce_op op) {
 }
 
 template <class T>
-T communicator::all_reduce(T value, reduce_op op) {
+requires is_reducible_v<T> T communicator::all_reduce(T value, reduce_op op) {
   all_reduce(std::span<T>(&value, 1), op);
   return value;
 }
