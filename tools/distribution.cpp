@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #if BULKGNN_HAVE_MPI
+#include "bulkgnn/comm/mpi_communicator.hpp"
 #include "bulkgnn/data/fingerprint.hpp"
 #include "bulkgnn/distributed/agreement.hpp"
 #include "bulkgnn/distributed/cluster.hpp"
@@ -92,9 +93,15 @@ int world_size() {
 
 struct distributed_run::impl {
   impl(const data::dataset& ds, const distributed::cluster_options& options, bool features)
-      : cluster(ds, options, features), parallel(cluster) {}
+      : cluster(ds, options, features),
+        parallel{.ranks = &cluster.gradients(),
+                 .rows = &cluster.rows(),
+                 .features = cluster.features(),
+                 .abort_all = [](const std::string& message) {
+                   distributed::mpi_session::abort_all(message);
+                 }} {}
   distributed::cluster cluster;
-  distributed::mpi_data_parallel parallel;
+  trainer::data_parallel parallel;
 };
 
 namespace {
@@ -113,7 +120,9 @@ void require_same_settings_on_every_rank(const data::dataset& ds, const distribu
   std::vector<distributed::shared_setting> settings{{"DATA", data::content_fingerprint(ds)}};
   for (const auto& s : layout_settings(config)) settings.push_back({s.name, s.value});
   for (const auto& s : shared) settings.push_back({s.name, s.value});
-  distributed::require_same_settings(MPI_COMM_WORLD, settings);
+  comm::traffic_log uncounted;
+  comm::mpi_communicator agreement(MPI_COMM_WORLD, "agreement", uncounted);
+  distributed::require_same_settings(agreement, settings);
 }
 
 }  // namespace
@@ -161,8 +170,8 @@ std::vector<std::pair<std::int64_t, std::uint64_t>> distributed_run::gather_dige
     digests.push_back(digest);
   }
   auto& world = impl_->cluster.world();
-  const auto all_ids = world.all_gather_concatenated(std::span<const std::int64_t>(ids));
-  const auto all_digests = world.all_gather_concatenated(std::span<const std::uint64_t>(digests));
+  const auto all_ids = world.all_gather_v(std::span<const std::int64_t>(ids));
+  const auto all_digests = world.all_gather_v(std::span<const std::uint64_t>(digests));
   std::vector<std::pair<std::int64_t, std::uint64_t>> all;
   for (std::size_t i = 0; i < all_ids.size(); ++i) all.emplace_back(all_ids[i], all_digests[i]);
   return all;
@@ -170,9 +179,7 @@ std::vector<std::pair<std::int64_t, std::uint64_t>> distributed_run::gather_dige
 
 std::int64_t distributed_run::sum_over_ranks(std::int64_t value) {
   if (!impl_) return value;
-  std::int64_t sum = value;
-  impl_->cluster.world().all_reduce_sum(std::span<std::int64_t>(&sum, 1));
-  return sum;
+  return impl_->cluster.world().all_reduce(value, comm::reduce_op::sum);
 }
 
 nlohmann::json distributed_run::report() {

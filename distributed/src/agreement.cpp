@@ -1,7 +1,6 @@
 #include "bulkgnn/distributed/agreement.hpp"
 
 #include "bulkgnn/core/hash.hpp"
-#include "bulkgnn/distributed/communicator.hpp"
 #include "bulkgnn/distributed/mpi_session.hpp"
 
 #include <fmt/format.h>
@@ -111,15 +110,13 @@ std::string describe_disagreement(const std::vector<std::vector<shared_setting>>
                      fmt::join(differences, ", "));
 }
 
-void require_same_settings(MPI_Comm comm, const std::vector<shared_setting>& settings) {
-  traffic_log log;
-  communicator agreement(comm, "agreement", log);
-  const auto hashes = agreement.all_gather(hash_of(settings));
+void require_same_settings(comm::communicator& ranks, const std::vector<shared_setting>& settings) {
+  const auto hashes = ranks.all_gather(hash_of(settings));
   if (std::ranges::adjacent_find(hashes, std::ranges::not_equal_to{}) == hashes.end()) return;
   // Every rank saw the same hashes, so every rank is here.
   const std::string mine = serialise(settings);
-  const auto sizes = agreement.all_gather(static_cast<std::int64_t>(mine.size()));
-  const auto all = agreement.all_gather_concatenated(std::span<const char>(mine));
+  const auto sizes = ranks.all_gather(static_cast<std::int64_t>(mine.size()));
+  const auto all = ranks.all_gather_v(std::span<const char>(mine));
   const std::string_view texts(all.data(), all.size());
   std::vector<std::vector<shared_setting>> by_rank;
   std::size_t offset = 0;

@@ -1,7 +1,6 @@
 #include "bulkgnn/distributed/cluster.hpp"
 
 #include "bulkgnn/core/error.hpp"
-#include "bulkgnn/distributed/mpi_session.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -74,11 +73,11 @@ nlohmann::json cluster::traffic_by_rank() {
   std::vector<std::int64_t> values;
   for (const char* stage : stage_names) {
     const auto found = mine.find(stage);
-    const traffic t = found == mine.end() ? traffic{} : found->second;
+    const comm::traffic t = found == mine.end() ? comm::traffic{} : found->second;
     values.insert(values.end(), {t.bytes_sent, t.bytes_received, t.calls,
                                  static_cast<std::int64_t>(t.seconds * 1e6)});
   }
-  const auto all = world_.all_gather_concatenated(std::span<const std::int64_t>(values));
+  const auto all = world_.all_gather_v(std::span<const std::int64_t>(values));
   const std::size_t per_rank = values.size();
   for (int r = 0; r < ranks(); ++r) {
     nlohmann::json stages = nlohmann::json::object();
@@ -93,20 +92,5 @@ nlohmann::json cluster::traffic_by_rank() {
   }
   return by_rank;
 }
-
-void mpi_data_parallel::sum_gradients(std::span<float> gradients) {
-  cluster_.gradients().all_reduce_sum(gradients);
-}
-
-void mpi_data_parallel::sum_metrics(std::span<double> metrics) {
-  cluster_.gradients().all_reduce_sum(metrics);
-}
-
-bool mpi_data_parallel::same_on_every_rank(std::uint64_t value) {
-  const auto all = cluster_.gradients().all_gather(value);
-  return std::all_of(all.begin(), all.end(), [&](std::uint64_t v) { return v == value; });
-}
-
-void mpi_data_parallel::abort_all(const std::string& message) { mpi_session::abort_all(message); }
 
 }  // namespace bulkgnn::distributed

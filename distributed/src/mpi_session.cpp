@@ -1,5 +1,6 @@
 #include "bulkgnn/distributed/mpi_session.hpp"
 
+#include "bulkgnn/comm/mpi_communicator.hpp"
 #include "bulkgnn/core/error.hpp"
 
 #include <fmt/format.h>
@@ -20,8 +21,8 @@ mpi_session::mpi_session(int& argc, char**& argv) {
         "this MPI library does not provide MPI_THREAD_MULTIPLE, which the pipeline needs (its "
         "stages communicate from their own threads)");
   }
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  comm::detail::check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+  comm::detail::check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
 }
 
 mpi_session::~mpi_session() {

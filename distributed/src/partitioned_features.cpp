@@ -7,7 +7,8 @@
 namespace bulkgnn::distributed {
 
 namespace {
-communicator group_of(const communicator& features_comm, int replication) {
+std::unique_ptr<comm::communicator> group_of(const comm::communicator& features_comm,
+                                             int replication) {
   BULKGNN_EXPECTS(replication >= 1 && features_comm.size() % replication == 0,
                   "--feature-replication {} must divide the {} ranks", replication,
                   features_comm.size());
@@ -17,17 +18,17 @@ communicator group_of(const communicator& features_comm, int replication) {
 }
 }  // namespace
 
-partitioned_features::partitioned_features(const communicator& features_comm,
+partitioned_features::partitioned_features(const comm::communicator& features_comm,
                                            dense_view<const float> features,
                                            const vertex_partition& partition, int replication)
     : group_(group_of(features_comm, replication)), partition_(partition), columns_(features.cols) {
-  BULKGNN_EXPECTS(partition.parts == group_.size(),
+  BULKGNN_EXPECTS(partition.parts == group_->size(),
                   "features: the partition has {} parts for groups of {} ranks", partition.parts,
-                  group_.size());
+                  group_->size());
   BULKGNN_EXPECTS(partition.num_vertices() == features.rows,
                   "features: {} rows for a partition of {} vertices", features.rows,
                   partition.num_vertices());
-  const int part = group_.rank();
+  const int part = group_->rank();
   const auto first = partition.part_offsets[part];
   const auto count = partition.part_size(part);
   rows_.resize(static_cast<std::size_t>(count * columns_));
@@ -45,13 +46,13 @@ void partitioned_features::fetch(std::span<const vertex_t> vertices, dense_view<
   BULKGNN_EXPECTS(out.rows == static_cast<std::int64_t>(vertices.size()) && out.cols == columns_,
                   "features: fetching {} rows into a {}x{} buffer", vertices.size(), out.rows,
                   out.cols);
-  const int members = group_.size();
+  const int members = group_->size();
   std::vector<std::vector<vertex_t>> requests(members);
   for (const vertex_t v : vertices) {
     BULKGNN_EXPECTS(v >= 0 && v < partition_.num_vertices(), "features: vertex {} out of range", v);
     requests[partition_.owner[v]].push_back(v);
   }
-  const auto asked = group_.all_to_all(requests);
+  const auto asked = group_->all_to_all(requests);
   std::vector<std::vector<float>> replies(members);
   for (int r = 0; r < members; ++r) {
     replies[r].reserve(asked[r].size() * static_cast<std::size_t>(columns_));
@@ -60,7 +61,7 @@ void partitioned_features::fetch(std::span<const vertex_t> vertices, dense_view<
       replies[r].insert(replies[r].end(), first, first + columns_);
     }
   }
-  const auto answered = group_.all_to_all(replies);
+  const auto answered = group_->all_to_all(replies);
   std::vector<std::size_t> cursor(members, 0);
   for (std::size_t i = 0; i < vertices.size(); ++i) {
     const int owner = partition_.owner[vertices[i]];

@@ -112,7 +112,7 @@ void row_block::write_piece(std::int64_t row, piece_stream& out) const {
     out.weights.insert(out.weights.end(), weights.begin() + begin, weights.begin() + end);
 }
 
-received_streams exchange(communicator& comm, std::vector<piece_stream> out, bool weighted) {
+received_streams exchange(comm::communicator& comm, std::vector<piece_stream> out, bool weighted) {
   std::vector<std::vector<vertex_t>> entries(out.size());
   std::vector<std::vector<float>> weights(out.size());
   for (std::size_t d = 0; d < out.size(); ++d) {

@@ -3,8 +3,8 @@
 // Helpers shared by the sharded row sources: distinct requests, the wire
 // format of row pieces, and assembly of rows in A's stored order.
 
+#include "bulkgnn/comm/communicator.hpp"
 #include "bulkgnn/core/csr.hpp"
-#include "bulkgnn/distributed/communicator.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
 
 #include <cstddef>
@@ -42,7 +42,7 @@ struct received_streams {
 
 // Sends out[d] to rank d of `comm` (collective): the entries, then the
 // weights when A is weighted.
-[[nodiscard]] received_streams exchange(communicator& comm, std::vector<piece_stream> out,
+[[nodiscard]] received_streams exchange(comm::communicator& comm, std::vector<piece_stream> out,
                                         bool weighted);
 
 // Reads the pieces that q sources sent, in the order they were written;

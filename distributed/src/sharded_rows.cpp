@@ -62,17 +62,17 @@ void validate_grid(grid_kind kind, int ranks, int replication) {
   }
 }
 
-block_row_shards::block_row_shards(const communicator& sampling, csr_view graph,
+block_row_shards::block_row_shards(const comm::communicator& sampling, csr_view graph,
                                    const vertex_partition& partition, int replication)
     : team_(sampling.split(sampling.rank() / (sampling.size() / replication),
                            sampling.rank() % (sampling.size() / replication), sampling.stage())),
       partition_(partition),
       num_vertices_(static_cast<vertex_t>(graph.rows)),
       weighted_(graph.weighted()) {
-  BULKGNN_EXPECTS(partition.parts == team_.size(),
+  BULKGNN_EXPECTS(partition.parts == team_->size(),
                   "1.5d: the partition has {} parts for teams of {} ranks", partition.parts,
-                  team_.size());
-  const int part = team_.rank();
+                  team_->size());
+  const int part = team_->rank();
   const auto first = partition.part_offsets[part];
   std::vector<vertex_t> mine(partition.old_id.begin() + first,
                              partition.old_id.begin() + partition.part_offsets[part + 1]);
@@ -80,25 +80,26 @@ block_row_shards::block_row_shards(const communicator& sampling, csr_view graph,
 }
 
 sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices) {
-  const int members = team_.size();
+  const int members = team_->size();
   const auto distinct = detail::distinct_vertices(vertices);
   std::vector<std::vector<vertex_t>> requests(members);
   for (const vertex_t v : distinct) {
     BULKGNN_EXPECTS(v >= 0 && v < num_vertices_, "1.5d: vertex {} outside the graph", v);
     requests[partition_.owner[v]].push_back(v);
   }
-  const auto asked = team_.all_to_all(requests);
+  const auto asked = team_->all_to_all(requests);
 
   std::vector<detail::piece_stream> replies(members);
   for (int r = 0; r < members; ++r)
     for (const vertex_t v : asked[r])
       detail::write_row(block_.view(), partition_.local_index[v], replies[r]);
-  const auto answered = detail::exchange(team_, std::move(replies), weighted_);
+  const auto answered = detail::exchange(*team_, std::move(replies), weighted_);
 
   return detail::rows_from_owners(answered, partition_.owner, num_vertices_, distinct, vertices);
 }
 
-std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind, const communicator& sampling,
+std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
+                                                     const comm::communicator& sampling,
                                                      csr_view graph,
                                                      const vertex_partition& partition,
                                                      int replication) {

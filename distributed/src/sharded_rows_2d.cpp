@@ -19,7 +19,7 @@
 // at their slots.
 //
 // Bytes per call at rank (i, j), each way unless said (all-to-alls also move
-// a 4-byte count per pair of distinct ranks each way, communicator.hpp):
+// a 4-byte count per pair of distinct ranks each way, comm/communicator.hpp):
 //  1. request counts, all-gather of 8 bytes over all P ranks: 8(P-1).
 //  2. S entries, process-row all-to-all: (slot in the request list, vertex)
 //     = 8 bytes per distinct request, to the rank holding its column block:
@@ -60,7 +60,9 @@
 // 765k entries, 2000 requests per rank: 15.9 MB counted per call, about 15.4 MB of
 // it A's blocks).
 
+#include "bulkgnn/comm/mpi_communicator.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/timer.hpp"
 #include "grid_sources.hpp"
 #include "row_pieces.hpp"
 
@@ -123,13 +125,23 @@ std::int64_t broadcast_bytes(const combblas::SpDCCols<grid_index, Value>& block)
              : 8 * (2 * block.getnzc() + 1 + nnz) + static_cast<std::int64_t>(sizeof(Value)) * nnz;
 }
 
+// CombBLAS speaks MPI itself, so the grid needs the MPI communicator.
+MPI_Comm mpi_handle(const comm::communicator& c) {
+  const auto* over_mpi = dynamic_cast<const comm::mpi_communicator*>(&c);
+  BULKGNN_EXPECTS(over_mpi != nullptr,
+                  "make_row_source: the 2d grid runs on CombBLAS, which needs an MPI communicator "
+                  "(got one for stage '{}')",
+                  c.stage());
+  return over_mpi->handle();
+}
+
 int grid_side(int ranks) {
   return static_cast<int>(std::lround(std::sqrt(static_cast<double>(ranks))));
 }
 
 class combblas_grid_rows final : public sampler::row_source {
  public:
-  combblas_grid_rows(const communicator& sampling, csr_view graph,
+  combblas_grid_rows(const comm::communicator& sampling, csr_view graph,
                      const vertex_partition& partition);
 
   [[nodiscard]] vertex_t num_vertices() const override { return num_vertices_; }
@@ -140,8 +152,8 @@ class combblas_grid_rows final : public sampler::row_source {
   void count_summa_traffic(std::int64_t own_selection_bytes, std::int64_t other_selection_bytes,
                            double seconds) const;
 
-  communicator everyone_;     // request counts
-  communicator process_row_;  // ranks (i, 0 .. q-1), by process column
+  std::unique_ptr<comm::communicator> everyone_;     // request counts
+  std::unique_ptr<comm::communicator> process_row_;  // ranks (i, 0 .. q-1), by process column
   std::shared_ptr<combblas::CommGrid> grid_;
   const vertex_partition& partition_;
   vertex_t num_vertices_;
@@ -157,7 +169,7 @@ class combblas_grid_rows final : public sampler::row_source {
   std::int64_t other_adjacency_bytes_ = 0;
 };
 
-combblas_grid_rows::combblas_grid_rows(const communicator& sampling, csr_view graph,
+combblas_grid_rows::combblas_grid_rows(const comm::communicator& sampling, csr_view graph,
                                        const vertex_partition& partition)
     : everyone_(sampling.split(0, sampling.rank(), sampling.stage())),
       process_row_(sampling.split(sampling.rank() / grid_side(sampling.size()),
@@ -170,7 +182,7 @@ combblas_grid_rows::combblas_grid_rows(const communicator& sampling, csr_view gr
       grid_column_(sampling.rank() % side_) {
   BULKGNN_EXPECTS(partition.parts == side_, "2d: the partition has {} parts for a {}×{} grid",
                   partition.parts, side_, side_);
-  grid_ = std::make_shared<combblas::CommGrid>(everyone_.handle(), side_, side_);
+  grid_ = std::make_shared<combblas::CommGrid>(mpi_handle(*everyone_), side_, side_);
   for (int p = 0; p < side_; ++p) stride_ = std::max(stride_, partition.part_size(p));
 
   block_tuples<adjacency_entry> entries;
@@ -190,8 +202,8 @@ combblas_grid_rows::combblas_grid_rows(const communicator& sampling, csr_view gr
   own_adjacency_bytes_ = broadcast_bytes(*block);
   adjacency_ = std::make_unique<adjacency_matrix>(block, grid_);
 
-  communicator process_column = sampling.split(grid_column_, grid_row_, sampling.stage());
-  const auto column_bytes = process_column.all_gather(own_adjacency_bytes_);
+  const auto process_column = sampling.split(grid_column_, grid_row_, sampling.stage());
+  const auto column_bytes = process_column->all_gather(own_adjacency_bytes_);
   other_adjacency_bytes_ =
       std::accumulate(column_bytes.begin(), column_bytes.end(), std::int64_t{0}) -
       own_adjacency_bytes_;
@@ -202,17 +214,18 @@ void combblas_grid_rows::count_summa_traffic(std::int64_t own_selection_bytes,
                                              double seconds) const {
   const std::int64_t others = side_ - 1;
   const std::int64_t sizes_and_check = 64 * others + 32 * others / side_;
-  everyone_.log().add(
-      everyone_.stage(),
-      traffic{.bytes_sent = others * (own_selection_bytes + own_adjacency_bytes_) + sizes_and_check,
-              .bytes_received = other_selection_bytes + other_adjacency_bytes_ + sizes_and_check,
-              .calls = 1,
-              .seconds = seconds});
+  everyone_->log().add(
+      everyone_->stage(),
+      comm::traffic{
+          .bytes_sent = others * (own_selection_bytes + own_adjacency_bytes_) + sizes_and_check,
+          .bytes_received = other_selection_bytes + other_adjacency_bytes_ + sizes_and_check,
+          .calls = 1,
+          .seconds = seconds});
 }
 
 sampler::gathered_rows combblas_grid_rows::rows(std::span<const vertex_t> vertices) {
   const auto distinct = distinct_vertices(vertices);
-  const auto counts = everyone_.all_gather(static_cast<std::int64_t>(distinct.size()));
+  const auto counts = everyone_->all_gather(static_cast<std::int64_t>(distinct.size()));
   std::int64_t rows_per_process_row = 0;
   for (int i = 0; i < side_; ++i)
     rows_per_process_row = std::max(
@@ -234,7 +247,7 @@ sampler::gathered_rows combblas_grid_rows::rows(std::span<const vertex_t> vertic
     selections[partition_.owner[v]].push_back(static_cast<vertex_t>(t));
     selections[partition_.owner[v]].push_back(v);
   }
-  const auto selected = process_row_.all_to_all(selections);
+  const auto selected = process_row_->all_to_all(selections);
   block_tuples<bool> ones;
   for (int j = 0; j < side_; ++j)
     for (std::size_t e = 0; e < selected[j].size(); e += 2)
@@ -242,16 +255,16 @@ sampler::gathered_rows combblas_grid_rows::rows(std::span<const vertex_t> vertic
                         true);
   auto* selection_local = make_block(ones, rows_per_process_row, stride_);
   const auto own_selection_bytes = broadcast_bytes(*selection_local);
-  const auto row_bytes = process_row_.all_gather(own_selection_bytes);
+  const auto row_bytes = process_row_->all_gather(own_selection_bytes);
   selection_matrix selection(selection_local, grid_);
 
-  const double start = wall_seconds();
+  const stopwatch watch;
   auto product = combblas::Mult_AnXBn_Synch<select_rows_semiring, adjacency_entry, adjacency_block>(
       selection, *adjacency_);
   count_summa_traffic(
       own_selection_bytes,
       std::accumulate(row_bytes.begin(), row_bytes.end(), std::int64_t{0}) - own_selection_bytes,
-      wall_seconds() - start);
+      watch.seconds());
 
   // This rank's block of C, by row: original column ids, slots, weights.
   auto& product_block = product.seq();
@@ -281,7 +294,7 @@ sampler::gathered_rows combblas_grid_rows::rows(std::span<const vertex_t> vertic
   for (int j = 0; j < side_; ++j)
     for (auto row = first_row[j]; row < first_row[j + 1]; ++row)
       pieces.write_piece(row, replies[j]);
-  const auto answered = exchange(process_row_, std::move(replies), weighted_);
+  const auto answered = exchange(*process_row_, std::move(replies), weighted_);
 
   piece_reader from_row(answered.entries, answered.weights);
   for (std::size_t t = 0; t < distinct.size(); ++t) from_row.append_next_row(rows_of_distinct);
@@ -290,7 +303,7 @@ sampler::gathered_rows combblas_grid_rows::rows(std::span<const vertex_t> vertic
 
 }  // namespace
 
-std::unique_ptr<sampler::row_source> make_combblas_grid_rows(const communicator& sampling,
+std::unique_ptr<sampler::row_source> make_combblas_grid_rows(const comm::communicator& sampling,
                                                              csr_view graph,
                                                              const vertex_partition& partition) {
   return std::make_unique<combblas_grid_rows>(sampling, graph, partition);

@@ -13,7 +13,7 @@
 //
 // Communication per rows() call at rank r = (ℓ, i, j), fiber index
 // f = ℓq + i; each all-to-all also moves a 4-byte count per pair of distinct
-// ranks each way (communicator.hpp), written 4(F-1) or 4(q-1) below:
+// ranks each way (comm/communicator.hpp), written 4(F-1) or 4(q-1) below:
 //  1. requests, fiber all-to-all (the F ranks of process column j): each
 //     distinct requested vertex v goes to part owner(v), 4 bytes; sent
 //     4(F-1) + 4·(distinct requests owned by other parts).
@@ -55,7 +55,7 @@ int layer_side(int ranks, int layers) {
 }
 }  // namespace
 
-layered_grid_shards::layered_grid_shards(const communicator& sampling, csr_view graph,
+layered_grid_shards::layered_grid_shards(const comm::communicator& sampling, csr_view graph,
                                          const vertex_partition& partition, int layers)
     : fiber_(sampling.split(sampling.rank() % layer_side(sampling.size(), layers),
                             sampling.rank() / layer_side(sampling.size(), layers),
@@ -67,11 +67,11 @@ layered_grid_shards::layered_grid_shards(const communicator& sampling, csr_view 
       num_vertices_(static_cast<vertex_t>(graph.rows)),
       weighted_(graph.weighted()),
       block_(std::make_unique<local_block>()) {
-  BULKGNN_EXPECTS(partition.parts == fiber_.size(),
+  BULKGNN_EXPECTS(partition.parts == fiber_->size(),
                   "3d: the partition has {} parts for {} layers of {} process rows",
-                  partition.parts, layers, process_row_.size());
-  const int part = fiber_.rank();
-  const int column_block = process_row_.rank();
+                  partition.parts, layers, process_row_->size());
+  const int part = fiber_->rank();
+  const int column_block = process_row_->rank();
   for (auto id = partition.part_offsets[part]; id < partition.part_offsets[part + 1]; ++id)
     block_->rows.push_row(graph, partition.old_id[id], [&](vertex_t column) {
       return partition.owner[column] / layers == column_block;
@@ -82,38 +82,38 @@ layered_grid_shards::~layered_grid_shards() = default;
 
 sampler::gathered_rows layered_grid_shards::rows(std::span<const vertex_t> vertices) {
   const auto distinct = detail::distinct_vertices(vertices);
-  std::vector<std::vector<vertex_t>> requests(fiber_.size());
+  std::vector<std::vector<vertex_t>> requests(fiber_->size());
   for (const vertex_t v : distinct) {
     BULKGNN_EXPECTS(v >= 0 && v < num_vertices_, "3d: vertex {} outside the graph", v);
     requests[partition_.owner[v]].push_back(v);
   }
-  const auto asked = fiber_.all_to_all(requests);
+  const auto asked = fiber_->all_to_all(requests);
 
   // The rows this rank completes, and every process-row member's list, so
   // that each member contributes its column block of them.
   std::vector<vertex_t> to_complete;
   for (const auto& from_requester : asked)
     to_complete.insert(to_complete.end(), from_requester.begin(), from_requester.end());
-  const auto lists =
-      process_row_.all_to_all(std::vector<std::vector<vertex_t>>(process_row_.size(), to_complete));
+  const auto lists = process_row_->all_to_all(
+      std::vector<std::vector<vertex_t>>(process_row_->size(), to_complete));
 
-  std::vector<detail::piece_stream> pieces(process_row_.size());
-  for (int member = 0; member < process_row_.size(); ++member)
+  std::vector<detail::piece_stream> pieces(process_row_->size());
+  for (int member = 0; member < process_row_->size(); ++member)
     for (const vertex_t v : lists[member])
       block_->rows.write_piece(partition_.local_index[v], pieces[member]);
-  const auto received_pieces = detail::exchange(process_row_, std::move(pieces), weighted_);
+  const auto received_pieces = detail::exchange(*process_row_, std::move(pieces), weighted_);
 
   csr_matrix completed;
   completed.cols = num_vertices_;
   detail::piece_reader from_members(received_pieces.entries, received_pieces.weights);
   for (std::size_t k = 0; k < to_complete.size(); ++k) from_members.append_next_row(completed);
 
-  std::vector<detail::piece_stream> replies(fiber_.size());
+  std::vector<detail::piece_stream> replies(fiber_->size());
   std::int64_t next_completed = 0;
-  for (int requester = 0; requester < fiber_.size(); ++requester)
+  for (int requester = 0; requester < fiber_->size(); ++requester)
     for (std::size_t k = 0; k < asked[requester].size(); ++k)
       detail::write_row(completed.view(), next_completed++, replies[requester]);
-  const auto answered = detail::exchange(fiber_, std::move(replies), weighted_);
+  const auto answered = detail::exchange(*fiber_, std::move(replies), weighted_);
 
   return detail::rows_from_owners(answered, partition_.owner, num_vertices_, distinct, vertices);
 }

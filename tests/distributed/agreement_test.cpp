@@ -1,5 +1,7 @@
 #include "bulkgnn/distributed/agreement.hpp"
 
+#include "bulkgnn/comm/mpi_communicator.hpp"
+
 #include "bulkgnn/distributed/mpi_session.hpp"
 
 #include <gtest/gtest.h>
@@ -26,7 +28,9 @@ int world_size() {
 // The message every rank got from require_same_settings; empty if none.
 std::string disagreement(const std::vector<shared_setting>& settings) {
   try {
-    require_same_settings(MPI_COMM_WORLD, settings);
+    comm::traffic_log log;
+    comm::mpi_communicator ranks(MPI_COMM_WORLD, "agreement", log);
+    require_same_settings(ranks, settings);
   } catch (const collective_error& e) {
     return e.what();
   }

@@ -69,7 +69,8 @@ vertex_partition scattered_partition(std::int64_t num_vertices, int parts) {
 // The row source of `grid`, or null for a grid this build lacks (2d without
 // CombBLAS), which every rank then skips alike.
 std::unique_ptr<sampler::row_source> row_source_or_null(const grid_case& grid,
-                                                        communicator& sampling, csr_view graph,
+                                                        comm::communicator& sampling,
+                                                        csr_view graph,
                                                         const vertex_partition& partition) {
   try {
     return make_row_source(grid.kind, sampling, graph, partition, grid.replication);
@@ -79,8 +80,8 @@ std::unique_ptr<sampler::row_source> row_source_or_null(const grid_case& grid,
 }
 
 TEST(ShardedRows, EveryGridFetchesExactlyTheRowsOfTheWholeGraph) {
-  traffic_log log;
-  communicator sampling(MPI_COMM_WORLD, "sampling", log);
+  comm::traffic_log log;
+  comm::mpi_communicator sampling(MPI_COMM_WORLD, "sampling", log);
   const auto sorted = testing::random_graph(500, 9);
   for (const auto& g : {sorted, weighted_backwards(sorted)})
     for (const bool scattered : {false, true})
@@ -122,8 +123,8 @@ TEST(ShardedRows, EveryGridFetchesExactlyTheRowsOfTheWholeGraph) {
 TEST(ShardedRows, TrafficSentEqualsTrafficReceivedOverAllRanks) {
   const auto g = testing::random_graph(500, 9);
   for (const auto grid : grids_for(sampling_ranks())) {
-    traffic_log log;
-    communicator sampling(MPI_COMM_WORLD, "sampling", log);
+    comm::traffic_log log;
+    comm::mpi_communicator sampling(MPI_COMM_WORLD, "sampling", log);
     const auto partition = block_partition(g.rows, parts_for(grid, sampling.size()));
     const auto source = row_source_or_null(grid, sampling, g.view(), partition);
     if (!source) continue;
@@ -133,9 +134,9 @@ TEST(ShardedRows, TrafficSentEqualsTrafficReceivedOverAllRanks) {
       wanted.push_back(static_cast<vertex_t>((i * 53 + sampling.rank() * 29) % 500));
     std::ignore = source->rows(wanted);
     const auto counted = log.all()["sampling"];
-    communicator totals(MPI_COMM_WORLD, "totals", log);
+    comm::mpi_communicator totals(MPI_COMM_WORLD, "totals", log);
     std::vector<std::int64_t> sent_and_received{counted.bytes_sent, counted.bytes_received};
-    totals.all_reduce_sum(std::span<std::int64_t>(sent_and_received));
+    totals.all_reduce(std::span<std::int64_t>(sent_and_received));
     EXPECT_EQ(sent_and_received[0], sent_and_received[1]);
     // 2d and 3d always communicate on more than one rank (1.5d with c = P does not).
     if (sampling.size() > 1 && (grid.kind == grid_kind::two_d || grid.kind == grid_kind::three_d)) {
@@ -145,8 +146,8 @@ TEST(ShardedRows, TrafficSentEqualsTrafficReceivedOverAllRanks) {
 }
 
 TEST(ShardedRows, SamplersDrawTheSameMinibatchesOnEveryGrid) {
-  traffic_log log;
-  communicator sampling(MPI_COMM_WORLD, "sampling", log);
+  comm::traffic_log log;
+  comm::mpi_communicator sampling(MPI_COMM_WORLD, "sampling", log);
   const auto g = testing::random_graph(700, 4);
   std::vector<vertex_t> train(700);
   std::iota(train.begin(), train.end(), 0);

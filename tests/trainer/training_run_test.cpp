@@ -1,5 +1,6 @@
 #include "bulkgnn/trainer/training_run.hpp"
 
+#include "bulkgnn/comm/self_communicator.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/data/generators.hpp"
@@ -92,6 +93,27 @@ TEST(training_run, same_seed_gives_identical_weights_for_any_thread_count_and_bu
   o.loading.ready_queue = 1;
   const auto two_threads = train(ds, o).parameters;
   EXPECT_TRUE(bitwise_equal(one_thread, two_threads));
+}
+
+// The data-parallel path on one rank without MPI: gradients, metrics and the
+// final weight check go through the communicator and change nothing.
+TEST(training_run, data_parallel_over_one_rank_trains_exactly_as_alone) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  auto o = small_options();
+  o.epochs = 2;
+  const auto alone = train(ds, o);
+  comm::traffic_log log;
+  comm::self_communicator self("gradients", log);
+  data_parallel parallel;
+  parallel.ranks = &self;
+  o.parallel = &parallel;
+  const auto over_communicator = train(ds, o);
+  EXPECT_TRUE(bitwise_equal(alone.parameters, over_communicator.parameters));
+  const auto seeds = static_cast<std::int64_t>(ds.find_split("").train.size());
+  const auto steps = (seeds + o.loading.batch_size - 1) / o.loading.batch_size;
+  // A gradient sum per step, a metrics sum per epoch, the weight check.
+  EXPECT_EQ(log.all().at("gradients").calls, o.epochs * (steps + 1) + 1);
 }
 
 TEST(training_run, resumed_run_ends_with_bit_identical_weights) {

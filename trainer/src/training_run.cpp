@@ -104,6 +104,12 @@ std::vector<aggregation_block> aggregation_blocks(const executor& exec,
   return blocks;
 }
 
+// True on every rank iff every rank passed the same value (collective).
+bool same_on_every_rank(comm::communicator& ranks, std::uint64_t value) {
+  const auto all = ranks.all_gather(value);
+  return std::ranges::all_of(all, [&](std::uint64_t v) { return v == value; });
+}
+
 // The state of one run: dataset views, model, optimiser, loaders.
 class run {
  public:
@@ -147,7 +153,7 @@ class run {
     if (options_.parallel != nullptr) {
       digest_hasher hash;
       for (const float w : params) hash.add(std::bit_cast<std::uint32_t>(w));
-      if (!options_.parallel->same_on_every_rank(hash.value()))
+      if (!same_on_every_rank(*options_.parallel->ranks, hash.value()))
         throw internal_error("data-parallel ranks ended with different weights");
     }
     return std::move(result_);
@@ -169,11 +175,11 @@ class run {
               .features = ds_.features(),
               .labels = ds_.labels(),
               .normalizer = normalizer};
-    auto* remote = options_.parallel->features();
+    auto* remote = options_.parallel->features;
     return {.graph = ds_.graph(),
             .features = remote ? dense_view<const float>{} : ds_.features(),
             .labels = ds_.labels(),
-            .rows = options_.parallel->rows(),
+            .rows = options_.parallel->rows,
             .remote_features = remote,
             .normalizer = normalizer};
   }
@@ -181,11 +187,9 @@ class run {
   // Data-parallel ranks each load their slice of every minibatch.
   static loader::loader_options loading_for(const train_options& o, loader::loader_options l) {
     if (o.parallel == nullptr) return l;
-    l.slice = o.parallel->rank();
-    l.slices = o.parallel->ranks();
-    l.on_failure = [parallel = o.parallel](const std::string& message) {
-      parallel->abort_all(message);
-    };
+    l.slice = o.parallel->ranks->rank();
+    l.slices = o.parallel->ranks->size();
+    l.on_failure = o.parallel->abort_all;
     return l;
   }
 
@@ -195,7 +199,7 @@ class run {
   }
 
   bool is_rank_zero() const {
-    return options_.parallel == nullptr || options_.parallel->rank() == 0;
+    return options_.parallel == nullptr || options_.parallel->ranks->rank() == 0;
   }
 
   static model_config model_for(const data::dataset& ds, const train_options& o) {
@@ -258,11 +262,12 @@ class run {
         std::fill(gradients.begin(), gradients.end(), 0.0f);
       }
       if (options_.parallel != nullptr)
-        options_.parallel->sum_gradients(model_.mutable_gradients());
+        options_.parallel->ranks->all_reduce(model_.mutable_gradients());
       optimizer_.step(model_.parameters(), model_.gradients());
       bar.update(++minibatches);
     }
-    if (options_.parallel != nullptr) options_.parallel->sum_metrics(metrics);
+    if (options_.parallel != nullptr)
+      options_.parallel->ranks->all_reduce(std::span<double>(metrics));
     bar.finish();
 
     epoch_record r;
@@ -328,7 +333,8 @@ class run {
           static_cast<double>(kernels::count_correct(options_.exec, logits, mb->batch.labels));
       counts[1] += static_cast<double>(mb->batch.labels.size());
     }
-    if (options_.parallel != nullptr) options_.parallel->sum_metrics(counts);
+    if (options_.parallel != nullptr)
+      options_.parallel->ranks->all_reduce(std::span<double>(counts));
     return counts[0] / counts[1];
   }
 
@@ -421,6 +427,8 @@ void validate(const train_options& o) {
   BULKGNN_EXPECTS(o.eval_every >= 0, "--eval-every must be 0 (never) or positive, got {}",
                   o.eval_every);
   BULKGNN_EXPECTS(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint-dir");
+  BULKGNN_EXPECTS(o.parallel == nullptr || o.parallel->ranks != nullptr,
+                  "trainer::train: parallel.ranks must be set for a data-parallel run");
   loader::validate(o.loading);
   validate(o.optimizer);
 }

@@ -1,11 +1,10 @@
 #pragma once
 
+#include "bulkgnn/comm/mpi_communicator.hpp"
 #include "bulkgnn/data/dataset.hpp"
-#include "bulkgnn/distributed/communicator.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/distributed/partitioned_features.hpp"
 #include "bulkgnn/distributed/sharded_rows.hpp"
-#include "bulkgnn/trainer/data_parallel.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -43,9 +42,9 @@ class cluster {
   [[nodiscard]] int ranks() const { return world_.size(); }
   [[nodiscard]] sampler::row_source& rows() { return *rows_; }
   [[nodiscard]] partitioned_features* features() { return features_.get(); }
-  [[nodiscard]] communicator& world() { return world_; }
-  [[nodiscard]] communicator& gradients() { return gradients_; }
-  [[nodiscard]] traffic_log& log() { return log_; }
+  [[nodiscard]] comm::communicator& world() { return world_; }
+  [[nodiscard]] comm::communicator& gradients() { return gradients_; }
+  [[nodiscard]] comm::traffic_log& log() { return log_; }
   [[nodiscard]] const cluster_options& options() const { return options_; }
   // The grid partition's edge cut and the feature partition's, if any.
   [[nodiscard]] nlohmann::json layout() const { return layout_; }
@@ -55,34 +54,16 @@ class cluster {
 
  private:
   cluster_options options_;
-  traffic_log log_;
-  communicator world_;
-  communicator sampling_;
-  communicator features_comm_;
-  communicator gradients_;
+  comm::traffic_log log_;
+  comm::mpi_communicator world_;
+  comm::mpi_communicator sampling_;
+  comm::mpi_communicator features_comm_;
+  comm::mpi_communicator gradients_;
   vertex_partition grid_partition_;
   std::optional<vertex_partition> feature_partition_;
   std::unique_ptr<sampler::row_source> rows_;
   std::unique_ptr<partitioned_features> features_;
   nlohmann::json layout_;
-};
-
-// trainer::data_parallel over a cluster: gradients summed on their own
-// communicator, rows and features from the cluster.
-class mpi_data_parallel final : public trainer::data_parallel {
- public:
-  explicit mpi_data_parallel(cluster& c) : cluster_(c) {}
-  [[nodiscard]] int rank() const override { return cluster_.rank(); }
-  [[nodiscard]] int ranks() const override { return cluster_.ranks(); }
-  void sum_gradients(std::span<float> gradients) override;
-  void sum_metrics(std::span<double> metrics) override;
-  [[nodiscard]] bool same_on_every_rank(std::uint64_t value) override;
-  [[nodiscard]] sampler::row_source* rows() override { return &cluster_.rows(); }
-  [[nodiscard]] loader::feature_fetcher* features() override { return cluster_.features(); }
-  [[noreturn]] void abort_all(const std::string& message) override;
-
- private:
-  cluster& cluster_;
 };
 
 }  // namespace bulkgnn::distributed

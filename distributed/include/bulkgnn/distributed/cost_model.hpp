@@ -1,7 +1,7 @@
 #pragma once
 
 // Closed-form per-epoch communication volume of distributed sampling and
-// training, in the units the traffic_log counts (communicator.hpp): bytes a
+// training, in the units the traffic_log counts (comm/communicator.hpp): bytes a
 // rank sends to other ranks, 4 bytes per count of every all-to-all, ring
 // all-reduce 2(P-1)/P·N. Pure C++ (no MPI), so `bulkgnn model` runs anywhere.
 //

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "bulkgnn/comm/communicator.hpp"
 #include "bulkgnn/core/dense.hpp"
-#include "bulkgnn/distributed/communicator.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/loader/loader.hpp"
 
@@ -20,7 +20,7 @@ class partitioned_features final : public loader::feature_fetcher {
  public:
   // `features` is read only for this rank's rows. The partition must have
   // P/c parts.
-  partitioned_features(const communicator& features_comm, dense_view<const float> features,
+  partitioned_features(const comm::communicator& features_comm, dense_view<const float> features,
                        const vertex_partition& partition, int replication);
 
   [[nodiscard]] std::int64_t columns() const override { return columns_; }
@@ -28,7 +28,7 @@ class partitioned_features final : public loader::feature_fetcher {
   [[nodiscard]] std::int64_t local_rows() const;
 
  private:
-  communicator group_;
+  std::unique_ptr<comm::communicator> group_;
   const vertex_partition& partition_;
   std::int64_t columns_;
   std::vector<float> rows_;  // this rank's part, in local_index order

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "bulkgnn/comm/communicator.hpp"
 #include "bulkgnn/core/csr.hpp"
-#include "bulkgnn/distributed/communicator.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
 
@@ -34,8 +34,8 @@ void validate_grid(grid_kind kind, int ranks, int replication);
 class block_row_shards final : public sampler::row_source {
  public:
   // `graph` is read only for this rank's block row.
-  block_row_shards(const communicator& sampling, csr_view graph, const vertex_partition& partition,
-                   int replication);
+  block_row_shards(const comm::communicator& sampling, csr_view graph,
+                   const vertex_partition& partition, int replication);
 
   [[nodiscard]] vertex_t num_vertices() const override { return num_vertices_; }
   [[nodiscard]] bool weighted() const override { return weighted_; }
@@ -44,7 +44,7 @@ class block_row_shards final : public sampler::row_source {
   [[nodiscard]] edge_t local_nnz() const { return block_.nnz(); }
 
  private:
-  communicator team_;
+  std::unique_ptr<comm::communicator> team_;
   const vertex_partition& partition_;
   vertex_t num_vertices_;
   bool weighted_;
@@ -62,7 +62,7 @@ class block_row_shards final : public sampler::row_source {
 class layered_grid_shards final : public sampler::row_source {
  public:
   // `graph` is read only for this rank's rows.
-  layered_grid_shards(const communicator& sampling, csr_view graph,
+  layered_grid_shards(const comm::communicator& sampling, csr_view graph,
                       const vertex_partition& partition, int layers);
   ~layered_grid_shards() override;
 
@@ -74,9 +74,9 @@ class layered_grid_shards final : public sampler::row_source {
   struct local_block;
   // Ranks with this rank's process column in every layer, ordered by part
   // (ℓq + i): where requests go and complete rows come back from.
-  communicator fiber_;
+  std::unique_ptr<comm::communicator> fiber_;
   // The q ranks of this rank's process row in its layer, by process column.
-  communicator process_row_;
+  std::unique_ptr<comm::communicator> process_row_;
   const vertex_partition& partition_;
   vertex_t num_vertices_;
   bool weighted_;
@@ -86,7 +86,7 @@ class layered_grid_shards final : public sampler::row_source {
 // The row source for `kind` (replicated, 1.5D, 2D or 3D) over the sampling
 // communicator.
 [[nodiscard]] std::unique_ptr<sampler::row_source> make_row_source(
-    grid_kind kind, const communicator& sampling, csr_view graph, const vertex_partition& partition,
-    int replication);
+    grid_kind kind, const comm::communicator& sampling, csr_view graph,
+    const vertex_partition& partition, int replication);
 
 }  // namespace bulkgnn::distributed
