@@ -1,4 +1,5 @@
 #include "commands.hpp"
+#include "distribution.hpp"
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/interrupt.hpp"
@@ -27,7 +28,9 @@ enum exit_status : int { success = 0, failure = 1, usage_error = 2 };
 // waiting in a collective call), unless every rank raised it alike (a
 // collective_error): then each ends normally. Alone, it is an ordinary error
 // exit.
-int fail(const std::string& message, int code, [[maybe_unused]] const std::exception& cause) {
+int fail(const std::string& library_message, int code,
+         [[maybe_unused]] const std::exception& cause) {
+  const std::string message = bulkgnn::tools::in_flag_terms(library_message);
 #if BULKGNN_HAVE_MPI
   using bulkgnn::distributed::mpi_session;
   if (mpi_session::active()) {

@@ -39,7 +39,7 @@ struct sample_config {
   std::string metrics_out;
   std::string dump;
   bool quiet = false;
-  distribution_config distribution;
+  session::layout_options distribution;
 };
 
 // The options every rank of an MPI run must give alike, in canonical form,
@@ -49,7 +49,7 @@ struct sample_config {
 // per_rank_sample_options, only change what one rank prints, writes or how
 // fast it runs. Every option is in one list or the other
 // (require_every_option_decided).
-std::vector<shared_setting> shared_settings(const sample_config& c) {
+std::vector<session::setting> shared_settings(const sample_config& c) {
   const auto fanouts = parse_fanouts(c.fanouts);
   return {{"command", "sample"},
           {"--split", c.split},
@@ -86,9 +86,9 @@ nlohmann::json minibatch_json(const sampler::minibatch& mb) {
 
 // The output paths, before anything is loaded or sampled.
 void require_writable_outputs(const sample_config& c) {
-  BULKGNN_EXPECTS(c.dump.empty() || world_size() == 1,
+  BULKGNN_EXPECTS(c.dump.empty() || session::world_size() == 1,
                   "--dump writes one file from one process; run without mpirun");
-  if (world_rank() != 0) return;
+  if (session::world_rank() != 0) return;
   require_writable_file(c.metrics_out, "--metrics-out");
   require_writable_file(c.dump, "--dump");
 }
@@ -111,12 +111,12 @@ void run_sample(const sample_config& c) {
       .replacement = c.replace ? kernels::replacement::with : kernels::replacement::without,
       .weighted = c.weighted,
       .seed = c.seed};
-  distributed_run cluster(*ds, c.distribution, false, shared_settings(c));
+  session::run_session cluster(*ds, c.distribution, false, shared_settings(c));
   const executor exec{parse_backend(c.backend)};
   auto sampler = cluster.rows() ? sampler::bulk_sampler(*cluster.rows(), options, exec)
                                 : sampler::bulk_sampler(ds->graph(), options, exec);
-  const int rank = world_rank();
-  const int ranks = world_size();
+  const int rank = session::world_rank();
+  const int ranks = session::world_size();
 
   std::unique_ptr<atomic_output_file> dump;
   if (!c.dump.empty()) dump = std::make_unique<atomic_output_file>(c.dump);
@@ -134,7 +134,7 @@ void run_sample(const sample_config& c) {
   // first + r, first + r + P, ... Every rank takes the same number of steps,
   // since sharded grids fetch rows collectively.
   const std::int64_t step = c.bulk * ranks;
-  epoch_traffic traffic;  // per epoch, in the metrics (collective)
+  session::epoch_traffic traffic;  // per epoch, in the metrics (collective)
   const auto setup_traffic = traffic.since_previous(cluster.report());
   nlohmann::json traffic_by_epoch = nlohmann::json::array();
   for (std::int64_t epoch = 0; epoch < c.epochs; ++epoch) {

@@ -48,7 +48,7 @@ struct train_config {
   std::string checkpoint_dir;
   bool resume = false;
   bool quiet = false;
-  distribution_config distribution;
+  session::layout_options distribution;
 };
 
 // The options every rank of an MPI run must give alike, in canonical form,
@@ -57,7 +57,7 @@ struct train_config {
 // train different models. The rest, per_rank_train_options, only change what
 // one rank prints, writes or how fast it runs. Every option is in one list or
 // the other (require_every_option_decided).
-std::vector<shared_setting> shared_settings(const train_config& c) {
+std::vector<session::setting> shared_settings(const train_config& c) {
   const auto fanouts = parse_fanouts(c.fanouts);
   const auto layers = c.layers == 0 ? static_cast<int>(fanouts.size()) : c.layers;
   return {{"command", "train"},
@@ -180,7 +180,7 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
   config["eval"] = c.eval;
   config["threads"] = c.threads;
   config["backend"] = c.backend;
-  config["ranks"] = world_size();
+  config["ranks"] = session::world_size();
   config["grid"] = c.distribution.grid;
   config["replication"] = c.distribution.replication;
   config["feature_replication"] = c.distribution.feature_replication;
@@ -202,7 +202,7 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
 void run_train(const train_config& c) {
   auto options = options_from(c);
   trainer::validate(options);
-  const bool rank_zero = world_rank() == 0;
+  const bool rank_zero = session::world_rank() == 0;
   if (rank_zero) {
     require_writable_file(c.metrics_out, "--metrics-out");
     require_writable_directory(c.checkpoint_dir, "--checkpoint-dir");
@@ -213,17 +213,18 @@ void run_train(const train_config& c) {
 
   const auto ds = open_dataset_or_default(c.data, options.quiet);
   require_memory_for(ds, options);
-  distributed_run cluster(ds, c.distribution, true, shared_settings(c));
+  session::run_session cluster(ds, c.distribution, true, shared_settings(c));
   options.parallel = cluster.data_parallel();
   if (rank_zero)
-    fmt::print(
-        "{}: {} vertices, {} edges, {} features, {} classes; {} sampler, fanouts {}{}\n", ds.name(),
-        ds.num_nodes(), ds.num_edges(), ds.features().cols, ds.num_classes(), c.sampler, c.fanouts,
-        world_size() > 1 ? fmt::format("; {} ranks, grid {}", world_size(), c.distribution.grid)
-                         : std::string());
+    fmt::print("{}: {} vertices, {} edges, {} features, {} classes; {} sampler, fanouts {}{}\n",
+               ds.name(), ds.num_nodes(), ds.num_edges(), ds.features().cols, ds.num_classes(),
+               c.sampler, c.fanouts,
+               session::world_size() > 1
+                   ? fmt::format("; {} ranks, grid {}", session::world_size(), c.distribution.grid)
+                   : std::string());
 
   // Traffic is gathered collectively, so every rank builds the report.
-  epoch_traffic meter;
+  session::epoch_traffic meter;
   run_traffic traffic{.setup = meter.since_previous(cluster.report()), .by_epoch = {}};
   const auto write_metrics = [&](const trainer::train_result& so_far,
                                  const nlohmann::json& report) {

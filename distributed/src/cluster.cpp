@@ -10,8 +10,8 @@ namespace bulkgnn::distributed {
 void validate(const cluster_options& options, int ranks) {
   validate_grid(options.grid, ranks, options.replication);
   BULKGNN_EXPECTS(options.feature_replication >= 1 && ranks % options.feature_replication == 0,
-                  "--feature-replication {} must divide the {} ranks", options.feature_replication,
-                  ranks);
+                  "cluster_options.feature_replication {} must divide the {} ranks",
+                  options.feature_replication, ranks);
 }
 
 int grid_partition_parts(grid_kind grid, int ranks, int replication) {

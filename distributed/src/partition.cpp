@@ -67,7 +67,8 @@ metis_graph symmetrised(csr_view graph) {
 }  // namespace
 
 vertex_partition metis_partition(csr_view graph, int parts, int seed) {
-  BULKGNN_EXPECTS(parts >= 1, "--partition metis needs at least one part, got {}", parts);
+  BULKGNN_EXPECTS(parts >= 1, "cluster_options.partition metis needs at least one part, got {}",
+                  parts);
   const auto n = graph.rows;
   if (parts == 1 || n == 0) return block_partition(n, parts);
   BULKGNN_EXPECTS(n <= std::numeric_limits<idx_t>::max(), "graph too large for METIS");
@@ -91,7 +92,7 @@ vertex_partition metis_partition(csr_view graph, int parts, int seed) {
 vertex_partition make_partition(const std::string& method, csr_view graph, int parts, int seed) {
   if (method == "block") return block_partition(graph.rows, parts);
   if (method == "metis") return metis_partition(graph, parts, seed);
-  throw option_error("--partition must be block or metis; got '" + method + "'");
+  throw option_error("cluster_options.partition must be block or metis; got '" + method + "'");
 }
 
 edge_t edge_cut(csr_view graph, const vertex_partition& partition) {

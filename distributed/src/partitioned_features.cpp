@@ -10,7 +10,7 @@ namespace {
 std::unique_ptr<comm::communicator> group_of(const comm::communicator& features_comm,
                                              int replication) {
   BULKGNN_EXPECTS(replication >= 1 && features_comm.size() % replication == 0,
-                  "--feature-replication {} must divide the {} ranks", replication,
+                  "cluster_options.feature_replication {} must divide the {} ranks", replication,
                   features_comm.size());
   const int group_size = features_comm.size() / replication;
   return features_comm.split(features_comm.rank() / group_size, features_comm.rank() % group_size,

@@ -15,7 +15,7 @@ grid_kind parse_grid_kind(const std::string& name) {
   if (name == "1.5d") return grid_kind::one_and_half_d;
   if (name == "2d") return grid_kind::two_d;
   if (name == "3d") return grid_kind::three_d;
-  throw option_error("--grid must be replicated, 1.5d, 2d or 3d; got '" + name + "'");
+  throw option_error("cluster_options.grid must be replicated, 1.5d, 2d or 3d; got '" + name + "'");
 }
 
 std::string grid_kind_name(grid_kind kind) {
@@ -40,22 +40,30 @@ bool is_square(int n) {
 }  // namespace
 
 void validate_grid(grid_kind kind, int ranks, int replication) {
-  BULKGNN_EXPECTS(replication >= 1, "--replication must be at least 1, got {}", replication);
+  BULKGNN_EXPECTS(replication >= 1, "cluster_options.replication must be at least 1, got {}",
+                  replication);
   switch (kind) {
     case grid_kind::replicated:
-      BULKGNN_EXPECTS(replication == 1, "--replication applies to the 1.5d and 3d grids only");
+      BULKGNN_EXPECTS(replication == 1,
+                      "cluster_options.replication applies to the 1.5d and 3d grids only");
       return;
     case grid_kind::one_and_half_d:
-      BULKGNN_EXPECTS(ranks % replication == 0,
-                      "--grid 1.5d: --replication {} must divide the {} ranks", replication, ranks);
+      BULKGNN_EXPECTS(
+          ranks % replication == 0,
+          "cluster_options.grid 1.5d: cluster_options.replication {} must divide the {} ranks",
+          replication, ranks);
       return;
     case grid_kind::two_d:
-      BULKGNN_EXPECTS(replication == 1, "--grid 2d takes no --replication (use 3d for layers)");
-      BULKGNN_EXPECTS(is_square(ranks), "--grid 2d needs a square number of ranks, got {}", ranks);
+      BULKGNN_EXPECTS(
+          replication == 1,
+          "cluster_options.grid 2d takes no cluster_options.replication (use 3d for layers)");
+      BULKGNN_EXPECTS(is_square(ranks),
+                      "cluster_options.grid 2d needs a square number of ranks, got {}", ranks);
       return;
     case grid_kind::three_d:
       BULKGNN_EXPECTS(ranks % replication == 0 && is_square(ranks / replication),
-                      "--grid 3d: --replication {} (layers) must divide the {} ranks into square "
+                      "cluster_options.grid 3d: cluster_options.replication {} (layers) must "
+                      "divide the {} ranks into square "
                       "layers",
                       replication, ranks);
       return;
@@ -113,12 +121,14 @@ std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
 #ifdef BULKGNN_HAVE_COMBBLAS
       return detail::make_combblas_grid_rows(sampling, graph, partition);
 #else
-      throw option_error("--grid 2d is not available in this build (it needs CombBLAS)");
+      throw option_error(
+          "cluster_options.grid 2d is not available in this build (it needs CombBLAS)");
 #endif
     case grid_kind::three_d:
       return std::make_unique<layered_grid_shards>(sampling, graph, partition, replication);
   }
-  throw option_error("--grid " + grid_kind_name(kind) + " is not available in this build");
+  throw option_error("cluster_options.grid " + grid_kind_name(kind) +
+                     " is not available in this build");
 }
 
 }  // namespace bulkgnn::distributed

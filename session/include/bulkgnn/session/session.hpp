@@ -1,0 +1,94 @@
+#pragma once
+
+#include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/sampler/row_source.hpp"
+#include "bulkgnn/trainer/data_parallel.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+// The state of one run over this process's ranks, for every front end (the
+// CLI, a Python module): which rank this is, the layout of the graph and
+// features over the ranks, and what the sampler, loader and trainer need of
+// it. Front ends speak their own vocabulary (flags, keyword arguments);
+// errors here name the fields of layout_options.
+namespace bulkgnn::session {
+
+// How a run is laid out over MPI ranks (mpirun -np P ...).
+struct layout_options {
+  std::string grid = "replicated";  // replicated, 1.5d, 2d or 3d
+  int replication = 1;              // 1.5d: copies of each block row of A; 3d: 2D layers
+  int feature_replication = 1;      // copies of each feature row over the ranks
+  std::string partition = "block";  // block or metis
+};
+
+// A setting every rank must give alike: its name in the front end's
+// vocabulary and its value in a canonical text (equal values, equal texts).
+struct setting {
+  std::string name;
+  std::string value;
+};
+
+// The layout's fields as settings, named as layout_options names them.
+[[nodiscard]] std::vector<setting> layout_settings(const layout_options& layout);
+
+// This process's place among the ranks: rank 0 of 1 without MPI.
+[[nodiscard]] int world_rank();
+[[nodiscard]] int world_size();
+
+class run_session {
+ public:
+  // Collective over every rank. Before anything else checks that every rank
+  // opened the same dataset (by content) and gave the same layout and
+  // `shared` settings: collective_error on every rank naming each one that
+  // differs, and which ranks hold which value. option_error naming the
+  // layout_options field for a layout that needs MPI in a process that runs
+  // alone, or that the rank count cannot take.
+  run_session(const data::dataset& ds, const layout_options& layout, bool partition_features,
+              const std::vector<setting>& shared);
+  ~run_session();
+  run_session(const run_session&) = delete;
+  run_session& operator=(const run_session&) = delete;
+
+  // Whether this process is one of several ranks (else: alone, whole graph).
+  [[nodiscard]] bool distributed() const { return impl_ != nullptr; }
+  [[nodiscard]] int rank() const;
+  [[nodiscard]] int ranks() const;
+  // Where the sampler reads rows of A (nullptr: the dataset's graph here).
+  [[nodiscard]] sampler::row_source* rows();
+  // What a data-parallel trainer needs (nullptr: this process alone).
+  [[nodiscard]] trainer::data_parallel* data_parallel();
+  // {minibatch id, digest} pairs of every rank, gathered (collective).
+  [[nodiscard]] std::vector<std::pair<std::int64_t, std::uint64_t>> gather_digests(
+      const std::vector<std::pair<std::int64_t, std::uint64_t>>& mine);
+  // The sum of `value` over every rank (collective).
+  [[nodiscard]] std::int64_t sum_over_ranks(std::int64_t value);
+  // Layout (grid, partitions, edge cuts) and every rank's traffic per stage
+  // (collective); null for a process alone.
+  [[nodiscard]] nlohmann::json report();
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+// The traffic between successive reports (one epoch's, when fed the report
+// taken at the end of every epoch; the first call gives everything before it,
+// such as the cluster's setup): per stage, bytes sent and received summed over
+// the ranks and the slowest rank's seconds in MPI.
+class epoch_traffic {
+ public:
+  // {stage: {bytes_sent, bytes_received, seconds}} since the previous call;
+  // null for a null report (a run that is not distributed).
+  nlohmann::json since_previous(const nlohmann::json& report);
+
+ private:
+  nlohmann::json previous_by_rank_;
+};
+
+}  // namespace bulkgnn::session

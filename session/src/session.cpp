@@ -1,0 +1,210 @@
+#include "bulkgnn/session/session.hpp"
+
+#include "bulkgnn/core/error.hpp"
+
+#include <fmt/format.h>
+
+#if BULKGNN_HAVE_MPI
+#include "bulkgnn/comm/mpi_communicator.hpp"
+#include "bulkgnn/data/fingerprint.hpp"
+#include "bulkgnn/distributed/agreement.hpp"
+#include "bulkgnn/distributed/cluster.hpp"
+#include "bulkgnn/distributed/mpi_session.hpp"
+#endif
+
+#include <algorithm>
+
+namespace bulkgnn::session {
+namespace {
+
+// make_partition reads the name only when it partitions, which a run
+// without MPI never does.
+void require_partition_name(const std::string& name) {
+  if (name != "block" && name != "metis")
+    throw option_error(
+        fmt::format("layout_options.partition must be block or metis; got '{}'", name));
+}
+
+}  // namespace
+
+std::vector<setting> layout_settings(const layout_options& layout) {
+  return {{"layout_options.grid", layout.grid},
+          {"layout_options.replication", std::to_string(layout.replication)},
+          {"layout_options.feature_replication", std::to_string(layout.feature_replication)},
+          {"layout_options.partition", layout.partition}};
+}
+
+#if BULKGNN_HAVE_MPI
+
+int world_rank() {
+  if (!distributed::mpi_session::active()) return 0;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+int world_size() {
+  if (!distributed::mpi_session::active()) return 1;
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+struct run_session::impl {
+  impl(const data::dataset& ds, const distributed::cluster_options& options, bool features)
+      : cluster(ds, options, features),
+        parallel{.ranks = &cluster.gradients(),
+                 .rows = &cluster.rows(),
+                 .features = cluster.features(),
+                 .abort_all = [](const std::string& message) {
+                   distributed::mpi_session::abort_all(message);
+                 }} {}
+  distributed::cluster cluster;
+  trainer::data_parallel parallel;
+};
+
+namespace {
+
+distributed::cluster_options cluster_options_from(const layout_options& layout) {
+  return {.grid = distributed::parse_grid_kind(layout.grid),
+          .replication = layout.replication,
+          .feature_replication = layout.feature_replication,
+          .partition = layout.partition};
+}
+
+// The first collective of a run: ranks that disagree on anything below would
+// crash, hang or silently differ in the collectives that follow.
+void require_same_settings_on_every_rank(const data::dataset& ds, const layout_options& layout,
+                                         const std::vector<setting>& shared) {
+  std::vector<distributed::shared_setting> settings{{"DATA", data::content_fingerprint(ds)}};
+  for (const auto& s : layout_settings(layout)) settings.push_back({s.name, s.value});
+  for (const auto& s : shared) settings.push_back({s.name, s.value});
+  comm::traffic_log uncounted;
+  comm::mpi_communicator agreement(MPI_COMM_WORLD, "agreement", uncounted);
+  distributed::require_same_settings(agreement, settings);
+}
+
+}  // namespace
+
+run_session::run_session(const data::dataset& ds, const layout_options& layout,
+                         bool partition_features, const std::vector<setting>& shared) {
+  if (!distributed::mpi_session::active()) {
+    require_partition_name(layout.partition);
+    const auto options = cluster_options_from(layout);
+    distributed::validate_grid(options.grid, 1, options.replication);
+    BULKGNN_EXPECTS(
+        options.grid == distributed::grid_kind::replicated && layout.feature_replication == 1,
+        "layout_options.grid/layout_options.feature_replication lay a run out over MPI ranks: "
+        "start it with mpirun -np P");
+    return;
+  }
+  require_same_settings_on_every_rank(ds, layout, shared);
+  distributed::cluster_options options;
+  try {
+    require_partition_name(layout.partition);
+    options = cluster_options_from(layout);
+    distributed::validate(options, world_size());
+  } catch (const option_error& e) {
+    // Every rank has the same layout and rank count, so every rank throws
+    // this here: each can end normally.
+    throw distributed::collective_error(e.what());
+  }
+  impl_ = std::make_unique<impl>(ds, options, partition_features);
+}
+
+int run_session::rank() const { return impl_ ? world_rank() : 0; }
+int run_session::ranks() const { return impl_ ? world_size() : 1; }
+
+sampler::row_source* run_session::rows() { return impl_ ? &impl_->cluster.rows() : nullptr; }
+
+trainer::data_parallel* run_session::data_parallel() { return impl_ ? &impl_->parallel : nullptr; }
+
+std::vector<std::pair<std::int64_t, std::uint64_t>> run_session::gather_digests(
+    const std::vector<std::pair<std::int64_t, std::uint64_t>>& mine) {
+  if (!impl_) return mine;
+  std::vector<std::int64_t> ids;
+  std::vector<std::uint64_t> digests;
+  for (const auto& [id, digest] : mine) {
+    ids.push_back(id);
+    digests.push_back(digest);
+  }
+  auto& world = impl_->cluster.world();
+  const auto all_ids = world.all_gather_v(std::span<const std::int64_t>(ids));
+  const auto all_digests = world.all_gather_v(std::span<const std::uint64_t>(digests));
+  std::vector<std::pair<std::int64_t, std::uint64_t>> all;
+  for (std::size_t i = 0; i < all_ids.size(); ++i) all.emplace_back(all_ids[i], all_digests[i]);
+  return all;
+}
+
+std::int64_t run_session::sum_over_ranks(std::int64_t value) {
+  if (!impl_) return value;
+  return impl_->cluster.world().all_reduce(value, comm::reduce_op::sum);
+}
+
+nlohmann::json run_session::report() {
+  if (!impl_) return nullptr;
+  return {{"ranks", impl_->cluster.ranks()},
+          {"layout", impl_->cluster.layout()},
+          {"traffic_by_rank", impl_->cluster.traffic_by_rank()}};
+}
+
+run_session::~run_session() = default;
+
+#else
+
+int world_rank() { return 0; }
+int world_size() { return 1; }
+
+struct run_session::impl {};
+
+run_session::run_session(const data::dataset&, const layout_options& layout, bool,
+                         const std::vector<setting>&) {
+  require_partition_name(layout.partition);
+  BULKGNN_EXPECTS(
+      layout.grid == "replicated" && layout.replication == 1 && layout.feature_replication == 1,
+      "layout_options.grid/layout_options.replication/layout_options.feature_replication need "
+      "MPI, and this build has none");
+}
+run_session::~run_session() = default;
+int run_session::rank() const { return 0; }
+int run_session::ranks() const { return 1; }
+sampler::row_source* run_session::rows() { return nullptr; }
+trainer::data_parallel* run_session::data_parallel() { return nullptr; }
+std::vector<std::pair<std::int64_t, std::uint64_t>> run_session::gather_digests(
+    const std::vector<std::pair<std::int64_t, std::uint64_t>>& mine) {
+  return mine;
+}
+std::int64_t run_session::sum_over_ranks(std::int64_t value) { return value; }
+nlohmann::json run_session::report() { return nullptr; }
+
+#endif
+
+nlohmann::json epoch_traffic::since_previous(const nlohmann::json& report) {
+  if (report.is_null()) return nullptr;
+  const auto& by_rank = report.at("traffic_by_rank");
+  BULKGNN_EXPECTS(previous_by_rank_.is_null() || previous_by_rank_.size() == by_rank.size(),
+                  "epoch_traffic: {} ranks reported, {} before", by_rank.size(),
+                  previous_by_rank_.size());
+  nlohmann::json totals = nlohmann::json::object();
+  for (const char* stage : {"sampling", "features", "gradients"}) {
+    std::int64_t sent = 0, received = 0;
+    double seconds = 0;
+    for (std::size_t r = 0; r < by_rank.size(); ++r) {
+      const auto& now = by_rank[r].at(stage);
+      const auto before = [&](const char* field) -> nlohmann::json {
+        if (previous_by_rank_.is_null()) return 0;
+        return previous_by_rank_.at(r).at(stage).at(field);
+      };
+      sent += now.at("bytes_sent").get<std::int64_t>() - before("bytes_sent").get<std::int64_t>();
+      received += now.at("bytes_received").get<std::int64_t>() -
+                  before("bytes_received").get<std::int64_t>();
+      seconds =
+          std::max(seconds, now.at("seconds").get<double>() - before("seconds").get<double>());
+    }
+    totals[stage] = {{"bytes_sent", sent}, {"bytes_received", received}, {"seconds", seconds}};
+  }
+  previous_by_rank_ = by_rank;
+  return totals;
+}
+
+}  // namespace bulkgnn::session
