@@ -47,6 +47,11 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"cluster_options.replication", "--replication"},
     {"cluster_options.feature_replication", "--feature-replication"},
     {"cluster_options.partition", "--partition"},
+    {"sampler_options.kind", "--sampler"},
+    {"sampler_options.fanouts", "--fanouts"},
+    {"sampler_options.replacement", "--replace"},
+    {"sampler_options.weighted", "--weighted"},
+    {"train_options.normalize_features", "--normalize-features"},
 };
 
 }  // namespace

@@ -277,7 +277,9 @@ const split& dataset::find_split(const std::string& name) const {
 
 std::vector<vertex_t> dataset::training_vertices(const std::string& split_name) const {
   if (splits_.empty()) {
-    BULKGNN_EXPECTS(split_name.empty(), "--split {}: the dataset has no splits", split_name);
+    BULKGNN_EXPECTS(split_name.empty(),
+                    "training_vertices: split {} asked for, but the dataset has no splits",
+                    split_name);
     std::vector<vertex_t> all(static_cast<std::size_t>(num_nodes()));
     std::iota(all.begin(), all.end(), vertex_t{0});
     return all;

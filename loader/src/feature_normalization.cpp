@@ -14,7 +14,9 @@ namespace bulkgnn::loader {
 feature_normalization parse_feature_normalization(const std::string& name) {
   if (name == "none") return feature_normalization::none;
   if (name == "row") return feature_normalization::row;
-  throw option_error("--normalize-features must be none or row; got '" + name + "'");
+  throw option_error(
+      "parse_feature_normalization: train_options.normalize_features must be none or row; got '" +
+      name + "'");
 }
 
 std::string_view feature_normalization_name(feature_normalization kind) {

@@ -29,7 +29,9 @@ sampler_kind parse_sampler_kind(const std::string& name) {
   if (name == "sage" || name == "node-wise") return sampler_kind::node_wise;
   if (name == "ladies") return sampler_kind::ladies;
   if (name == "fastgcn") return sampler_kind::fastgcn;
-  throw option_error("--sampler must be one of sage, ladies, fastgcn; got '" + name + "'");
+  throw option_error(
+      "parse_sampler_kind: sampler_options.kind must be one of sage, ladies, fastgcn; got '" +
+      name + "'");
 }
 
 std::string sampler_kind_name(sampler_kind kind) {
@@ -56,20 +58,21 @@ gathered_rows wrap_fetched_rows(csr_matrix fetched) {
 }
 
 void validate(const sampler_options& options, bool graph_weighted) {
-  BULKGNN_EXPECTS(!options.fanouts.empty(), "--fanouts must list at least one hop");
+  BULKGNN_EXPECTS(!options.fanouts.empty(), "sampler_options.fanouts must list at least one hop");
   for (std::size_t h = 0; h < options.fanouts.size(); ++h)
     BULKGNN_EXPECTS(
         (options.fanouts[h] > 0 && options.fanouts[h] <= (1 << 24)) || options.fanouts[h] == -1,
-        "--fanouts: hop {} has fanout {}; use a count in [1, 2^24] or -1 for all", h,
+        "sampler_options.fanouts: hop {} has fanout {}; use a count in [1, 2^24] or -1 for all", h,
         options.fanouts[h]);
-  BULKGNN_EXPECTS(options.fanouts.size() < 0xFFFFu, "--fanouts: too many hops");
+  BULKGNN_EXPECTS(options.fanouts.size() < 0xFFFFu, "sampler_options.fanouts: too many hops");
   if (options.kind != sampler_kind::node_wise) {
     BULKGNN_EXPECTS(options.replacement == kernels::replacement::without,
-                    "--replace applies to node-wise sampling only");
-    BULKGNN_EXPECTS(!options.weighted, "--weighted applies to node-wise sampling only");
+                    "sampler_options.replacement applies to node-wise sampling only");
+    BULKGNN_EXPECTS(!options.weighted,
+                    "sampler_options.weighted applies to node-wise sampling only");
   }
   BULKGNN_EXPECTS(!options.weighted || graph_weighted,
-                  "--weighted needs edge weights, and this graph has none");
+                  "sampler_options.weighted needs edge weights, and this graph has none");
 }
 
 bulk_sampler::bulk_sampler(csr_view graph, sampler_options options, executor exec)
@@ -89,7 +92,8 @@ void bulk_sampler::initialise() {
   validate(options_, rows_.weighted());
   if (options_.kind == sampler_kind::fastgcn) {
     BULKGNN_EXPECTS(rows_.whole_graph() != nullptr,
-                    "--sampler fastgcn needs the whole graph in every process (--grid replicated)");
+                    "sampler_options.kind fastgcn needs the whole graph in every process "
+                    "(layout_options.grid replicated)");
     segmented_vertices everyone;
     everyone.vertices.resize(static_cast<std::size_t>(rows_.num_vertices()));
     std::iota(everyone.vertices.begin(), everyone.vertices.end(), 0);
