@@ -4,7 +4,6 @@
 #include "bulkgnn/core/rng.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/kernels/bias.hpp"
-#include "bulkgnn/kernels/spmm.hpp"
 
 #include <cmath>
 
@@ -127,7 +126,7 @@ dense_view<const float> gnn_model::forward(std::span<const aggregation_block> bl
   dense_view<const float> x = features;
   for (int l = 0; l < config_.layers; ++l) {
     auto& buffers = buffers_[l];
-    apply_layer(l, blocks[l].forward.view(), x, buffers.aggregated, buffers.output, &gemm_stats_);
+    apply_layer(l, blocks[l], x, buffers.aggregated, buffers.output, &gemm_stats_);
     if (l + 1 < config_.layers)
       kernels::relu_dropout(exec_, buffers.output.view(), config_.dropout, dropout, l);
     x = buffers.output.view();
@@ -135,11 +134,18 @@ dense_view<const float> gnn_model::forward(std::span<const aggregation_block> bl
   return x;
 }
 
-void gnn_model::apply_layer(int l, csr_view a, dense_view<const float> x, matrix& aggregated,
-                            matrix& out, gemm_stats* stats) const {
+aggregation& gnn_model::aggregator() const {
+  // Stateless, so one instance serves every model (and copies of a model).
+  static local_aggregation local;
+  return aggregation_ != nullptr ? *aggregation_ : local;
+}
+
+void gnn_model::apply_layer(int l, const aggregation_block& block, dense_view<const float> x,
+                            matrix& aggregated, matrix& out, gemm_stats* stats) const {
   const auto& slot = slots_[l];
+  const csr_view a = block.forward.view();
   aggregated.reshape(a.rows, x.cols);
-  kernels::spmm(exec_, a, x, aggregated.view());
+  aggregator().forward(exec_, l, block, x, aggregated.view());
   out.reshape(a.rows, slot.out);
   kernels::fill_rows_with_bias(
       exec_, std::span<const float>(parameters_).subspan(slot.bias, slot.out), out.view());
@@ -206,8 +212,7 @@ void gnn_model::propagate_to_input(int l, dense_view<const float> grad) {
   timed_gemm(gemm_op::plain, gemm_op::transposed, grad, weight(slot.w_neigh, slot.in, slot.out),
              0.0f, buffers.grad_aggregated.view(), &gemm_stats_);
   buffers.grad_input.reshape(block.forward.cols, slot.in);
-  kernels::spmm(exec_, block.backward.view(), buffers.grad_aggregated.view(),
-                buffers.grad_input.view());
+  aggregator().backward(exec_, l, block, buffers.grad_aggregated.view(), buffers.grad_input.view());
   if (is_sage(config_))
     timed_gemm(gemm_op::plain, gemm_op::transposed, grad, weight(slot.w_self, slot.in, slot.out),
                1.0f, first_rows(buffers.grad_input.view(), grad.rows), &gemm_stats_);
@@ -230,7 +235,7 @@ matrix gnn_model::forward_layer(int l, const aggregation_block& block,
                   l, a.cols, slots_[l].in, a.rows, a.cols, x.rows, x.cols);
   matrix aggregated;
   matrix out;
-  apply_layer(l, a.view(), x, aggregated, out, nullptr);
+  apply_layer(l, block, x, aggregated, out, nullptr);
   if (l + 1 < config_.layers) kernels::relu_dropout(exec_, out.view(), 0.0f, std::nullopt, l);
   return out;
 }

@@ -4,6 +4,7 @@
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/kernels/activation.hpp"
 #include "bulkgnn/kernels/gemm.hpp"
+#include "bulkgnn/trainer/aggregation.hpp"
 #include "bulkgnn/trainer/layers.hpp"
 #include "bulkgnn/trainer/matrix.hpp"
 
@@ -109,6 +110,11 @@ class gnn_model {
   // (nullptr stops), for benchmarks that replay the shapes.
   void set_gemm_log(std::vector<gemm_call>* log) { gemm_stats_.log = log; }
 
+  // The sparse step of every layer, forward and backward (a local sparse
+  // product unless a distributed scheme installs its own). `a` must outlive
+  // the model or the next call.
+  void set_aggregation(aggregation& a) { aggregation_ = &a; }
+
  private:
   // Where layer l's tensors sit in the flat vectors; w_self only for sage.
   // [W_neigh; W_self] is one contiguous 2·in × out matrix.
@@ -135,8 +141,9 @@ class gnn_model {
   void check_blocks(std::span<const aggregation_block> blocks, dense_view<const float> features,
                     bool training) const;
   // out = layer l applied to x through `a`, before the activation.
-  void apply_layer(int l, csr_view a, dense_view<const float> x, matrix& aggregated, matrix& out,
-                   gemm_stats* stats) const;
+  [[nodiscard]] aggregation& aggregator() const;
+  void apply_layer(int l, const aggregation_block& block, dense_view<const float> x,
+                   matrix& aggregated, matrix& out, gemm_stats* stats) const;
   // kernels::gemm, timed into *stats when it is given.
   void timed_gemm(kernels::gemm_op op_a, kernels::gemm_op op_b, dense_view<const float> a,
                   dense_view<const float> b, float beta, dense_view<float> c,
@@ -148,6 +155,7 @@ class gnn_model {
 
   model_config config_;
   executor exec_;
+  aggregation* aggregation_ = nullptr;  // nullptr: local_aggregation
   std::vector<parameter_tensor> tensors_;
   std::vector<layer_slots> slots_;
   std::vector<float> parameters_;
