@@ -6,7 +6,8 @@ find_package(CLI11 REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(ZLIB REQUIRED)
 
-# Dense GEMM of the trainer; Debian's libopenblas-dev provides cblas.h.
+# OpenBLAS, the yardstick that benchmarks/trainer/gemm_efficiency measures the
+# own GEMM against (the libraries do not link it); libopenblas-dev gives cblas.h.
 set(BLA_VENDOR OpenBLAS)
 find_package(BLAS REQUIRED)
 find_path(CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas REQUIRED)
