@@ -80,8 +80,7 @@ std::vector<std::int32_t> labels_of(const data::dataset& ds, std::span<const ver
   return labels;
 }
 
-std::optional<double> accuracy_of(const executor& exec,
-                                  dense_view<const float> logits_of_all,
+std::optional<double> accuracy_of(const executor& exec, dense_view<const float> logits_of_all,
                                   std::span<const vertex_t> vertices,
                                   std::span<const std::int32_t> labels) {
   if (vertices.empty()) return std::nullopt;
@@ -123,7 +122,8 @@ class run {
         model_(config_, o.sampling.seed, o.exec),
         optimizer_(model_.parameters().size(), o.optimizer, o.exec),
         normalizer_(normalizer_for(ds, o)),
-        loader_(source(), o.sampling, loading_for(o, o.loading), o.exec) {
+        sampler_(sampler_for(o)),
+        loader_(source(), *sampler_, loading_for(o, o.loading), o.exec) {
     // Training minibatches carry their own labels; this only rejects unlabelled seeds.
     std::ignore = labels_of(ds, split_.train, "train");
     result_.config = fingerprint_of(ds, o, config_, split_.name);
@@ -166,6 +166,13 @@ class run {
                                                               const train_options& o) {
     if (o.normalize_features == loader::feature_normalization::none) return std::nullopt;
     return loader::row_normalizer(ds.features());
+  }
+
+  // A sharded graph's rows come through the data-parallel row source.
+  std::unique_ptr<sampler::bulk_sampler> sampler_for(const train_options& o) const {
+    if (o.parallel != nullptr && o.parallel->rows != nullptr)
+      return std::make_unique<sampler::bulk_sampler>(*o.parallel->rows, o.sampling, o.exec);
+    return std::make_unique<sampler::bulk_sampler>(ds_.graph(), o.sampling, o.exec);
   }
 
   loader::graph_source source() const {
@@ -320,8 +327,8 @@ class run {
     if (!eval_loader_) {
       auto options = options_.loading;
       options.max_minibatches = 0;
-      eval_loader_.emplace(source(), options_.sampling, loading_for(options_, options),
-                           options_.exec);
+      eval_sampler_ = sampler_for(options_);
+      eval_loader_.emplace(source(), *eval_sampler_, loading_for(options_, options), options_.exec);
     }
     auto stream = eval_loader_->epoch(vertices, static_cast<std::uint32_t>(key_epoch));
     double counts[2] = {0, 0};  // correct, seen
@@ -412,7 +419,9 @@ class run {
   gnn_model model_;
   adam optimizer_;
   std::optional<loader::row_normalizer> normalizer_;  // before the loaders, which use it
+  std::unique_ptr<sampler::bulk_sampler> sampler_;    // before the loaders, likewise
   loader::minibatch_loader loader_;
+  std::unique_ptr<sampler::bulk_sampler> eval_sampler_;
   std::optional<loader::minibatch_loader> eval_loader_;
   std::optional<aggregation_block> full_block_;
   nlohmann::json history_ = nlohmann::json::array();
