@@ -363,6 +363,34 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
 
 minibatch_loader::~minibatch_loader() = default;
 
+void minibatch_loader::start_epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) {
+  current_.reset();
+  current_ = std::make_unique<epoch_stream>(this->epoch(seeds, epoch));
+}
+
+namespace {
+
+void check_started(const epoch_stream* stream, const char* call) {
+  BULKGNN_EXPECTS(stream != nullptr, "minibatch_loader::{}: call start_epoch first", call);
+}
+
+}  // namespace
+
+std::optional<ready_minibatch> minibatch_loader::next() {
+  check_started(current_.get(), "next");
+  return current_->next();
+}
+
+std::int64_t minibatch_loader::num_minibatches() const {
+  check_started(current_.get(), "num_minibatches");
+  return current_->num_minibatches();
+}
+
+epoch_report minibatch_loader::report() const {
+  check_started(current_.get(), "report");
+  return current_->report();
+}
+
 epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) & {
   BULKGNN_EXPECTS(!stream_alive_, "minibatch_loader: finish or destroy the previous epoch first");
   const std::int64_t n = source_.rows ? source_.rows->num_vertices() : source_.graph.rows;

@@ -109,6 +109,77 @@ bool same_on_every_rank(comm::communicator& ranks, std::uint64_t value) {
   return std::ranges::all_of(all, [&](std::uint64_t v) { return v == value; });
 }
 
+// The loaders train() builds when the caller brings no minibatch source:
+// the multistage loader over the dataset, data-parallel ranks each loading
+// their slice of every minibatch.
+class own_loaders {
+ public:
+  own_loaders(const data::dataset& ds, const train_options& o,
+              const loader::row_normalizer* normalizer)
+      : ds_(ds),
+        options_(o),
+        normalizer_(normalizer),
+        sampler_(sampler_for(ds, o)),
+        loader_(source(), *sampler_, loading_for(o, o.loading), o.exec) {}
+
+  [[nodiscard]] minibatch_sources sources() {
+    return {.train = loader_,
+            .make_eval = [this]() -> loader::minibatch_source& { return eval_loader(); },
+            .sampler = &*sampler_};
+  }
+
+ private:
+  // Every valid/test vertex, whatever --max-minibatches limits training to.
+  loader::minibatch_source& eval_loader() {
+    if (!eval_loader_) {
+      auto options = options_.loading;
+      options.max_minibatches = 0;
+      eval_sampler_ = sampler_for(ds_, options_);
+      eval_loader_.emplace(source(), *eval_sampler_, loading_for(options_, options), options_.exec);
+    }
+    return *eval_loader_;
+  }
+
+  // A sharded graph's rows come through the data-parallel row source.
+  static std::unique_ptr<sampler::bulk_sampler> sampler_for(const data::dataset& ds,
+                                                            const train_options& o) {
+    if (o.parallel != nullptr && o.parallel->rows != nullptr)
+      return std::make_unique<sampler::bulk_sampler>(*o.parallel->rows, o.sampling, o.exec);
+    return std::make_unique<sampler::bulk_sampler>(ds.graph(), o.sampling, o.exec);
+  }
+
+  loader::graph_source source() const {
+    if (options_.parallel == nullptr)
+      return {.graph = ds_.graph(),
+              .features = ds_.features(),
+              .labels = ds_.labels(),
+              .normalizer = normalizer_};
+    auto* remote = options_.parallel->features;
+    return {.graph = ds_.graph(),
+            .features = remote ? dense_view<const float>{} : ds_.features(),
+            .labels = ds_.labels(),
+            .rows = options_.parallel->rows,
+            .remote_features = remote,
+            .normalizer = normalizer_};
+  }
+
+  static loader::loader_options loading_for(const train_options& o, loader::loader_options l) {
+    if (o.parallel == nullptr) return l;
+    l.slice = o.parallel->ranks->rank();
+    l.slices = o.parallel->ranks->size();
+    l.on_failure = o.parallel->abort_all;
+    return l;
+  }
+
+  const data::dataset& ds_;
+  const train_options& options_;
+  const loader::row_normalizer* normalizer_;
+  std::unique_ptr<sampler::bulk_sampler> sampler_;
+  loader::minibatch_loader loader_;
+  std::unique_ptr<sampler::bulk_sampler> eval_sampler_;
+  std::optional<loader::minibatch_loader> eval_loader_;
+};
+
 // The state of one run: dataset views, model, optimiser, loaders.
 class run {
  public:
@@ -121,21 +192,24 @@ class run {
         test_labels_(labels_of(ds, split_.test, "test")),
         model_(config_, o.sampling.seed, o.exec),
         optimizer_(model_.parameters().size(), o.optimizer, o.exec),
-        normalizer_(normalizer_for(ds, o)),
-        sampler_(sampler_for(o)),
-        loader_(source(), *sampler_, loading_for(o, o.loading), o.exec) {
+        normalizer_(normalizer_for(ds, o)) {
     // Training minibatches carry their own labels; this only rejects unlabelled seeds.
     std::ignore = labels_of(ds, split_.train, "train");
     result_.config = fingerprint_of(ds, o, config_, split_.name);
-    if (!o.checkpoint_dir.empty() && !o.resume &&
-        std::filesystem::exists(checkpoint_path(o.checkpoint_dir)))
+  }
+
+  [[nodiscard]] const loader::row_normalizer* normalizer() const {
+    return normalizer_ ? &*normalizer_ : nullptr;
+  }
+
+  train_result execute(const minibatch_sources& sources, const epoch_callback& on_epoch) {
+    sources_ = &sources;
+    if (!options_.checkpoint_dir.empty() && !options_.resume &&
+        std::filesystem::exists(checkpoint_path(options_.checkpoint_dir)))
       throw option_error(fmt::format(
           "--checkpoint-dir: {} already holds a checkpoint; pass --resume to continue it, or "
           "remove it to start afresh",
-          checkpoint_path(o.checkpoint_dir).string()));
-  }
-
-  train_result execute(const epoch_callback& on_epoch) {
+          checkpoint_path(options_.checkpoint_dir).string()));
     std::int64_t first_epoch = 0;
     if (options_.resume) first_epoch = restore();
     for (std::int64_t epoch = first_epoch; epoch < options_.epochs; ++epoch) {
@@ -168,41 +242,14 @@ class run {
     return loader::row_normalizer(ds.features());
   }
 
-  // A sharded graph's rows come through the data-parallel row source.
-  std::unique_ptr<sampler::bulk_sampler> sampler_for(const train_options& o) const {
-    if (o.parallel != nullptr && o.parallel->rows != nullptr)
-      return std::make_unique<sampler::bulk_sampler>(*o.parallel->rows, o.sampling, o.exec);
-    return std::make_unique<sampler::bulk_sampler>(ds_.graph(), o.sampling, o.exec);
-  }
-
-  loader::graph_source source() const {
-    const auto* normalizer = normalizer_ ? &*normalizer_ : nullptr;
-    if (options_.parallel == nullptr)
-      return {.graph = ds_.graph(),
-              .features = ds_.features(),
-              .labels = ds_.labels(),
-              .normalizer = normalizer};
-    auto* remote = options_.parallel->features;
-    return {.graph = ds_.graph(),
-            .features = remote ? dense_view<const float>{} : ds_.features(),
-            .labels = ds_.labels(),
-            .rows = options_.parallel->rows,
-            .remote_features = remote,
-            .normalizer = normalizer};
-  }
-
-  // Data-parallel ranks each load their slice of every minibatch.
-  static loader::loader_options loading_for(const train_options& o, loader::loader_options l) {
-    if (o.parallel == nullptr) return l;
-    l.slice = o.parallel->ranks->rank();
-    l.slices = o.parallel->ranks->size();
-    l.on_failure = o.parallel->abort_all;
-    return l;
-  }
-
   // Seeds of minibatch `index` of an epoch over `seeds` vertices.
   std::int64_t minibatch_seeds(std::int64_t seeds, std::int64_t index) const {
     return std::min(options_.loading.batch_size, seeds - index * options_.loading.batch_size);
+  }
+
+  std::map<std::string, double> sampler_times() const {
+    if (sources_->sampler == nullptr) return {};
+    return sources_->sampler->times().all();
   }
 
   bool is_rank_zero() const {
@@ -229,8 +276,9 @@ class run {
     reset_peak_resident_bytes();
     const gemm_stats gemm_before = model_.gemm();
     // Read before the stages start: the sample stage adds to these times.
-    const auto sampler_before = loader_.sampler().times().all();
-    auto stream = loader_.epoch(split_.train, epoch);
+    const auto sampler_before = sampler_times();
+    auto& stream = sources_->train;
+    stream.start_epoch(split_.train, epoch);
     progress bar(fmt::format("epoch {}/{}", epoch + 1, options_.epochs), stream.num_minibatches(),
                  " minibatches", options_.quiet);
 
@@ -283,7 +331,7 @@ class run {
     r.train_acc = metrics[2] > 0 ? metrics[1] / metrics[2] : 0;
     r.pipeline = stream.report();
     r.seconds = r.pipeline.seconds;
-    for (const auto& [stage, seconds] : loader_.sampler().times().all()) {
+    for (const auto& [stage, seconds] : sampler_times()) {
       const auto before = sampler_before.find(stage);
       r.sampler_stages[stage] = seconds - (before == sampler_before.end() ? 0 : before->second);
     }
@@ -324,13 +372,9 @@ class run {
   std::optional<double> sampled_accuracy(std::span<const vertex_t> vertices,
                                          std::int64_t key_epoch) {
     if (vertices.empty()) return std::nullopt;
-    if (!eval_loader_) {
-      auto options = options_.loading;
-      options.max_minibatches = 0;
-      eval_sampler_ = sampler_for(options_);
-      eval_loader_.emplace(source(), *eval_sampler_, loading_for(options_, options), options_.exec);
-    }
-    auto stream = eval_loader_->epoch(vertices, static_cast<std::uint32_t>(key_epoch));
+    if (!eval_source_) eval_source_ = &sources_->make_eval();
+    auto& stream = *eval_source_;
+    stream.start_epoch(vertices, static_cast<std::uint32_t>(key_epoch));
     double counts[2] = {0, 0};  // correct, seen
     while (auto mb = stream.next()) {
       if (mb->batch.seeds.empty()) continue;
@@ -418,11 +462,9 @@ class run {
   std::vector<std::int32_t> test_labels_;
   gnn_model model_;
   adam optimizer_;
-  std::optional<loader::row_normalizer> normalizer_;  // before the loaders, which use it
-  std::unique_ptr<sampler::bulk_sampler> sampler_;    // before the loaders, likewise
-  loader::minibatch_loader loader_;
-  std::unique_ptr<sampler::bulk_sampler> eval_sampler_;
-  std::optional<loader::minibatch_loader> eval_loader_;
+  std::optional<loader::row_normalizer> normalizer_;
+  const minibatch_sources* sources_ = nullptr;
+  loader::minibatch_source* eval_source_ = nullptr;
   std::optional<aggregation_block> full_block_;
   nlohmann::json history_ = nlohmann::json::array();
   train_result result_;
@@ -471,7 +513,18 @@ train_result train(const data::dataset& ds, const train_options& options,
                    const epoch_callback& on_epoch) {
   validate(options);
   run r(ds, options);
-  return r.execute(on_epoch);
+  own_loaders loaders(ds, options, r.normalizer());
+  return r.execute(loaders.sources(), on_epoch);
+}
+
+train_result train(const data::dataset& ds, const train_options& options,
+                   const minibatch_sources& sources, const epoch_callback& on_epoch) {
+  validate(options);
+  BULKGNN_EXPECTS(
+      options.eval != evaluation::sampled || options.eval_every == 0 || sources.make_eval,
+      "trainer::train: sampled evaluation needs minibatch_sources.make_eval");
+  run r(ds, options);
+  return r.execute(sources, on_epoch);
 }
 
 }  // namespace bulkgnn::trainer

@@ -86,6 +86,22 @@ struct epoch_report {
 
 class epoch_stream;
 
+// Where a trainer takes its minibatches from, one pass at a time: the
+// loader below, or a device pipeline or a Python iterable behind the same
+// calls.
+class minibatch_source {
+ public:
+  virtual ~minibatch_source() = default;
+  // Starts a pass over `seeds` as epoch `epoch` (which keys its shuffle and
+  // draws), ending the pass before.
+  virtual void start_epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) = 0;
+  // The pass's next minibatch, or nullopt at its end.
+  [[nodiscard]] virtual std::optional<ready_minibatch> next() = 0;
+  // Of the current pass.
+  [[nodiscard]] virtual std::int64_t num_minibatches() const = 0;
+  [[nodiscard]] virtual epoch_report report() const = 0;
+};
+
 // The multistage producer–consumer pipeline that feeds a trainer:
 //
 //   shuffle → [requests] → sample (bulk) → [bulks] → gather → [ready]
@@ -103,14 +119,14 @@ class epoch_stream;
 //   minibatch_loader loader(source, sampler, loader_options);
 //   auto stream = loader.epoch(train_vertices, epoch);
 //   while (auto mb = stream.next()) use(mb->batch, mb->input_features());
-class minibatch_loader {
+class minibatch_loader final : public minibatch_source {
  public:
   // `sampler` draws every minibatch (its seed keys the shuffle) and must
   // outlive the loader; it reads the graph through its own row source, so
   // it must sample the same graph as `source` describes.
   minibatch_loader(graph_source source, sampler::bulk_sampler& sampler, loader_options options,
                    executor exec = {});
-  ~minibatch_loader();
+  ~minibatch_loader() override;
   minibatch_loader(const minibatch_loader&) = delete;
   minibatch_loader& operator=(const minibatch_loader&) = delete;
 
@@ -119,6 +135,12 @@ class minibatch_loader {
   // stages use its buffers), hence no streams from temporary loaders.
   [[nodiscard]] epoch_stream epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) &;
   epoch_stream epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) && = delete;
+
+  // The minibatch_source calls, over a stream the loader keeps.
+  void start_epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) override;
+  [[nodiscard]] std::optional<ready_minibatch> next() override;
+  [[nodiscard]] std::int64_t num_minibatches() const override;
+  [[nodiscard]] epoch_report report() const override;
 
   [[nodiscard]] const loader_options& options() const { return options_; }
   [[nodiscard]] const sampler::bulk_sampler& sampler() const { return sampler_; }
@@ -130,6 +152,7 @@ class minibatch_loader {
   sampler::bulk_sampler& sampler_;
   buffer_pool<float> feature_buffers_;
   bool stream_alive_ = false;
+  std::unique_ptr<epoch_stream> current_;  // last: it stops before the rest goes
   friend class epoch_stream;
 };
 
