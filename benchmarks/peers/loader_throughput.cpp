@@ -17,6 +17,7 @@
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/loader/loader.hpp"
+#include "bulkgnn/sampler/bulk_sampler.hpp"
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -58,9 +59,10 @@ int run_benchmark(int argc, char** argv) {
   const thread_limit limit(threads);
   const auto ds = data::dataset::open(data);
   const auto seeds = ds.training_vertices(split);
+  sampler::bulk_sampler sampler(ds.graph(),
+                                {.fanouts = parse_int_list(fanouts, "--fanouts"), .seed = seed});
   loader::minibatch_loader loader(
-      {ds.graph(), ds.features(), ds.labels()},
-      {.fanouts = parse_int_list(fanouts, "--fanouts"), .seed = seed},
+      {ds.graph(), ds.features(), ds.labels()}, sampler,
       {.batch_size = batch_size, .bulk = bulk, .max_minibatches = max_minibatches});
 
   std::int64_t minibatches = 0;

@@ -16,6 +16,7 @@
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/kernels/gemm.hpp"
 #include "bulkgnn/loader/loader.hpp"
+#include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/trainer/layers.hpp"
 #include "bulkgnn/trainer/model.hpp"
 
@@ -153,8 +154,8 @@ int main(int argc, char** argv) {
   openblas_set_num_threads(1);
   const auto ds = data::dataset::open(data);
   const auto fanout_list = parse_int_list(fanouts, "--fanouts");
-  loader::minibatch_loader loader({ds.graph(), ds.features(), ds.labels()},
-                                  {.fanouts = fanout_list, .seed = 0},
+  sampler::bulk_sampler sampler(ds.graph(), {.fanouts = fanout_list, .seed = 0});
+  loader::minibatch_loader loader({ds.graph(), ds.features(), ds.labels()}, sampler,
                                   {.batch_size = batch_size, .max_minibatches = minibatches + 1});
   trainer::gnn_model model({.in_features = ds.features().cols,
                             .hidden = hidden,

@@ -55,12 +55,6 @@ double epoch_report::overlap_ratio() const {
 
 namespace {
 
-struct bulk_request {
-  std::shared_ptr<const sampler::epoch_plan> plan;
-  std::int64_t first = 0;
-  std::int64_t count = 0;
-};
-
 std::string describe(const std::exception_ptr& failure) {
   try {
     std::rethrow_exception(failure);
@@ -71,33 +65,167 @@ std::string describe(const std::exception_ptr& failure) {
   }
 }
 
-enum stage_index { shuffle_stage, sample_stage, gather_stage, consume_stage, stage_count };
+// Cuts the epoch's shuffled seeds into bulk requests.
+class shuffle_stage final : public stage {
+ public:
+  shuffle_stage(const loader_options& options, std::uint32_t sampler_seed)
+      : options_(options), sampler_seed_(sampler_seed) {}
+
+  [[nodiscard]] std::string name() const override { return "shuffle"; }
+
+  bool process(stage_item item, stage_context& context) override {
+    const auto& start = std::get<epoch_start>(item);
+    const stopwatch busy;
+    auto plan = std::make_shared<const sampler::epoch_plan>(start.seeds, options_.batch_size,
+                                                            sampler_seed_, start.epoch);
+    context.add_busy(busy.seconds());
+    for (std::int64_t first = 0; first < start.minibatches; first += options_.bulk) {
+      if (!context.emit(
+              bulk_request{plan, first, std::min(options_.bulk, start.minibatches - first)}))
+        return false;
+    }
+    return true;
+  }
+
+ private:
+  const loader_options& options_;
+  std::uint32_t sampler_seed_;
+};
+
+// Samples one bulk of whole minibatches, or this loader's slices of them:
+// node-wise samples of a slice are exactly its part of the whole sample;
+// layer-wise ones depend on every seed, so those are sampled whole and cut
+// at gather.
+class sample_stage final : public stage {
+ public:
+  sample_stage(const loader_options& options, sampler::bulk_sampler& sampler)
+      : options_(options), sampler_(sampler) {}
+
+  [[nodiscard]] std::string name() const override { return "sample"; }
+
+  bool process(stage_item item, stage_context& context) override {
+    const stopwatch busy;
+    auto bulk = std::make_shared<sampler::bulk_sample>(sample(std::get<bulk_request>(item)));
+    context.add_busy(busy.seconds());
+    return context.emit(std::move(bulk));
+  }
+
+ private:
+  sampler::bulk_sample sample(const bulk_request& request) {
+    if (options_.slices == 1 || sampler_.options().kind != sampler::sampler_kind::node_wise)
+      return sampler_.sample(*request.plan, request.first, request.count);
+    segmented_vertices seeds;
+    std::vector<std::int64_t> ids;
+    for (std::int64_t j = request.first; j < request.first + request.count; ++j) {
+      const auto all = request.plan->seeds(j);
+      const auto [begin, end] =
+          slice_range(static_cast<std::int64_t>(all.size()), options_.slice, options_.slices);
+      seeds.push_segment(all.subspan(begin, end - begin));
+      ids.push_back(j);
+    }
+    return sampler_.sample(request.plan->epoch(), std::move(seeds), ids);
+  }
+
+  const loader_options& options_;
+  sampler::bulk_sampler& sampler_;
+};
+
+// Extracts each minibatch of a bulk and gathers (or fetches) and normalises
+// the features of its input vertices into a pooled buffer.
+class gather_stage final : public stage {
+ public:
+  gather_stage(const graph_source& source, const loader_options& options, bool cut_at_gather,
+               buffer_pool<float>& buffers, executor exec)
+      : source_(source),
+        options_(options),
+        cut_at_gather_(cut_at_gather),
+        buffers_(buffers),
+        exec_(exec) {}
+
+  [[nodiscard]] std::string name() const override { return "gather"; }
+
+  bool process(stage_item item, stage_context& context) override {
+    const auto& bulk = *std::get<std::shared_ptr<sampler::bulk_sample>>(item);
+    for (std::int64_t j = 0; j < bulk.count(); ++j) {
+      const stopwatch busy;
+      auto mb = gather(bulk, j);
+      context.add_busy(busy.seconds());
+      if (!context.emit(std::move(mb))) return false;
+    }
+    return true;
+  }
+
+ private:
+  ready_minibatch gather(const sampler::bulk_sample& bulk, std::int64_t j) {
+    ready_minibatch mb;
+    mb.batch = bulk.extract(j, source_.labels);
+    if (cut_at_gather_) {
+      const auto [begin, end] = slice_range(static_cast<std::int64_t>(mb.batch.seeds.size()),
+                                            options_.slice, options_.slices);
+      mb.batch = sampler::restrict_to_seeds(mb.batch, begin, end);
+    }
+    const auto rows = static_cast<std::int64_t>(mb.batch.input_nodes.size());
+    if (source_.remote_features != nullptr) {
+      mb.feature_columns = source_.remote_features->columns();
+      mb.features = buffers_.take(input_entries(mb));
+      source_.remote_features->fetch(mb.batch.input_nodes,
+                                     {rows, mb.feature_columns, mb.features.span()});
+    } else if (!source_.features.empty()) {
+      mb.feature_columns = source_.features.cols;
+      mb.features = buffers_.take(input_entries(mb));
+      kernels::gather_dense_rows(exec_, source_.features, mb.batch.input_nodes,
+                                 {rows, mb.feature_columns, mb.features.span()});
+    }
+    if (source_.normalizer != nullptr && mb.feature_columns > 0)
+      source_.normalizer->apply(mb.batch.input_nodes,
+                                {rows, mb.feature_columns, mb.features.span()});
+    return mb;
+  }
+
+  const graph_source& source_;
+  const loader_options& options_;
+  bool cut_at_gather_;
+  buffer_pool<float>& buffers_;
+  executor exec_;
+};
+
+// A stage with the capacity of the queue it feeds.
+struct placed_stage {
+  std::unique_ptr<stage> step;
+  std::size_t output_capacity = 0;
+};
 
 }  // namespace
 
+// Runs a list of stages, each on its own thread, joined by bounded queues;
+// the last queue feeds next(). queues[s] is stage s's input, queues[s + 1]
+// its output; reports[s] is stage s's, the last one the consumer's.
 struct epoch_stream::pipeline {
-  pipeline(minibatch_loader& owner, std::span<const vertex_t> seeds, std::uint32_t epoch)
+  using queue = detail::bounded_queue<stage_item>;
+
+  pipeline(minibatch_loader& owner, std::vector<placed_stage> placed,
+           std::span<const vertex_t> epoch_seeds, std::uint32_t epoch, std::int64_t minibatches)
       : loader(owner),
-        seeds(seeds.begin(), seeds.end()),
-        epoch(epoch),
-        requests(static_cast<std::size_t>(owner.options_.bulk_queue)),
-        bulks(static_cast<std::size_t>(owner.options_.bulk_queue)),
-        ready(static_cast<std::size_t>(owner.options_.ready_queue)) {
-    const auto& o = owner.options_;
-    count = seeds.empty()
-                ? 0
-                : sampler::minibatch_count(static_cast<std::int64_t>(seeds.size()), o.batch_size);
-    if (o.max_minibatches > 0) count = std::min(count, o.max_minibatches);
-    const char* names[stage_count] = {"shuffle", "sample", "gather", "consume"};
-    for (int s = 0; s < stage_count; ++s) reports[s].name = names[s];
+        seeds(epoch_seeds.begin(), epoch_seeds.end()),
+        count(minibatches),
+        reports(placed.size() + 1) {
+    queues.push_back(std::make_unique<queue>(1));
+    for (auto& p : placed) {
+      reports[stages.size()].name = p.step->name();
+      stages.push_back(std::move(p.step));
+      queues.push_back(std::make_unique<queue>(p.output_capacity));
+    }
+    reports.back().name = "consume";
+    double never_waits = 0;
+    queues.front()->push(epoch_start{seeds, epoch, count}, never_waits);
+    queues.front()->close();
   }
 
   ~pipeline() { stop(); }
 
   void start() {
-    threads.emplace_back([this] { run_stage([this] { shuffle(); }); });
-    threads.emplace_back([this] { run_stage([this] { sample(); }); });
-    threads.emplace_back([this] { run_stage([this] { gather(); }); });
+    for (std::size_t s = 0; s < stages.size(); ++s)
+      threads.emplace_back([this, s] { run_stage(s); });
   }
 
   void stop() {
@@ -108,17 +236,29 @@ struct epoch_stream::pipeline {
   }
 
   void cancel_all() {
-    requests.cancel();
-    bulks.cancel();
-    ready.cancel();
+    for (auto& q : queues) q->cancel();
   }
 
-  // Runs one stage's loop; its first failure stops every stage and is
+  // The context stage s sees: emits go to its output queue.
+  class context final : public stage_context {
+   public:
+    context(pipeline& p, std::size_t s) : p_(p), s_(s) {}
+    bool emit(stage_item item) override { return p_.push(*p_.queues[s_ + 1], std::move(item), s_); }
+    void add_busy(double seconds, std::int64_t items) override { p_.add_busy(s_, seconds, items); }
+
+   private:
+    pipeline& p_;
+    std::size_t s_;
+  };
+
+  // Feeds stage s its input; its first failure stops every stage and is
   // rethrown to the consumer.
-  template <class Body>
-  void run_stage(Body&& body) {
+  void run_stage(std::size_t s) {
     try {
-      body();
+      context ctx(*this, s);
+      while (auto item = pop(*queues[s], s))
+        if (!stages[s]->process(std::move(*item), ctx)) return;
+      queues[s + 1]->close();
     } catch (...) {
       if (loader.options_.on_failure)
         loader.options_.on_failure(describe(std::current_exception()));
@@ -130,110 +270,27 @@ struct epoch_stream::pipeline {
     }
   }
 
-  void add_busy(int stage, double seconds, std::int64_t items = 1) {
+  void add_busy(std::size_t stage, double seconds, std::int64_t items = 1) {
     const std::lock_guard lock(mutex);
     reports[stage].busy_seconds += seconds;
     reports[stage].items += items;
   }
 
   // Queue operations that charge their waiting time to a stage.
-  template <class T>
-  std::optional<T> pop(detail::bounded_queue<T>& queue, int stage) {
+  std::optional<stage_item> pop(queue& q, std::size_t stage) {
     double waited = 0;
-    auto item = queue.pop(waited);
+    auto item = q.pop(waited);
     const std::lock_guard lock(mutex);
     reports[stage].input_wait_seconds += waited;
     return item;
   }
 
-  template <class T>
-  bool push(detail::bounded_queue<T>& queue, T item, int stage) {
+  bool push(queue& q, stage_item item, std::size_t stage) {
     double waited = 0;
-    const bool pushed = queue.push(std::move(item), waited);
+    const bool pushed = q.push(std::move(item), waited);
     const std::lock_guard lock(mutex);
     reports[stage].output_wait_seconds += waited;
     return pushed;
-  }
-
-  void shuffle() {
-    const auto& o = loader.options_;
-    const stopwatch busy;
-    auto plan = std::make_shared<const sampler::epoch_plan>(seeds, o.batch_size,
-                                                            loader.sampler_.options().seed, epoch);
-    add_busy(shuffle_stage, busy.seconds());
-    for (std::int64_t first = 0; first < count; first += o.bulk) {
-      if (!push(requests, bulk_request{plan, first, std::min(o.bulk, count - first)},
-                shuffle_stage))
-        return;
-    }
-    requests.close();
-  }
-
-  // Whole minibatches, or this loader's slices of them: node-wise samples
-  // of a slice are exactly its part of the whole sample; layer-wise ones
-  // depend on every seed, so those are sampled whole and cut at gather.
-  sampler::bulk_sample sample_bulk(const bulk_request& request) {
-    const auto& o = loader.options_;
-    if (o.slices == 1 || loader.sampler_.options().kind != sampler::sampler_kind::node_wise)
-      return loader.sampler_.sample(*request.plan, request.first, request.count);
-    segmented_vertices seeds;
-    std::vector<std::int64_t> ids;
-    for (std::int64_t j = request.first; j < request.first + request.count; ++j) {
-      const auto all = request.plan->seeds(j);
-      const auto [begin, end] =
-          slice_range(static_cast<std::int64_t>(all.size()), o.slice, o.slices);
-      seeds.push_segment(all.subspan(begin, end - begin));
-      ids.push_back(j);
-    }
-    return loader.sampler_.sample(request.plan->epoch(), std::move(seeds), ids);
-  }
-
-  void sample() {
-    while (auto request = pop(requests, sample_stage)) {
-      const stopwatch busy;
-      auto bulk = std::make_shared<sampler::bulk_sample>(sample_bulk(*request));
-      add_busy(sample_stage, busy.seconds());
-      if (!push(bulks, std::move(bulk), sample_stage)) return;
-    }
-    bulks.close();
-  }
-
-  void gather() {
-    const auto& source = loader.source_;
-    const bool cut_at_gather = loader.options_.slices > 1 &&
-                               loader.sampler_.options().kind != sampler::sampler_kind::node_wise;
-    while (auto bulk = pop(bulks, gather_stage)) {
-      for (std::int64_t j = 0; j < (*bulk)->count(); ++j) {
-        const stopwatch busy;
-        ready_minibatch mb;
-        mb.batch = (*bulk)->extract(j, source.labels);
-        if (cut_at_gather) {
-          const auto [begin, end] = slice_range(static_cast<std::int64_t>(mb.batch.seeds.size()),
-                                                loader.options_.slice, loader.options_.slices);
-          mb.batch = sampler::restrict_to_seeds(mb.batch, begin, end);
-        }
-        if (source.remote_features != nullptr) {
-          mb.feature_columns = source.remote_features->columns();
-          mb.features = loader.feature_buffers_.take(input_entries(mb));
-          source.remote_features->fetch(mb.batch.input_nodes,
-                                        {static_cast<std::int64_t>(mb.batch.input_nodes.size()),
-                                         mb.feature_columns, mb.features.span()});
-        } else if (!source.features.empty()) {
-          mb.feature_columns = source.features.cols;
-          mb.features = loader.feature_buffers_.take(input_entries(mb));
-          kernels::gather_dense_rows(loader.exec_, source.features, mb.batch.input_nodes,
-                                     {static_cast<std::int64_t>(mb.batch.input_nodes.size()),
-                                      mb.feature_columns, mb.features.span()});
-        }
-        if (source.normalizer != nullptr && mb.feature_columns > 0)
-          source.normalizer->apply(mb.batch.input_nodes,
-                                   {static_cast<std::int64_t>(mb.batch.input_nodes.size()),
-                                    mb.feature_columns, mb.features.span()});
-        add_busy(gather_stage, busy.seconds());
-        if (!push(ready, std::move(mb), gather_stage)) return;
-      }
-    }
-    ready.close();
   }
 
   std::optional<ready_minibatch> next() {
@@ -241,11 +298,14 @@ struct epoch_stream::pipeline {
       if (failure) std::rethrow_exception(failure);
       return std::nullopt;
     }
-    if (handed_out > 0) add_busy(consume_stage, since_handout.seconds(), 0);
-    auto mb = pop(ready, consume_stage);
-    if (mb) {
+    const std::size_t consumer = stages.size();
+    if (handed_out > 0) add_busy(consumer, since_handout.seconds(), 0);
+    auto item = pop(*queues.back(), consumer);
+    std::optional<ready_minibatch> mb;
+    if (item) {
+      mb = std::get<ready_minibatch>(std::move(*item));
       ++handed_out;
-      add_busy(consume_stage, 0);
+      add_busy(consumer, 0);
     } else {
       finish();
     }
@@ -264,15 +324,13 @@ struct epoch_stream::pipeline {
   }
 
   minibatch_loader& loader;
-  std::vector<vertex_t> seeds;
-  std::uint32_t epoch;
+  std::vector<vertex_t> seeds;  // the caller's may go before the shuffle stage reads them
   std::int64_t count = 0;
-  detail::bounded_queue<bulk_request> requests;
-  detail::bounded_queue<std::shared_ptr<sampler::bulk_sample>> bulks;
-  detail::bounded_queue<ready_minibatch> ready;
+  std::vector<std::unique_ptr<stage>> stages;
+  std::vector<std::unique_ptr<queue>> queues;
 
   std::mutex mutex;  // guards reports' busy/items and failure
-  stage_report reports[stage_count];
+  std::vector<stage_report> reports;
   std::exception_ptr failure;
   std::vector<std::thread> threads;
 
@@ -283,13 +341,12 @@ struct epoch_stream::pipeline {
   double epoch_seconds = 0;
 };
 
-minibatch_loader::minibatch_loader(graph_source source, sampler::sampler_options sampling,
+minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& sampler,
                                    loader_options options, executor exec)
     : source_(source),
       options_(options),
       exec_(exec),
-      own_rows_(source.rows ? nullptr : std::make_unique<sampler::local_rows>(source.graph)),
-      sampler_(source.rows ? *source.rows : *own_rows_, std::move(sampling), exec),
+      sampler_(sampler),
       feature_buffers_(kept_feature_buffers) {
   validate(options_);
   const std::int64_t n = source.rows ? source.rows->num_vertices() : source.graph.rows;
@@ -306,12 +363,56 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::sampler_options
 
 minibatch_loader::~minibatch_loader() = default;
 
+void minibatch_loader::start_epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) {
+  current_.reset();
+  current_ = std::make_unique<epoch_stream>(this->epoch(seeds, epoch));
+}
+
+namespace {
+
+void check_started(const epoch_stream* stream, const char* call) {
+  BULKGNN_EXPECTS(stream != nullptr, "minibatch_loader::{}: call start_epoch first", call);
+}
+
+}  // namespace
+
+std::optional<ready_minibatch> minibatch_loader::next() {
+  check_started(current_.get(), "next");
+  return current_->next();
+}
+
+std::int64_t minibatch_loader::num_minibatches() const {
+  check_started(current_.get(), "num_minibatches");
+  return current_->num_minibatches();
+}
+
+epoch_report minibatch_loader::report() const {
+  check_started(current_.get(), "report");
+  return current_->report();
+}
+
 epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) & {
   BULKGNN_EXPECTS(!stream_alive_, "minibatch_loader: finish or destroy the previous epoch first");
   const std::int64_t n = source_.rows ? source_.rows->num_vertices() : source_.graph.rows;
   for (const vertex_t v : seeds)
     BULKGNN_EXPECTS(v >= 0 && v < n, "loader: seed vertex {} is not in [0, {})", v, n);
-  auto p = std::make_unique<epoch_stream::pipeline>(*this, seeds, epoch);
+  std::int64_t count =
+      seeds.empty()
+          ? 0
+          : sampler::minibatch_count(static_cast<std::int64_t>(seeds.size()), options_.batch_size);
+  if (options_.max_minibatches > 0) count = std::min(count, options_.max_minibatches);
+  const auto bulks = static_cast<std::size_t>(options_.bulk_queue);
+  const auto ready = static_cast<std::size_t>(options_.ready_queue);
+  const bool cut_at_gather =
+      options_.slices > 1 && sampler_.options().kind != sampler::sampler_kind::node_wise;
+  std::vector<placed_stage> stages;
+  stages.push_back({std::make_unique<shuffle_stage>(options_, sampler_.options().seed), bulks});
+  stages.push_back({std::make_unique<sample_stage>(options_, sampler_), bulks});
+  stages.push_back(
+      {std::make_unique<gather_stage>(source_, options_, cut_at_gather, feature_buffers_, exec_),
+       ready});
+  if (options_.host_to_device) stages.push_back({options_.host_to_device(), ready});
+  auto p = std::make_unique<epoch_stream::pipeline>(*this, std::move(stages), seeds, epoch, count);
   p->start();
   stream_alive_ = true;
   return epoch_stream(std::move(p));
@@ -350,7 +451,7 @@ epoch_report epoch_stream::report() const {
   const std::lock_guard lock(pipeline_->mutex);
   epoch_report r;
   r.seconds = pipeline_->finished ? pipeline_->epoch_seconds : pipeline_->clock.seconds();
-  r.stages.assign(std::begin(pipeline_->reports), std::end(pipeline_->reports));
+  r.stages = pipeline_->reports;
   return r;
 }
 

@@ -59,8 +59,10 @@ TEST_P(loader_orders, same_minibatches_in_order_for_any_bulk_and_queue_depth) {
   const fixture_data d;
   const loader_options options{
       .batch_size = 64, .bulk = bulk, .bulk_queue = queue, .ready_queue = queue};
-  minibatch_loader loader(d.source(), node_wise_options(), options);
-  minibatch_loader reference_loader(d.source(), node_wise_options(),
+  sampler::bulk_sampler sampler(d.graph.view(), node_wise_options());
+  sampler::bulk_sampler reference_sampler(d.graph.view(), node_wise_options());
+  minibatch_loader loader(d.source(), sampler, options);
+  minibatch_loader reference_loader(d.source(), reference_sampler,
                                     {.batch_size = 64, .bulk = 1000});
   auto stream = loader.epoch(d.train, 3);
   auto reference = reference_loader.epoch(d.train, 3);
@@ -85,7 +87,8 @@ INSTANTIATE_TEST_SUITE_P(bulk_queue_threads, loader_orders,
 TEST(loader, minibatches_match_the_sampler_and_carry_gathered_features_and_labels) {
   const fixture_data d;
   const auto s = node_wise_options();
-  minibatch_loader loader(d.source(), s, {.batch_size = 100, .bulk = 4});
+  sampler::bulk_sampler loader_sampler(d.graph.view(), s);
+  minibatch_loader loader(d.source(), loader_sampler, {.batch_size = 100, .bulk = 4});
   sampler::bulk_sampler sampler(d.graph.view(), s);
   const sampler::epoch_plan plan(d.train, 100, s.seed, 0);
   const auto bulk = sampler.sample(plan, 0, plan.num_minibatches());
@@ -115,7 +118,8 @@ TEST(loader, minibatches_match_the_sampler_and_carry_gathered_features_and_label
 TEST(loader, minibatch_digests_equal_the_bulk_digests) {
   const fixture_data d;
   const auto s = node_wise_options();
-  minibatch_loader loader(d.source(), s, {.batch_size = 100, .bulk = 3});
+  sampler::bulk_sampler sampler(d.graph.view(), s);
+  minibatch_loader loader(d.source(), sampler, {.batch_size = 100, .bulk = 3});
   const auto expected = direct_digests(d, s, 100, 2);
   auto stream = loader.epoch(d.train, 2);
   std::size_t j = 0;
@@ -128,7 +132,8 @@ TEST(loader, minibatch_digests_equal_the_bulk_digests) {
 
 TEST(loader, report_counts_every_stage_and_covers_the_epoch) {
   const fixture_data d;
-  minibatch_loader loader(d.source(), node_wise_options(), {.batch_size = 50, .bulk = 5});
+  sampler::bulk_sampler sampler(d.graph.view(), node_wise_options());
+  minibatch_loader loader(d.source(), sampler, {.batch_size = 50, .bulk = 5});
   auto stream = loader.epoch(d.train, 1);
   std::int64_t n = 0;
   while (auto mb = stream.next()) ++n;
@@ -146,10 +151,56 @@ TEST(loader, report_counts_every_stage_and_covers_the_epoch) {
   EXPECT_GE(report.overlap_ratio(), 0.99);
 }
 
+// Stands in for the stage a device build inserts between gather and the
+// consumer: hands every minibatch on untouched and counts them.
+class pass_through_stage final : public stage {
+ public:
+  [[nodiscard]] std::string name() const override { return "host_to_device"; }
+  bool process(stage_item item, stage_context& context) override {
+    context.add_busy(0);
+    return context.emit(std::move(item));
+  }
+};
+
+TEST(loader, a_host_to_device_stage_changes_nothing_but_the_report) {
+  const fixture_data d;
+  const loader_options plain{.batch_size = 50, .bulk = 5};
+  loader_options with_slot = plain;
+  with_slot.host_to_device = [] { return std::make_unique<pass_through_stage>(); };
+  sampler::bulk_sampler sampler(d.graph.view(), node_wise_options());
+  sampler::bulk_sampler slotted_sampler(d.graph.view(), node_wise_options());
+  minibatch_loader loader(d.source(), sampler, plain);
+  minibatch_loader slotted(d.source(), slotted_sampler, with_slot);
+  auto stream = loader.epoch(d.train, 4);
+  auto slotted_stream = slotted.epoch(d.train, 4);
+  std::int64_t n = 0;
+  while (auto mb = stream.next()) {
+    auto other = slotted_stream.next();
+    ASSERT_TRUE(other.has_value());
+    EXPECT_EQ(other->batch.index, mb->batch.index);
+    EXPECT_EQ(sampler::digest(other->batch), sampler::digest(mb->batch));
+    const auto x = mb->input_features();
+    const auto y = other->input_features();
+    ASSERT_EQ(y.rows, x.rows);
+    ASSERT_EQ(y.cols, x.cols);
+    for (std::int64_t i = 0; i < x.rows; ++i)
+      for (std::int64_t c = 0; c < x.cols; ++c) ASSERT_EQ(y.row(i)[c], x.row(i)[c]);
+    ++n;
+  }
+  EXPECT_FALSE(slotted_stream.next().has_value());
+  const auto report = slotted_stream.report();
+  ASSERT_EQ(report.stages.size(), 5u);
+  const char* names[] = {"shuffle", "sample", "gather", "host_to_device", "consume"};
+  for (std::size_t s = 0; s < 5; ++s) EXPECT_EQ(report.stages[s].name, names[s]);
+  EXPECT_EQ(report.stages[3].items, n);
+  EXPECT_EQ(report.stages[4].items, n);
+  EXPECT_EQ(stream.report().stages.size(), 4u);
+}
+
 TEST(loader, max_minibatches_stops_the_epoch_early) {
   const fixture_data d;
-  minibatch_loader loader(d.source(), node_wise_options(),
-                          {.batch_size = 10, .bulk = 3, .max_minibatches = 7});
+  sampler::bulk_sampler sampler(d.graph.view(), node_wise_options());
+  minibatch_loader loader(d.source(), sampler, {.batch_size = 10, .bulk = 3, .max_minibatches = 7});
   auto stream = loader.epoch(d.train, 0);
   std::int64_t n = 0;
   while (auto mb = stream.next()) ++n;
@@ -161,8 +212,8 @@ TEST(loader, max_minibatches_stops_the_epoch_early) {
 
 TEST(loader, a_failing_stage_is_rethrown_to_the_consumer) {
   const fixture_data d;
-  minibatch_loader loader(d.source(), node_wise_options(), {.batch_size = 64},
-                          executor{backend::cuda});
+  sampler::bulk_sampler sampler(d.graph.view(), node_wise_options(), executor{backend::cuda});
+  minibatch_loader loader(d.source(), sampler, {.batch_size = 64}, executor{backend::cuda});
   auto stream = loader.epoch(d.train, 0);
   EXPECT_THROW(
       {
@@ -174,7 +225,8 @@ TEST(loader, a_failing_stage_is_rethrown_to_the_consumer) {
 
 TEST(loader, destroying_a_stream_early_stops_its_stages) {
   const fixture_data d;
-  minibatch_loader loader(d.source(), node_wise_options(),
+  sampler::bulk_sampler sampler(d.graph.view(), node_wise_options());
+  minibatch_loader loader(d.source(), sampler,
                           {.batch_size = 8, .bulk = 2, .bulk_queue = 1, .ready_queue = 1});
   for (std::uint32_t epoch = 0; epoch < 3; ++epoch) {
     auto stream = loader.epoch(d.train, epoch);
@@ -184,10 +236,11 @@ TEST(loader, destroying_a_stream_early_stops_its_stages) {
 
 TEST(loader, rejects_impossible_options_and_inputs) {
   const fixture_data d;
-  EXPECT_THROW(minibatch_loader(d.source(), node_wise_options(), {.batch_size = 0}), option_error);
-  EXPECT_THROW(minibatch_loader(d.source(), node_wise_options(), {.bulk = 0}), option_error);
-  EXPECT_THROW(minibatch_loader(d.source(), node_wise_options(), {.ready_queue = 0}), option_error);
-  minibatch_loader loader(d.source(), node_wise_options(), {});
+  sampler::bulk_sampler sampler(d.graph.view(), node_wise_options());
+  EXPECT_THROW(minibatch_loader(d.source(), sampler, {.batch_size = 0}), option_error);
+  EXPECT_THROW(minibatch_loader(d.source(), sampler, {.bulk = 0}), option_error);
+  EXPECT_THROW(minibatch_loader(d.source(), sampler, {.ready_queue = 0}), option_error);
+  minibatch_loader loader(d.source(), sampler, {});
   const std::vector<vertex_t> bad{0, 5000};
   EXPECT_THROW(std::ignore = loader.epoch(bad, 0), option_error);
   auto stream = loader.epoch(d.train, 0);

@@ -116,6 +116,76 @@ TEST(training_run, data_parallel_over_one_rank_trains_exactly_as_alone) {
   EXPECT_EQ(log.all().at("gradients").calls, o.epochs * (steps + 1) + 1);
 }
 
+// A minibatch source over a loader that records the passes asked of it.
+class recording_source final : public loader::minibatch_source {
+ public:
+  explicit recording_source(loader::minibatch_loader& loader) : loader_(loader) {}
+  void start_epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) override {
+    epochs.push_back(epoch);
+    loader_.start_epoch(seeds, epoch);
+  }
+  std::optional<loader::ready_minibatch> next() override {
+    auto mb = loader_.next();
+    if (mb) ++handed_out;
+    return mb;
+  }
+  std::int64_t num_minibatches() const override { return loader_.num_minibatches(); }
+  loader::epoch_report report() const override { return loader_.report(); }
+
+  std::vector<std::uint32_t> epochs;
+  std::int64_t handed_out = 0;
+
+ private:
+  loader::minibatch_loader& loader_;
+};
+
+TEST(training_run, trains_from_given_sources_exactly_as_from_its_own_loaders) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  auto o = small_options();
+  o.epochs = 2;
+  o.eval = evaluation::sampled;
+  const auto own = train(ds, o);
+
+  const loader::graph_source source{ds.graph(), ds.features(), ds.labels()};
+  sampler::bulk_sampler sampler(ds.graph(), o.sampling);
+  sampler::bulk_sampler eval_sampler(ds.graph(), o.sampling);
+  loader::minibatch_loader training(source, sampler, o.loading);
+  auto eval_loading = o.loading;
+  eval_loading.max_minibatches = 0;
+  loader::minibatch_loader evaluation(source, eval_sampler, eval_loading);
+  recording_source train_source(training);
+  recording_source eval_source(evaluation);
+  const auto given = train(ds, o,
+                           {.train = train_source,
+                            .make_eval = [&]() -> loader::minibatch_source& { return eval_source; },
+                            .sampler = &sampler});
+
+  EXPECT_TRUE(bitwise_equal(own.parameters, given.parameters));
+  ASSERT_EQ(given.epochs.size(), own.epochs.size());
+  for (std::size_t e = 0; e < own.epochs.size(); ++e) {
+    EXPECT_EQ(given.epochs[e].loss, own.epochs[e].loss);
+    EXPECT_EQ(given.epochs[e].valid_acc, own.epochs[e].valid_acc);
+    EXPECT_EQ(given.epochs[e].test_acc, own.epochs[e].test_acc);
+    EXPECT_FALSE(given.epochs[e].sampler_stages.empty());
+  }
+  EXPECT_EQ(train_source.epochs, (std::vector<std::uint32_t>{0, 1}));
+  const auto steps = (static_cast<std::int64_t>(ds.find_split("").train.size()) + 63) / 64;
+  EXPECT_EQ(train_source.handed_out, o.epochs * steps);
+  EXPECT_EQ(eval_source.epochs.size(), 4u);  // valid and test, every epoch
+}
+
+TEST(training_run, sampled_evaluation_without_an_evaluation_source_is_refused) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  auto o = small_options();
+  o.epochs = 1;
+  o.eval = evaluation::sampled;
+  sampler::bulk_sampler sampler(ds.graph(), o.sampling);
+  loader::minibatch_loader training({ds.graph(), ds.features(), ds.labels()}, sampler, o.loading);
+  EXPECT_THROW(std::ignore = train(ds, o, {.train = training}), option_error);
+}
+
 TEST(training_run, resumed_run_ends_with_bit_identical_weights) {
   const scratch_dir dir;
   const auto ds = small_csbm(dir);

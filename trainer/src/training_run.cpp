@@ -80,8 +80,7 @@ std::vector<std::int32_t> labels_of(const data::dataset& ds, std::span<const ver
   return labels;
 }
 
-std::optional<double> accuracy_of(const executor& exec,
-                                  dense_view<const float> logits_of_all,
+std::optional<double> accuracy_of(const executor& exec, dense_view<const float> logits_of_all,
                                   std::span<const vertex_t> vertices,
                                   std::span<const std::int32_t> labels) {
   if (vertices.empty()) return std::nullopt;
@@ -110,7 +109,257 @@ bool same_on_every_rank(comm::communicator& ranks, std::uint64_t value) {
   return std::ranges::all_of(all, [&](std::uint64_t v) { return v == value; });
 }
 
-// The state of one run: dataset views, model, optimiser, loaders.
+// The loaders train() builds when the caller brings no minibatch source:
+// the multistage loader over the dataset, data-parallel ranks each loading
+// their slice of every minibatch.
+class own_loaders {
+ public:
+  own_loaders(const data::dataset& ds, const train_options& o,
+              const loader::row_normalizer* normalizer)
+      : ds_(ds),
+        options_(o),
+        normalizer_(normalizer),
+        sampler_(sampler_for(ds, o)),
+        loader_(source(), *sampler_, loading_for(o, o.loading), o.exec) {}
+
+  [[nodiscard]] minibatch_sources sources() {
+    return {.train = loader_,
+            .make_eval = [this]() -> loader::minibatch_source& { return eval_loader(); },
+            .sampler = &*sampler_};
+  }
+
+ private:
+  // Every valid/test vertex, whatever --max-minibatches limits training to.
+  loader::minibatch_source& eval_loader() {
+    if (!eval_loader_) {
+      auto options = options_.loading;
+      options.max_minibatches = 0;
+      eval_sampler_ = sampler_for(ds_, options_);
+      eval_loader_.emplace(source(), *eval_sampler_, loading_for(options_, options), options_.exec);
+    }
+    return *eval_loader_;
+  }
+
+  // A sharded graph's rows come through the data-parallel row source.
+  static std::unique_ptr<sampler::bulk_sampler> sampler_for(const data::dataset& ds,
+                                                            const train_options& o) {
+    if (o.parallel != nullptr && o.parallel->rows != nullptr)
+      return std::make_unique<sampler::bulk_sampler>(*o.parallel->rows, o.sampling, o.exec);
+    return std::make_unique<sampler::bulk_sampler>(ds.graph(), o.sampling, o.exec);
+  }
+
+  loader::graph_source source() const {
+    if (options_.parallel == nullptr)
+      return {.graph = ds_.graph(),
+              .features = ds_.features(),
+              .labels = ds_.labels(),
+              .normalizer = normalizer_};
+    auto* remote = options_.parallel->features;
+    return {.graph = ds_.graph(),
+            .features = remote ? dense_view<const float>{} : ds_.features(),
+            .labels = ds_.labels(),
+            .rows = options_.parallel->rows,
+            .remote_features = remote,
+            .normalizer = normalizer_};
+  }
+
+  static loader::loader_options loading_for(const train_options& o, loader::loader_options l) {
+    if (o.parallel == nullptr) return l;
+    l.slice = o.parallel->ranks->rank();
+    l.slices = o.parallel->ranks->size();
+    l.on_failure = o.parallel->abort_all;
+    return l;
+  }
+
+  const data::dataset& ds_;
+  const train_options& options_;
+  const loader::row_normalizer* normalizer_;
+  std::unique_ptr<sampler::bulk_sampler> sampler_;
+  loader::minibatch_loader loader_;
+  std::unique_ptr<sampler::bulk_sampler> eval_sampler_;
+  std::optional<loader::minibatch_loader> eval_loader_;
+};
+
+// What a run trains and has recorded: the model, its optimiser and every
+// epoch so far (resumed ones included), as records and as saved history.
+struct training_state {
+  training_state(const model_config& config, const train_options& o)
+      : model(config, o.sampling.seed, o.exec),
+        optimizer(model.parameters().size(), o.optimizer, o.exec) {}
+
+  // Appends an epoch; `as_saved` is its history entry when it comes from a
+  // checkpoint (kept as written there).
+  void add_record(epoch_record record, std::optional<nlohmann::json> as_saved = std::nullopt) {
+    if (record.valid_acc && (!result.best_epoch || *record.valid_acc > result.best_valid_acc)) {
+      result.best_epoch = record.epoch;
+      result.best_valid_acc = *record.valid_acc;
+      result.test_acc_at_best = record.test_acc.value_or(0);
+    }
+    history.push_back(as_saved ? std::move(*as_saved) : record.to_json());
+    result.epochs.push_back(std::move(record));
+  }
+
+  gnn_model model;
+  adam optimizer;
+  nlohmann::json history = nlohmann::json::array();
+  train_result result;
+};
+
+// Valid and test accuracy of a model after an epoch: over the full graph,
+// or over minibatches from the evaluation source (all reduced over
+// data-parallel ranks).
+class evaluator {
+ public:
+  evaluator(const data::dataset& ds, const train_options& o, const model_config& config,
+            const data::split& split, const loader::row_normalizer* normalizer)
+      : ds_(ds),
+        options_(o),
+        config_(config),
+        split_(split),
+        valid_labels_(labels_of(ds, split.valid, "valid")),
+        test_labels_(labels_of(ds, split.test, "test")),
+        normalizer_(normalizer) {}
+
+  void evaluate(epoch_record& r, gnn_model& model, const minibatch_sources& sources) {
+    const stopwatch watch;
+    if (options_.eval == evaluation::full) {
+      if (!full_block_) full_block_ = full_graph_block(options_.exec, ds_.graph(), config_.kind);
+      const auto logits =
+          normalizer_ != nullptr
+              ? predict_full_graph(model, *full_block_, normalized_features().view())
+              : predict_full_graph(model, *full_block_, ds_.features());
+      r.valid_acc = accuracy_of(options_.exec, logits.view(), split_.valid, valid_labels_);
+      r.test_acc = accuracy_of(options_.exec, logits.view(), split_.test, test_labels_);
+    } else {
+      r.valid_acc = sampled_accuracy(model, sources, split_.valid, valid_epoch_base + r.epoch);
+      r.test_acc = sampled_accuracy(model, sources, split_.test, test_epoch_base + r.epoch);
+    }
+    r.eval_seconds = watch.seconds();
+  }
+
+ private:
+  // A normalised copy of every feature row for one full-graph evaluation
+  // (whose first layer aggregates a matrix of the same size anyway).
+  matrix normalized_features() const {
+    const auto features = ds_.features();
+    matrix normalized(features.rows, features.cols);
+    std::copy(features.data.begin(), features.data.end(), normalized.data().begin());
+    normalizer_->apply_to_all(normalized.view());
+    return normalized;
+  }
+
+  // Every valid/test vertex, whatever --max-minibatches limits training to.
+  std::optional<double> sampled_accuracy(gnn_model& model, const minibatch_sources& sources,
+                                         std::span<const vertex_t> vertices,
+                                         std::int64_t key_epoch) {
+    if (vertices.empty()) return std::nullopt;
+    if (!eval_source_) eval_source_ = &sources.make_eval();
+    auto& stream = *eval_source_;
+    stream.start_epoch(vertices, static_cast<std::uint32_t>(key_epoch));
+    double counts[2] = {0, 0};  // correct, seen
+    while (auto mb = stream.next()) {
+      if (mb->batch.seeds.empty()) continue;
+      const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, false);
+      const auto logits = model.forward(blocks, mb->input_features(), std::nullopt);
+      counts[0] +=
+          static_cast<double>(kernels::count_correct(options_.exec, logits, mb->batch.labels));
+      counts[1] += static_cast<double>(mb->batch.labels.size());
+    }
+    if (options_.parallel != nullptr)
+      options_.parallel->ranks->all_reduce(std::span<double>(counts));
+    return counts[0] / counts[1];
+  }
+
+  const data::dataset& ds_;
+  const train_options& options_;
+  const model_config& config_;
+  const data::split& split_;
+  std::vector<std::int32_t> valid_labels_;
+  std::vector<std::int32_t> test_labels_;
+  const loader::row_normalizer* normalizer_;
+  std::optional<aggregation_block> full_block_;
+  loader::minibatch_source* eval_source_ = nullptr;
+};
+
+// Saves a training_state after every epoch (rank 0) and restores it on
+// resume, bit-exactly, in the run's checkpoint directory.
+class checkpointer {
+ public:
+  explicit checkpointer(const train_options& o) : options_(o) {}
+
+  // A fresh run must not overwrite a checkpoint it was not asked to resume.
+  void check_fresh() const {
+    if (!options_.checkpoint_dir.empty() && !options_.resume &&
+        std::filesystem::exists(checkpoint_path(options_.checkpoint_dir)))
+      throw option_error(fmt::format(
+          "--checkpoint-dir: {} already holds a checkpoint; pass --resume to continue it, or "
+          "remove it to start afresh",
+          checkpoint_path(options_.checkpoint_dir).string()));
+  }
+
+  void save(const training_state& state, std::int64_t epochs_done) const {
+    checkpoint c;
+    c.fingerprint = state.result.config;
+    c.epochs_done = epochs_done;
+    c.optimizer_steps = state.optimizer.steps();
+    const auto params = state.model.parameters();
+    c.parameters.assign(params.begin(), params.end());
+    const auto m = state.optimizer.first_moment();
+    const auto v = state.optimizer.second_moment();
+    c.first_moment.assign(m.begin(), m.end());
+    c.second_moment.assign(v.begin(), v.end());
+    c.history = state.history;
+    save_checkpoint(options_.checkpoint_dir, c);
+  }
+
+  // Loads the checkpoint and returns the first epoch still to train.
+  std::int64_t restore(training_state& state) const {
+    const auto file = checkpoint_path(options_.checkpoint_dir);
+    auto c = load_checkpoint(options_.checkpoint_dir);
+    if (!c) throw option_error(fmt::format("--resume: no checkpoint at {}", file.string()));
+    check_fingerprint(c->fingerprint, state.result.config, file);
+    if (c->epochs_done <= 0 || c->epochs_done > options_.epochs)
+      throw option_error(fmt::format(
+          "--resume: {} holds {} trained epochs; --epochs must be at least that (it is {})",
+          file.string(), c->epochs_done, options_.epochs));
+    const auto params = state.model.parameters();
+    if (c->parameters.size() != params.size())
+      throw data_error(file.string(), fmt::format("holds {} parameters, the model has {}",
+                                                  c->parameters.size(), params.size()));
+    std::copy(c->parameters.begin(), c->parameters.end(), params.begin());
+    std::copy(c->first_moment.begin(), c->first_moment.end(),
+              state.optimizer.first_moment().begin());
+    std::copy(c->second_moment.begin(), c->second_moment.end(),
+              state.optimizer.second_moment().begin());
+    state.optimizer.set_steps(c->optimizer_steps);
+    if (!c->history.is_array() || c->history.size() != static_cast<std::size_t>(c->epochs_done))
+      throw data_error(file.string(), "checkpoint history does not match its epoch count");
+    try {
+      for (const auto& h : c->history) state.add_record(epoch_record_from_json(h), h);
+    } catch (const nlohmann::json::exception& e) {
+      throw data_error(file.string(), fmt::format("malformed checkpoint history: {}", e.what()));
+    }
+    return c->epochs_done;
+  }
+
+ private:
+  static epoch_record epoch_record_from_json(const nlohmann::json& j) {
+    epoch_record r;
+    r.epoch = j.at("epoch").get<std::int64_t>() - 1;  // counted from 1, as to_json writes
+    r.loss = j.at("loss").get<double>();
+    r.train_acc = j.at("train_acc").get<double>();
+    if (!j.at("valid_acc").is_null()) r.valid_acc = j.at("valid_acc").get<double>();
+    if (!j.at("test_acc").is_null()) r.test_acc = j.at("test_acc").get<double>();
+    r.seconds = j.at("seconds").get<double>();
+    r.eval_seconds = j.value("eval_seconds", 0.0);
+    return r;
+  }
+
+  const train_options& options_;
+};
+
+// One training run: the epoch loop over a training_state, with evaluation
+// and checkpoints after epochs and the data-parallel weight check at the end.
 class run {
  public:
   run(const data::dataset& ds, const train_options& o)
@@ -118,45 +367,43 @@ class run {
         options_(o),
         config_(model_for(ds, o)),
         split_(ds.find_split(o.split)),
-        valid_labels_(labels_of(ds, split_.valid, "valid")),
-        test_labels_(labels_of(ds, split_.test, "test")),
-        model_(config_, o.sampling.seed, o.exec),
-        optimizer_(model_.parameters().size(), o.optimizer, o.exec),
         normalizer_(normalizer_for(ds, o)),
-        loader_(source(), o.sampling, loading_for(o, o.loading), o.exec) {
+        evaluator_(ds, o, config_, split_, normalizer()),
+        state_(config_, o),
+        checkpointer_(o) {
     // Training minibatches carry their own labels; this only rejects unlabelled seeds.
     std::ignore = labels_of(ds, split_.train, "train");
-    result_.config = fingerprint_of(ds, o, config_, split_.name);
-    if (!o.checkpoint_dir.empty() && !o.resume &&
-        std::filesystem::exists(checkpoint_path(o.checkpoint_dir)))
-      throw option_error(fmt::format(
-          "--checkpoint-dir: {} already holds a checkpoint; pass --resume to continue it, or "
-          "remove it to start afresh",
-          checkpoint_path(o.checkpoint_dir).string()));
+    state_.result.config = fingerprint_of(ds, o, config_, split_.name);
   }
 
-  train_result execute(const epoch_callback& on_epoch) {
+  [[nodiscard]] const loader::row_normalizer* normalizer() const {
+    return normalizer_ ? &*normalizer_ : nullptr;
+  }
+
+  train_result execute(const minibatch_sources& sources, const epoch_callback& on_epoch) {
+    sources_ = &sources;
+    checkpointer_.check_fresh();
     std::int64_t first_epoch = 0;
-    if (options_.resume) first_epoch = restore();
+    if (options_.resume) first_epoch = checkpointer_.restore(state_);
     for (std::int64_t epoch = first_epoch; epoch < options_.epochs; ++epoch) {
       auto record = train_epoch(static_cast<std::uint32_t>(epoch));
       if (options_.eval_every > 0 &&
           ((epoch + 1) % options_.eval_every == 0 || epoch + 1 == options_.epochs))
-        evaluate(record);
-      add_record(std::move(record));
-      ++result_.epochs_this_run;
-      if (!options_.checkpoint_dir.empty() && is_rank_zero()) save(epoch + 1);
-      if (on_epoch) on_epoch(result_.epochs.back(), result_);
+        evaluator_.evaluate(record, state_.model, sources);
+      state_.add_record(std::move(record));
+      ++state_.result.epochs_this_run;
+      if (!options_.checkpoint_dir.empty() && is_rank_zero()) checkpointer_.save(state_, epoch + 1);
+      if (on_epoch) on_epoch(state_.result.epochs.back(), state_.result);
     }
-    const auto params = model_.parameters();
-    result_.parameters.assign(params.begin(), params.end());
+    const auto params = state_.model.parameters();
+    state_.result.parameters.assign(params.begin(), params.end());
     if (options_.parallel != nullptr) {
       digest_hasher hash;
       for (const float w : params) hash.add(std::bit_cast<std::uint32_t>(w));
       if (!same_on_every_rank(*options_.parallel->ranks, hash.value()))
         throw internal_error("data-parallel ranks ended with different weights");
     }
-    return std::move(result_);
+    return std::move(state_.result);
   }
 
  private:
@@ -168,34 +415,14 @@ class run {
     return loader::row_normalizer(ds.features());
   }
 
-  loader::graph_source source() const {
-    const auto* normalizer = normalizer_ ? &*normalizer_ : nullptr;
-    if (options_.parallel == nullptr)
-      return {.graph = ds_.graph(),
-              .features = ds_.features(),
-              .labels = ds_.labels(),
-              .normalizer = normalizer};
-    auto* remote = options_.parallel->features;
-    return {.graph = ds_.graph(),
-            .features = remote ? dense_view<const float>{} : ds_.features(),
-            .labels = ds_.labels(),
-            .rows = options_.parallel->rows,
-            .remote_features = remote,
-            .normalizer = normalizer};
-  }
-
-  // Data-parallel ranks each load their slice of every minibatch.
-  static loader::loader_options loading_for(const train_options& o, loader::loader_options l) {
-    if (o.parallel == nullptr) return l;
-    l.slice = o.parallel->ranks->rank();
-    l.slices = o.parallel->ranks->size();
-    l.on_failure = o.parallel->abort_all;
-    return l;
-  }
-
   // Seeds of minibatch `index` of an epoch over `seeds` vertices.
   std::int64_t minibatch_seeds(std::int64_t seeds, std::int64_t index) const {
     return std::min(options_.loading.batch_size, seeds - index * options_.loading.batch_size);
+  }
+
+  std::map<std::string, double> sampler_times() const {
+    if (sources_->sampler == nullptr) return {};
+    return sources_->sampler->times().all();
   }
 
   bool is_rank_zero() const {
@@ -220,10 +447,11 @@ class run {
 
   epoch_record train_epoch(std::uint32_t epoch) {
     reset_peak_resident_bytes();
-    const gemm_stats gemm_before = model_.gemm();
+    const gemm_stats gemm_before = state_.model.gemm();
     // Read before the stages start: the sample stage adds to these times.
-    const auto sampler_before = loader_.sampler().times().all();
-    auto stream = loader_.epoch(split_.train, epoch);
+    const auto sampler_before = sampler_times();
+    auto& stream = sources_->train;
+    stream.start_epoch(split_.train, epoch);
     progress bar(fmt::format("epoch {}/{}", epoch + 1, options_.epochs), stream.num_minibatches(),
                  " minibatches", options_.quiet);
 
@@ -240,10 +468,10 @@ class run {
       if (seeds > 0) {
         const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, true);
         const auto logits =
-            model_.forward(blocks, mb->input_features(),
-                           kernels::dropout_key{options_.sampling.seed, epoch,
-                                                static_cast<std::uint32_t>(mb->batch.index),
-                                                mb->batch.input_nodes});
+            state_.model.forward(blocks, mb->input_features(),
+                                 kernels::dropout_key{options_.sampling.seed, epoch,
+                                                      static_cast<std::uint32_t>(mb->batch.index),
+                                                      mb->batch.input_nodes});
         if (grad.rows() != logits.rows || grad.cols() != logits.cols)
           grad = matrix(logits.rows, logits.cols);
         const auto loss =
@@ -253,17 +481,17 @@ class run {
                                   epoch, mb->batch.index, loss.loss));
         if (share != 1.0)
           for (float& g : grad.view().data) g *= static_cast<float>(share);
-        model_.backward(grad.view());
+        state_.model.backward(grad.view());
         metrics[0] += loss.loss * share;
         metrics[1] += static_cast<double>(loss.correct);
         metrics[2] += static_cast<double>(loss.count);
       } else {
-        const auto gradients = model_.mutable_gradients();
+        const auto gradients = state_.model.mutable_gradients();
         std::fill(gradients.begin(), gradients.end(), 0.0f);
       }
       if (options_.parallel != nullptr)
-        options_.parallel->ranks->all_reduce(model_.mutable_gradients());
-      optimizer_.step(model_.parameters(), model_.gradients());
+        options_.parallel->ranks->all_reduce(state_.model.mutable_gradients());
+      state_.optimizer.step(state_.model.parameters(), state_.model.gradients());
       bar.update(++minibatches);
     }
     if (options_.parallel != nullptr)
@@ -276,130 +504,15 @@ class run {
     r.train_acc = metrics[2] > 0 ? metrics[1] / metrics[2] : 0;
     r.pipeline = stream.report();
     r.seconds = r.pipeline.seconds;
-    for (const auto& [stage, seconds] : loader_.sampler().times().all()) {
+    for (const auto& [stage, seconds] : sampler_times()) {
       const auto before = sampler_before.find(stage);
       r.sampler_stages[stage] = seconds - (before == sampler_before.end() ? 0 : before->second);
     }
-    r.gemm_seconds = model_.gemm().seconds - gemm_before.seconds;
-    r.gemm_gflops =
-        r.gemm_seconds > 0 ? (model_.gemm().flops - gemm_before.flops) / r.gemm_seconds / 1e9 : 0;
+    r.gemm_seconds = state_.model.gemm().seconds - gemm_before.seconds;
+    r.gemm_gflops = r.gemm_seconds > 0
+                        ? (state_.model.gemm().flops - gemm_before.flops) / r.gemm_seconds / 1e9
+                        : 0;
     r.peak_resident_bytes = peak_resident_bytes();
-    return r;
-  }
-
-  void evaluate(epoch_record& r) {
-    const stopwatch watch;
-    if (options_.eval == evaluation::full) {
-      if (!full_block_) full_block_ = full_graph_block(options_.exec, ds_.graph(), config_.kind);
-      const auto logits =
-          normalizer_ ? predict_full_graph(model_, *full_block_, normalized_features().view())
-                      : predict_full_graph(model_, *full_block_, ds_.features());
-      r.valid_acc = accuracy_of(options_.exec, logits.view(), split_.valid, valid_labels_);
-      r.test_acc = accuracy_of(options_.exec, logits.view(), split_.test, test_labels_);
-    } else {
-      r.valid_acc = sampled_accuracy(split_.valid, valid_epoch_base + r.epoch);
-      r.test_acc = sampled_accuracy(split_.test, test_epoch_base + r.epoch);
-    }
-    r.eval_seconds = watch.seconds();
-  }
-
-  // A normalised copy of every feature row for one full-graph evaluation
-  // (whose first layer aggregates a matrix of the same size anyway).
-  matrix normalized_features() const {
-    const auto features = ds_.features();
-    matrix normalized(features.rows, features.cols);
-    std::copy(features.data.begin(), features.data.end(), normalized.data().begin());
-    normalizer_->apply_to_all(normalized.view());
-    return normalized;
-  }
-
-  // Every valid/test vertex, whatever --max-minibatches limits training to.
-  std::optional<double> sampled_accuracy(std::span<const vertex_t> vertices,
-                                         std::int64_t key_epoch) {
-    if (vertices.empty()) return std::nullopt;
-    if (!eval_loader_) {
-      auto options = options_.loading;
-      options.max_minibatches = 0;
-      eval_loader_.emplace(source(), options_.sampling, loading_for(options_, options),
-                           options_.exec);
-    }
-    auto stream = eval_loader_->epoch(vertices, static_cast<std::uint32_t>(key_epoch));
-    double counts[2] = {0, 0};  // correct, seen
-    while (auto mb = stream.next()) {
-      if (mb->batch.seeds.empty()) continue;
-      const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, false);
-      const auto logits = model_.forward(blocks, mb->input_features(), std::nullopt);
-      counts[0] +=
-          static_cast<double>(kernels::count_correct(options_.exec, logits, mb->batch.labels));
-      counts[1] += static_cast<double>(mb->batch.labels.size());
-    }
-    if (options_.parallel != nullptr)
-      options_.parallel->ranks->all_reduce(std::span<double>(counts));
-    return counts[0] / counts[1];
-  }
-
-  void add_record(epoch_record record, std::optional<nlohmann::json> as_saved = std::nullopt) {
-    if (record.valid_acc && (!result_.best_epoch || *record.valid_acc > result_.best_valid_acc)) {
-      result_.best_epoch = record.epoch;
-      result_.best_valid_acc = *record.valid_acc;
-      result_.test_acc_at_best = record.test_acc.value_or(0);
-    }
-    history_.push_back(as_saved ? std::move(*as_saved) : record.to_json());
-    result_.epochs.push_back(std::move(record));
-  }
-
-  void save(std::int64_t epochs_done) {
-    checkpoint c;
-    c.fingerprint = result_.config;
-    c.epochs_done = epochs_done;
-    c.optimizer_steps = optimizer_.steps();
-    const auto params = model_.parameters();
-    c.parameters.assign(params.begin(), params.end());
-    const auto m = optimizer_.first_moment();
-    const auto v = optimizer_.second_moment();
-    c.first_moment.assign(m.begin(), m.end());
-    c.second_moment.assign(v.begin(), v.end());
-    c.history = history_;
-    save_checkpoint(options_.checkpoint_dir, c);
-  }
-
-  // Loads the checkpoint and returns the first epoch still to train.
-  std::int64_t restore() {
-    const auto file = checkpoint_path(options_.checkpoint_dir);
-    auto c = load_checkpoint(options_.checkpoint_dir);
-    if (!c) throw option_error(fmt::format("--resume: no checkpoint at {}", file.string()));
-    check_fingerprint(c->fingerprint, result_.config, file);
-    if (c->epochs_done <= 0 || c->epochs_done > options_.epochs)
-      throw option_error(fmt::format(
-          "--resume: {} holds {} trained epochs; --epochs must be at least that (it is {})",
-          file.string(), c->epochs_done, options_.epochs));
-    const auto params = model_.parameters();
-    if (c->parameters.size() != params.size())
-      throw data_error(file.string(), fmt::format("holds {} parameters, the model has {}",
-                                                  c->parameters.size(), params.size()));
-    std::copy(c->parameters.begin(), c->parameters.end(), params.begin());
-    std::copy(c->first_moment.begin(), c->first_moment.end(), optimizer_.first_moment().begin());
-    std::copy(c->second_moment.begin(), c->second_moment.end(), optimizer_.second_moment().begin());
-    optimizer_.set_steps(c->optimizer_steps);
-    if (!c->history.is_array() || c->history.size() != static_cast<std::size_t>(c->epochs_done))
-      throw data_error(file.string(), "checkpoint history does not match its epoch count");
-    try {
-      for (const auto& h : c->history) add_record(epoch_record_from_json(h), h);
-    } catch (const nlohmann::json::exception& e) {
-      throw data_error(file.string(), fmt::format("malformed checkpoint history: {}", e.what()));
-    }
-    return c->epochs_done;
-  }
-
-  static epoch_record epoch_record_from_json(const nlohmann::json& j) {
-    epoch_record r;
-    r.epoch = j.at("epoch").get<std::int64_t>() - 1;  // counted from 1, as to_json writes
-    r.loss = j.at("loss").get<double>();
-    r.train_acc = j.at("train_acc").get<double>();
-    if (!j.at("valid_acc").is_null()) r.valid_acc = j.at("valid_acc").get<double>();
-    if (!j.at("test_acc").is_null()) r.test_acc = j.at("test_acc").get<double>();
-    r.seconds = j.at("seconds").get<double>();
-    r.eval_seconds = j.value("eval_seconds", 0.0);
     return r;
   }
 
@@ -407,16 +520,11 @@ class run {
   const train_options& options_;
   model_config config_;
   const data::split& split_;
-  std::vector<std::int32_t> valid_labels_;
-  std::vector<std::int32_t> test_labels_;
-  gnn_model model_;
-  adam optimizer_;
-  std::optional<loader::row_normalizer> normalizer_;  // before the loaders, which use it
-  loader::minibatch_loader loader_;
-  std::optional<loader::minibatch_loader> eval_loader_;
-  std::optional<aggregation_block> full_block_;
-  nlohmann::json history_ = nlohmann::json::array();
-  train_result result_;
+  std::optional<loader::row_normalizer> normalizer_;
+  evaluator evaluator_;
+  training_state state_;
+  checkpointer checkpointer_;
+  const minibatch_sources* sources_ = nullptr;
 };
 
 }  // namespace
@@ -462,7 +570,18 @@ train_result train(const data::dataset& ds, const train_options& options,
                    const epoch_callback& on_epoch) {
   validate(options);
   run r(ds, options);
-  return r.execute(on_epoch);
+  own_loaders loaders(ds, options, r.normalizer());
+  return r.execute(loaders.sources(), on_epoch);
+}
+
+train_result train(const data::dataset& ds, const train_options& options,
+                   const minibatch_sources& sources, const epoch_callback& on_epoch) {
+  validate(options);
+  BULKGNN_EXPECTS(
+      options.eval != evaluation::sampled || options.eval_every == 0 || sources.make_eval,
+      "trainer::train: sampled evaluation needs minibatch_sources.make_eval");
+  run r(ds, options);
+  return r.execute(sources, on_epoch);
 }
 
 }  // namespace bulkgnn::trainer

@@ -5,6 +5,7 @@
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/loader/feature_normalization.hpp"
+#include "bulkgnn/loader/stage.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
 
@@ -32,10 +33,10 @@ class feature_fetcher {
 };
 
 // What minibatches are drawn from. Features and labels are indexed by global
-// vertex id; either may be empty (then minibatches carry none). With `rows`
-// set, the sampler reads A through it (a sharded graph) and `graph` may be
-// empty; with `remote_features` set, features are fetched through it. With
-// `normalizer` set, every gathered or fetched row is normalised by it.
+// vertex id; either may be empty (then minibatches carry none). `rows`, when
+// set, is the sharded graph the sampler reads (its vertex count bounds the
+// seeds) and `graph` may be empty; with `remote_features` set, features are fetched through it.
+// With `normalizer` set, every gathered or fetched row is normalised by it.
 struct graph_source {
   csr_view graph;
   dense_view<const float> features;
@@ -60,6 +61,10 @@ struct loader_options {
   // in collective calls cannot wait for the consumer to notice, so a
   // distributed run ends every rank from here.
   std::function<void(const std::string& message)> on_failure = {};
+  // The slot between gather and the consumer where a device build puts the
+  // stage that copies each ready_minibatch to the device (made once per
+  // epoch; its output queue holds ready_queue items). Empty on the host.
+  std::function<std::unique_ptr<stage>()> host_to_device = {};
 };
 
 // Seeds [begin, end) of part `slice` of `slices` of a minibatch of `seeds`.
@@ -69,34 +74,9 @@ struct loader_options {
 // Throws option_error naming the option (--batch-size, --bulk, ...).
 void validate(const loader_options& options);
 
-// A minibatch ready to train on: the sampled structure plus the features of
-// its input vertices gathered into one contiguous row-major buffer. The buffer
-// returns to the loader's pool when the minibatch is dropped, so hold on to a
-// minibatch only as long as its features are needed.
-struct ready_minibatch {
-  sampler::minibatch batch;
-  pooled_buffer<float> features;  // batch.input_nodes.size() × feature_columns
-  std::int64_t feature_columns = 0;
-
-  [[nodiscard]] dense_view<const float> input_features() const {
-    return {static_cast<std::int64_t>(batch.input_nodes.size()), feature_columns, features.span()};
-  }
-};
-
-// Where one stage spent the epoch: working, waiting for input from the stage
-// before it (starved), and waiting for room in the queue after it (blocked by
-// a slower consumer).
-struct stage_report {
-  std::string name;
-  double busy_seconds = 0;
-  double input_wait_seconds = 0;
-  double output_wait_seconds = 0;
-  std::int64_t items = 0;
-};
-
 struct epoch_report {
   double seconds = 0;                // first request to the end of the epoch
-  std::vector<stage_report> stages;  // shuffle, sample, gather, consume
+  std::vector<stage_report> stages;  // shuffle, sample, gather, [host_to_device,] consume
 
   [[nodiscard]] const stage_report& slowest_stage() const;
   // Epoch time over the slowest stage's busy time: 1 means perfect overlap
@@ -106,11 +86,28 @@ struct epoch_report {
 
 class epoch_stream;
 
+// Where a trainer takes its minibatches from, one pass at a time: the
+// loader below, or a device pipeline or a Python iterable behind the same
+// calls.
+class minibatch_source {
+ public:
+  virtual ~minibatch_source() = default;
+  // Starts a pass over `seeds` as epoch `epoch` (which keys its shuffle and
+  // draws), ending the pass before.
+  virtual void start_epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) = 0;
+  // The pass's next minibatch, or nullopt at its end.
+  [[nodiscard]] virtual std::optional<ready_minibatch> next() = 0;
+  // Of the current pass.
+  [[nodiscard]] virtual std::int64_t num_minibatches() const = 0;
+  [[nodiscard]] virtual epoch_report report() const = 0;
+};
+
 // The multistage producer–consumer pipeline that feeds a trainer:
 //
-//   shuffle → [requests] → sample (bulk) → [bulks] → gather → [ready] → consumer
+//   shuffle → [requests] → sample (bulk) → [bulks] → gather → [ready]
+//     (→ host_to_device → [ready]) → consumer
 //
-// Every stage runs on its own thread and hands work on through a bounded
+// Every stage is a `stage` object running on its own thread and hands work on through a bounded
 // queue, so the stages overlap and the queue depths bound memory. Kernels
 // inside a stage use the shared oneTBB worker pool. The minibatches and their
 // order depend only on the sampler seed and epoch, never on queue depths,
@@ -118,22 +115,32 @@ class epoch_stream;
 //
 // Usable without the trainer:
 //
-//   minibatch_loader loader(source, sampler_options, loader_options);
+//   sampler::bulk_sampler sampler(graph, sampler_options);
+//   minibatch_loader loader(source, sampler, loader_options);
 //   auto stream = loader.epoch(train_vertices, epoch);
 //   while (auto mb = stream.next()) use(mb->batch, mb->input_features());
-class minibatch_loader {
+class minibatch_loader final : public minibatch_source {
  public:
-  minibatch_loader(graph_source source, sampler::sampler_options sampling, loader_options options,
+  // `sampler` draws every minibatch (its seed keys the shuffle) and must
+  // outlive the loader; it reads the graph through its own row source, so
+  // it must sample the same graph as `source` describes.
+  minibatch_loader(graph_source source, sampler::bulk_sampler& sampler, loader_options options,
                    executor exec = {});
-  ~minibatch_loader();
+  ~minibatch_loader() override;
   minibatch_loader(const minibatch_loader&) = delete;
   minibatch_loader& operator=(const minibatch_loader&) = delete;
 
   // Starts one pass over `seeds`, shuffled by (sampler seed, epoch). At most
   // one stream may be alive per loader, and the loader must outlive it (the
-  // stages use its sampler), hence no streams from temporary loaders.
+  // stages use its buffers), hence no streams from temporary loaders.
   [[nodiscard]] epoch_stream epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) &;
   epoch_stream epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) && = delete;
+
+  // The minibatch_source calls, over a stream the loader keeps.
+  void start_epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) override;
+  [[nodiscard]] std::optional<ready_minibatch> next() override;
+  [[nodiscard]] std::int64_t num_minibatches() const override;
+  [[nodiscard]] epoch_report report() const override;
 
   [[nodiscard]] const loader_options& options() const { return options_; }
   [[nodiscard]] const sampler::bulk_sampler& sampler() const { return sampler_; }
@@ -142,10 +149,10 @@ class minibatch_loader {
   graph_source source_;
   loader_options options_;
   executor exec_;
-  std::unique_ptr<sampler::local_rows> own_rows_;  // when the source has no row_source
-  sampler::bulk_sampler sampler_;
+  sampler::bulk_sampler& sampler_;
   buffer_pool<float> feature_buffers_;
   bool stream_alive_ = false;
+  std::unique_ptr<epoch_stream> current_;  // last: it stops before the rest goes
   friend class epoch_stream;
 };
 

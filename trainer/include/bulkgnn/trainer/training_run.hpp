@@ -1,7 +1,7 @@
 #pragma once
 
-#include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/loader/feature_normalization.hpp"
 #include "bulkgnn/loader/loader.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
@@ -90,6 +90,28 @@ using epoch_callback = std::function<void(const epoch_record&, const train_resul
 // checkpoint directory, the full state is saved atomically after every epoch
 // and `resume` continues from it bit-exactly.
 [[nodiscard]] train_result train(const data::dataset& ds, const train_options& options,
+                                 const epoch_callback& on_epoch = {});
+
+// Where a training run takes its minibatches from.
+struct minibatch_sources {
+  // Started once per epoch over the training vertices.
+  loader::minibatch_source& train;
+  // The source of sampled evaluation, asked for at the first one (full-graph
+  // evaluation needs none) and owned by the caller; its passes are over
+  // every valid or test vertex.
+  std::function<loader::minibatch_source&()> make_eval = {};
+  // The sampler behind `train`, if any: its stage times go into
+  // epoch_record::sampler_stages.
+  const sampler::bulk_sampler* sampler = nullptr;
+};
+
+// The same over minibatches the caller provides (a loader of its own, a
+// device pipeline, a Python iterable); `options.sampling` and
+// `options.loading` still name the model kind, dropout seed and the
+// minibatch sizes the losses are weighted by, so they must describe how the
+// sources draw.
+[[nodiscard]] train_result train(const data::dataset& ds, const train_options& options,
+                                 const minibatch_sources& sources,
                                  const epoch_callback& on_epoch = {});
 
 }  // namespace bulkgnn::trainer
