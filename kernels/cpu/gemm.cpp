@@ -89,28 +89,30 @@ void copy_rows(const float* src, std::int64_t ld, std::int64_t k, float* dst) {
   for (std::int64_t p = 0; p < k; ++p) std::memcpy(dst + p * NR, src + p * ld, sizeof(float) * NR);
 }
 
-// Columns j0 .. j0 + nr of op(B) (zero past n) for every p < k, row p at p·nr.
-void pack_b_panel(operand b, std::int64_t k, std::int64_t n, std::int64_t j0, int nr, float* dst) {
+// Columns j0 .. j0 + nr of op(B) (zero past n) over rows k0 .. k0 + kc, row
+// p at (p - k0)·nr.
+void pack_b_panel(operand b, std::int64_t k0, std::int64_t kc, std::int64_t n, std::int64_t j0,
+                  int nr, float* dst) {
   const std::int64_t cols = std::min<std::int64_t>(nr, n - j0);
   if (!b.transposed && cols == nr && (nr == 8 || nr == 16 || nr == 32)) {
-    const float* src = b.data + j0;
-    if (nr == 8) copy_rows<8>(src, b.ld, k, dst);
-    if (nr == 16) copy_rows<16>(src, b.ld, k, dst);
-    if (nr == 32) copy_rows<32>(src, b.ld, k, dst);
+    const float* src = b.data + k0 * b.ld + j0;
+    if (nr == 8) copy_rows<8>(src, b.ld, kc, dst);
+    if (nr == 16) copy_rows<16>(src, b.ld, kc, dst);
+    if (nr == 32) copy_rows<32>(src, b.ld, kc, dst);
     return;
   }
   if (!b.transposed) {
-    for (std::int64_t p = 0; p < k; ++p) {
-      const float* src = b.data + p * b.ld + j0;
+    for (std::int64_t p = 0; p < kc; ++p) {
+      const float* src = b.data + (k0 + p) * b.ld + j0;
       std::copy(src, src + cols, dst + p * nr);
       std::fill(dst + p * nr + cols, dst + (p + 1) * nr, 0.0f);
     }
     return;
   }
-  std::fill(dst, dst + k * nr, 0.0f);
+  std::fill(dst, dst + kc * nr, 0.0f);
   for (std::int64_t j = 0; j < cols; ++j) {
-    const float* src = b.data + (j0 + j) * b.ld;
-    for (std::int64_t p = 0; p < k; ++p) dst[p * nr + j] = src[p];
+    const float* src = b.data + (j0 + j) * b.ld + k0;
+    for (std::int64_t p = 0; p < kc; ++p) dst[p * nr + j] = src[p];
   }
 }
 
@@ -138,8 +140,7 @@ struct problem {
   std::int64_t m;
   std::int64_t n;
   std::int64_t k;
-  const float* packed_b;  // panel q (columns q·nr ...) at q·k·nr
-  bool pack_a;            // else the microkernel reads A where it is stored
+  bool pack_a;  // else the microkernel reads A where it is stored
 };
 
 // Rows i .. i + mr of op(A) from column k0 on, read where A stores them: a
@@ -159,9 +160,13 @@ void point_at_a(operand a, std::int64_t i, std::int64_t k0, detail::microtile& t
 
 // C[row0 .. row1, col0 .. col1], K block after K block; partial sums wait in
 // C itself, so with beta != 0 and several K blocks the old C is saved first.
+// Each K block of the tile's columns of B is packed here, so that it stays
+// in L2 for all the tile's rows (packing all of B up front for all tiles
+// wrote and re-read K·N floats through memory).
 void run_tile(const problem& g, const detail::microkernel& kernel, std::int64_t row0,
               std::int64_t row1, std::int64_t col0, std::int64_t col1) {
   thread_local scratch a_scratch;
+  thread_local scratch b_scratch;
   thread_local scratch old_scratch;
   const int mr = kernel.mr;
   const int nr = kernel.nr;
@@ -176,16 +181,19 @@ void run_tile(const problem& g, const detail::microkernel& kernel, std::int64_t 
   }
   const std::int64_t block_rows = std::max<std::int64_t>(1, a_block_rows / mr) * mr;
   float* packed_a = g.pack_a ? a_scratch.floats(block_rows * k_block) : nullptr;
+  float* packed_b = b_scratch.floats((col1 - col0 + nr - 1) / nr * nr * k_block);
   for (std::int64_t k0 = 0; k0 < g.k; k0 += k_block) {
     const std::int64_t kc = std::min(k_block, g.k - k0);
     const detail::chain_step step{
         .first = k0 == 0, .last = k0 + kc == g.k, .alpha = g.alpha, .beta = g.beta};
+    for (std::int64_t j = col0; j < col1; j += nr)
+      pack_b_panel(g.b, k0, kc, g.n, j, nr, packed_b + (j - col0) * kc);
     for (std::int64_t i0 = row0; i0 < row1; i0 += block_rows) {
       const std::int64_t rows = std::min(block_rows, row1 - i0);
       if (g.pack_a) pack_transposed_a_block(g.a, i0, rows, k0, kc, mr, packed_a);
       for (std::int64_t j = col0; j < col1; j += nr) {
         detail::microtile t{.kc = kc,
-                            .packed_b = g.packed_b + (j / nr) * g.k * nr + k0 * nr,
+                            .packed_b = packed_b + (j - col0) * kc,
                             .ldc = g.ldc,
                             .ld_old = ld_old,
                             .cols = static_cast<int>(std::min<std::int64_t>(nr, col1 - j))};
@@ -223,8 +231,9 @@ tiling plan_tiles(std::int64_t m, std::int64_t n, const detail::microkernel& ker
            .row_tiles = 1,
            .col_tiles = 1};
   t.col_tiles = (t.col_panels * kernel.nr + max_tile_cols - 1) / max_tile_cols;
-  // Rows first (B is packed once for all tiles), keeping min_tile_rows in
-  // each; columns only while some thread would have no tile.
+  // Rows first, keeping min_tile_rows in each (a row tile reads its rows of
+  // A once, and the B blocks it packs serve all of them); columns only while
+  // some thread would have no tile.
   const std::int64_t min_panels = (min_tile_rows + kernel.mr - 1) / kernel.mr;
   while (t.count() < tiles_per_thread * threads) {
     if (t.row_panels >= min_panels * (t.row_tiles + 1))
@@ -243,15 +252,8 @@ void multiply(problem g, const detail::microkernel& kernel) {
       parallel_from_flops;
   const int threads = parallel ? tbb::this_task_arena::max_concurrency() : 1;
   const tiling tiles = plan_tiles(g.m, g.n, kernel, threads);
-  thread_local scratch b_scratch;
-  float* packed_b = b_scratch.floats(tiles.col_panels * g.k * kernel.nr);
-  g.packed_b = packed_b;
   g.pack_a = g.a.transposed && g.a.ld >= pack_transposed_a_from_ld &&
              tiles.col_panels > 2 * tiles.col_tiles;
-  const auto pack_panels = [&](std::int64_t q0, std::int64_t q1) {
-    for (std::int64_t q = q0; q < q1; ++q)
-      pack_b_panel(g.b, g.k, g.n, q * kernel.nr, kernel.nr, packed_b + q * g.k * kernel.nr);
-  };
   const auto run_tiles = [&](std::int64_t t0, std::int64_t t1) {
     for (std::int64_t t = t0; t < t1; ++t) {
       const std::int64_t rt = t / tiles.col_tiles;
@@ -266,15 +268,12 @@ void multiply(problem g, const detail::microkernel& kernel) {
     }
   };
   if (threads == 1) {
-    pack_panels(0, tiles.col_panels);
     run_tiles(0, tiles.count());
     return;
   }
   // Isolated, so that a thread waiting here never picks up unrelated work
   // (a sampler's task) and holds the train step behind it.
   tbb::this_task_arena::isolate([&] {
-    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, tiles.col_panels),
-                      [&](const auto& r) { pack_panels(r.begin(), r.end()); });
     tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, tiles.count(), 1),
                       [&](const auto& r) { run_tiles(r.begin(), r.end()); });
   });
@@ -299,7 +298,6 @@ void gemm(gemm_op op_a, gemm_op op_b, float alpha, dense_view<const float> a,
             .m = c.rows,
             .n = c.cols,
             .k = k,
-            .packed_b = nullptr,
             .pack_a = false},
            selected_microkernel());
 }
