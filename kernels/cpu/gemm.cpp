@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <new>
 
@@ -25,14 +26,23 @@ struct operand {
 };
 
 // Columns of op(A) (rows of op(B)) per K block: one packed B panel, kc×nr,
-// stays in L1 while the microkernel sweeps a packed A block.
+// stays in L1 while the microkernel sweeps the rows of a block of A.
 constexpr std::int64_t k_block = 256;
-// Rows of op(A) packed at once: a block of them times k_block stays in L2.
+// Rows of op(A) per block: a block of them times k_block stays in L2.
 constexpr std::int64_t a_block_rows = 96;
+// Fewest rows of C per tile when C is split by rows: a tile streams its B
+// panels once per K block, so thin tiles over a long K (weight gradients)
+// would stream all of B many times over (8 tiles of 32 rows: 0.75x
+// OpenBLAS; 2 of 128: 1.0x).
+constexpr std::int64_t min_tile_rows = 96;
 // Columns of C per tile, bounding the B panels one A block meets.
 constexpr std::int64_t max_tile_cols = 256;
 // Tiles per thread, so that uneven tiles and a busy core even out.
 constexpr std::int64_t tiles_per_thread = 4;
+// A transposed A is packed only where its rows lie at least this many floats
+// apart and several B panels reuse each block: kc rows a page or more apart
+// fall into few cache sets and would be fetched again for every B panel.
+constexpr std::int64_t pack_transposed_a_from_ld = 1024;
 // Products below this many flops run on the calling thread alone.
 constexpr double parallel_from_flops = 1 << 20;
 
@@ -71,45 +81,52 @@ class scratch {
   std::size_t capacity_ = 0;
 };
 
-// Columns j0 .. j0 + nr of op(B) (zero past n) for every p < k, row p at p·nr.
-void pack_b_panel(operand b, std::int64_t k, std::int64_t n, std::int64_t j0, int nr, float* dst) {
+// k rows of NR floats, ld apart, one after another: a copy of constant size
+// compiles to a few vector moves, where a call to memmove per row was a
+// seventh of a weight gradient's time.
+template <int NR>
+void copy_rows(const float* src, std::int64_t ld, std::int64_t k, float* dst) {
+  for (std::int64_t p = 0; p < k; ++p) std::memcpy(dst + p * NR, src + p * ld, sizeof(float) * NR);
+}
+
+// Columns j0 .. j0 + nr of op(B) (zero past n) over rows k0 .. k0 + kc, row
+// p at (p - k0)·nr.
+void pack_b_panel(operand b, std::int64_t k0, std::int64_t kc, std::int64_t n, std::int64_t j0,
+                  int nr, float* dst) {
   const std::int64_t cols = std::min<std::int64_t>(nr, n - j0);
+  if (!b.transposed && cols == nr && (nr == 8 || nr == 16 || nr == 32)) {
+    const float* src = b.data + k0 * b.ld + j0;
+    if (nr == 8) copy_rows<8>(src, b.ld, kc, dst);
+    if (nr == 16) copy_rows<16>(src, b.ld, kc, dst);
+    if (nr == 32) copy_rows<32>(src, b.ld, kc, dst);
+    return;
+  }
   if (!b.transposed) {
-    for (std::int64_t p = 0; p < k; ++p) {
-      const float* src = b.data + p * b.ld + j0;
+    for (std::int64_t p = 0; p < kc; ++p) {
+      const float* src = b.data + (k0 + p) * b.ld + j0;
       std::copy(src, src + cols, dst + p * nr);
       std::fill(dst + p * nr + cols, dst + (p + 1) * nr, 0.0f);
     }
     return;
   }
-  std::fill(dst, dst + k * nr, 0.0f);
+  std::fill(dst, dst + kc * nr, 0.0f);
   for (std::int64_t j = 0; j < cols; ++j) {
-    const float* src = b.data + (j0 + j) * b.ld;
-    for (std::int64_t p = 0; p < k; ++p) dst[p * nr + j] = src[p];
+    const float* src = b.data + (j0 + j) * b.ld + k0;
+    for (std::int64_t p = 0; p < kc; ++p) dst[p * nr + j] = src[p];
   }
 }
 
-// Rows i0 .. i0 + rows of op(A) over columns k0 .. k0 + kc, in panels of mr
-// rows (zero past `rows`): panel q at q·mr·kc, column p at p·mr within it.
-void pack_a_block(operand a, std::int64_t i0, std::int64_t rows, std::int64_t k0, std::int64_t kc,
-                  int mr, float* dst) {
+// Rows i0 .. i0 + rows of op(A) = Aᵀ over columns k0 .. k0 + kc, in panels
+// of mr rows: panel q at q·mr·kc, column p at p·mr within it. A short last
+// panel is left short: the microkernel never reads past its rows.
+void pack_transposed_a_block(operand a, std::int64_t i0, std::int64_t rows, std::int64_t k0,
+                             std::int64_t kc, int mr, float* dst) {
   for (std::int64_t q = 0; q < rows; q += mr, dst += mr * kc) {
     const std::int64_t panel_rows = std::min<std::int64_t>(mr, rows - q);
-    if (panel_rows < mr) std::fill(dst, dst + mr * kc, 0.0f);
-    if (a.transposed) {
-      for (std::int64_t p = 0; p < kc; ++p) {
-        const float* src = a.data + (k0 + p) * a.ld + i0 + q;
-        std::copy(src, src + panel_rows, dst + p * mr);
-      }
-      continue;
+    for (std::int64_t p = 0; p < kc; ++p) {
+      const float* src = a.data + (k0 + p) * a.ld + i0 + q;
+      std::copy(src, src + panel_rows, dst + p * mr);
     }
-    // Column by column, so that the stores run contiguously; the mr rows are
-    // read as parallel streams (row by row with strided stores was a fifth of
-    // gemm()'s time).
-    const float* rows[detail::max_mr];
-    for (std::int64_t r = 0; r < panel_rows; ++r) rows[r] = a.data + (i0 + q + r) * a.ld + k0;
-    for (std::int64_t p = 0; p < kc; ++p)
-      for (std::int64_t r = 0; r < panel_rows; ++r) dst[p * mr + r] = rows[r][p];
   }
 }
 
@@ -123,36 +140,33 @@ struct problem {
   std::int64_t m;
   std::int64_t n;
   std::int64_t k;
-  const float* packed_b;  // panel q (columns q·nr ...) at q·k·nr
+  bool pack_a;  // else the microkernel reads A where it is stored
 };
 
-// One mr×nr tile of C; a tile cut by C's edge runs on a full-size copy.
-void run_microtile(const detail::microkernel& kernel, std::int64_t kc, const float* packed_a,
-                   const float* packed_b, std::int64_t rows, std::int64_t cols, float* c,
-                   std::int64_t ldc, const float* c_old, std::int64_t ld_old,
-                   const detail::chain_step& step) {
-  if (rows == kernel.mr && cols == kernel.nr) {
-    kernel.run(kc, packed_a, packed_b, c, ldc, c_old, ld_old, step);
-    return;
+// Rows i .. i + mr of op(A) from column k0 on, read where A stores them: a
+// plain A's rows are streams along p, a transposed A has the mr values of
+// one p side by side. Neither needs a copy proportional to K·M.
+void point_at_a(operand a, std::int64_t i, std::int64_t k0, detail::microtile& t) {
+  if (a.transposed) {
+    t.a = a.data + k0 * a.ld + i;
+    t.a_row_stride = 1;
+    t.a_step = a.ld;
+  } else {
+    t.a = a.data + i * a.ld + k0;
+    t.a_row_stride = a.ld;
+    t.a_step = 1;
   }
-  float tile[detail::max_mr * detail::max_nr] = {};
-  float tile_old[detail::max_mr * detail::max_nr] = {};
-  const int nr = kernel.nr;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    if (!step.first) std::copy(c + r * ldc, c + r * ldc + cols, tile + r * nr);
-    if (step.last && step.beta != 0.0f)
-      std::copy(c_old + r * ld_old, c_old + r * ld_old + cols, tile_old + r * nr);
-  }
-  kernel.run(kc, packed_a, packed_b, tile, nr, tile_old, nr, step);
-  for (std::int64_t r = 0; r < rows; ++r)
-    std::copy(tile + r * nr, tile + r * nr + cols, c + r * ldc);
 }
 
 // C[row0 .. row1, col0 .. col1], K block after K block; partial sums wait in
 // C itself, so with beta != 0 and several K blocks the old C is saved first.
+// Each K block of the tile's columns of B is packed here, so that it stays
+// in L2 for all the tile's rows (packing all of B up front for all tiles
+// wrote and re-read K·N floats through memory).
 void run_tile(const problem& g, const detail::microkernel& kernel, std::int64_t row0,
               std::int64_t row1, std::int64_t col0, std::int64_t col1) {
   thread_local scratch a_scratch;
+  thread_local scratch b_scratch;
   thread_local scratch old_scratch;
   const int mr = kernel.mr;
   const int nr = kernel.nr;
@@ -166,21 +180,36 @@ void run_tile(const problem& g, const detail::microkernel& kernel, std::int64_t 
     c_old = saved;
   }
   const std::int64_t block_rows = std::max<std::int64_t>(1, a_block_rows / mr) * mr;
-  float* packed_a = a_scratch.floats(block_rows * k_block);
+  float* packed_a = g.pack_a ? a_scratch.floats(block_rows * k_block) : nullptr;
+  float* packed_b = b_scratch.floats((col1 - col0 + nr - 1) / nr * nr * k_block);
   for (std::int64_t k0 = 0; k0 < g.k; k0 += k_block) {
     const std::int64_t kc = std::min(k_block, g.k - k0);
     const detail::chain_step step{
         .first = k0 == 0, .last = k0 + kc == g.k, .alpha = g.alpha, .beta = g.beta};
+    for (std::int64_t j = col0; j < col1; j += nr)
+      pack_b_panel(g.b, k0, kc, g.n, j, nr, packed_b + (j - col0) * kc);
     for (std::int64_t i0 = row0; i0 < row1; i0 += block_rows) {
       const std::int64_t rows = std::min(block_rows, row1 - i0);
-      pack_a_block(g.a, i0, rows, k0, kc, mr, packed_a);
+      if (g.pack_a) pack_transposed_a_block(g.a, i0, rows, k0, kc, mr, packed_a);
       for (std::int64_t j = col0; j < col1; j += nr) {
-        const float* packed_b = g.packed_b + (j / nr) * g.k * nr + k0 * nr;
-        for (std::int64_t i = i0; i < i0 + rows; i += mr)
-          run_microtile(kernel, kc, packed_a + (i - i0) * kc, packed_b,
-                        std::min<std::int64_t>(mr, row1 - i), std::min<std::int64_t>(nr, col1 - j),
-                        g.c + i * g.ldc + j, g.ldc, c_old + (i - row0) * ld_old + (j - col0),
-                        ld_old, step);
+        detail::microtile t{.kc = kc,
+                            .packed_b = packed_b + (j - col0) * kc,
+                            .ldc = g.ldc,
+                            .ld_old = ld_old,
+                            .cols = static_cast<int>(std::min<std::int64_t>(nr, col1 - j))};
+        for (std::int64_t i = i0; i < i0 + rows; i += mr) {
+          if (g.pack_a) {
+            t.a = packed_a + (i - i0) * kc;
+            t.a_row_stride = 1;
+            t.a_step = mr;
+          } else {
+            point_at_a(g.a, i, k0, t);
+          }
+          t.c = g.c + i * g.ldc + j;
+          t.c_old = c_old + (i - row0) * ld_old + (j - col0);
+          t.rows = static_cast<int>(std::min<std::int64_t>(mr, row1 - i));
+          kernel.run(t, step);
+        }
       }
     }
   }
@@ -202,11 +231,14 @@ tiling plan_tiles(std::int64_t m, std::int64_t n, const detail::microkernel& ker
            .row_tiles = 1,
            .col_tiles = 1};
   t.col_tiles = (t.col_panels * kernel.nr + max_tile_cols - 1) / max_tile_cols;
-  // Rows first: B is packed once for all tiles, A once per column tile.
+  // Rows first, keeping min_tile_rows in each (a row tile reads its rows of
+  // A once, and the B blocks it packs serve all of them); columns only while
+  // some thread would have no tile.
+  const std::int64_t min_panels = (min_tile_rows + kernel.mr - 1) / kernel.mr;
   while (t.count() < tiles_per_thread * threads) {
-    if (t.row_panels >= 2 * (t.row_tiles + 1))
+    if (t.row_panels >= min_panels * (t.row_tiles + 1))
       ++t.row_tiles;
-    else if (t.col_panels >= 2 * (t.col_tiles + 1))
+    else if (t.count() < threads && t.col_panels >= t.col_tiles + 1)
       ++t.col_tiles;
     else
       break;
@@ -220,13 +252,8 @@ void multiply(problem g, const detail::microkernel& kernel) {
       parallel_from_flops;
   const int threads = parallel ? tbb::this_task_arena::max_concurrency() : 1;
   const tiling tiles = plan_tiles(g.m, g.n, kernel, threads);
-  thread_local scratch b_scratch;
-  float* packed_b = b_scratch.floats(tiles.col_panels * g.k * kernel.nr);
-  g.packed_b = packed_b;
-  const auto pack_panels = [&](std::int64_t q0, std::int64_t q1) {
-    for (std::int64_t q = q0; q < q1; ++q)
-      pack_b_panel(g.b, g.k, g.n, q * kernel.nr, kernel.nr, packed_b + q * g.k * kernel.nr);
-  };
+  g.pack_a = g.a.transposed && g.a.ld >= pack_transposed_a_from_ld &&
+             tiles.col_panels > 2 * tiles.col_tiles;
   const auto run_tiles = [&](std::int64_t t0, std::int64_t t1) {
     for (std::int64_t t = t0; t < t1; ++t) {
       const std::int64_t rt = t / tiles.col_tiles;
@@ -241,15 +268,12 @@ void multiply(problem g, const detail::microkernel& kernel) {
     }
   };
   if (threads == 1) {
-    pack_panels(0, tiles.col_panels);
     run_tiles(0, tiles.count());
     return;
   }
   // Isolated, so that a thread waiting here never picks up unrelated work
   // (a sampler's task) and holds the train step behind it.
   tbb::this_task_arena::isolate([&] {
-    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, tiles.col_panels),
-                      [&](const auto& r) { pack_panels(r.begin(), r.end()); });
     tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, tiles.count(), 1),
                       [&](const auto& r) { run_tiles(r.begin(), r.end()); });
   });
@@ -274,7 +298,7 @@ void gemm(gemm_op op_a, gemm_op op_b, float alpha, dense_view<const float> a,
             .m = c.rows,
             .n = c.cols,
             .k = k,
-            .packed_b = nullptr},
+            .pack_a = false},
            selected_microkernel());
 }
 

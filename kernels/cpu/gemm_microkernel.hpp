@@ -19,12 +19,27 @@ struct chain_step {
   float beta = 0.0f;
 };
 
-// packed_a holds kc columns of mr values (op(A)[i][p] at p·mr + i), packed_b
-// kc rows of nr values (op(B)[p][j] at p·nr + j); c and c_old are mr×nr with
-// row strides ldc and ld_old (c_old may alias c).
-using microkernel_fn = void (*)(std::int64_t kc, const float* packed_a, const float* packed_b,
-                                float* c, std::int64_t ldc, const float* c_old, std::int64_t ld_old,
-                                const chain_step& step);
+// One tile of C over kc steps of the chain. op(A)[r][p] is read at
+// a[r·a_row_stride + p·a_step], so that a packed panel (1, mr), a transposed
+// A (1, lda) and a plain A (lda, 1) need no copy; rows of the tile past
+// `rows` read row rows-1 instead and are never stored. packed_b holds kc
+// rows of nr values (op(B)[p][j] at p·nr + j, zero past `cols`). c and c_old
+// are rows×cols with row strides ldc and ld_old (c_old may alias c).
+struct microtile {
+  std::int64_t kc = 0;
+  const float* a = nullptr;
+  std::int64_t a_row_stride = 0;
+  std::int64_t a_step = 0;
+  const float* packed_b = nullptr;
+  float* c = nullptr;
+  std::int64_t ldc = 0;
+  const float* c_old = nullptr;
+  std::int64_t ld_old = 0;
+  int rows = 0;
+  int cols = 0;
+};
+
+using microkernel_fn = void (*)(const microtile& tile, const chain_step& step);
 
 struct microkernel {
   std::string_view name;

@@ -81,7 +81,7 @@ void expect_matches_reference(std::mt19937_64& gen, const gemm_case& g) {
 TEST(Gemm, MatchesNaiveProductForEveryTransposeCombination) {
   std::mt19937_64 gen(1);
   const std::int64_t m = 7, n = 5, k = 9;
-  for (const auto exec : {cpu_exec, reference_exec})
+  for (const auto& exec : {cpu_exec, reference_exec})
     for (const bool ta : {false, true}) {
       for (const bool tb : {false, true}) {
         const dense_matrix a = ta ? random_dense(gen, k, m) : random_dense(gen, m, k);
@@ -102,14 +102,15 @@ TEST(Gemm, MatchesNaiveProductForEveryTransposeCombination) {
 
 // Sizes of 0, 1, odd, across microkernel tiles (6 or 12 rows, 16 or 32
 // columns), K blocks and thread tiles, serial and threaded; the train step's
-// shapes (tall and skinny, and weight gradients over a long K) too.
+// shapes (tall and skinny, and weight gradients over a long K) too, and a
+// transposed A wide enough to be packed rather than read in place.
 TEST(Gemm, CpuEqualsTheReferenceBitForBitForEveryShapeAndScaling) {
   std::mt19937_64 gen(3);
   const std::tuple<std::int64_t, std::int64_t, std::int64_t> shapes[] = {
-      {0, 5, 3},       {5, 0, 3},       {4, 3, 0},     {1, 1, 1},      {1, 17, 1},
-      {13, 1, 300},    {7, 33, 257},    {6, 16, 256},  {12, 32, 64},   {97, 45, 513},
-      {131, 300, 70},  {200, 37, 1000}, {5, 260, 600}, {300, 520, 40}, {2000, 47, 129},
-      {64, 256, 1100}, {1500, 256, 128}};
+      {0, 5, 3},       {5, 0, 3},        {4, 3, 0},      {1, 1, 1},      {1, 17, 1},
+      {13, 1, 300},    {7, 33, 257},     {6, 16, 256},   {12, 32, 64},   {97, 45, 513},
+      {131, 300, 70},  {200, 37, 1000},  {5, 260, 600},  {300, 520, 40}, {2000, 47, 129},
+      {64, 256, 1100}, {1500, 256, 128}, {1030, 70, 260}};
   const std::pair<float, float> scalings[] = {{1.0f, 0.0f}, {1.0f, 1.0f}, {-1.5f, 0.25f}};
   for (const int threads : {1, 3}) {
     const thread_limit limit(threads);
@@ -120,7 +121,7 @@ TEST(Gemm, CpuEqualsTheReferenceBitForBitForEveryShapeAndScaling) {
 }
 
 TEST(Gemm, EmptyInnerDimensionGivesBetaTimesCAndZeroBetaIgnoresNaN) {
-  for (const auto exec : {cpu_exec, reference_exec}) {
+  for (const auto& exec : {cpu_exec, reference_exec}) {
     dense_matrix a(3, 0), b(0, 2), c(3, 2);
     std::fill(c.data.begin(), c.data.end(), std::numeric_limits<float>::quiet_NaN());
     gemm(exec, gemm_op::plain, gemm_op::plain, 1.0f, a.view(), b.view(), 0.0f, c.view());
