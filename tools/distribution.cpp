@@ -52,6 +52,23 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"sampler_options.replacement", "--replace"},
     {"sampler_options.weighted", "--weighted"},
     {"train_options.normalize_features", "--normalize-features"},
+    // Longer names first where one is the start of another.
+    {"train_options.eval_every", "--eval-every"},
+    {"train_options.eval", "--eval"},
+    {"train_options.split", "--split"},
+    {"train_options.checkpoint_dir", "--checkpoint-dir"},
+    {"train_options.resume", "--resume"},
+    {"train_options.epochs", "--epochs"},
+    {"loader_options.batch_size", "--batch-size"},
+    {"loader_options.bulk_queue", "--bulk-queue"},
+    {"loader_options.bulk", "--bulk"},
+    {"loader_options.ready_queue", "--ready-queue"},
+    {"loader_options.max_minibatches", "--max-minibatches"},
+    {"model_config.layers", "--layers"},
+    {"model_config.hidden", "--hidden"},
+    {"model_config.dropout", "--dropout"},
+    {"adam_options.lr", "--lr"},
+    {"adam_options.weight_decay", "--weight-decay"},
 };
 
 }  // namespace

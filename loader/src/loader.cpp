@@ -14,12 +14,16 @@
 namespace bulkgnn::loader {
 
 void validate(const loader_options& o) {
-  BULKGNN_EXPECTS(o.batch_size > 0, "--batch-size must be positive, got {}", o.batch_size);
-  BULKGNN_EXPECTS(o.bulk > 0, "--bulk must be positive, got {}", o.bulk);
-  BULKGNN_EXPECTS(o.bulk_queue > 0, "--bulk-queue must be positive, got {}", o.bulk_queue);
-  BULKGNN_EXPECTS(o.ready_queue > 0, "--ready-queue must be positive, got {}", o.ready_queue);
+  BULKGNN_EXPECTS(o.batch_size > 0, "loader_options.batch_size must be positive, got {}",
+                  o.batch_size);
+  BULKGNN_EXPECTS(o.bulk > 0, "loader_options.bulk must be positive, got {}", o.bulk);
+  BULKGNN_EXPECTS(o.bulk_queue > 0, "loader_options.bulk_queue must be positive, got {}",
+                  o.bulk_queue);
+  BULKGNN_EXPECTS(o.ready_queue > 0, "loader_options.ready_queue must be positive, got {}",
+                  o.ready_queue);
   BULKGNN_EXPECTS(o.max_minibatches >= 0,
-                  "--max-minibatches must be 0 (no limit) or positive, got {}", o.max_minibatches);
+                  "loader_options.max_minibatches must be 0 (no limit) or positive, got {}",
+                  o.max_minibatches);
   BULKGNN_EXPECTS(o.slices >= 1 && o.slice >= 0 && o.slice < o.slices,
                   "loader: slice {} of {} does not exist", o.slice, o.slices);
 }

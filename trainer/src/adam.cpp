@@ -8,9 +8,10 @@
 namespace bulkgnn::trainer {
 
 void validate(const adam_options& o) {
-  BULKGNN_EXPECTS(std::isfinite(o.lr) && o.lr > 0.0f, "--lr: {} must be finite and positive", o.lr);
+  BULKGNN_EXPECTS(std::isfinite(o.lr) && o.lr > 0.0f,
+                  "adam_options.lr: {} must be finite and positive", o.lr);
   BULKGNN_EXPECTS(std::isfinite(o.weight_decay) && o.weight_decay >= 0.0f,
-                  "--weight-decay: {} must be finite and non-negative", o.weight_decay);
+                  "adam_options.weight_decay: {} must be finite and non-negative", o.weight_decay);
   BULKGNN_EXPECTS(o.beta1 >= 0.0f && o.beta1 < 1.0f, "adam: beta1 = {} is outside [0, 1)", o.beta1);
   BULKGNN_EXPECTS(o.beta2 >= 0.0f && o.beta2 < 1.0f, "adam: beta2 = {} is outside [0, 1)", o.beta2);
   BULKGNN_EXPECTS(std::isfinite(o.eps) && o.eps > 0.0f, "adam: eps = {} must be positive", o.eps);

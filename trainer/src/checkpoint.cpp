@@ -154,17 +154,19 @@ void check_fingerprint(const nlohmann::json& saved, const nlohmann::json& curren
                        const std::filesystem::path& file) {
   for (const auto& [key, value] : current.items()) {
     if (!saved.contains(key))
-      throw option_error(fmt::format("--resume: {} has no setting '{}'; it is from another run",
-                                     file.string(), key));
+      throw option_error(
+          fmt::format("train_options.resume: {} has no setting '{}'; it is from another run",
+                      file.string(), key));
     if (saved.at(key) != value)
       throw option_error(
-          fmt::format("--resume: {} was written with {} = {}, but this run has {} = {}",
+          fmt::format("train_options.resume: {} was written with {} = {}, but this run has {} = {}",
                       file.string(), key, saved.at(key).dump(), key, value.dump()));
   }
   for (const auto& [key, value] : saved.items())
     if (!current.contains(key))
-      throw option_error(fmt::format("--resume: {} has setting '{}' that this run does not know",
-                                     file.string(), key));
+      throw option_error(
+          fmt::format("train_options.resume: {} has setting '{}' that this run does not know",
+                      file.string(), key));
 }
 
 }  // namespace bulkgnn::trainer

@@ -45,8 +45,7 @@ csr_matrix identity(std::int64_t n) {
   return id;
 }
 
-aggregation_block with_transpose(const executor& exec, csr_matrix forward,
-                                 bool with_backward) {
+aggregation_block with_transpose(const executor& exec, csr_matrix forward, bool with_backward) {
   aggregation_block block{.forward = std::move(forward), .backward = {}};
   if (with_backward) block.backward = kernels::transpose(exec, block.forward.view());
   return block;
@@ -57,7 +56,8 @@ aggregation_block with_transpose(const executor& exec, csr_matrix forward,
 layer_kind parse_layer_kind(const std::string& name) {
   if (name == "sage") return layer_kind::sage;
   if (name == "gcn") return layer_kind::gcn;
-  throw option_error(fmt::format("--model: unknown layer kind '{}' (expected sage or gcn)", name));
+  throw option_error(
+      fmt::format("parse_layer_kind: unknown layer kind '{}' (expected sage or gcn)", name));
 }
 
 std::string layer_kind_name(layer_kind kind) { return kind == layer_kind::sage ? "sage" : "gcn"; }

@@ -26,13 +26,13 @@ using kernels::gemm_op;
 }  // namespace
 
 void validate(const model_config& config) {
-  BULKGNN_EXPECTS(config.layers >= 1, "--layers: {} must be at least 1", config.layers);
-  BULKGNN_EXPECTS(config.hidden >= 1, "--hidden: {} must be at least 1", config.hidden);
+  BULKGNN_EXPECTS(config.layers >= 1, "model_config.layers: {} must be at least 1", config.layers);
+  BULKGNN_EXPECTS(config.hidden >= 1, "model_config.hidden: {} must be at least 1", config.hidden);
   // Dropout resolves p to 1/65536 (layers.cpp); p that rounds to 1 would drop
   // everything.
   BULKGNN_EXPECTS(config.dropout >= 0.0f && config.dropout < 1.0f &&
                       std::lround(std::ldexp(static_cast<double>(config.dropout), 16)) < 65536,
-                  "--dropout: {} is outside [0, 1)", config.dropout);
+                  "model_config.dropout: {} is outside [0, 1)", config.dropout);
   BULKGNN_EXPECTS(config.in_features >= 1, "model: the features have {} columns, need at least 1",
                   config.in_features);
   BULKGNN_EXPECTS(config.num_classes >= 1, "model: {} classes, need at least 1",

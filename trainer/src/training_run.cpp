@@ -23,7 +23,7 @@ namespace bulkgnn::trainer {
 evaluation parse_evaluation(const std::string& name) {
   if (name == "full") return evaluation::full;
   if (name == "sampled") return evaluation::sampled;
-  throw option_error("--eval must be full or sampled; got '" + name + "'");
+  throw option_error("train_options.eval must be full or sampled; got '" + name + "'");
 }
 
 namespace {
@@ -74,7 +74,8 @@ std::vector<std::int32_t> labels_of(const data::dataset& ds, std::span<const ver
   labels.reserve(vertices.size());
   for (const vertex_t v : vertices) {
     const auto label = ds.labels()[v];
-    BULKGNN_EXPECTS(label >= 0, "--split: vertex {} of the {} set has no label", v, split_part);
+    BULKGNN_EXPECTS(label >= 0, "train_options.split: vertex {} of the {} set has no label", v,
+                    split_part);
     labels.push_back(label);
   }
   return labels;
@@ -291,10 +292,11 @@ class checkpointer {
   void check_fresh() const {
     if (!options_.checkpoint_dir.empty() && !options_.resume &&
         std::filesystem::exists(checkpoint_path(options_.checkpoint_dir)))
-      throw option_error(fmt::format(
-          "--checkpoint-dir: {} already holds a checkpoint; pass --resume to continue it, or "
-          "remove it to start afresh",
-          checkpoint_path(options_.checkpoint_dir).string()));
+      throw option_error(
+          fmt::format("train_options.checkpoint_dir: {} already holds a checkpoint; pass "
+                      "train_options.resume to continue it, or "
+                      "remove it to start afresh",
+                      checkpoint_path(options_.checkpoint_dir).string()));
   }
 
   void save(const training_state& state, std::int64_t epochs_done) const {
@@ -316,12 +318,14 @@ class checkpointer {
   std::int64_t restore(training_state& state) const {
     const auto file = checkpoint_path(options_.checkpoint_dir);
     auto c = load_checkpoint(options_.checkpoint_dir);
-    if (!c) throw option_error(fmt::format("--resume: no checkpoint at {}", file.string()));
+    if (!c)
+      throw option_error(fmt::format("train_options.resume: no checkpoint at {}", file.string()));
     check_fingerprint(c->fingerprint, state.result.config, file);
     if (c->epochs_done <= 0 || c->epochs_done > options_.epochs)
-      throw option_error(fmt::format(
-          "--resume: {} holds {} trained epochs; --epochs must be at least that (it is {})",
-          file.string(), c->epochs_done, options_.epochs));
+      throw option_error(
+          fmt::format("train_options.resume: {} holds {} trained epochs; train_options.epochs must "
+                      "be at least that (it is {})",
+                      file.string(), c->epochs_done, options_.epochs));
     const auto params = state.model.parameters();
     if (c->parameters.size() != params.size())
       throw data_error(file.string(), fmt::format("holds {} parameters, the model has {}",
@@ -439,7 +443,8 @@ class run {
     config.in_features = ds.features().cols;
     config.num_classes = ds.num_classes();
     BULKGNN_EXPECTS(static_cast<std::int64_t>(o.sampling.fanouts.size()) == config.layers,
-                    "--fanouts has {} hops but --layers is {}; give one fanout per layer",
+                    "sampler_options.fanouts has {} hops but model_config.layers is {}; give one "
+                    "fanout per layer",
                     o.sampling.fanouts.size(), config.layers);
     validate(config);
     return config;
@@ -477,8 +482,9 @@ class run {
         const auto loss =
             kernels::softmax_cross_entropy(options_.exec, logits, mb->batch.labels, grad.view());
         if (!std::isfinite(loss.loss))
-          throw error(fmt::format("epoch {}, minibatch {}: the loss is {} (diverged; lower --lr)",
-                                  epoch, mb->batch.index, loss.loss));
+          throw error(fmt::format(
+              "epoch {}, minibatch {}: the loss is {} (diverged; lower adam_options.lr)", epoch,
+              mb->batch.index, loss.loss));
         if (share != 1.0)
           for (float& g : grad.view().data) g *= static_cast<float>(share);
         state_.model.backward(grad.view());
@@ -530,11 +536,12 @@ class run {
 }  // namespace
 
 void validate(const train_options& o) {
-  BULKGNN_EXPECTS(o.epochs > 0 && o.epochs < max_epochs, "--epochs must be in [1, 2^30), got {}",
-                  o.epochs);
-  BULKGNN_EXPECTS(o.eval_every >= 0, "--eval-every must be 0 (never) or positive, got {}",
-                  o.eval_every);
-  BULKGNN_EXPECTS(!o.resume || !o.checkpoint_dir.empty(), "--resume needs --checkpoint-dir");
+  BULKGNN_EXPECTS(o.epochs > 0 && o.epochs < max_epochs,
+                  "train_options.epochs must be in [1, 2^30), got {}", o.epochs);
+  BULKGNN_EXPECTS(o.eval_every >= 0,
+                  "train_options.eval_every must be 0 (never) or positive, got {}", o.eval_every);
+  BULKGNN_EXPECTS(!o.resume || !o.checkpoint_dir.empty(),
+                  "train_options.resume needs train_options.checkpoint_dir");
   BULKGNN_EXPECTS(o.parallel == nullptr || o.parallel->ranks != nullptr,
                   "trainer::train: parallel.ranks must be set for a data-parallel run");
   loader::validate(o.loading);
