@@ -1,8 +1,7 @@
 #include "bulkgnn/session/session.hpp"
 
 #include "bulkgnn/core/error.hpp"
-#include "bulkgnn/data/generators.hpp"
-#include "scratch_dir.hpp"
+#include "small_csbm.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,19 +13,7 @@ namespace bulkgnn::session {
 namespace {
 
 using bulkgnn::testing::scratch_dir;
-
-data::dataset tiny_dataset(const scratch_dir& dir) {
-  const auto path = dir / "csbm";
-  data::generate_csbm(path, {.nodes = 300,
-                             .classes = 3,
-                             .average_degree = 6,
-                             .homophily = 0.8,
-                             .features = 8,
-                             .signal = 1.0,
-                             .seed = 1,
-                             .quiet = true});
-  return data::dataset::open_native(path);
-}
+using bulkgnn::testing::small_csbm;
 
 std::string refusal(const data::dataset& ds, const layout_options& layout) {
   try {
@@ -39,7 +26,7 @@ std::string refusal(const data::dataset& ds, const layout_options& layout) {
 
 TEST(Session, AloneWithTheDefaultLayoutIsOneRankOverTheWholeGraph) {
   const scratch_dir dir;
-  const auto ds = tiny_dataset(dir);
+  const auto ds = small_csbm(dir, 300);
   run_session run(ds, {}, true, {{"anything", "1"}});
   EXPECT_FALSE(run.distributed());
   EXPECT_EQ(run.rank(), 0);
@@ -54,7 +41,7 @@ TEST(Session, AloneWithTheDefaultLayoutIsOneRankOverTheWholeGraph) {
 
 TEST(Session, RefusalsNameTheLayoutFieldNotAFlag) {
   const scratch_dir dir;
-  const auto ds = tiny_dataset(dir);
+  const auto ds = small_csbm(dir, 300);
   for (const auto& [layout, field] :
        {std::pair{layout_options{.grid = "2d"}, "layout_options.grid"},
         std::pair{layout_options{.feature_replication = 2}, "layout_options.feature_replication"},

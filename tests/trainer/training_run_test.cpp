@@ -3,9 +3,9 @@
 #include "bulkgnn/comm/self_communicator.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
-#include "bulkgnn/data/generators.hpp"
 #include "bulkgnn/trainer/checkpoint.hpp"
 #include "scratch_dir.hpp"
+#include "small_csbm.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,22 +15,7 @@ namespace bulkgnn::trainer {
 namespace {
 
 using bulkgnn::testing::scratch_dir;
-
-// A small learnable graph: CSBM, 1500 vertices, 4 classes, 16 features whose
-// class signal is weak enough that the graph helps: a few epochs of
-// GraphSAGE reach ~0.9.
-data::dataset small_csbm(const scratch_dir& dir) {
-  const auto path = dir / "csbm";
-  data::generate_csbm(path, {.nodes = 1500,
-                             .classes = 4,
-                             .average_degree = 8,
-                             .homophily = 0.8,
-                             .features = 16,
-                             .signal = 1.0,
-                             .seed = 3,
-                             .quiet = true});
-  return data::dataset::open_native(path);
-}
+using bulkgnn::testing::small_csbm;
 
 train_options small_options(sampler::sampler_kind kind = sampler::sampler_kind::node_wise) {
   train_options o;

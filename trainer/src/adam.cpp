@@ -32,12 +32,7 @@ void adam::step(std::span<float> parameters, std::span<const float> gradients) {
                   "adam::step: {} parameters and {} gradients for an optimiser of {}",
                   parameters.size(), gradients.size(), m_.size());
   ++steps_;
-  const auto constants = kernels::adam_constants_for({.lr = options_.lr,
-                                                      .beta1 = options_.beta1,
-                                                      .beta2 = options_.beta2,
-                                                      .eps = options_.eps,
-                                                      .weight_decay = options_.weight_decay},
-                                                     steps_);
+  const auto constants = kernels::adam_constants_for(options_, steps_);
   kernels::adam_step(exec_, constants, parameters, gradients, m_, v_);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/kernels/optimizer.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -9,16 +10,11 @@
 
 namespace bulkgnn::trainer {
 
-struct adam_options {
-  float lr = 0.003f;
-  float beta1 = 0.9f;
-  float beta2 = 0.999f;
-  float eps = 1e-8f;
-  float weight_decay = 0.0f;
-};
+// lr, beta1, beta2, eps, weight_decay, with torch's defaults but lr 0.003.
+using adam_options = kernels::adam_hyperparameters;
 
-// option_error naming --lr or --weight-decay (finite, lr > 0, weight decay
-// >= 0), or the beta or eps that is out of range.
+// option_error naming adam_options.lr or adam_options.weight_decay (finite,
+// lr > 0, weight decay >= 0), or the beta or eps that is out of range.
 void validate(const adam_options& options);
 
 // torch.optim.Adam (not AdamW): L2 weight decay added to the gradient,
