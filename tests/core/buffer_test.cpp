@@ -39,6 +39,17 @@ TEST(Buffer, BehavesLikeAVectorOnTheHost) {
   EXPECT_EQ(b.space(), memory_space::host);
 }
 
+// An empty buffer holds no storage; inserting or erasing nothing must not
+// hand its null pointer to memmove (UBSan's nonnull check).
+TEST(Buffer, EmptyRangesOnAnEmptyBufferTouchNothing) {
+  buffer<int> b;
+  const std::vector<int> none;
+  EXPECT_EQ(b.insert(b.end(), none.begin(), none.end()), b.end());
+  EXPECT_EQ(b.erase(b.begin(), b.end()), b.end());
+  b.assign(none.begin(), none.end());
+  EXPECT_TRUE(b.empty());
+}
+
 TEST(Buffer, PushBackOfItsOwnElementSurvivesGrowth) {
   buffer<int> b{1, 2, 3};
   b.shrink_to_fit();

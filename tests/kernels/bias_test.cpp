@@ -19,7 +19,7 @@ using testing::same_bits;
 TEST(FillRowsWithBias, EveryRowBecomesTheBias) {
   dense_matrix out(3, 2);
   const std::vector<float> bias{1.5f, -2.0f};
-  for (const auto exec : {cpu_exec, reference_exec}) {
+  for (const auto& exec : {cpu_exec, reference_exec}) {
     fill_rows_with_bias(exec, bias, out.view());
     EXPECT_EQ(out.data, (std::vector<float>{1.5f, -2.0f, 1.5f, -2.0f, 1.5f, -2.0f}));
   }
@@ -29,7 +29,7 @@ TEST(ColumnSums, AddEachColumnInRowOrder) {
   dense_matrix m(3, 2);
   m.data = {1.0f, 1e8f, 2.0f, 1.0f, 3.0f, -1e8f};
   std::vector<float> sums(2);
-  for (const auto exec : {cpu_exec, reference_exec}) {
+  for (const auto& exec : {cpu_exec, reference_exec}) {
     column_sums(exec, m.view(), sums);
     // (1e8 + 1) rounds to 1e8 in float before −1e8 arrives: row order, in float.
     EXPECT_EQ(sums, (std::vector<float>{6.0f, 0.0f}));

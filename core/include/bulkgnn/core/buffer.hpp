@@ -172,6 +172,8 @@ class buffer {
     const auto at = static_cast<size_type>(position - data_);
     if constexpr (std::forward_iterator<It>) {
       const auto count = static_cast<size_type>(std::distance(first, last));
+      // An empty buffer's data() is null, which memmove may not be given.
+      if (count == 0) return data_ + at;
       grow_to(size_ + count);
       std::memmove(data_ + at + count, data_ + at, (size_ - at) * sizeof(T));
       std::copy(first, last, data_ + at);
@@ -187,6 +189,7 @@ class buffer {
     require_host("erase");
     const auto from = static_cast<size_type>(first - data_);
     const auto to = static_cast<size_type>(last - data_);
+    if (from == to) return data_ + from;
     std::memmove(data_ + from, data_ + to, (size_ - to) * sizeof(T));
     size_ -= to - from;
     return data_ + from;
