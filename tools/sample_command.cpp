@@ -130,10 +130,13 @@ void run_sample(const sample_config& c) {
   progress bar("sample", per_epoch * c.epochs, " minibatches", c.quiet || rank != 0);
   stopwatch sampling_clock;
   double sampling_seconds = 0;
-  // Each step samples `bulk` minibatches per rank; rank r takes minibatches
-  // first + r, first + r + P, ... Every rank takes the same number of steps,
-  // since sharded grids fetch rows collectively.
-  const std::int64_t step = c.bulk * ranks;
+  // Every rank takes part in every minibatch, as data-parallel training does:
+  // each step samples `bulk` minibatches, each rank its part of each
+  // (bulk_sampler::sample_slices), and the digests of the whole minibatches
+  // are merged from the parts' destinations, so they equal a single
+  // process's for any rank count.
+  const auto split = cluster.minibatch_split();
+  const auto hops = static_cast<std::int64_t>(options.fanouts.size());
   session::epoch_traffic traffic;  // per epoch, in the metrics (collective)
   const auto setup_traffic = traffic.since_previous(cluster.report());
   nlohmann::json traffic_by_epoch = nlohmann::json::array();
@@ -141,24 +144,21 @@ void run_sample(const sample_config& c) {
     sampling_clock.restart();
     const sampler::epoch_plan plan(train, c.batch_size, c.seed, static_cast<std::uint32_t>(epoch));
     times.add("shuffle", sampling_clock.seconds());
-    for (std::int64_t first = 0; first < per_epoch; first += step) {
+    for (std::int64_t first = 0; first < per_epoch; first += c.bulk) {
+      const std::int64_t count = std::min(c.bulk, per_epoch - first);
       sampling_clock.restart();
-      segmented_vertices seeds;
-      std::vector<std::int64_t> ids;
-      for (std::int64_t id = first + rank; id < std::min(first + step, per_epoch); id += ranks) {
-        seeds.push_segment(plan.seeds(id));
-        ids.push_back(id);
-      }
-      const auto bulk = sampler.sample(plan.epoch(), std::move(seeds), ids);
+      const auto bulk = sampler.sample_slices(plan, first, count, split);
       sampling_seconds += sampling_clock.seconds();
       sampled_edges += bulk.sampled_edges();
       {
         scoped_stage stage(times, "digest");
-        std::vector<std::uint64_t> bulk_digests(static_cast<std::size_t>(bulk.count()));
-        tbb::parallel_for(std::int64_t{0}, bulk.count(),
-                          [&](std::int64_t j) { bulk_digests[j] = bulk.digest(j); });
-        for (std::int64_t j = 0; j < bulk.count(); ++j)
-          digests.emplace_back(epoch * per_epoch + ids[j], bulk_digests[j]);
+        std::vector<std::vector<sampler::destination_edges>> parts(static_cast<std::size_t>(count));
+        tbb::parallel_for(std::int64_t{0}, count,
+                          [&](std::int64_t j) { parts[j] = bulk.destinations(j); });
+        std::vector<sampler::destination_edges> mine;
+        for (const auto& part : parts) mine.insert(mine.end(), part.begin(), part.end());
+        for (const auto& [id, d] : cluster.merge_part_digests(plan, hops, mine))
+          digests.emplace_back(epoch * per_epoch + id, d);
       }
       if (dump) {
         scoped_stage stage(times, "dump");
@@ -166,7 +166,7 @@ void run_sample(const sample_config& c) {
           dump->stream() << minibatch_json(bulk.extract(j, ds->labels())).dump() << '\n';
       }
       minibatches += bulk.count();
-      bar.update(std::min(first + step, per_epoch) + epoch * per_epoch);
+      bar.update(first + count + epoch * per_epoch);
     }
     traffic_by_epoch.push_back(traffic.since_previous(cluster.report()));
   }
@@ -178,7 +178,6 @@ void run_sample(const sample_config& c) {
   for (const auto& [id, d] : all_digests) digest.add(d);
   auto report = cluster.report();
   if (!report.is_null()) report["setup_traffic"] = setup_traffic;
-  minibatches = cluster.sum_over_ranks(minibatches);
   sampled_edges = cluster.sum_over_ranks(sampled_edges);
   sampling_seconds += times.get("shuffle");
   for (const auto& [stage, seconds] : sampler.times().all()) times.add("sampler/" + stage, seconds);

@@ -118,6 +118,27 @@ csr_matrix spread_to_segment_starts(csr_view per_segment, std::span<const std::i
   return out;
 }
 
+csr_matrix columns_in_range(csr_view m, vertex_t first, vertex_t last) {
+  const auto in_range = [&](vertex_t c) { return c >= first && c < last; };
+  csr_matrix out = allocate_rows(m.rows, m.cols, m.weighted(), [&](std::int64_t r) {
+    const auto columns = m.row(r);
+    return static_cast<edge_t>(std::count_if(columns.begin(), columns.end(), in_range));
+  });
+  for_each_row(m.rows, [&](const tbb::blocked_range<std::int64_t>& range) {
+    for (std::int64_t r = range.begin(); r < range.end(); ++r) {
+      const auto columns = m.row(r);
+      edge_t at = out.indptr[r];
+      for (std::size_t e = 0; e < columns.size(); ++e) {
+        if (!in_range(columns[e])) continue;
+        out.indices[at] = columns[e];
+        if (m.weighted()) out.values[at] = m.row_values(r)[e];
+        ++at;
+      }
+    }
+  });
+  return out;
+}
+
 void invert_probabilities(std::span<float> values) {
   for_each_index(static_cast<std::int64_t>(values.size()),
                  [&](std::int64_t i) { values[i] = 1.0f / values[i]; });

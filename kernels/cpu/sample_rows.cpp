@@ -216,4 +216,85 @@ csr_matrix sample_rows(csr_view a, std::span<const vertex_t> rows, const row_str
   return out;
 }
 
+namespace {
+
+bool by_key_then_position(const keyed_entry& x, const keyed_entry& y) {
+  return std::pair(x.key, x.position) < std::pair(y.key, y.position);
+}
+
+bool by_position(const keyed_entry& x, const keyed_entry& y) { return x.position < y.position; }
+
+// Keeps the `fanout` entries of smallest (key, position) of one row, in
+// position order.
+void keep_smallest(std::vector<keyed_entry>& row, std::int64_t fanout) {
+  const auto s = static_cast<std::size_t>(fanout);
+  if (row.size() > s) {
+    std::nth_element(row.begin(), row.begin() + static_cast<std::ptrdiff_t>(s), row.end(),
+                     by_key_then_position);
+    row.resize(s);
+  }
+  std::sort(row.begin(), row.end(), by_position);
+}
+
+// Concatenates per-row results in row order.
+std::vector<keyed_entry> concatenate(std::vector<std::vector<keyed_entry>>& rows) {
+  std::size_t total = 0;
+  for (const auto& row : rows) total += row.size();
+  std::vector<keyed_entry> out;
+  out.reserve(total);
+  for (const auto& row : rows) out.insert(out.end(), row.begin(), row.end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<keyed_entry> smallest_keyed_entries(csr_view a, std::span<const vertex_t> rows,
+                                                std::span<const std::int64_t> first_position,
+                                                const row_streams& streams, std::int64_t fanout) {
+  // Layer-wise sampling has few, long rows (one per minibatch of a bulk):
+  // keys go to a per-thread scratch, and only the row's picks are kept.
+  std::vector<std::vector<keyed_entry>> per_row(rows.size());
+  tbb::enumerable_thread_specific<scratch> scratches;
+  tbb::parallel_for(std::size_t{0}, rows.size(), [&](std::size_t i) {
+    const auto columns = a.row(rows[i]);
+    const auto values = a.row_values(rows[i]);
+    philox_stream rng(streams.key(i, rows));
+    // Each key takes two words (one uniform double), as in smallest_keys.
+    rng.skip_to_word(2 * static_cast<std::uint64_t>(first_position[i]));
+    auto& keys = scratches.local().keys;
+    keys.resize(columns.size());
+    for (std::uint32_t e = 0; e < columns.size(); ++e)
+      keys[e] = {rng.exponential() / static_cast<double>(values[e]), e};
+    const std::size_t s = std::min(keys.size(), static_cast<std::size_t>(fanout));
+    // Positions in the whole row order like e, so (key, e) orders as (key, position).
+    std::nth_element(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(s), keys.end());
+    keys.resize(s);
+    std::sort(keys.begin(), keys.end(),
+              [](const auto& x, const auto& y) { return x.second < y.second; });
+    auto& row = per_row[i];
+    for (const auto& [key, e] : keys)
+      row.push_back(
+          {key, first_position[i] + e, static_cast<std::int64_t>(i), columns[e], values[e]});
+  });
+  return concatenate(per_row);
+}
+
+csr_matrix take_smallest_keys(std::span<const keyed_entry> candidates, std::int64_t rows,
+                              std::int64_t cols, std::int64_t fanout) {
+  std::vector<std::vector<keyed_entry>> per_row(static_cast<std::size_t>(rows));
+  for (const auto& c : candidates) per_row[c.row].push_back(c);
+  tbb::parallel_for(std::size_t{0}, per_row.size(),
+                    [&](std::size_t i) { keep_smallest(per_row[i], fanout); });
+  csr_matrix out = allocate_rows(
+      rows, cols, true, [&](std::int64_t i) { return static_cast<edge_t>(per_row[i].size()); });
+  for_each_row(rows, [&](const tbb::blocked_range<std::int64_t>& range) {
+    for (std::int64_t i = range.begin(); i < range.end(); ++i)
+      for (std::size_t k = 0; k < per_row[i].size(); ++k) {
+        out.indices[out.indptr[i] + static_cast<edge_t>(k)] = per_row[i][k].column;
+        out.values[out.indptr[i] + static_cast<edge_t>(k)] = per_row[i][k].value;
+      }
+  });
+  return out;
+}
+
 }  // namespace bulkgnn::kernels::cpu

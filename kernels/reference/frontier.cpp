@@ -94,6 +94,22 @@ csr_matrix spread_to_segment_starts(csr_view per_segment, std::span<const std::i
   return out;
 }
 
+csr_matrix columns_in_range(csr_view m, vertex_t first, vertex_t last) {
+  csr_matrix out;
+  out.rows = m.rows;
+  out.cols = m.cols;
+  for (std::int64_t r = 0; r < m.rows; ++r) {
+    const auto columns = m.row(r);
+    for (std::size_t e = 0; e < columns.size(); ++e) {
+      if (columns[e] < first || columns[e] >= last) continue;
+      out.indices.push_back(columns[e]);
+      if (m.weighted()) out.values.push_back(m.row_values(r)[e]);
+    }
+    out.indptr.push_back(static_cast<edge_t>(out.indices.size()));
+  }
+  return out;
+}
+
 void invert_probabilities(std::span<float> values) {
   for (float& p : values) p = 1.0f / p;
 }

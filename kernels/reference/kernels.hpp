@@ -34,11 +34,23 @@ void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows
                                      const row_streams& streams,
                                      const row_sampling_options& options);
 
+[[nodiscard]] std::vector<keyed_entry> smallest_keyed_entries(
+    csr_view a, std::span<const vertex_t> rows, std::span<const std::int64_t> first_position,
+    const row_streams& streams, std::int64_t fanout);
+
+[[nodiscard]] csr_matrix take_smallest_keys(std::span<const keyed_entry> candidates,
+                                            std::int64_t rows, std::int64_t cols,
+                                            std::int64_t fanout);
+
 [[nodiscard]] relabelled_blocks relabel_by_segment(const segmented_vertices& destinations,
                                                    csr_view sampled);
 [[nodiscard]] csr_matrix extract_blocks(csr_view a, const segmented_vertices& rows,
                                         const segmented_vertices& cols,
                                         std::span<const float> column_scale, bool add_self_loops);
+[[nodiscard]] csr_matrix columns_as_vertices(csr_view blocks,
+                                             std::span<const std::int64_t> row_offsets,
+                                             const segmented_vertices& sources,
+                                             std::int64_t num_vertices);
 [[nodiscard]] std::vector<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
                                                 const segmented_vertices& cols);
 
@@ -77,6 +89,7 @@ void adam_step(const adam_constants& constants, std::span<float> parameters,
                                          std::span<const vertex_t> vertices);
 [[nodiscard]] csr_matrix spread_to_segment_starts(csr_view per_segment,
                                                   std::span<const std::int64_t> offsets);
+[[nodiscard]] csr_matrix columns_in_range(csr_view m, vertex_t first, vertex_t last);
 void invert_probabilities(std::span<float> values);
 
 }  // namespace bulkgnn::kernels::reference

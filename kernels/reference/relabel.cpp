@@ -84,6 +84,19 @@ csr_matrix extract_blocks(csr_view a, const segmented_vertices& rows,
   return out;
 }
 
+csr_matrix columns_as_vertices(csr_view blocks, std::span<const std::int64_t> row_offsets,
+                               const segmented_vertices& sources, std::int64_t num_vertices) {
+  csr_matrix out;
+  out.rows = blocks.rows;
+  out.cols = num_vertices;
+  out.indptr.assign(blocks.indptr.begin(), blocks.indptr.end());
+  if (blocks.weighted()) out.values.assign(blocks.values.begin(), blocks.values.end());
+  for (std::int64_t j = 0; j + 1 < static_cast<std::int64_t>(row_offsets.size()); ++j)
+    for (auto e = blocks.indptr[row_offsets[j]]; e < blocks.indptr[row_offsets[j + 1]]; ++e)
+      out.indices.push_back(sources.segment(j)[blocks.indices[e]]);
+  return out;
+}
+
 std::vector<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
                                   const segmented_vertices& cols) {
   std::vector<float> out;

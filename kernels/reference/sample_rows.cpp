@@ -95,4 +95,57 @@ csr_matrix sample_rows(csr_view a, std::span<const vertex_t> rows, const row_str
   return out;
 }
 
+namespace {
+
+bool by_key_then_position(const keyed_entry& x, const keyed_entry& y) {
+  return std::pair(x.key, x.position) < std::pair(y.key, y.position);
+}
+
+}  // namespace
+
+std::vector<keyed_entry> smallest_keyed_entries(csr_view a, std::span<const vertex_t> rows,
+                                                std::span<const std::int64_t> first_position,
+                                                const row_streams& streams, std::int64_t fanout) {
+  std::vector<keyed_entry> out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto columns = a.row(rows[i]);
+    const auto values = a.row_values(rows[i]);
+    philox_stream rng(streams.key(i, rows));
+    // Each key takes two words (one uniform double), as in smallest_keys.
+    rng.skip_to_word(2 * static_cast<std::uint64_t>(first_position[i]));
+    std::vector<keyed_entry> row;
+    for (std::size_t e = 0; e < columns.size(); ++e)
+      row.push_back({rng.exponential() / static_cast<double>(values[e]),
+                     first_position[i] + static_cast<std::int64_t>(e), static_cast<std::int64_t>(i),
+                     columns[e], values[e]});
+    std::sort(row.begin(), row.end(), by_key_then_position);
+    row.resize(std::min<std::size_t>(row.size(), static_cast<std::size_t>(fanout)));
+    std::sort(row.begin(), row.end(),
+              [](const keyed_entry& x, const keyed_entry& y) { return x.position < y.position; });
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return out;
+}
+
+csr_matrix take_smallest_keys(std::span<const keyed_entry> candidates, std::int64_t rows,
+                              std::int64_t cols, std::int64_t fanout) {
+  std::vector<std::vector<keyed_entry>> by_row(static_cast<std::size_t>(rows));
+  for (const auto& c : candidates) by_row[c.row].push_back(c);
+  csr_matrix out;
+  out.rows = rows;
+  out.cols = cols;
+  for (auto& row : by_row) {
+    std::sort(row.begin(), row.end(), by_key_then_position);
+    row.resize(std::min<std::size_t>(row.size(), static_cast<std::size_t>(fanout)));
+    std::sort(row.begin(), row.end(),
+              [](const keyed_entry& x, const keyed_entry& y) { return x.position < y.position; });
+    for (const auto& c : row) {
+      out.indices.push_back(c.column);
+      out.values.push_back(c.value);
+    }
+    out.indptr.push_back(static_cast<edge_t>(out.indices.size()));
+  }
+  return out;
+}
+
 }  // namespace bulkgnn::kernels::reference

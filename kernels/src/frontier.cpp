@@ -126,6 +126,17 @@ csr_matrix spread_to_segment_starts(const executor& exec, csr_view per_segment,
       [&] { return cpu::spread_to_segment_starts(per_segment, offsets); });
 }
 
+csr_matrix columns_in_range(const executor& exec, csr_view m, vertex_t first, vertex_t last) {
+  constexpr std::string_view function = "columns_in_range";
+  detail::check_csr_sizes(exec, m, function, "m");
+  BULKGNN_EXPECTS(0 <= first && first <= last && last <= m.cols,
+                  "{}: columns [{}, {}) of a matrix with {} columns", function, first, last,
+                  m.cols);
+  return detail::dispatch(
+      exec, function, [&] { return reference::columns_in_range(m, first, last); },
+      [&] { return cpu::columns_in_range(m, first, last); });
+}
+
 void invert_probabilities(const executor& exec, std::span<float> values) {
   for (std::size_t i = 0; i < values.size(); ++i)
     BULKGNN_EXPECTS(values[i] > 0.0f && std::isfinite(values[i]),

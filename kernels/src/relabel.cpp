@@ -51,6 +51,30 @@ csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vert
       [&] { return cpu::extract_blocks(a, rows, cols, column_scale, add_self_loops); });
 }
 
+csr_matrix columns_as_vertices(const executor& exec, csr_view blocks,
+                               std::span<const std::int64_t> row_offsets,
+                               const segmented_vertices& sources, std::int64_t num_vertices) {
+  constexpr std::string_view function = "columns_as_vertices";
+  detail::check_csr(exec, blocks, function, "blocks");
+  detail::check_segments(exec, sources, function, "sources");
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(row_offsets.size()) == sources.segments() + 1 &&
+                      row_offsets.front() == 0 && row_offsets.back() == blocks.rows &&
+                      std::is_sorted(row_offsets.begin(), row_offsets.end()),
+                  "{}: row_offsets must rise from 0 to the {} rows of blocks in {} segments",
+                  function, blocks.rows, sources.segments());
+  detail::check_vertices_below(sources.vertices, num_vertices, function, "sources.vertices");
+  if (exec.kind() == backend::reference)
+    for (std::int64_t j = 0; j < sources.segments(); ++j)
+      for (auto e = blocks.indptr[row_offsets[j]]; e < blocks.indptr[row_offsets[j + 1]]; ++e)
+        BULKGNN_EXPECTS(blocks.indices[e] < sources.size(j),
+                        "{}: a row of segment {} uses column {} of its {} sources", function, j,
+                        blocks.indices[e], sources.size(j));
+  return detail::dispatch(
+      exec, function,
+      [&] { return reference::columns_as_vertices(blocks, row_offsets, sources, num_vertices); },
+      [&] { return cpu::columns_as_vertices(blocks, row_offsets, sources, num_vertices); });
+}
+
 std::vector<float> lookup_entries(const executor& exec, csr_view a, std::span<const vertex_t> rows,
                                   const segmented_vertices& cols) {
   constexpr std::string_view function = "lookup_entries";

@@ -30,12 +30,13 @@ std::size_t first_row_with_bad_weight(csr_view a, std::span<const vertex_t> rows
       [](std::size_t x, std::size_t y) { return std::min(x, y); });
 }
 
-void check_weights(csr_view a, std::span<const vertex_t> rows) {
+void check_weights(csr_view a, std::span<const vertex_t> rows,
+                   std::string_view function = "sample_rows") {
   const std::size_t bad = first_row_with_bad_weight(a, rows);
   BULKGNN_EXPECTS(bad == rows.size(),
-                  "sample_rows: weighted sampling needs positive finite values, but row {} of a "
+                  "{}: weighted sampling needs positive finite values, but row {} of a "
                   "(rows[{}]) holds one that is not",
-                  bad < rows.size() ? rows[bad] : 0, bad);
+                  function, bad < rows.size() ? rows[bad] : 0, bad);
 }
 
 }  // namespace
@@ -56,6 +57,44 @@ csr_matrix sample_rows(const executor& exec, csr_view a, std::span<const vertex_
   return detail::dispatch(
       exec, "sample_rows", [&] { return reference::sample_rows(a, rows, streams, options); },
       [&] { return cpu::sample_rows(a, rows, streams, options); });
+}
+
+std::vector<keyed_entry> smallest_keyed_entries(const executor& exec, csr_view a,
+                                                std::span<const vertex_t> rows,
+                                                std::span<const std::int64_t> first_position,
+                                                const row_streams& streams, std::int64_t fanout) {
+  constexpr std::string_view function = "smallest_keyed_entries";
+  detail::check_csr_sizes(exec, a, function, "a");
+  detail::check_vertices_below(rows, a.rows, function, "rows");
+  BULKGNN_EXPECTS(a.weighted(), "{}: a has no values to weigh its entries by", function);
+  BULKGNN_EXPECTS(
+      first_position.size() == rows.size() && streams.minibatch_of_row.size() == rows.size(),
+      "{}: first_position has {} and streams.minibatch_of_row {} entries for {} rows", function,
+      first_position.size(), streams.minibatch_of_row.size(), rows.size());
+  BULKGNN_EXPECTS(std::all_of(first_position.begin(), first_position.end(),
+                              [](std::int64_t p) { return p >= 0 && p < (std::int64_t{1} << 33); }),
+                  "{}: a first_position is outside [0, 2^33), the stream's length in draws",
+                  function);
+  BULKGNN_EXPECTS(fanout > 0, "{}: fanout is {}, expected a positive count", function, fanout);
+  check_weights(a, rows, function);
+  return detail::dispatch(
+      exec, function,
+      [&] { return reference::smallest_keyed_entries(a, rows, first_position, streams, fanout); },
+      [&] { return cpu::smallest_keyed_entries(a, rows, first_position, streams, fanout); });
+}
+
+csr_matrix take_smallest_keys(const executor& exec, std::span<const keyed_entry> candidates,
+                              std::int64_t rows, std::int64_t cols, std::int64_t fanout) {
+  constexpr std::string_view function = "take_smallest_keys";
+  BULKGNN_EXPECTS(rows >= 0 && cols >= 0 && fanout > 0, "{}: rows {}, cols {}, fanout {}", function,
+                  rows, cols, fanout);
+  for (const auto& c : candidates)
+    BULKGNN_EXPECTS(c.row >= 0 && c.row < rows && c.column >= 0 && c.column < cols,
+                    "{}: a candidate at ({}, {}) is outside the {} x {} result", function, c.row,
+                    c.column, rows, cols);
+  return detail::dispatch(
+      exec, function, [&] { return reference::take_smallest_keys(candidates, rows, cols, fanout); },
+      [&] { return cpu::take_smallest_keys(candidates, rows, cols, fanout); });
 }
 
 }  // namespace bulkgnn::kernels

@@ -41,10 +41,6 @@ std::size_t input_entries(const ready_minibatch& mb) {
 
 }  // namespace
 
-std::pair<std::int64_t, std::int64_t> slice_range(std::int64_t seeds, int slice, int slices) {
-  return {seeds * slice / slices, seeds * (slice + 1) / slices};
-}
-
 const stage_report& epoch_report::slowest_stage() const {
   BULKGNN_ASSERT(!stages.empty());
   return *std::max_element(stages.begin(), stages.end(), [](const auto& a, const auto& b) {
@@ -96,10 +92,8 @@ class shuffle_stage final : public stage {
   std::uint32_t sampler_seed_;
 };
 
-// Samples one bulk of whole minibatches, or this loader's slices of them:
-// node-wise samples of a slice are exactly its part of the whole sample;
-// layer-wise ones depend on every seed, so those are sampled whole and cut
-// at gather.
+// Samples one bulk of whole minibatches, or this loader's parts of them
+// (bulk_sampler::sample_slices).
 class sample_stage final : public stage {
  public:
   sample_stage(const loader_options& options, sampler::bulk_sampler& sampler)
@@ -109,27 +103,15 @@ class sample_stage final : public stage {
 
   bool process(stage_item item, stage_context& context) override {
     const stopwatch busy;
-    auto bulk = std::make_shared<sampler::bulk_sample>(sample(std::get<bulk_request>(item)));
+    const auto& request = std::get<bulk_request>(item);
+    auto bulk = std::make_shared<sampler::bulk_sample>(sampler_.sample_slices(
+        *request.plan, request.first, request.count,
+        {.slice = options_.slice, .slices = options_.slices, .ranks = options_.split_ranks}));
     context.add_busy(busy.seconds());
     return context.emit(std::move(bulk));
   }
 
  private:
-  sampler::bulk_sample sample(const bulk_request& request) {
-    if (options_.slices == 1 || sampler_.options().kind != sampler::sampler_kind::node_wise)
-      return sampler_.sample(*request.plan, request.first, request.count);
-    segmented_vertices seeds;
-    std::vector<std::int64_t> ids;
-    for (std::int64_t j = request.first; j < request.first + request.count; ++j) {
-      const auto all = request.plan->seeds(j);
-      const auto [begin, end] =
-          slice_range(static_cast<std::int64_t>(all.size()), options_.slice, options_.slices);
-      seeds.push_segment(all.subspan(begin, end - begin));
-      ids.push_back(j);
-    }
-    return sampler_.sample(request.plan->epoch(), std::move(seeds), ids);
-  }
-
   const loader_options& options_;
   sampler::bulk_sampler& sampler_;
 };
@@ -138,13 +120,8 @@ class sample_stage final : public stage {
 // the features of its input vertices into a pooled buffer.
 class gather_stage final : public stage {
  public:
-  gather_stage(const graph_source& source, const loader_options& options, bool cut_at_gather,
-               buffer_pool<float>& buffers, executor exec)
-      : source_(source),
-        options_(options),
-        cut_at_gather_(cut_at_gather),
-        buffers_(buffers),
-        exec_(exec) {}
+  gather_stage(const graph_source& source, buffer_pool<float>& buffers, executor exec)
+      : source_(source), buffers_(buffers), exec_(exec) {}
 
   [[nodiscard]] std::string name() const override { return "gather"; }
 
@@ -163,11 +140,6 @@ class gather_stage final : public stage {
   ready_minibatch gather(const sampler::bulk_sample& bulk, std::int64_t j) {
     ready_minibatch mb;
     mb.batch = bulk.extract(j, source_.labels);
-    if (cut_at_gather_) {
-      const auto [begin, end] = slice_range(static_cast<std::int64_t>(mb.batch.seeds.size()),
-                                            options_.slice, options_.slices);
-      mb.batch = sampler::restrict_to_seeds(mb.batch, begin, end);
-    }
     const auto rows = static_cast<std::int64_t>(mb.batch.input_nodes.size());
     if (source_.remote_features != nullptr) {
       mb.feature_columns = source_.remote_features->columns();
@@ -187,8 +159,6 @@ class gather_stage final : public stage {
   }
 
   const graph_source& source_;
-  const loader_options& options_;
-  bool cut_at_gather_;
   buffer_pool<float>& buffers_;
   executor exec_;
 };
@@ -407,14 +377,10 @@ epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint3
   if (options_.max_minibatches > 0) count = std::min(count, options_.max_minibatches);
   const auto bulks = static_cast<std::size_t>(options_.bulk_queue);
   const auto ready = static_cast<std::size_t>(options_.ready_queue);
-  const bool cut_at_gather =
-      options_.slices > 1 && sampler_.options().kind != sampler::sampler_kind::node_wise;
   std::vector<placed_stage> stages;
   stages.push_back({std::make_unique<shuffle_stage>(options_, sampler_.options().seed), bulks});
   stages.push_back({std::make_unique<sample_stage>(options_, sampler_), bulks});
-  stages.push_back(
-      {std::make_unique<gather_stage>(source_, options_, cut_at_gather, feature_buffers_, exec_),
-       ready});
+  stages.push_back({std::make_unique<gather_stage>(source_, feature_buffers_, exec_), ready});
   if (options_.host_to_device) stages.push_back({options_.host_to_device(), ready});
   auto p = std::make_unique<epoch_stream::pipeline>(*this, std::move(stages), seeds, epoch, count);
   p->start();

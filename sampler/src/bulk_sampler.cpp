@@ -4,6 +4,7 @@
 #include "bulkgnn/kernels/frontier.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/spgemm.hpp"
+#include "hop_helpers.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -13,15 +14,8 @@ namespace bulkgnn::sampler {
 
 namespace {
 
-csr_view pattern_of(csr_view graph) {
-  graph.values = {};
-  return graph;
-}
-
-// The minibatch ids that key the random streams (checked to fit by sample()).
-std::vector<std::uint32_t> stream_ids(std::span<const std::int64_t> minibatch_ids) {
-  return {minibatch_ids.begin(), minibatch_ids.end()};
-}
+using detail::pattern_of;
+using detail::stream_ids;
 
 }  // namespace
 
@@ -127,6 +121,14 @@ bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
   for (const vertex_t v : seeds.vertices)
     BULKGNN_EXPECTS(v >= 0 && v < rows_.num_vertices(),
                     "seed vertex {} is outside the graph's {} vertices", v, rows_.num_vertices());
+  // A FastGCN draw does not depend on the frontier, so it may take vertices
+  // that no destination links to; sampled as the parts are, a minibatch
+  // keeps only what its seeds reach (and splits over ranks exactly).
+  if (options_.kind == sampler_kind::fastgcn) {
+    segmented_vertices whole = seeds;
+    return sample_layer_wise_parts(epoch, std::move(whole), std::move(seeds), minibatch_ids,
+                                   nullptr);
+  }
   bulk_sample bulk;
   bulk.minibatch_ids.assign(minibatch_ids.begin(), minibatch_ids.end());
   bulk.seeds = std::move(seeds);
@@ -193,19 +195,15 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
                                               std::span<const std::int64_t> minibatch_ids,
                                               std::uint32_t epoch, std::uint32_t hop) {
   const std::int64_t count = frontier.segments();
-  const bool global = options_.kind == sampler_kind::fastgcn;
   // LADIES reads the frontier's rows twice (weights, then blocks): fetch once.
-  const auto distinct =
-      global ? buffer<vertex_t>{} : kernels::sorted_distinct(exec_, frontier.vertices);
-  const auto rows = global ? gathered_rows{} : fetch_rows(distinct);
-  const csr_matrix local_weights = global ? csr_matrix{} : column_weights(frontier, distinct, rows);
-  const csr_matrix& weights = global ? global_column_weights_ : local_weights;
+  const auto distinct = kernels::sorted_distinct(exec_, frontier.vertices);
+  const auto rows = fetch_rows(distinct);
+  const csr_matrix weights = column_weights(frontier, distinct, rows);
 
-  // Minibatch j draws from row j of the weights (LADIES) or from the one
-  // global row (FastGCN); its stream is keyed by the minibatch alone, since
-  // row j's number depends on the bulk.
-  std::vector<vertex_t> weight_row(count, 0);
-  if (!global) std::iota(weight_row.begin(), weight_row.end(), 0);
+  // Minibatch j draws from row j of the weights; its stream is keyed by the
+  // minibatch alone, since row j's number depends on the bulk.
+  std::vector<vertex_t> weight_row(count);
+  std::iota(weight_row.begin(), weight_row.end(), 0);
   const auto minibatch_of_row = stream_ids(minibatch_ids);
   const std::vector<vertex_t> zero_key_rows(count, 0);
   csr_matrix drawn;
@@ -228,24 +226,28 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
   std::vector<float> inverse_p =
       kernels::lookup_entries(exec_, weights.view(), weight_row, sources);
   kernels::invert_probabilities(exec_, inverse_p);
-
-  csr_matrix blocks;
-  if (!rows.fetched) {
-    const csr_view graph = global ? *rows_.whole_graph() : rows.rows;
-    blocks = kernels::extract_blocks(exec_, pattern_of(graph), frontier, sources, inverse_p, true);
-  } else {
-    // The fetched rows with their self loops, and the frontier renamed to
-    // those rows: extracting blocks from these without adding self loops
-    // gives what extract_blocks adding them gives on the whole graph.
-    const auto looped = kernels::with_self_loops(exec_, rows.rows, rows.row_of, distinct);
-    segmented_vertices frontier_rows;
-    frontier_rows.vertices = kernels::positions_in_sorted(exec_, frontier.vertices, distinct);
-    frontier_rows.offsets = frontier.offsets;
-    blocks =
-        kernels::extract_blocks(exec_, looped.view(), frontier_rows, sources, inverse_p, false);
-  }
+  csr_matrix blocks = extract_layer_blocks(frontier, sources, inverse_p, distinct, rows);
   kernels::normalize_rows(exec_, blocks);
   return {std::move(sources), std::move(blocks), frontier.offsets};
+}
+
+csr_matrix bulk_sampler::extract_layer_blocks(const segmented_vertices& destinations,
+                                              const segmented_vertices& sources,
+                                              std::span<const float> inverse_p,
+                                              std::span<const vertex_t> distinct,
+                                              const gathered_rows& rows) {
+  if (!rows.fetched) {
+    return kernels::extract_blocks(exec_, pattern_of(rows.rows), destinations, sources, inverse_p,
+                                   true);
+  }
+  // The fetched rows with their self loops, and the destinations renamed to
+  // those rows: extracting blocks from these without adding self loops gives
+  // what extract_blocks adding them gives on the whole graph.
+  const auto looped = kernels::with_self_loops(exec_, rows.rows, rows.row_of, distinct);
+  segmented_vertices destination_rows;
+  destination_rows.vertices = kernels::positions_in_sorted(exec_, destinations.vertices, distinct);
+  destination_rows.offsets = destinations.offsets;
+  return kernels::extract_blocks(exec_, looped.view(), destination_rows, sources, inverse_p, false);
 }
 
 }  // namespace bulkgnn::sampler

@@ -2,7 +2,9 @@
 
 #include "bulkgnn/core/error.hpp"
 
+#include <algorithm>
 #include <numeric>
+#include <utility>
 
 namespace bulkgnn::sampler {
 
@@ -91,9 +93,13 @@ void add_edge(multiset_hasher& edges, vertex_t dst, vertex_t src) {
             static_cast<std::uint32_t>(src));
 }
 
+void add_hop(digest_hasher& hasher, std::uint64_t count, std::uint64_t sum) {
+  hasher.add(count);
+  hasher.add(sum);
+}
+
 void add_hop(digest_hasher& hasher, const multiset_hasher& edges) {
-  hasher.add(edges.count());
-  hasher.add(edges.sum());
+  add_hop(hasher, edges.count(), edges.sum());
 }
 
 }  // namespace
@@ -128,6 +134,53 @@ std::uint64_t digest(const minibatch& mb) {
         add_edge(edges, sources[r], sources[block->indices[e]]);
     add_hop(hasher, edges);
   }
+  return hasher.value();
+}
+
+std::vector<destination_edges> bulk_sample::destinations(std::int64_t j) const {
+  std::vector<destination_edges> out;
+  for (std::size_t hop = 0; hop < layers.size(); ++hop) {
+    const auto& layer = layers[hop];
+    const auto sources = layer.sources.segment(j);
+    for (auto r = layer.row_offsets[j]; r < layer.row_offsets[j + 1]; ++r) {
+      const auto dst = sources[r - layer.row_offsets[j]];
+      multiset_hasher edges;
+      for (auto e = layer.blocks.indptr[r]; e < layer.blocks.indptr[r + 1]; ++e)
+        add_edge(edges, dst, sources[layer.blocks.indices[e]]);
+      out.push_back(
+          {minibatch_ids[j], static_cast<std::int64_t>(hop), dst, edges.count(), edges.sum()});
+    }
+  }
+  return out;
+}
+
+std::uint64_t merge_digest(std::span<const vertex_t> seeds, std::int64_t hops,
+                           std::vector<destination_edges> destinations) {
+  std::sort(destinations.begin(), destinations.end(), [](const auto& x, const auto& y) {
+    return std::pair(x.hop, x.destination) < std::pair(y.hop, y.destination);
+  });
+  digest_hasher hasher;
+  hasher.add(seeds);
+  auto next = destinations.begin();
+  for (std::int64_t hop = 0; hop < hops; ++hop) {
+    std::uint64_t count = 0;
+    std::uint64_t sum = 0;
+    for (; next != destinations.end() && next->hop == hop; ++next) {
+      const auto previous = next - 1;
+      if (next != destinations.begin() && previous->hop == hop &&
+          previous->destination == next->destination) {
+        BULKGNN_EXPECTS(previous->count == next->count && previous->sum == next->sum,
+                        "merge_digest: minibatch {}, hop {}: two parts give vertex {} different "
+                        "edges",
+                        next->minibatch, hop, next->destination);
+        continue;
+      }
+      count += next->count;
+      sum += next->sum;
+    }
+    add_hop(hasher, count, sum);
+  }
+  BULKGNN_EXPECTS(next == destinations.end(), "merge_digest: destinations beyond hop {}", hops - 1);
   return hasher.value();
 }
 

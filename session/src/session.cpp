@@ -1,6 +1,8 @@
 #include "bulkgnn/session/session.hpp"
 
+#include "bulkgnn/comm/self_communicator.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/sampler/part_digests.hpp"
 
 #include <fmt/format.h>
 
@@ -23,6 +25,15 @@ void require_partition_name(const std::string& name) {
   if (name != "block" && name != "metis")
     throw option_error(
         fmt::format("layout_options.partition must be block or metis; got '{}'", name));
+}
+
+// A process alone holds every part of its minibatches.
+std::vector<std::pair<std::int64_t, std::uint64_t>> merge_alone(
+    const sampler::epoch_plan& plan, std::int64_t hops,
+    std::span<const sampler::destination_edges> mine) {
+  comm::traffic_log uncounted;
+  comm::self_communicator alone("digests", uncounted);
+  return sampler::merge_part_digests(alone, plan, hops, mine);
 }
 
 }  // namespace
@@ -54,6 +65,7 @@ struct run_session::impl {
   impl(const data::dataset& ds, const distributed::cluster_options& options, bool features)
       : cluster(ds, options, features),
         parallel{.ranks = &cluster.gradients(),
+                 .sampling = &cluster.sampling(),
                  .rows = &cluster.rows(),
                  .features = cluster.features(),
                  .abort_all = [](const std::string& message) {
@@ -119,6 +131,20 @@ sampler::row_source* run_session::rows() { return impl_ ? &impl_->cluster.rows()
 
 trainer::data_parallel* run_session::data_parallel() { return impl_ ? &impl_->parallel : nullptr; }
 
+sampler::minibatch_split run_session::minibatch_split() {
+  if (!impl_) return {};
+  return {.slice = impl_->cluster.rank(),
+          .slices = impl_->cluster.ranks(),
+          .ranks = &impl_->cluster.sampling()};
+}
+
+std::vector<std::pair<std::int64_t, std::uint64_t>> run_session::merge_part_digests(
+    const sampler::epoch_plan& plan, std::int64_t hops,
+    std::span<const sampler::destination_edges> mine) {
+  if (!impl_) return merge_alone(plan, hops, mine);
+  return sampler::merge_part_digests(impl_->cluster.world(), plan, hops, mine);
+}
+
 std::vector<std::pair<std::int64_t, std::uint64_t>> run_session::gather_digests(
     const std::vector<std::pair<std::int64_t, std::uint64_t>>& mine) {
   if (!impl_) return mine;
@@ -170,6 +196,12 @@ int run_session::rank() const { return 0; }
 int run_session::ranks() const { return 1; }
 sampler::row_source* run_session::rows() { return nullptr; }
 trainer::data_parallel* run_session::data_parallel() { return nullptr; }
+sampler::minibatch_split run_session::minibatch_split() { return {}; }
+std::vector<std::pair<std::int64_t, std::uint64_t>> run_session::merge_part_digests(
+    const sampler::epoch_plan& plan, std::int64_t hops,
+    std::span<const sampler::destination_edges> mine) {
+  return merge_alone(plan, hops, mine);
+}
 std::vector<std::pair<std::int64_t, std::uint64_t>> run_session::gather_digests(
     const std::vector<std::pair<std::int64_t, std::uint64_t>>& mine) {
   return mine;

@@ -80,6 +80,19 @@ TEST(Philox16Blocks, AreTheWordsPhiloxStreamHandsOut) {
   }
 }
 
+TEST(PhiloxStream, SkipToWordContinuesAsIfTheWordsBeforeHadBeenDrawn) {
+  const rng_key key{9, 2, 4, 1, 123};
+  philox_stream whole(key);
+  std::vector<std::uint32_t> words(40);
+  for (auto& w : words) w = whole.next_u32();
+  for (std::uint64_t start = 0; start < 30; ++start) {
+    philox_stream skipped(key);
+    skipped.skip_to_word(start);
+    for (std::uint64_t w = start; w < words.size(); ++w)
+      ASSERT_EQ(skipped.next_u32(), words[w]) << "from word " << start << ", word " << w;
+  }
+}
+
 TEST(Philox16Blocks, MatchRandom123AtAnyCounter) {
   const rng_key key{5, 6, 7, 8, 9};
   std::uint32_t words[64];

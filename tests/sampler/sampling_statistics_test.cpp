@@ -170,8 +170,26 @@ TEST(LayerWiseStatistics, LadiesBlockWeightsAreInverseProbabilitiesRowNormalised
   }
 }
 
+// `g` with vertex `hub` linked to every other vertex, so that whatever FastGCN
+// draws for a minibatch of `hub` stays in it (a minibatch keeps only the drawn
+// vertices its destinations link to).
+csr_matrix with_hub(csr_view g, vertex_t hub) {
+  csr_matrix out;
+  out.rows = out.cols = g.rows;
+  for (vertex_t v = 0; v < g.rows; ++v) {
+    if (v == hub) {
+      for (vertex_t u = 0; u < g.rows; ++u)
+        if (u != hub) out.indices.push_back(u);
+    } else {
+      out.indices.insert(out.indices.end(), g.row(v).begin(), g.row(v).end());
+    }
+    out.indptr.push_back(static_cast<edge_t>(out.indices.size()));
+  }
+  return out;
+}
+
 TEST(LayerWiseStatistics, FastGcnDrawsFromOneGlobalDistribution) {
-  const auto g = testing::random_graph(60, 24, 20);
+  const auto g = with_hub(testing::random_graph(60, 24, 20).view(), 7);
   std::vector<vertex_t> everyone(60);
   std::iota(everyone.begin(), everyone.end(), 0);
   const auto p = ladies_distribution(g.view(), everyone);

@@ -168,6 +168,7 @@ class own_loaders {
     if (o.parallel == nullptr) return l;
     l.slice = o.parallel->ranks->rank();
     l.slices = o.parallel->ranks->size();
+    l.split_ranks = o.parallel->sampling;
     l.on_failure = o.parallel->abort_all;
     return l;
   }

@@ -32,6 +32,15 @@ class philox_stream {
   explicit philox_stream(const rng_key& key)
       : key_{{key.seed, key.epoch}}, counter_{{key.minibatch, key.layer, key.row, 0}} {}
 
+  // Moves a fresh stream to its word `word`, as if that many next_u32()
+  // calls had been made: a rank that holds only the entries from position e
+  // of a row draws their variates without drawing those before.
+  void skip_to_word(std::uint64_t word) {
+    counter_.v[3] = static_cast<std::uint32_t>(word / 4);
+    refill();
+    used_ = static_cast<int>(word % 4);
+  }
+
   // Uniform 32-bit word.
   std::uint32_t next_u32() {
     if (used_ == 4) refill();

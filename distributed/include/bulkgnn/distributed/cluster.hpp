@@ -44,6 +44,8 @@ class cluster {
   [[nodiscard]] partitioned_features* features() { return features_.get(); }
   [[nodiscard]] comm::communicator& world() { return world_; }
   [[nodiscard]] comm::communicator& gradients() { return gradients_; }
+  // The sample stage's context: row fetches and layer-wise split sampling.
+  [[nodiscard]] comm::communicator& sampling() { return sampling_; }
   [[nodiscard]] comm::traffic_log& log() { return log_; }
   [[nodiscard]] const cluster_options& options() const { return options_; }
   // The grid partition's edge cut and the feature partition's, if any.

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "bulkgnn/core/dense.hpp"
-#include "bulkgnn/core/types.hpp"
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/core/types.hpp"
 
 #include <cstdint>
 #include <optional>

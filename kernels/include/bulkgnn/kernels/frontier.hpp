@@ -62,6 +62,13 @@ namespace bulkgnn::kernels {
 [[nodiscard]] csr_matrix spread_to_segment_starts(const executor& exec, csr_view per_segment,
                                                   std::span<const std::int64_t> offsets);
 
+// The entries of `m` whose column is in [first, last), in stored order, with
+// their values; the same shape. A rank that owns the columns [first, last)
+// of a layer-wise hop computes those columns of Q·(A + I) from these rows
+// with every sum in the same order as from the whole rows.
+[[nodiscard]] csr_matrix columns_in_range(const executor& exec, csr_view m, vertex_t first,
+                                          vertex_t last);
+
 // values[i] = 1 / values[i]; every value must be positive and finite (the
 // probabilities of drawn vertices).
 void invert_probabilities(const executor& exec, std::span<float> values);

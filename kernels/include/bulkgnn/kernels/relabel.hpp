@@ -1,8 +1,8 @@
 #pragma once
 
 #include "bulkgnn/core/csr.hpp"
-#include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/core/segmented.hpp"
 
 #include <span>
 #include <vector>
@@ -37,6 +37,15 @@ struct relabelled_blocks {
                                         const segmented_vertices& rows,
                                         const segmented_vertices& cols,
                                         std::span<const float> column_scale, bool add_self_loops);
+
+// `blocks` (one row per destination, segments of rows given by row_offsets,
+// as in a sampled layer) with each column c of a row in segment j replaced
+// by the vertex sources.segment(j)[c], and sources' vertex count as cols:
+// local ids back to global ones, undoing relabel_by_segment's numbering.
+[[nodiscard]] csr_matrix columns_as_vertices(const executor& exec, csr_view blocks,
+                                             std::span<const std::int64_t> row_offsets,
+                                             const segmented_vertices& sources,
+                                             std::int64_t num_vertices);
 
 // The value a(rows[j], v) for each vertex v of cols.segment(j), one per
 // entry of cols.vertices, 0 where `a` stores nothing (a pattern `a` counts

@@ -1,11 +1,12 @@
 #pragma once
 
 #include "bulkgnn/core/csr.hpp"
-#include "bulkgnn/core/rng.hpp"
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/core/rng.hpp"
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace bulkgnn::kernels {
 
@@ -51,5 +52,38 @@ struct row_streams {
 [[nodiscard]] csr_matrix sample_rows(const executor& exec, csr_view a,
                                      std::span<const vertex_t> rows, const row_streams& streams,
                                      const row_sampling_options& options);
+
+// An entry that weighted sampling without replacement may take from a row
+// whose entries are split over ranks by column, with the key that decides it.
+struct keyed_entry {
+  double key = 0;             // the entry's exponential variate / its value
+  std::int64_t position = 0;  // its position in the whole row
+  std::int64_t row = 0;       // the output row it may go to
+  vertex_t column = 0;
+  float value = 0;
+};
+
+// One rank's candidates for weighted sampling without replacement (what
+// sample_rows draws with weighting::by_value) of rows split by column over
+// ranks. a.row(rows[i]) holds this rank's entries of output row i, which are
+// the entries at positions first_position[i], first_position[i] + 1, ... of
+// the whole row; each gets the key that sample_rows gives the entry at that
+// position of the whole row. Returns, for each row, its `fanout` entries of
+// smallest (key, position), or all of them if it has no more; rows ascending,
+// then positions ascending. The whole row's draw is the fanout smallest of
+// every rank's candidates (take_smallest_keys), so no rank reads the entries
+// of another.
+[[nodiscard]] std::vector<keyed_entry> smallest_keyed_entries(
+    const executor& exec, csr_view a, std::span<const vertex_t> rows,
+    std::span<const std::int64_t> first_position, const row_streams& streams, std::int64_t fanout);
+
+// Row i holds the `fanout` candidates of row i with the smallest (key,
+// position), or all of them if there are no more, in position order, with
+// their values: the rows sample_rows draws from the whole rows, given every
+// rank's smallest_keyed_entries in any order.
+[[nodiscard]] csr_matrix take_smallest_keys(const executor& exec,
+                                            std::span<const keyed_entry> candidates,
+                                            std::int64_t rows, std::int64_t cols,
+                                            std::int64_t fanout);
 
 }  // namespace bulkgnn::kernels

@@ -57,6 +57,10 @@ struct loader_options {
   // sample the whole minibatch has for them (see restrict_to_seeds).
   int slice = 0;
   int slices = 1;
+  // Layer-wise samplers: the data-parallel ranks that sample each minibatch
+  // together (sampler::minibatch_split::ranks), a context the sample stage's
+  // thread uses alone; nullptr: each loader computes the whole distribution.
+  comm::communicator* split_ranks = nullptr;
   // Called on the failing stage's thread before the pipeline stops; ranks
   // in collective calls cannot wait for the consumer to notice, so a
   // distributed run ends every rank from here.
@@ -68,8 +72,7 @@ struct loader_options {
 };
 
 // Seeds [begin, end) of part `slice` of `slices` of a minibatch of `seeds`.
-[[nodiscard]] std::pair<std::int64_t, std::int64_t> slice_range(std::int64_t seeds, int slice,
-                                                                int slices);
+using sampler::slice_range;
 
 // Throws option_error naming the option (--batch-size, --bulk, ...).
 void validate(const loader_options& options);

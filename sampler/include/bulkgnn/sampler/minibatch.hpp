@@ -36,6 +36,18 @@ struct minibatch {
   std::vector<csr_matrix> blocks;
 };
 
+// One destination's edges at one hop of a minibatch, as it adds to the
+// minibatch's digest: the parts of a minibatch that data-parallel ranks
+// sample share destinations, each with all its edges, so the whole
+// minibatch's digest counts each destination once (merge_digest).
+struct destination_edges {
+  std::int64_t minibatch = 0;  // epoch position
+  std::int64_t hop = 0;
+  vertex_t destination = 0;
+  std::uint64_t count = 0;  // its edges
+  std::uint64_t sum = 0;    // multiset_hasher sum of its (dst, src) edges
+};
+
 // Minibatches of one epoch sampled together (or, on data-parallel ranks, this
 // rank's parts of them).
 struct bulk_sample {
@@ -52,7 +64,16 @@ struct bulk_sample {
   // digest does not depend on local numbering or storage order.
   [[nodiscard]] std::uint64_t digest(std::int64_t j) const;
   [[nodiscard]] edge_t sampled_edges() const;
+  // Every destination of every hop of minibatch j, hop by hop.
+  [[nodiscard]] std::vector<destination_edges> destinations(std::int64_t j) const;
 };
+
+// The digest of a whole minibatch (bulk_sample::digest) from its seeds, in
+// order, and the destinations of all its parts, in any order: a destination
+// that several parts hold counts once. Throws if two parts give one
+// destination different edges.
+[[nodiscard]] std::uint64_t merge_digest(std::span<const vertex_t> seeds, std::int64_t hops,
+                                         std::vector<destination_edges> destinations);
 
 // The digest of a minibatch extracted from a bulk: equal to the bulk's
 // digest(j) for the minibatch it came from, so consumers of extracted

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/sampler/bulk_sampler.hpp"
+#include "bulkgnn/sampler/minibatch.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
 #include "bulkgnn/trainer/data_parallel.hpp"
 
@@ -63,6 +65,16 @@ class run_session {
   [[nodiscard]] sampler::row_source* rows();
   // What a data-parallel trainer needs (nullptr: this process alone).
   [[nodiscard]] trainer::data_parallel* data_parallel();
+  // The part of each minibatch this rank samples, as data-parallel training
+  // splits them (bulk_sampler::sample_slices); the whole minibatch alone.
+  [[nodiscard]] sampler::minibatch_split minibatch_split();
+  // {minibatch id, digest} of the whole minibatches of `plan` whose parts
+  // every rank sampled, from each rank's destinations of its parts
+  // (sampler::merge_part_digests); this rank's share of the minibatches
+  // (collective).
+  [[nodiscard]] std::vector<std::pair<std::int64_t, std::uint64_t>> merge_part_digests(
+      const sampler::epoch_plan& plan, std::int64_t hops,
+      std::span<const sampler::destination_edges> mine);
   // {minibatch id, digest} pairs of every rank, gathered (collective).
   [[nodiscard]] std::vector<std::pair<std::int64_t, std::uint64_t>> gather_digests(
       const std::vector<std::pair<std::int64_t, std::uint64_t>>& mine);

@@ -18,6 +18,10 @@ struct data_parallel {
   // Sums gradients and metrics, and compares the final weights: a context of
   // its own, since the loader's stages communicate on theirs meanwhile.
   comm::communicator* ranks = nullptr;
+  // The loader's sample stage samples each minibatch's part with the other
+  // ranks over this context (layer-wise samplers; the row fetches of a
+  // sharded graph use it too), on that stage's thread alone.
+  comm::communicator* sampling = nullptr;
   // Where the loader reads rows of A and input features (nullptr: from the
   // dataset in this process).
   sampler::row_source* rows = nullptr;

@@ -1,0 +1,211 @@
+// sample_slices: each data-parallel rank samples only its part of every
+// minibatch. Node-wise draws are keyed per (minibatch, vertex), so a slice of
+// the seeds samples exactly its part. Layer-wise draws depend on the whole
+// frontier, so the ranks share the work of one hop by columns instead: each
+// computes the columns [n·r/P, n·(r+1)/P) of the sampling distribution (every
+// entry summed in the same order as the whole product, so bit-identical),
+// draws the keys of its entries at their positions in the whole row's random
+// stream, and the fanout smallest keys of all ranks' candidates are the whole
+// row's draw. Every rank then knows the hop's sources; it extracts only the
+// block rows its part reaches, renumbered as restrict_to_seeds numbers them.
+#include "bulkgnn/comm/self_communicator.hpp"
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/frontier.hpp"
+#include "bulkgnn/kernels/relabel.hpp"
+#include "bulkgnn/kernels/spgemm.hpp"
+#include "bulkgnn/sampler/bulk_sampler.hpp"
+#include "hop_helpers.hpp"
+
+#include <numeric>
+
+namespace bulkgnn::sampler {
+
+namespace {
+
+using detail::pattern_of;
+using detail::stream_ids;
+
+void check_split(const minibatch_split& split) {
+  BULKGNN_EXPECTS(split.slices >= 1 && split.slice >= 0 && split.slice < split.slices,
+                  "bulk_sampler::sample_slices: minibatch_split.slice {} of {} does not exist",
+                  split.slice, split.slices);
+  BULKGNN_EXPECTS(split.ranks == nullptr ||
+                      (split.ranks->size() == split.slices && split.ranks->rank() == split.slice),
+                  "bulk_sampler::sample_slices: minibatch_split.ranks is rank {} of {}, but the "
+                  "split is slice {} of {}",
+                  split.ranks ? split.ranks->rank() : 0, split.ranks ? split.ranks->size() : 0,
+                  split.slice, split.slices);
+}
+
+}  // namespace
+
+std::pair<std::int64_t, std::int64_t> slice_range(std::int64_t seeds, int slice, int slices) {
+  return {seeds * slice / slices, seeds * (slice + 1) / slices};
+}
+
+bulk_sample bulk_sampler::sample_slices(const epoch_plan& plan, std::int64_t first_minibatch,
+                                        std::int64_t count, const minibatch_split& split) {
+  check_split(split);
+  if (split.slices == 1) return sample(plan, first_minibatch, count);
+  BULKGNN_EXPECTS(
+      first_minibatch >= 0 && count > 0 && first_minibatch + count <= plan.num_minibatches(),
+      "bulk_sampler::sample_slices: minibatches [{}, {}) outside the epoch's {}", first_minibatch,
+      first_minibatch + count, plan.num_minibatches());
+  segmented_vertices whole;
+  segmented_vertices part;
+  std::vector<std::int64_t> ids;
+  for (std::int64_t j = first_minibatch; j < first_minibatch + count; ++j) {
+    const auto seeds = plan.seeds(j);
+    const auto [begin, end] =
+        slice_range(static_cast<std::int64_t>(seeds.size()), split.slice, split.slices);
+    whole.push_segment(seeds);
+    part.push_segment(seeds.subspan(begin, end - begin));
+    ids.push_back(j);
+  }
+  if (options_.kind == sampler_kind::node_wise) return sample(plan.epoch(), std::move(part), ids);
+
+  return sample_layer_wise_parts(plan.epoch(), std::move(whole), std::move(part), ids, split.ranks);
+}
+
+bulk_sample bulk_sampler::sample_layer_wise_parts(std::uint32_t epoch, segmented_vertices whole,
+                                                  segmented_vertices part,
+                                                  std::span<const std::int64_t> minibatch_ids,
+                                                  comm::communicator* ranks) {
+  comm::traffic_log uncounted;
+  comm::self_communicator alone("sampling", uncounted);
+  bulk_sample bulk;
+  bulk.minibatch_ids.assign(minibatch_ids.begin(), minibatch_ids.end());
+  bulk.seeds = std::move(part);
+  const segmented_vertices* part_frontier = &bulk.seeds;
+  for (std::size_t hop = 0; hop < options_.fanouts.size(); ++hop) {
+    auto step = sample_layer_wise_part(whole, *part_frontier, minibatch_ids, epoch,
+                                       static_cast<std::uint32_t>(hop), ranks ? *ranks : alone);
+    bulk.layers.push_back(std::move(step.part));
+    whole = std::move(step.whole_sources);
+    part_frontier = &bulk.layers.back().sources;
+  }
+  return bulk;
+}
+
+csr_view bulk_sampler::owned_columns(csr_view whole, column_slice& cache, vertex_t first,
+                                     vertex_t last) {
+  if (first == 0 && last == whole.cols) return whole;
+  if (cache.first != first || cache.last != last) {
+    cache.columns = kernels::columns_in_range(exec_, whole, first, last);
+    cache.first = first;
+    cache.last = last;
+  }
+  return cache.columns.view();
+}
+
+csr_matrix bulk_sampler::column_weights_in_range(const segmented_vertices& frontier,
+                                                 std::span<const vertex_t> distinct,
+                                                 const gathered_rows& rows, vertex_t first,
+                                                 vertex_t last) {
+  scoped_stage stage(times_, "spgemm");
+  const bool everything = first == 0 && last == rows_.num_vertices();
+  const csr_matrix q = kernels::frontier_selection(exec_, frontier, distinct, rows.rows,
+                                                   rows.row_of, rows_.num_vertices());
+  const csr_matrix q_on_rows =
+      kernels::rename_columns(exec_, q.view(), distinct, rows.row_of, rows.rows.rows);
+  // In-memory rows are the whole graph (its owned columns kept between
+  // calls); fetched rows are this hop's own.
+  csr_matrix fetched_owned;
+  csr_view owned = rows.rows;
+  if (!everything) {
+    if (rows.fetched) {
+      fetched_owned = kernels::columns_in_range(exec_, rows.rows, first, last);
+      owned = fetched_owned.view();
+    } else {
+      owned = owned_columns(rows.rows, owned_graph_, first, last);
+    }
+  }
+  const csr_matrix qa = kernels::spgemm(exec_, q_on_rows.view(), pattern_of(owned));
+  if (everything) return kernels::add(exec_, qa.view(), q.view());
+  const csr_matrix owned_q = kernels::columns_in_range(exec_, q.view(), first, last);
+  return kernels::add(exec_, qa.view(), owned_q.view());
+}
+
+csr_matrix bulk_sampler::draw_split_rows(csr_view weights, std::span<const vertex_t> weight_row,
+                                         const kernels::row_streams& streams, std::int64_t fanout,
+                                         comm::communicator& ranks) {
+  // Where this rank's entries of each row start in the whole row: after the
+  // entries of the ranks before it (whose columns come first).
+  const auto count = static_cast<std::int64_t>(weight_row.size());
+  std::vector<std::int64_t> mine(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) mine[i] = weights.degree(weight_row[i]);
+  std::vector<std::int64_t> everyone;
+  std::vector<kernels::keyed_entry> all;
+  {
+    scoped_stage stage(times_, "exchange");
+    everyone = ranks.all_gather(std::span<const std::int64_t>(mine));
+  }
+  std::vector<std::int64_t> first_position(static_cast<std::size_t>(count), 0);
+  for (int r = 0; r < ranks.rank(); ++r)
+    for (std::int64_t i = 0; i < count; ++i) first_position[i] += everyone[r * count + i];
+  {
+    scoped_stage stage(times_, "sample_rows");
+    const auto candidates = kernels::smallest_keyed_entries(exec_, weights, weight_row,
+                                                            first_position, streams, fanout);
+    scoped_stage exchange(times_, "exchange");
+    all = ranks.all_gather_v(std::span<const kernels::keyed_entry>(candidates));
+  }
+  scoped_stage stage(times_, "sample_rows");
+  return kernels::take_smallest_keys(exec_, all, count, weights.cols, fanout);
+}
+
+bulk_sampler::split_hop bulk_sampler::sample_layer_wise_part(
+    const segmented_vertices& whole, const segmented_vertices& part,
+    std::span<const std::int64_t> minibatch_ids, std::uint32_t epoch, std::uint32_t hop,
+    comm::communicator& ranks) {
+  const std::int64_t count = whole.segments();
+  const bool global = options_.kind == sampler_kind::fastgcn;
+  const vertex_t n = rows_.num_vertices();
+  const auto first = static_cast<vertex_t>(std::int64_t{n} * ranks.rank() / ranks.size());
+  const auto last = static_cast<vertex_t>(std::int64_t{n} * (ranks.rank() + 1) / ranks.size());
+  const auto distinct =
+      global ? buffer<vertex_t>{} : kernels::sorted_distinct(exec_, whole.vertices);
+  gathered_rows rows;
+  if (global)
+    rows.rows = *rows_.whole_graph();
+  else
+    rows = fetch_rows(distinct);
+  const csr_matrix local_weights =
+      global ? csr_matrix{} : column_weights_in_range(whole, distinct, rows, first, last);
+  const csr_view weights =
+      global ? owned_columns(global_column_weights_.view(), owned_global_weights_, first, last)
+             : local_weights.view();
+
+  std::vector<vertex_t> weight_row(count, 0);
+  if (!global) std::iota(weight_row.begin(), weight_row.end(), 0);
+  const auto minibatch_of_row = stream_ids(minibatch_ids);
+  const std::vector<vertex_t> zero_key_rows(count, 0);
+  const csr_matrix drawn = draw_split_rows(
+      weights, weight_row,
+      kernels::row_streams{options_.seed, epoch, hop, minibatch_of_row, zero_key_rows},
+      options_.fanouts[hop], ranks);
+
+  scoped_stage stage(times_, "extract");
+  const auto spread = kernels::spread_to_segment_starts(exec_, drawn.view(), whole.offsets);
+  auto sources = kernels::relabel_by_segment(exec_, whole, spread.view()).sources;
+  // Each source's p is in the weights of exactly one rank and 0 in the
+  // others', so the sum over ranks is exact in any order.
+  std::vector<float> inverse_p = kernels::lookup_entries(exec_, weights, weight_row, sources);
+  {
+    scoped_stage exchange(times_, "exchange");
+    ranks.all_reduce(std::span<float>(inverse_p));
+  }
+  kernels::invert_probabilities(exec_, inverse_p);
+
+  csr_matrix blocks = extract_layer_blocks(part, sources, inverse_p, distinct, rows);
+  kernels::normalize_rows(exec_, blocks);
+  // Renumbered as restrict_to_seeds does: the part's destinations first,
+  // then the other sources its rows use, in order of first use.
+  const auto by_vertex =
+      kernels::columns_as_vertices(exec_, blocks.view(), part.offsets, sources, n);
+  auto relabelled = kernels::relabel_by_segment(exec_, part, by_vertex.view());
+  return {{std::move(relabelled.sources), std::move(relabelled.blocks), part.offsets},
+          std::move(sources)};
+}
+
+}  // namespace bulkgnn::sampler
