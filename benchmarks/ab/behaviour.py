@@ -43,6 +43,9 @@ def mpi_sample_jobs():
         yield f"mpi{ranks} sample facebook sage {grid}", ranks, [
             "facebook", "--grid", grid, *extra]
     yield "mpi2 sample cora ladies", 2, ["cora", "--sampler", "ladies", "--fanouts", "256,256"]
+    yield "mpi3 sample coauthor-cs ladies", 3, [
+        "coauthor-cs", "--sampler", "ladies", "--fanouts", "512,512", "--batch-size", "256"]
+    yield "mpi2 sample cora fastgcn", 2, ["cora", "--sampler", "fastgcn", "--fanouts", "256,256"]
 
 
 def train_jobs():
@@ -61,6 +64,11 @@ def train_jobs():
 def mpi_train_jobs():
     yield "mpi2 train cora sage", 2, ["cora", "--epochs", "2"]
     yield "mpi4 train facebook 2d", 4, ["facebook", "--epochs", "1", "--grid", "2d"]
+    yield "mpi2 train cora ladies", 2, ["cora", "--sampler", "ladies", "--fanouts", "512,512",
+                                        "--epochs", "2"]
+    yield "mpi4 train facebook ladies 1.5d", 4, ["facebook", "--sampler", "ladies", "--fanouts",
+                                                 "512,512", "--epochs", "1", "--grid", "1.5d",
+                                                 "--replication", "2"]
 
 
 def run(binary, command, args, data, ranks, workdir):
@@ -88,6 +96,7 @@ def main():
     parser.add_argument("--data", required=True)
     parser.add_argument("--out")
     parser.add_argument("--no-mpi", action="store_true")
+    parser.add_argument("--only", help="run only the jobs whose name contains this text")
     options = parser.parse_args()
     for path in [options.old, options.new]:
         if not os.access(path, os.X_OK):
@@ -101,6 +110,9 @@ def main():
     if not options.no_mpi:
         jobs += [("sample", n, r, a) for n, r, a in mpi_sample_jobs()]
         jobs += [("train", n, r, a) for n, r, a in mpi_train_jobs()]
+
+    if options.only:
+        jobs = [job for job in jobs if options.only in job[1]]
 
     lines, differences = [], 0
     with tempfile.TemporaryDirectory() as workdir:
