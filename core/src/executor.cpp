@@ -26,7 +26,16 @@ struct executor::thread_arena {
 executor::executor(backend kind, int threads)
     : kind_(kind), threads_(threads), memory_(&host_memory()) {
   BULKGNN_EXPECTS(threads >= 0, "executor: threads must be >= 0 (0 = all cores), not {}", threads);
+  BULKGNN_EXPECTS(kind != backend::cuda,
+                  "executor: a cuda executor runs on a device; make it with "
+                  "kernels::make_cuda_executor");
   if (threads > 0 && kind == backend::cpu) arena_ = std::make_shared<thread_arena>(threads);
+}
+
+executor::executor(std::shared_ptr<device_context> device)
+    : kind_(backend::cuda), threads_(0), device_(std::move(device)) {
+  BULKGNN_EXPECTS(device_ != nullptr, "executor: a cuda executor needs its device context");
+  memory_ = &device_->device_memory();
 }
 
 bool executor::can_access(memory_space space) const {

@@ -2,6 +2,8 @@
 
 #include "bulkgnn/core/error.hpp"
 
+#include "fake_device_memory.hpp"
+
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
 
@@ -47,10 +49,17 @@ TEST(Executor, ReachesTheMemoryItsBackEndCan) {
     EXPECT_TRUE(exec.can_access(memory_space::pinned_host));
     EXPECT_FALSE(exec.can_access(memory_space::device));
   }
-  const executor gpu = backend::cuda;
+  const executor gpu(std::make_shared<testing::fake_device_context>());
+  EXPECT_EQ(gpu.kind(), backend::cuda);
+  EXPECT_EQ(gpu.memory().space(), memory_space::device);
   EXPECT_FALSE(gpu.can_access(memory_space::host));
   EXPECT_TRUE(gpu.can_access(memory_space::pinned_host));
   EXPECT_TRUE(gpu.can_access(memory_space::device));
+}
+
+TEST(Executor, ACudaExecutorNeedsADeviceContext) {
+  EXPECT_THROW(executor{backend::cuda}, option_error);
+  EXPECT_THROW(executor{std::shared_ptr<device_context>()}, option_error);
 }
 
 TEST(Executor, RefusesNegativeThreads) {

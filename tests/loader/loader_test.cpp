@@ -210,10 +210,25 @@ TEST(loader, max_minibatches_stops_the_epoch_early) {
   EXPECT_EQ(stream.report().stages[3].busy_seconds, consumed);
 }
 
+// A graph whose rows cannot be read: the sample stage fails on it.
+class unreadable_rows final : public sampler::row_source {
+ public:
+  explicit unreadable_rows(vertex_t n) : n_(n) {}
+  vertex_t num_vertices() const override { return n_; }
+  bool weighted() const override { return false; }
+  sampler::gathered_rows rows(std::span<const vertex_t>) override {
+    throw error("unreadable_rows: no row can be read");
+  }
+
+ private:
+  vertex_t n_;
+};
+
 TEST(loader, a_failing_stage_is_rethrown_to_the_consumer) {
   const fixture_data d;
-  sampler::bulk_sampler sampler(d.graph.view(), node_wise_options(), executor{backend::cuda});
-  minibatch_loader loader(d.source(), sampler, {.batch_size = 64}, executor{backend::cuda});
+  unreadable_rows rows(static_cast<vertex_t>(d.graph.rows));
+  sampler::bulk_sampler sampler(rows, node_wise_options());
+  minibatch_loader loader(d.source(), sampler, {.batch_size = 64});
   auto stream = loader.epoch(d.train, 0);
   EXPECT_THROW(
       {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/core/memory_space.hpp"
 
 #include <cstdint>
@@ -28,6 +29,36 @@ class fake_device_memory final : public memory_resource {
   std::int64_t allocations = 0;
   std::int64_t deallocations = 0;
   std::int64_t copies = 0;
+};
+
+// Pinned host memory as far as a caller can tell: host memory tagged
+// pinned_host.
+class fake_pinned_memory final : public memory_resource {
+ public:
+  void* allocate(std::size_t bytes) override { return host_memory().allocate(bytes); }
+  void deallocate(void* pointer, std::size_t bytes) noexcept override {
+    host_memory().deallocate(pointer, bytes);
+  }
+  void copy(void* destination, const void* source, std::size_t bytes) override {
+    host_memory().copy(destination, source, bytes);
+  }
+  memory_space space() const noexcept override { return memory_space::pinned_host; }
+};
+
+// A device context over the fake resources: a cuda executor made of it runs
+// no kernel (none is compiled against it) but has the memory and spaces of
+// one, so the front doors' space checks can be tested without a GPU.
+class fake_device_context final : public device_context {
+ public:
+  int device() const override { return 0; }
+  std::string_view device_name() const override { return "fake device"; }
+  void* stream() const override { return nullptr; }
+  memory_resource& device_memory() override { return device_resource; }
+  memory_resource& pinned_memory() override { return pinned_resource; }
+  void synchronize() const override {}
+
+  fake_device_memory device_resource;
+  fake_pinned_memory pinned_resource;
 };
 
 }  // namespace bulkgnn::testing

@@ -20,21 +20,48 @@ enum class backend { reference, cpu, cuda };
 
 [[nodiscard]] std::string_view backend_name(backend kind);
 
+// What a device back end's executor runs with: its device, the stream its
+// kernels and copies are queued on in order, and the resources its outputs
+// and staging buffers come from. kernels/cuda implements it (make one with
+// kernels::make_cuda_executor); core knows no CUDA type, so the stream is
+// an opaque handle there.
+class device_context {
+ public:
+  virtual ~device_context() = default;
+  [[nodiscard]] virtual int device() const = 0;
+  [[nodiscard]] virtual std::string_view device_name() const = 0;
+  // The cudaStream_t every kernel and copy of this executor is queued on.
+  [[nodiscard]] virtual void* stream() const = 0;
+  // Device memory from a stream-ordered pool: freeing is queued on the
+  // stream and the pool keeps the memory, so the hot path never calls
+  // cudaMalloc.
+  [[nodiscard]] virtual memory_resource& device_memory() = 0;
+  // Page-locked host memory the device reads through UVA.
+  [[nodiscard]] virtual memory_resource& pinned_memory() = 0;
+  // Waits until everything queued on the stream has run.
+  virtual void synchronize() const = 0;
+};
+
 // Where kernels run and the state they run with: the back end, the threads a
-// cpu executor may use, and the memory resource that kernel outputs are
-// allocated from (later also the device and stream of a cuda executor).
-// Copies are cheap and share that state. The kernel front doors refuse
-// arguments in a memory space the executor cannot reach.
+// cpu executor may use, the memory resource that kernel outputs are
+// allocated from, and a cuda executor's device context. Copies are cheap and
+// share that state. The kernel front doors refuse arguments in a memory
+// space the executor cannot reach.
 class executor {
  public:
   // threads = 0: every core the process may use (within any thread_limit);
   // otherwise kernels run in a task arena of that many threads. Implicit, so
-  // a back end alone names its default executor.
+  // a back end alone names its default executor. A cuda executor needs its
+  // device context (the constructor below).
   executor(backend kind = backend::cpu, int threads = 0);  // NOLINT(google-explicit-constructor)
+  // A cuda executor on `device`'s device and stream.
+  explicit executor(std::shared_ptr<device_context> device);
 
   [[nodiscard]] backend kind() const { return kind_; }
   [[nodiscard]] int threads() const { return threads_; }
   [[nodiscard]] memory_resource& memory() const { return *memory_; }
+  // The device context of a cuda executor; nullptr for the host back ends.
+  [[nodiscard]] device_context* device() const { return device_.get(); }
   // Memory its kernels may read and write: host and pinned host for the
   // reference and cpu back ends; device and pinned host (through UVA) for cuda.
   [[nodiscard]] bool can_access(memory_space space) const;
@@ -60,6 +87,7 @@ class executor {
   backend kind_;
   int threads_;
   std::shared_ptr<thread_arena> arena_;
+  std::shared_ptr<device_context> device_;
   memory_resource* memory_;
 };
 

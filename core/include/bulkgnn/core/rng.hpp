@@ -1,5 +1,7 @@
 #pragma once
 
+#include "bulkgnn/core/host_device.hpp"
+
 #include <Random123/philox.h>
 
 #include <cmath>
@@ -24,25 +26,27 @@ struct rng_key {
 // shuffle, generators).
 inline constexpr std::uint32_t no_minibatch = 0xFFFFFFFFu;
 
-// A sequence of random numbers drawn from Philox4x32-10 in counter mode:
+// A sequence of random numbers drawn from Philox4x32-10 in counter mode
+// (host and CUDA device code alike; the cuda target compiles Random123 with
+// R123_CUDA_DEVICE=__host__ __device__):
 // key = (seed, epoch), counter = (minibatch, layer, row, block). Each block
 // yields four 32-bit words; a stream holds 2^34 words.
 class philox_stream {
  public:
-  explicit philox_stream(const rng_key& key)
+  BULKGNN_HOST_DEVICE explicit philox_stream(const rng_key& key)
       : key_{{key.seed, key.epoch}}, counter_{{key.minibatch, key.layer, key.row, 0}} {}
 
   // Moves a fresh stream to its word `word`, as if that many next_u32()
   // calls had been made: a rank that holds only the entries from position e
   // of a row draws their variates without drawing those before.
-  void skip_to_word(std::uint64_t word) {
+  BULKGNN_HOST_DEVICE void skip_to_word(std::uint64_t word) {
     counter_.v[3] = static_cast<std::uint32_t>(word / 4);
     refill();
     used_ = static_cast<int>(word % 4);
   }
 
   // Uniform 32-bit word.
-  std::uint32_t next_u32() {
+  BULKGNN_HOST_DEVICE std::uint32_t next_u32() {
     if (used_ == 4) refill();
     return words_.v[used_++];
   }
@@ -50,7 +54,7 @@ class philox_stream {
   // Fills `out` with the next out.size() words, exactly as that many
   // next_u32() calls would, but a whole block at a time (for bulk draws such
   // as dropout masks, where the per-word refill check would dominate).
-  void next_u32s(std::uint32_t* out, std::size_t n) {
+  BULKGNN_HOST_DEVICE void next_u32s(std::uint32_t* out, std::size_t n) {
     std::size_t i = 0;
     while (i < n && used_ < 4) out[i++] = words_.v[used_++];
     for (; i + 4 <= n; i += 4) {
@@ -62,17 +66,17 @@ class philox_stream {
   }
 
   // Uniform 64-bit word.
-  std::uint64_t next_u64() {
+  BULKGNN_HOST_DEVICE std::uint64_t next_u64() {
     const std::uint64_t hi = next_u32();
     return (hi << 32) | next_u32();
   }
 
   // Uniform double in the open interval (0, 1), with 53 random bits.
-  double uniform_open01() { return (static_cast<double>(next_u64() >> 11) + 0.5) * 0x1.0p-53; }
+  BULKGNN_HOST_DEVICE double uniform_open01() { return (static_cast<double>(next_u64() >> 11) + 0.5) * 0x1.0p-53; }
 
   // Uniform integer in [0, bound) for 0 < bound < 2^32, exactly uniform
   // (Lemire's multiply-and-reject).
-  std::uint32_t uniform_below(std::uint32_t bound) {
+  BULKGNN_HOST_DEVICE std::uint32_t uniform_below(std::uint32_t bound) {
     std::uint64_t product = static_cast<std::uint64_t>(next_u32()) * bound;
     auto low = static_cast<std::uint32_t>(product);
     if (low < bound) {
@@ -86,11 +90,11 @@ class philox_stream {
   }
 
   // Exponential variate with rate 1.
-  double exponential() { return -std::log(uniform_open01()); }
+  BULKGNN_HOST_DEVICE double exponential() { return -std::log(uniform_open01()); }
 
   // Standard normal variate (Box-Muller; one of the pair is discarded so the
   // stream position does not depend on call history).
-  double normal() {
+  BULKGNN_HOST_DEVICE double normal() {
     const double u1 = uniform_open01();
     const double u2 = uniform_open01();
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
@@ -99,7 +103,7 @@ class philox_stream {
  private:
   using philox = r123::Philox4x32;
 
-  void refill() {
+  BULKGNN_HOST_DEVICE void refill() {
     words_ = philox()(counter_, key_);
     ++counter_.v[3];
     used_ = 0;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "bulkgnn/core/executor.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,5 +22,11 @@ struct cuda_device {
 // The GPUs this process can use; empty without a driver, without a device, or
 // in a build without CUDA (none of these is an error: the cpu back end runs).
 [[nodiscard]] std::vector<cuda_device> visible_cuda_devices();
+
+// A cuda executor on GPU `device`: its own non-blocking stream, device
+// memory from a stream-ordered pool that keeps what is freed, and pinned host
+// memory. Throws option_error naming the device if this build has no CUDA
+// back end or the GPU is not visible.
+[[nodiscard]] executor make_cuda_executor(int device = 0);
 
 }  // namespace bulkgnn::kernels

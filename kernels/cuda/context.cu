@@ -1,0 +1,127 @@
+#include "check.cuh"
+#include "context.cuh"
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace bulkgnn::kernels::cuda {
+namespace {
+
+// Makes `device` current on the calling thread for the scope: pipeline
+// stages run on threads of their own, each of which starts on device 0.
+class device_scope {
+ public:
+  explicit device_scope(int device) {
+    BULKGNN_CUDA_CHECK(cudaGetDevice(&previous_));
+    if (previous_ != device) BULKGNN_CUDA_CHECK(cudaSetDevice(device));
+  }
+  ~device_scope() { (void)cudaSetDevice(previous_); }
+  device_scope(const device_scope&) = delete;
+  device_scope& operator=(const device_scope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+// Device memory allocated and freed in stream order from the device's pool
+// (cudaMallocAsync): a buffer freed while kernels that read it are still
+// queued is reused only after them.
+class pooled_device_memory final : public memory_resource {
+ public:
+  pooled_device_memory(int device, cudaStream_t stream) : device_(device), stream_(stream) {}
+
+  void* allocate(std::size_t bytes) override {
+    if (bytes == 0) return nullptr;
+    device_scope on(device_);
+    void* pointer = nullptr;
+    BULKGNN_CUDA_CHECK(cudaMallocAsync(&pointer, bytes, stream_));
+    return pointer;
+  }
+  void deallocate(void* pointer, std::size_t) noexcept override {
+    if (pointer == nullptr) return;
+    int previous = 0;
+    (void)cudaGetDevice(&previous);
+    (void)cudaSetDevice(device_);
+    (void)cudaFreeAsync(pointer, stream_);
+    (void)cudaSetDevice(previous);
+  }
+  // Buffers copy synchronously: the copy has landed when this returns.
+  void copy(void* destination, const void* source, std::size_t bytes) override {
+    if (bytes == 0) return;
+    device_scope on(device_);
+    BULKGNN_CUDA_CHECK(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault, stream_));
+    BULKGNN_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  memory_space space() const noexcept override { return memory_space::device; }
+
+ private:
+  int device_;
+  cudaStream_t stream_;
+};
+
+// Page-locked host memory, mapped for every device (UVA), so kernels read it
+// in place and copies to the device run asynchronously.
+class pinned_host_memory final : public memory_resource {
+ public:
+  void* allocate(std::size_t bytes) override {
+    if (bytes == 0) return nullptr;
+    void* pointer = nullptr;
+    BULKGNN_CUDA_CHECK(cudaHostAlloc(&pointer, bytes, cudaHostAllocPortable | cudaHostAllocMapped));
+    return pointer;
+  }
+  void deallocate(void* pointer, std::size_t) noexcept override {
+    if (pointer != nullptr) (void)cudaFreeHost(pointer);
+  }
+  void copy(void* destination, const void* source, std::size_t bytes) override {
+    if (bytes != 0) BULKGNN_CUDA_CHECK(cudaMemcpy(destination, source, bytes, cudaMemcpyDefault));
+  }
+  memory_space space() const noexcept override { return memory_space::pinned_host; }
+};
+
+class cuda_context final : public device_context {
+ public:
+  explicit cuda_context(int device) : device_(device) {
+    device_scope on(device);
+    cudaDeviceProp properties{};
+    BULKGNN_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+    name_ = properties.name;
+    BULKGNN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    // Freed memory stays in the pool until the process ends, so allocations
+    // after the first epoch's come from it.
+    cudaMemPool_t pool = nullptr;
+    BULKGNN_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    std::uint64_t keep_all = std::numeric_limits<std::uint64_t>::max();
+    BULKGNN_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_all));
+    device_memory_ = std::make_unique<pooled_device_memory>(device, stream_);
+  }
+  ~cuda_context() override {
+    (void)cudaStreamSynchronize(stream_);
+    (void)cudaStreamDestroy(stream_);
+  }
+  cuda_context(const cuda_context&) = delete;
+  cuda_context& operator=(const cuda_context&) = delete;
+
+  int device() const override { return device_; }
+  std::string_view device_name() const override { return name_; }
+  void* stream() const override { return stream_; }
+  memory_resource& device_memory() override { return *device_memory_; }
+  memory_resource& pinned_memory() override { return pinned_memory_; }
+  void synchronize() const override { BULKGNN_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+ private:
+  int device_;
+  std::string name_;
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<pooled_device_memory> device_memory_;
+  pinned_host_memory pinned_memory_;
+};
+
+}  // namespace
+
+std::shared_ptr<device_context> create_context(int device) {
+  return std::make_shared<cuda_context>(device);
+}
+
+}  // namespace bulkgnn::kernels::cuda
