@@ -25,7 +25,5 @@ if(BULKGNN_PYTHON STREQUAL "ON" OR (BULKGNN_PYTHON STREQUAL "AUTO" AND NOT BULKG
   endif()
   if(Python_FOUND AND pybind11_FOUND AND DLPACK_INCLUDE_DIR)
     set(BULKGNN_HAVE_PYTHON ON)
-    # The libraries are linked into a shared module.
-    set(CMAKE_POSITION_INDEPENDENT_CODE ON)
   endif()
 endif()

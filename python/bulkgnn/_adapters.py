@@ -11,34 +11,46 @@ def _require(module, caller):
         raise ImportError(f"Minibatch.{caller}() needs {module}, which is not installed: {e}") from e
 
 
-def _coo(block, torch):
-    """(sources, destinations) of a block's edges as int64 local ids."""
+def _coo(block, torch, first_row=0):
+    """(sources, destinations) of a block's edges in rows [first_row, num_dst),
+    as int64 local ids, and their values (or None)."""
     indptr = torch.from_dlpack(block.indptr)
-    destinations = torch.repeat_interleave(torch.arange(block.num_dst), indptr[1:] - indptr[:-1])
-    return torch.from_dlpack(block.indices).long(), destinations
+    begin, end = int(indptr[first_row]), int(indptr[-1])
+    degrees = indptr[first_row + 1:] - indptr[first_row:-1]
+    destinations = torch.repeat_interleave(torch.arange(first_row, block.num_dst), degrees)
+    sources = torch.from_dlpack(block.indices)[begin:end].long()
+    values = None if block.values is None else torch.from_dlpack(block.values)[begin:end]
+    return sources, destinations, values
 
 
 def pyg_fields(mb):
-    """The fields of a PyG NeighborLoader batch as torch tensors.
+    """The fields of a PyG NeighborLoader batch, as torch tensors.
 
-    n_id lists the seeds first, then the nodes each hop added (blocks' sources
-    are prefixes of it). edge_index[0] holds the source (neighbour) and
-    edge_index[1] the target, positions in n_id, hop by hop from the seeds;
-    num_sampled_nodes[h] and num_sampled_edges[h] count what hop h added, as
-    trim_to_layer expects. x (the loader's buffer, no copy) and y are those of
-    n_id; model(x, edge_index)[:batch_size] are the seeds' outputs."""
+    PyG samples each node's neighbours once, at the hop where the node first
+    appears, and every layer reuses them; bulkgnn's blocks (DGL's layout) draw
+    each layer's destinations afresh. So hop h keeps the rows of block L-1-h
+    whose destinations hop h added: the seeds' rows of the last block, then
+    the new rows of each block below. n_id lists the seeds first, then the
+    nodes each hop added (every block's sources are a prefix of it);
+    edge_index[0] holds the source (neighbour) and edge_index[1] the target,
+    positions in n_id, hop by hop; num_sampled_nodes and num_sampled_edges
+    count what each hop added, as trim_to_layer expects. x (the loader's
+    buffer, no copy) and y belong to n_id, so model(x, edge_index)[:batch_size]
+    are the seeds' outputs. Layer-wise samplers' weights come as edge_weight."""
     torch = _require("torch", "to_pyg")
     hops = mb.blocks[::-1]  # PyG counts from the seeds, DGL from the inputs
-    sources, targets = zip(*(_coo(block, torch) for block in hops))
+    first_rows = [0] + [b.num_dst for b in hops[:-1]]
+    sources, targets, weights = zip(*(_coo(b, torch, first) for b, first in zip(hops, first_rows)))
     labels = mb.input_labels
     return {
         "x": None if mb.features is None else torch.from_dlpack(mb.features),
         "edge_index": torch.stack([torch.cat(sources), torch.cat(targets)]),
+        "edge_weight": None if weights[0] is None else torch.cat(weights),
         "y": None if labels is None else torch.from_dlpack(labels).long(),
         "n_id": torch.from_dlpack(mb.input_nodes).long(),
         "batch_size": mb.batch_size,
         "num_sampled_nodes": [hops[0].num_dst] + [b.num_src - b.num_dst for b in hops],
-        "num_sampled_edges": [b.num_edges for b in hops],
+        "num_sampled_edges": [len(s) for s in sources],
     }
 
 
@@ -56,10 +68,11 @@ def to_dgl(mb):
     torch = _require("torch", "to_dgl")
     blocks = []
     for b in mb.blocks:
-        block = dgl.create_block(_coo(b, torch),
-                                 num_src_nodes=b.num_src, num_dst_nodes=b.num_dst)
-        if b.values is not None:
-            block.edata["w"] = torch.from_dlpack(b.values)
+        sources, destinations, values = _coo(b, torch)
+        block = dgl.create_block((sources, destinations), num_src_nodes=b.num_src,
+                                 num_dst_nodes=b.num_dst)
+        if values is not None:
+            block.edata["w"] = values
         blocks.append(block)
     if mb.features is not None:
         blocks[0].srcdata["feat"] = torch.from_dlpack(mb.features)

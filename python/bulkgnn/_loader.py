@@ -29,7 +29,7 @@ def _integer(name, value, low, high=None):
     except TypeError:
         raise ValueError(f"NeighborLoader: {name} must be an integer, got {value!r}") from None
     if value < low or (high is not None and value > high):
-        bound = f"[{low}, {high}]" if high is not None else f"at least {low}"
+        bound = f"in [{low}, {high}]" if high is not None else f"at least {low}"
         raise ValueError(f"NeighborLoader: {name} must be {bound}, got {value}")
     return value
 
