@@ -94,6 +94,7 @@ class neighbor_loader : public std::enable_shared_from_this<neighbor_loader> {
   bool shuffle_;
   sampler::bulk_sampler sampler_;
   loader::minibatch_loader loader_;  // after the sampler it uses
+  std::mutex start_mutex_;           // Python threads may start epochs at once
   std::weak_ptr<epoch_iterator> current_;
 };
 
@@ -145,6 +146,7 @@ class epoch_iterator {
 };
 
 std::shared_ptr<epoch_iterator> neighbor_loader::start(std::uint32_t epoch) {
+  const std::scoped_lock lock(start_mutex_);
   if (auto previous = current_.lock()) previous->close();
   const auto& options = loader_.options();
   auto stream = shuffle_ ? loader_.epoch(seeds_, epoch)
