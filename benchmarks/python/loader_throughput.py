@@ -36,7 +36,7 @@ def main():
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--bulk", type=int, default=32)
     parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=2, help="0: every core")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--pyg", action="store_true", help="build PyG's layout of each minibatch")
     parser.add_argument("--json-out")
@@ -46,7 +46,7 @@ def main():
     loader = bulkgnn.NeighborLoader(ds, ds.training_vertices(args.split),
                                     fanouts=[int(f) for f in args.fanouts.split(",")],
                                     batch_size=args.batch_size, bulk=args.bulk,
-                                    threads=args.threads, seed=args.seed)
+                                    threads=args.threads or None, seed=args.seed)
     convert = pyg_fields if args.pyg else take_tensors
     minibatches = feature_bytes = 0
     start = time.perf_counter()

@@ -11,16 +11,13 @@ def _require(module, caller):
         raise ImportError(f"Minibatch.{caller}() needs {module}, which is not installed: {e}") from e
 
 
-def _coo(block, torch, first_row=0):
-    """(sources, destinations) of a block's edges in rows [first_row, num_dst),
-    as int64 local ids, and their values (or None)."""
+def _coo(block, torch):
+    """(sources, destinations) of a block's edges as int64 local ids, and their
+    values (or None)."""
     indptr = torch.from_dlpack(block.indptr)
-    begin, end = int(indptr[first_row]), int(indptr[-1])
-    degrees = indptr[first_row + 1:] - indptr[first_row:-1]
-    destinations = torch.repeat_interleave(torch.arange(first_row, block.num_dst), degrees)
-    sources = torch.from_dlpack(block.indices)[begin:end].long()
-    values = None if block.values is None else torch.from_dlpack(block.values)[begin:end]
-    return sources, destinations, values
+    destinations = torch.repeat_interleave(torch.arange(block.num_dst), indptr[1:] - indptr[:-1])
+    values = None if block.values is None else torch.from_dlpack(block.values)
+    return torch.from_dlpack(block.indices).long(), destinations, values
 
 
 def pyg_fields(mb):
@@ -39,18 +36,17 @@ def pyg_fields(mb):
     are the seeds' outputs. Layer-wise samplers' weights come as edge_weight."""
     torch = _require("torch", "to_pyg")
     hops = mb.blocks[::-1]  # PyG counts from the seeds, DGL from the inputs
-    first_rows = [0] + [b.num_dst for b in hops[:-1]]
-    sources, targets, weights = zip(*(_coo(b, torch, first) for b, first in zip(hops, first_rows)))
+    edge_index, edge_weight, num_sampled_edges = mb._pyg_edges()  # built in C++
     labels = mb.input_labels
     return {
         "x": None if mb.features is None else torch.from_dlpack(mb.features),
-        "edge_index": torch.stack([torch.cat(sources), torch.cat(targets)]),
-        "edge_weight": None if weights[0] is None else torch.cat(weights),
+        "edge_index": torch.from_dlpack(edge_index),
+        "edge_weight": None if edge_weight is None else torch.from_dlpack(edge_weight),
         "y": None if labels is None else torch.from_dlpack(labels).long(),
         "n_id": torch.from_dlpack(mb.input_nodes).long(),
         "batch_size": mb.batch_size,
         "num_sampled_nodes": [hops[0].num_dst] + [b.num_src - b.num_dst for b in hops],
-        "num_sampled_edges": [len(s) for s in sources],
+        "num_sampled_edges": num_sampled_edges,
     }
 
 

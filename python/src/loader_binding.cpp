@@ -158,6 +158,14 @@ std::shared_ptr<epoch_iterator> neighbor_loader::start(std::uint32_t epoch) {
   return it;
 }
 
+// An array that owns `values` (moved, not copied).
+template <class T>
+dlpack_array owned_array(std::vector<T> values, std::vector<std::int64_t> shape) {
+  auto owner = std::make_shared<std::vector<T>>(std::move(values));
+  const std::span<const T> view(*owner);
+  return dlpack_array(std::move(owner), view, std::move(shape));
+}
+
 // What Python holds of one minibatch: the pipeline's ready_minibatch, shared
 // with every array handed out of it.
 struct minibatch_handle {
@@ -169,12 +177,11 @@ struct minibatch_handle {
 py::object input_labels(const minibatch_handle& h) {
   const auto labels = h.dataset->labels();
   if (labels.empty()) return py::none();
-  auto gathered = std::make_shared<std::vector<std::int32_t>>();
-  gathered->reserve(h.mb->batch.input_nodes.size());
-  for (const vertex_t v : h.mb->batch.input_nodes) gathered->push_back(labels[v]);
-  const std::span<const std::int32_t> values(*gathered);
-  return py::cast(
-      dlpack_array(std::move(gathered), values, {static_cast<std::int64_t>(values.size())}));
+  std::vector<std::int32_t> gathered;
+  gathered.reserve(h.mb->batch.input_nodes.size());
+  for (const vertex_t v : h.mb->batch.input_nodes) gathered.push_back(labels[v]);
+  const auto n = static_cast<std::int64_t>(gathered.size());
+  return py::cast(owned_array(std::move(gathered), {n}));
 }
 
 struct block_handle {
@@ -183,6 +190,56 @@ struct block_handle {
 
   [[nodiscard]] const csr_matrix& block() const { return mb->batch.blocks[layer]; }
 };
+
+// PyG's edge_index of a minibatch (see bulkgnn/_adapters.py, pyg_fields): hop
+// h keeps the rows of block L-1-h whose destinations hop h added, as
+// (source, target) positions in input_nodes, row 0 the sources; with the
+// edges' weights where the sampler gives them, and the edge count per hop.
+struct pyg_edge_arrays {
+  std::int64_t edges = 0;
+  std::vector<std::int64_t> edge_index;  // 2 x edges
+  std::vector<float> weights;            // edges, or empty
+  std::vector<std::int64_t> per_hop;
+};
+
+pyg_edge_arrays pyg_edges(const sampler::minibatch& mb) {
+  pyg_edge_arrays out;
+  std::int64_t first_row = 0;
+  for (auto block = mb.blocks.rbegin(); block != mb.blocks.rend(); ++block) {
+    out.per_hop.push_back(block->indptr[block->rows] - block->indptr[first_row]);
+    out.edges += out.per_hop.back();
+    first_row = block->rows;
+  }
+  out.edge_index.resize(static_cast<std::size_t>(2 * out.edges));
+  auto* sources = out.edge_index.data();
+  auto* targets = sources + out.edges;
+  first_row = 0;
+  for (auto block = mb.blocks.rbegin(); block != mb.blocks.rend(); ++block) {
+    for (std::int64_t row = first_row; row < block->rows; ++row)
+      for (edge_t e = block->indptr[row]; e < block->indptr[row + 1]; ++e) {
+        *sources++ = block->indices[e];
+        *targets++ = row;
+      }
+    if (!block->values.empty())
+      out.weights.insert(out.weights.end(), block->values.begin() + block->indptr[first_row],
+                         block->values.end());
+    first_row = block->rows;
+  }
+  return out;
+}
+
+py::tuple pyg_edge_tuple(const minibatch_handle& h) {
+  pyg_edge_arrays edges;
+  {
+    const py::gil_scoped_release unlocked;
+    edges = pyg_edges(h.mb->batch);
+  }
+  py::object weights = py::none();
+  if (!edges.weights.empty())
+    weights = py::cast(owned_array(std::move(edges.weights), {edges.edges}));
+  return py::make_tuple(owned_array(std::move(edges.edge_index), {2, edges.edges}), weights,
+                        edges.per_hop);
+}
 
 py::object adapter(const char* name, const py::object& mb) {
   return py::module_::import("bulkgnn._adapters").attr(name)(mb);
@@ -255,6 +312,8 @@ void bind_minibatch(py::module_& m) {
           "DGL order: blocks[0] is the input-most layer, blocks[-1] has the seeds as rows.")
       .def_property_readonly("input_labels", &input_labels,
                              "Labels of every input node (a copy, gathered on each call), or None.")
+      .def("_pyg_edges", &pyg_edge_tuple,
+           "(edge_index, edge_weight or None, num_sampled_edges) in PyG's layout.")
       .def(
           "digest", [](const minibatch_handle& h) { return sampler::digest(h.mb->batch); },
           "The sampler's 64-bit digest of this minibatch (as `bulkgnn sample` computes it).")
