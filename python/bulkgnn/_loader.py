@@ -119,6 +119,9 @@ class NeighborLoader:
 
     PyG's names are accepted too: num_neighbors (fanouts), input_nodes (seeds),
     weight_attr (weighted=True; the dataset has one edge weight array).
+
+    The first loader makes glibc keep freed buffers of up to 32 MiB for reuse
+    (mallopt, as the bulkgnn command does), for the whole process.
     """
 
     def __init__(self, dataset, seeds=_UNSET, fanouts=_UNSET, batch_size=1024, shuffle=True,

@@ -2,6 +2,7 @@
 #include "dlpack_array.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/loader/loader.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
@@ -384,6 +385,10 @@ void bind_neighbor_loader(py::module_& m) {
                                                  .slice = rank,
                                                  .slices = world_size};
             const executor exec(parse_backend(backend_name), threads);
+            // As the bulkgnn command does: the sampler's bulk buffers of tens
+            // of MiB are reused instead of mapped and faulted in afresh.
+            static std::once_flag allocator_tuned;
+            std::call_once(allocator_tuned, keep_freed_buffers_for_reuse);
             std::vector<vertex_t> ids(seeds.data(), seeds.data() + seeds.size());
             const py::gil_scoped_release unlocked;  // FastGCN's setup reads the whole graph
             return std::make_shared<neighbor_loader>(std::move(dataset), std::move(ids), sampling,
