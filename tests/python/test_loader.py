@@ -81,6 +81,13 @@ class Epochs(unittest.TestCase):
             got = np.concatenate([mb.seeds.numpy() for mb in loader])
             np.testing.assert_array_equal(got, seeds)
 
+    def test_an_epochs_report_has_every_stage(self):
+        epoch = iter(bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16))
+        count = sum(1 for _ in epoch)
+        stages = epoch.report()["stages"]
+        self.assertEqual([s["name"] for s in stages], ["shuffle", "sample", "gather", "consume"])
+        self.assertEqual(stages[-1]["items"], count)
+
     def test_a_new_iteration_ends_the_running_one(self):
         loader = bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16)
         first = iter(loader)
