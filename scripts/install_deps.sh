@@ -11,6 +11,7 @@ packages=(
   librandom123-dev libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
   libopenmpi-dev openmpi-bin libcombblas-dev libmetis-dev
   clang libclang-rt-14-dev llvm
+  python3-dev pybind11-dev libdlpack-dev python3-numpy python3-torch
 )
 
 missing=()

@@ -1,10 +1,8 @@
 #include "commands.hpp"
 
 #include "bulkgnn/core/error.hpp"
-#include "bulkgnn/core/interrupt.hpp"
 #include "bulkgnn/core/progress.hpp"
-#include "bulkgnn/core/staging.hpp"
-#include "bulkgnn/data/generators.hpp"
+#include "bulkgnn/data/default_dataset.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -24,31 +22,9 @@ data::dataset open_dataset_or_default(const std::string& path, bool quiet) {
   // its own.
   if (quiet) silence_progress();
   if (!path.empty()) return data::dataset::open(path);
-  // Named like all staging, so that what a killed run leaves is swept.
-  constexpr const char* staging_prefix = "bulkgnn-default-";
-  const interrupt_scope polled;  // outlives the staging directory
-  const auto tmp = std::filesystem::temp_directory_path();
-  sweep_stale_staging(tmp, staging_prefix);
-  const auto dir = tmp / staging_name(staging_prefix);
-  struct remove_on_exit {
-    std::filesystem::path dir;
-    ~remove_on_exit() {
-      std::error_code ignored;  // the arrays stay mapped after their files are unlinked
-      std::filesystem::remove_all(dir, ignored);
-    }
-  } remove{dir};
-  const data::csbm_options options{.nodes = 100000,
-                                   .classes = 8,
-                                   .average_degree = 12,
-                                   .homophily = 0.7,
-                                   .features = 64,
-                                   .signal = 1.0,
-                                   .seed = 0,
-                                   .quiet = quiet};
   if (!quiet)
     fmt::print(stderr, "no DATA given: generating the embedded default (CSBM, 100000 vertices)\n");
-  data::generate_csbm(dir, options);
-  return data::dataset::open_native(dir);
+  return data::open_default_dataset(quiet);
 }
 
 backend parse_backend(const std::string& name) {

@@ -1,0 +1,36 @@
+"""bulkgnn from Python: memory-mapped datasets and the multistage C++ loader.
+
+    import bulkgnn, torch
+    ds = bulkgnn.Dataset("../shared/data/cora")
+    loader = bulkgnn.NeighborLoader(ds, ds.split()[0], fanouts=[10, 10], batch_size=64)
+    for mb in loader:
+        x = torch.from_dlpack(mb.features)   # no copy: the loader's buffer
+
+Minibatch arrays (bulkgnn.Array) hand their memory to torch or numpy through
+DLPack; mb.to_pyg() and mb.to_dgl() give what PyG's and DGL's loaders yield.
+"""
+
+from ._bulkgnn import Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest
+from ._loader import NeighborLoader
+
+__all__ = [
+    "Array",
+    "Block",
+    "Dataset",
+    "Epoch",
+    "Error",
+    "Minibatch",
+    "NeighborDataset",
+    "NeighborLoader",
+    "RunDigest",
+]
+
+
+def __getattr__(name):
+    # NeighborDataset subclasses torch's IterableDataset: torch is imported
+    # only when it is asked for.
+    if name == "NeighborDataset":
+        from ._loader import neighbor_dataset_class
+
+        return neighbor_dataset_class()
+    raise AttributeError(f"module 'bulkgnn' has no attribute {name!r}")

@@ -1,0 +1,77 @@
+"""Minibatches in the layouts PyG's and DGL's loaders yield. torch, PyG and DGL
+are imported here, when an adapter is called, never by `import bulkgnn`."""
+
+import importlib
+
+
+def _require(module, caller):
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise ImportError(f"Minibatch.{caller}() needs {module}, which is not installed: {e}") from e
+
+
+def _coo(block, torch):
+    """(sources, destinations) of a block's edges as int64 local ids, and their
+    values (or None)."""
+    indptr = torch.from_dlpack(block.indptr)
+    destinations = torch.repeat_interleave(torch.arange(block.num_dst), indptr[1:] - indptr[:-1])
+    values = None if block.values is None else torch.from_dlpack(block.values)
+    return torch.from_dlpack(block.indices).long(), destinations, values
+
+
+def pyg_fields(mb):
+    """The fields of a PyG NeighborLoader batch, as torch tensors.
+
+    PyG samples each node's neighbours once, at the hop where the node first
+    appears, and every layer reuses them; bulkgnn's blocks (DGL's layout) draw
+    each layer's destinations afresh. So hop h keeps the rows of block L-1-h
+    whose destinations hop h added: the seeds' rows of the last block, then
+    the new rows of each block below. n_id lists the seeds first, then the
+    nodes each hop added (every block's sources are a prefix of it);
+    edge_index[0] holds the source (neighbour) and edge_index[1] the target,
+    positions in n_id, hop by hop; num_sampled_nodes and num_sampled_edges
+    count what each hop added, as trim_to_layer expects. x (the loader's
+    buffer, no copy) and y belong to n_id, so model(x, edge_index)[:batch_size]
+    are the seeds' outputs. Layer-wise samplers' weights come as edge_weight."""
+    torch = _require("torch", "to_pyg")
+    hops = mb.blocks[::-1]  # PyG counts from the seeds, DGL from the inputs
+    edge_index, edge_weight, num_sampled_edges = mb._pyg_edges()  # built in C++
+    labels = mb.input_labels
+    return {
+        "x": None if mb.features is None else torch.from_dlpack(mb.features),
+        "edge_index": torch.from_dlpack(edge_index),
+        "edge_weight": None if edge_weight is None else torch.from_dlpack(edge_weight),
+        "y": None if labels is None else torch.from_dlpack(labels).long(),
+        "n_id": torch.from_dlpack(mb.input_nodes).long(),
+        "batch_size": mb.batch_size,
+        "num_sampled_nodes": [hops[0].num_dst] + [b.num_src - b.num_dst for b in hops],
+        "num_sampled_edges": num_sampled_edges,
+    }
+
+
+def to_pyg(mb):
+    data = _require("torch_geometric.data", "to_pyg")
+    return data.Data(**{k: v for k, v in pyg_fields(mb).items() if v is not None})
+
+
+def to_dgl(mb):
+    """(input_nodes, output_nodes, blocks) as DGL's DataLoader yields them;
+    blocks[0].srcdata["feat"] holds the features (no copy),
+    blocks[-1].dstdata["label"] the seeds' labels, and edata["w"] the
+    layer-wise samplers' edge weights."""
+    dgl = _require("dgl", "to_dgl")
+    torch = _require("torch", "to_dgl")
+    blocks = []
+    for b in mb.blocks:
+        sources, destinations, values = _coo(b, torch)
+        block = dgl.create_block((sources, destinations), num_src_nodes=b.num_src,
+                                 num_dst_nodes=b.num_dst)
+        if values is not None:
+            block.edata["w"] = values
+        blocks.append(block)
+    if mb.features is not None:
+        blocks[0].srcdata["feat"] = torch.from_dlpack(mb.features)
+    if mb.labels is not None:
+        blocks[-1].dstdata["label"] = torch.from_dlpack(mb.labels).long()
+    return torch.from_dlpack(mb.input_nodes).long(), torch.from_dlpack(mb.seeds).long(), blocks

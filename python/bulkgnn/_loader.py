@@ -1,0 +1,220 @@
+"""bulkgnn.NeighborLoader: argument checking and defaults around the C++ loader."""
+
+import functools
+import operator
+import os
+import sys
+
+import numpy as np
+
+from . import _bulkgnn
+
+_UNSET = object()
+_SAMPLERS = ("sage", "ladies", "fastgcn")
+_BACKENDS = ("cpu", "reference", "cuda")
+
+
+def _pick(name, value, alias_name, alias_value, default):
+    """The value of an argument that PyG spells differently; both is an error."""
+    if value is not _UNSET and alias_value is not None:
+        raise ValueError(f"NeighborLoader: give {name} or {alias_name}, not both")
+    if value is not _UNSET:
+        return value
+    return default if alias_value is None else alias_value
+
+
+def _integer(name, value, low, high=None):
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise ValueError(f"NeighborLoader: {name} must be an integer, got {value!r}") from None
+    if value < low or (high is not None and value > high):
+        bound = f"in [{low}, {high}]" if high is not None else f"at least {low}"
+        raise ValueError(f"NeighborLoader: {name} must be {bound}, got {value}")
+    return value
+
+
+def _seed_ids(name, seeds, num_nodes):
+    """Seeds as a contiguous int32 array: ids, or a boolean mask over the nodes."""
+    array = np.asarray(seeds)
+    if array.size == 0:
+        raise ValueError(f"NeighborLoader: {name} is empty")
+    if array.dtype == np.bool_:
+        if array.shape != (num_nodes,):
+            raise ValueError(
+                f"NeighborLoader: {name} as a boolean mask needs one entry per node "
+                f"({num_nodes}), got shape {array.shape}")
+        array = np.flatnonzero(array)
+        if array.size == 0:
+            raise ValueError(f"NeighborLoader: {name} selects no node")
+    elif not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(
+            f"NeighborLoader: {name} must hold integer vertex ids or be a boolean mask, "
+            f"got dtype {array.dtype}")
+    if array.ndim != 1:
+        raise ValueError(f"NeighborLoader: {name} must be one-dimensional, got shape {array.shape}")
+    low, high = array.min(), array.max()
+    if low < 0 or high >= num_nodes:
+        bad = low if low < 0 else high
+        raise ValueError(f"NeighborLoader: {name}: vertex {bad} is not in [0, {num_nodes})")
+    return np.ascontiguousarray(array, dtype=np.int32)
+
+
+def _fanouts(name, fanouts):
+    try:
+        return [operator.index(f) for f in fanouts]
+    except TypeError:
+        raise ValueError(
+            f"NeighborLoader: {name} must be a list of integers, got {fanouts!r}") from None
+
+
+def default_rank_and_world_size():
+    """This process's place among data-parallel ranks: torch.distributed's when it
+    is initialised, else the launcher's environment (Open MPI, MPICH/PMI,
+    torchrun), else rank 0 of 1."""
+    dist = sys.modules.get("torch.distributed")  # imported by whoever initialised it
+    if dist is not None and dist.is_available() and dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    for rank_name, size_name in (("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
+                                 ("PMI_RANK", "PMI_SIZE"), ("RANK", "WORLD_SIZE")):
+        if rank_name in os.environ and size_name in os.environ:
+            return int(os.environ[rank_name]), int(os.environ[size_name])
+    return 0, 1
+
+
+class NeighborLoader:
+    """Minibatches of a bulkgnn.Dataset from the C++ multistage pipeline
+    (shuffle -> bulk sample -> gather features), which runs on its own threads
+    without the GIL while Python consumes.
+
+    Iterating runs one epoch; `len()` is its number of minibatches. Epochs are
+    counted from 0 and advance by one per iteration; `set_epoch(e)` makes the
+    next iteration epoch e (as torch's DistributedSampler). The minibatches
+    depend only on (seed, epoch): the same for any bulk, prefetch or threads,
+    and the same as `bulkgnn sample` draws.
+
+    dataset      a bulkgnn.Dataset
+    seeds        vertex ids (any integer array, tensor or list) or a boolean mask
+                 over the nodes; default: dataset.training_vertices() (the first
+                 split's training vertices, or every vertex)
+    fanouts      per hop from the seeds: neighbours per vertex (sage; -1 = all)
+                 or vertices per minibatch (ladies, fastgcn)
+    batch_size   seeds per minibatch (the last one may be smaller)
+    shuffle      shuffle the seeds each epoch (by seed and epoch)
+    seed         keys every random draw
+    bulk         minibatches sampled together by one sampler call
+    threads      kernel threads (None: every core)
+    sampler      "sage" (node-wise), "ladies" or "fastgcn" (layer-wise)
+    replace      node-wise: draw with replacement
+    weighted     node-wise: draw in proportion to the dataset's edge weights
+    prefetch     ready minibatches the pipeline may hold ahead of the consumer
+    rank, world_size
+                 data-parallel ranks: each minibatch hands this rank its slice
+                 (1/world_size) of the seeds with exactly the sample the whole
+                 minibatch has for them, so every rank gets len() minibatches
+                 and the ranks together see the single-process minibatches.
+                 Default: torch.distributed if initialised, else the MPI or
+                 torchrun environment, else 0 of 1.
+    backend      "cpu" or "reference" (the naive oracle kernels)
+
+    PyG's names are accepted too: num_neighbors (fanouts), input_nodes (seeds),
+    weight_attr (weighted=True; the dataset has one edge weight array).
+
+    The first loader makes glibc keep freed buffers of up to 32 MiB for reuse
+    (mallopt, as the bulkgnn command does), for the whole process.
+    """
+
+    def __init__(self, dataset, seeds=_UNSET, fanouts=_UNSET, batch_size=1024, shuffle=True,
+                 seed=0, bulk=32, threads=None, sampler="sage", replace=False, weighted=False,
+                 prefetch=32, rank=None, world_size=None, backend="cpu", *, num_neighbors=None,
+                 input_nodes=None, weight_attr=None):
+        if not isinstance(dataset, _bulkgnn.Dataset):
+            raise ValueError(
+                f"NeighborLoader: dataset must be a bulkgnn.Dataset, got {type(dataset).__name__}")
+        seeds = _pick("seeds", seeds, "input_nodes", input_nodes, None)
+        fanouts = _pick("fanouts", fanouts, "num_neighbors", num_neighbors, [15, 10, 5])
+        if weight_attr is not None:
+            if dataset.edge_weight is None:
+                raise ValueError(
+                    f"NeighborLoader: weight_attr={weight_attr!r}, but the dataset has no edge "
+                    "weights")
+            weighted = True
+        if sampler not in _SAMPLERS:
+            raise ValueError(f"NeighborLoader: sampler must be one of {', '.join(_SAMPLERS)}; "
+                             f"got {sampler!r}")
+        if backend not in _BACKENDS:
+            raise ValueError(f"NeighborLoader: backend must be one of {', '.join(_BACKENDS)}; "
+                             f"got {backend!r}")
+        if rank is None or world_size is None:
+            default_rank, default_size = default_rank_and_world_size()
+            rank = default_rank if rank is None else rank
+            world_size = default_size if world_size is None else world_size
+        world_size = _integer("world_size", world_size, 1)
+        rank = _integer("rank", rank, 0, world_size - 1)
+        seed_ids = (dataset.training_vertices() if seeds is None else
+                    _seed_ids("input_nodes" if input_nodes is not None else "seeds", seeds,
+                              dataset.num_nodes))
+        self._core = _bulkgnn.Loader(
+            dataset, seed_ids,
+            fanouts=_fanouts("num_neighbors" if num_neighbors is not None else "fanouts", fanouts),
+            batch_size=_integer("batch_size", batch_size, 1),
+            shuffle=bool(shuffle),
+            seed=_integer("seed", seed, 0, 2**32 - 1),
+            bulk=_integer("bulk", bulk, 1),
+            threads=0 if threads is None else _integer("threads", threads, 1, 4096),
+            sampler=sampler,
+            replace=bool(replace),
+            weighted=bool(weighted),
+            prefetch=_integer("prefetch", prefetch, 1),
+            rank=rank,
+            world_size=world_size,
+            backend=backend)
+        self.dataset = dataset
+        self.rank = rank
+        self.world_size = world_size
+        self._epoch = 0
+
+    def __iter__(self):
+        """Starts the next epoch (ending one still running) and returns its iterator."""
+        epoch = self._core.epoch(self._epoch)
+        self._epoch += 1
+        return epoch
+
+    def __len__(self):
+        return len(self._core)
+
+    def set_epoch(self, epoch):
+        """The next iteration runs this epoch (then epoch + 1, ...)."""
+        self._epoch = _integer("epoch", epoch, 0, 2**32 - 1)
+
+    @property
+    def epoch(self):
+        """The epoch the next iteration runs."""
+        return self._epoch
+
+
+@functools.cache
+def neighbor_dataset_class():
+    import torch.utils.data
+
+    class NeighborDataset(torch.utils.data.IterableDataset):
+        """NeighborLoader as a torch IterableDataset, for code that expects one:
+        torch.utils.data.DataLoader(bulkgnn.NeighborDataset(ds, ...), batch_size=None).
+        Keep num_workers=0: the loader runs its own threads, and worker
+        processes would each run the whole epoch."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__()
+            self.loader = NeighborLoader(*args, **kwargs)
+
+        def __iter__(self):
+            return iter(self.loader)
+
+        def __len__(self):
+            return len(self.loader)
+
+        def set_epoch(self, epoch):
+            self.loader.set_epoch(epoch)
+
+    NeighborDataset.__module__ = "bulkgnn"
+    return NeighborDataset

@@ -1,0 +1,136 @@
+#include "bindings.hpp"
+
+#include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/data/default_dataset.hpp"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace bulkgnn::python {
+
+namespace {
+
+// pybind11 holders cannot be shared_ptr<const T>; nothing here mutates one.
+using dataset_ptr = std::shared_ptr<data::dataset>;
+
+// A read-only numpy view of memory the dataset maps; `keeper` (the Python
+// Dataset) stays alive as long as the view does.
+template <class T>
+py::array view(std::span<const T> values, std::vector<py::ssize_t> shape,
+               const py::object& keeper) {
+  py::array array(py::dtype::of<T>(), std::move(shape), values.data(), keeper);
+  py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return array;
+}
+
+template <class T>
+py::object view_or_none(std::span<const T> values, std::vector<py::ssize_t> shape,
+                        const py::object& keeper) {
+  if (values.empty()) return py::none();
+  return view(values, std::move(shape), keeper);
+}
+
+// A numpy array that owns `values` (moved, not copied).
+template <class T>
+py::array owned_array(std::vector<T> values) {
+  auto* owner = new std::vector<T>(std::move(values));
+  const py::capsule release(owner, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(static_cast<py::ssize_t>(owner->size()), owner->data(), release);
+}
+
+py::tuple split_views(const data::split& s, const py::object& keeper) {
+  const auto ids = [&](std::span<const vertex_t> v) {
+    return view(v, {static_cast<py::ssize_t>(v.size())}, keeper);
+  };
+  return py::make_tuple(ids(s.train), ids(s.valid), ids(s.test));
+}
+
+dataset_ptr open(const std::optional<std::filesystem::path>& path) {
+  const py::gil_scoped_release unlocked;
+  return std::make_shared<data::dataset>(path ? data::dataset::open(*path)
+                                              : data::open_default_dataset(false));
+}
+
+}  // namespace
+
+void bind_dataset(py::module_& m) {
+  py::class_<data::dataset, dataset_ptr>(m, "Dataset",
+                                         "A graph with node features, labels and splits, "
+                                         "memory-mapped; its arrays are read-only numpy views.")
+      .def(py::init(&open), py::arg("path") = py::none(),
+           "Opens a native dataset directory or an OGB raw directory (imported on the fly); "
+           "with no path, generates the embedded default (CSBM, 100,000 vertices, 64 features, "
+           "8 classes).")
+      .def_property_readonly("name", &data::dataset::name)
+      .def_property_readonly("num_nodes", &data::dataset::num_nodes)
+      .def_property_readonly("num_edges", &data::dataset::num_edges)
+      .def_property_readonly("num_features",
+                             [](const data::dataset& d) { return d.features().cols; })
+      .def_property_readonly("num_classes", &data::dataset::num_classes)
+      .def_property_readonly("indptr",
+                             [](const py::object& self) {
+                               const auto g = self.cast<const data::dataset&>().graph();
+                               return view(g.indptr, {g.rows + 1}, self);
+                             })
+      .def_property_readonly("indices",
+                             [](const py::object& self) {
+                               const auto g = self.cast<const data::dataset&>().graph();
+                               return view(g.indices, {static_cast<py::ssize_t>(g.nnz())}, self);
+                             })
+      .def_property_readonly(
+          "edge_weight",
+          [](const py::object& self) {
+            const auto g = self.cast<const data::dataset&>().graph();
+            return view_or_none(g.values, {static_cast<py::ssize_t>(g.nnz())}, self);
+          },
+          "One weight per entry of indices, or None.")
+      .def_property_readonly(
+          "features",
+          [](const py::object& self) {
+            const auto f = self.cast<const data::dataset&>().features();
+            return view_or_none(f.data, {f.rows, f.cols}, self);
+          },
+          "num_nodes x num_features float32, or None.")
+      .def_property_readonly(
+          "labels",
+          [](const py::object& self) {
+            const auto l = self.cast<const data::dataset&>().labels();
+            return view_or_none(l, {static_cast<py::ssize_t>(l.size())}, self);
+          },
+          "int32 per node, -1 = unlabelled, or None.")
+      .def_property_readonly("splits",
+                             [](const data::dataset& d) {
+                               std::vector<std::string> names;
+                               for (const auto& s : d.splits()) names.push_back(s.name);
+                               return names;
+                             })
+      .def(
+          "split",
+          [](const py::object& self, const std::string& name) {
+            return split_views(self.cast<const data::dataset&>().find_split(name), self);
+          },
+          py::arg("name") = "",
+          "(train, valid, test) node ids of the named split (the first if no name).")
+      .def(
+          "training_vertices",
+          [](const data::dataset& d, const std::string& split) {
+            return owned_array(d.training_vertices(split));
+          },
+          py::arg("split") = "",
+          "The seeds `bulkgnn sample` and `train` use: the split's training vertices, or every "
+          "vertex of a dataset without splits.")
+      .def("__repr__", [](const data::dataset& d) {
+        return py::str("bulkgnn.Dataset(name={!r}, num_nodes={}, num_edges={}, num_features={})")
+            .format(d.name(), d.num_nodes(), d.num_edges(), d.features().cols);
+      });
+}
+
+}  // namespace bulkgnn::python

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <dlpack/dlpack.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace bulkgnn::python {
+
+// A host array that C++ owns, handed to Python without a copy through the
+// DLPack protocol (DLPack 0.6, Debian's libdlpack-dev): torch.from_dlpack(a)
+// and np.from_dlpack(a) view its memory. `owner` keeps that memory alive and
+// holds no Python object, so the tensor a consumer builds may be freed on any
+// thread, with or without the GIL: the last one to go drops `owner` (for a
+// minibatch, that returns its feature buffer to the loader's pool).
+class dlpack_array {
+ public:
+  template <class T>
+  dlpack_array(std::shared_ptr<const void> owner, std::span<const T> data,
+               std::vector<std::int64_t> shape)
+      : owner_(std::move(owner)),
+        data_(data.data()),
+        type_(dtype_of<T>()),
+        shape_(std::move(shape)) {}
+
+  // A new DLPack capsule ("dltensor") over the array; each holds its own
+  // reference to the owner.
+  [[nodiscard]] pybind11::capsule to_dlpack() const;
+  [[nodiscard]] const std::vector<std::int64_t>& shape() const { return shape_; }
+  [[nodiscard]] std::uintptr_t data_pointer() const;
+  // numpy's name of the element type: "float32", "int32" or "int64".
+  [[nodiscard]] const char* dtype_name() const;
+
+ private:
+  template <class T>
+  static DLDataType dtype_of() {
+    static_assert(sizeof(T) * 8 <= 255);
+    constexpr auto code = std::is_floating_point_v<T> ? kDLFloat : kDLInt;
+    return {static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(sizeof(T) * 8), 1};
+  }
+
+  std::shared_ptr<const void> owner_;
+  const void* data_;
+  DLDataType type_;
+  std::vector<std::int64_t> shape_;
+};
+
+void bind_dlpack_array(pybind11::module_& m);
+
+}  // namespace bulkgnn::python

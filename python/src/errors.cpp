@@ -1,0 +1,51 @@
+#include "errors.hpp"
+
+#include "bulkgnn/core/error.hpp"
+
+#include <string_view>
+#include <utility>
+
+namespace py = pybind11;
+
+namespace bulkgnn::python {
+
+namespace {
+
+// Longer field names first where one is a prefix of another.
+constexpr std::pair<std::string_view, std::string_view> keyword_of_field[] = {
+    {"sampler_options.kind", "sampler"},
+    {"sampler_options.fanouts", "fanouts"},
+    {"sampler_options.replacement", "replace"},
+    {"sampler_options.weighted", "weighted"},
+    {"sampler_options.seed", "seed"},
+    {"loader_options.batch_size", "batch_size"},
+    {"loader_options.bulk_queue", "bulk_queue"},
+    {"loader_options.bulk", "bulk"},
+    {"loader_options.ready_queue", "prefetch"},
+    {"loader_options.max_minibatches", "max_minibatches"},
+};
+
+}  // namespace
+
+std::string in_keyword_terms(std::string message) {
+  for (const auto& [field, keyword] : keyword_of_field)
+    for (auto at = message.find(field); at != std::string::npos; at = message.find(field, at))
+      message.replace(at, field.size(), keyword);
+  return message;
+}
+
+void register_errors(py::module_& m) {
+  static py::exception<bulkgnn::error> error_type(m, "Error", PyExc_RuntimeError);
+  error_type.doc() = "An error bulkgnn reports: malformed data, a failed pipeline stage.";
+  py::register_exception_translator([](std::exception_ptr failure) {
+    try {
+      if (failure) std::rethrow_exception(failure);
+    } catch (const option_error& e) {
+      PyErr_SetString(PyExc_ValueError, in_keyword_terms(e.what()).c_str());
+    } catch (const bulkgnn::error& e) {
+      PyErr_SetString(error_type.ptr(), in_keyword_terms(e.what()).c_str());
+    }
+  });
+}
+
+}  // namespace bulkgnn::python

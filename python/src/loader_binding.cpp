@@ -1,0 +1,425 @@
+#include "bindings.hpp"
+#include "dlpack_array.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/memory.hpp"
+#include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/loader/loader.hpp"
+#include "bulkgnn/sampler/epoch_plan.hpp"
+
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace bulkgnn::python {
+
+namespace {
+
+using minibatch_ptr = std::shared_ptr<const loader::ready_minibatch>;
+
+backend parse_backend(const std::string& name) {
+  if (name == "cpu") return backend::cpu;
+  if (name == "reference") return backend::reference;
+  if (name == "cuda") return backend::cuda;
+  throw option_error("backend must be cpu, reference or cuda; got '" + name + "'");
+}
+
+// The loader always shuffles an epoch's seeds by (seed, epoch). Its shuffle
+// moves positions without looking at the values, so handing it the seeds
+// placed where that shuffle takes each position from gives them back in the
+// caller's order: an unshuffled epoch with the same minibatches and draws.
+std::vector<vertex_t> placed_for_shuffle(std::span<const vertex_t> seeds, std::int64_t batch_size,
+                                         std::uint32_t seed, std::uint32_t epoch) {
+  std::vector<vertex_t> positions(seeds.size());
+  std::iota(positions.begin(), positions.end(), vertex_t{0});
+  const sampler::epoch_plan plan(positions, batch_size, seed, epoch);
+  std::vector<vertex_t> placed(seeds.size());
+  std::size_t i = 0;
+  for (std::int64_t j = 0; j < plan.num_minibatches(); ++j)
+    for (const vertex_t from : plan.seeds(j)) placed[static_cast<std::size_t>(from)] = seeds[i++];
+  return placed;
+}
+
+py::dict report_dict(const loader::epoch_report& report) {
+  py::list stages;
+  for (const auto& s : report.stages)
+    stages.append(py::dict(py::arg("name") = s.name, py::arg("busy_seconds") = s.busy_seconds,
+                           py::arg("input_wait_seconds") = s.input_wait_seconds,
+                           py::arg("output_wait_seconds") = s.output_wait_seconds,
+                           py::arg("items") = s.items));
+  return py::dict(py::arg("seconds") = report.seconds, py::arg("stages") = stages);
+}
+
+template <class T>
+dlpack_array array_of(const minibatch_ptr& mb, std::span<const T> values) {
+  return dlpack_array(mb, values, {static_cast<std::int64_t>(values.size())});
+}
+
+class epoch_iterator;
+
+// The sampler and pipeline over one dataset and seed list, and the epoch
+// iterator currently running on them (at most one at a time).
+class neighbor_loader : public std::enable_shared_from_this<neighbor_loader> {
+ public:
+  neighbor_loader(std::shared_ptr<const data::dataset> dataset, std::vector<vertex_t> seeds,
+                  const sampler::sampler_options& sampling, const loader::loader_options& loading,
+                  bool shuffle, const executor& exec)
+      : dataset_(std::move(dataset)),
+        seeds_(std::move(seeds)),
+        shuffle_(shuffle),
+        sampler_(dataset_->graph(), sampling, exec),
+        loader_({dataset_->graph(), dataset_->features(), dataset_->labels()}, sampler_, loading,
+                exec) {}
+
+  // Ends the running epoch, if any, and starts `epoch`. Without the GIL.
+  std::shared_ptr<epoch_iterator> start(std::uint32_t epoch);
+
+  [[nodiscard]] std::int64_t num_minibatches() const {
+    return sampler::minibatch_count(static_cast<std::int64_t>(seeds_.size()),
+                                    loader_.options().batch_size);
+  }
+  [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
+
+ private:
+  // Holds no Python object: it may go (with the last epoch) without the GIL.
+  std::shared_ptr<const data::dataset> dataset_;
+  std::vector<vertex_t> seeds_;
+  bool shuffle_;
+  sampler::bulk_sampler sampler_;
+  loader::minibatch_loader loader_;  // after the sampler it uses
+  std::mutex start_mutex_;           // Python threads may start epochs at once
+  std::weak_ptr<epoch_iterator> current_;
+};
+
+// One epoch of minibatches. next() blocks without the GIL while the pipeline
+// works; close() stops the pipeline's threads. Both may be called from any
+// Python thread: the mutex serialises them.
+class epoch_iterator {
+ public:
+  epoch_iterator(std::shared_ptr<neighbor_loader> owner, loader::epoch_stream stream)
+      : owner_(std::move(owner)) {
+    stream_.emplace(std::move(stream));
+  }
+
+  std::optional<loader::ready_minibatch> next() {
+    const std::scoped_lock lock(mutex_);
+    if (!stream_) return std::nullopt;
+    try {
+      auto mb = stream_->next();
+      if (!mb) close_locked();
+      return mb;
+    } catch (...) {
+      stream_.reset();
+      throw;
+    }
+  }
+
+  void close() {
+    const std::scoped_lock lock(mutex_);
+    close_locked();
+  }
+
+  [[nodiscard]] loader::epoch_report report() {
+    const std::scoped_lock lock(mutex_);
+    return stream_ ? stream_->report() : last_report_;
+  }
+  [[nodiscard]] const std::shared_ptr<neighbor_loader>& owner() const { return owner_; }
+
+ private:
+  void close_locked() {
+    if (!stream_) return;
+    last_report_ = stream_->report();
+    stream_.reset();
+  }
+
+  std::shared_ptr<neighbor_loader> owner_;  // outlives the stream, whose stages use it
+  std::mutex mutex_;
+  std::optional<loader::epoch_stream> stream_;
+  loader::epoch_report last_report_;
+};
+
+std::shared_ptr<epoch_iterator> neighbor_loader::start(std::uint32_t epoch) {
+  const std::scoped_lock lock(start_mutex_);
+  if (auto previous = current_.lock()) previous->close();
+  const auto& options = loader_.options();
+  auto stream = shuffle_ ? loader_.epoch(seeds_, epoch)
+                         : loader_.epoch(placed_for_shuffle(seeds_, options.batch_size,
+                                                            sampler_.options().seed, epoch),
+                                         epoch);
+  auto it = std::make_shared<epoch_iterator>(shared_from_this(), std::move(stream));
+  current_ = it;
+  return it;
+}
+
+// An array that owns `values` (moved, not copied).
+template <class T>
+dlpack_array owned_array(std::vector<T> values, std::vector<std::int64_t> shape) {
+  auto owner = std::make_shared<std::vector<T>>(std::move(values));
+  const std::span<const T> view(*owner);
+  return dlpack_array(std::move(owner), view, std::move(shape));
+}
+
+// What Python holds of one minibatch: the pipeline's ready_minibatch, shared
+// with every array handed out of it.
+struct minibatch_handle {
+  minibatch_ptr mb;
+  std::shared_ptr<const data::dataset> dataset;
+};
+
+// Labels of every input node (a gathered copy), or None without labels.
+py::object input_labels(const minibatch_handle& h) {
+  const auto labels = h.dataset->labels();
+  if (labels.empty()) return py::none();
+  std::vector<std::int32_t> gathered;
+  gathered.reserve(h.mb->batch.input_nodes.size());
+  for (const vertex_t v : h.mb->batch.input_nodes) gathered.push_back(labels[v]);
+  const auto n = static_cast<std::int64_t>(gathered.size());
+  return py::cast(owned_array(std::move(gathered), {n}));
+}
+
+struct block_handle {
+  minibatch_ptr mb;
+  std::size_t layer = 0;
+
+  [[nodiscard]] const csr_matrix& block() const { return mb->batch.blocks[layer]; }
+};
+
+// PyG's edge_index of a minibatch (see bulkgnn/_adapters.py, pyg_fields): hop
+// h keeps the rows of block L-1-h whose destinations hop h added, as
+// (source, target) positions in input_nodes, row 0 the sources; with the
+// edges' weights where the sampler gives them, and the edge count per hop.
+struct pyg_edge_arrays {
+  std::int64_t edges = 0;
+  std::vector<std::int64_t> edge_index;  // 2 x edges
+  std::vector<float> weights;            // edges, or empty
+  std::vector<std::int64_t> per_hop;
+};
+
+pyg_edge_arrays pyg_edges(const sampler::minibatch& mb) {
+  pyg_edge_arrays out;
+  std::int64_t first_row = 0;
+  for (auto block = mb.blocks.rbegin(); block != mb.blocks.rend(); ++block) {
+    out.per_hop.push_back(block->indptr[block->rows] - block->indptr[first_row]);
+    out.edges += out.per_hop.back();
+    first_row = block->rows;
+  }
+  out.edge_index.resize(static_cast<std::size_t>(2 * out.edges));
+  auto* sources = out.edge_index.data();
+  auto* targets = sources + out.edges;
+  first_row = 0;
+  for (auto block = mb.blocks.rbegin(); block != mb.blocks.rend(); ++block) {
+    for (std::int64_t row = first_row; row < block->rows; ++row)
+      for (edge_t e = block->indptr[row]; e < block->indptr[row + 1]; ++e) {
+        *sources++ = block->indices[e];
+        *targets++ = row;
+      }
+    if (!block->values.empty())
+      out.weights.insert(out.weights.end(), block->values.begin() + block->indptr[first_row],
+                         block->values.end());
+    first_row = block->rows;
+  }
+  return out;
+}
+
+py::tuple pyg_edge_tuple(const minibatch_handle& h) {
+  pyg_edge_arrays edges;
+  {
+    const py::gil_scoped_release unlocked;
+    edges = pyg_edges(h.mb->batch);
+  }
+  py::object weights = py::none();
+  if (!edges.weights.empty())
+    weights = py::cast(owned_array(std::move(edges.weights), {edges.edges}));
+  return py::make_tuple(owned_array(std::move(edges.edge_index), {2, edges.edges}), weights,
+                        edges.per_hop);
+}
+
+py::object adapter(const char* name, const py::object& mb) {
+  return py::module_::import("bulkgnn._adapters").attr(name)(mb);
+}
+
+void bind_minibatch(py::module_& m) {
+  py::class_<block_handle>(m, "Block",
+                           "One layer's message-flow graph in CSR: a row per destination, a column "
+                           "per source, local ids; the destinations are the first sources.")
+      .def_property_readonly("num_dst", [](const block_handle& b) { return b.block().rows; })
+      .def_property_readonly("num_src", [](const block_handle& b) { return b.block().cols; })
+      .def_property_readonly("num_edges", [](const block_handle& b) { return b.block().nnz(); })
+      .def_property_readonly(
+          "indptr", [](const block_handle& b) { return array_of<edge_t>(b.mb, b.block().indptr); })
+      .def_property_readonly(
+          "indices",
+          [](const block_handle& b) { return array_of<vertex_t>(b.mb, b.block().indices); })
+      .def_property_readonly(
+          "values",
+          [](const block_handle& b) -> py::object {
+            if (b.block().values.empty()) return py::none();
+            return py::cast(array_of<float>(b.mb, b.block().values));
+          },
+          "Edge weights (layer-wise samplers), or None.")
+      .def("__repr__", [](const block_handle& b) {
+        return py::str("bulkgnn.Block(num_dst={}, num_src={}, num_edges={})")
+            .format(b.block().rows, b.block().cols, b.block().nnz());
+      });
+
+  py::class_<minibatch_handle>(
+      m, "Minibatch",
+      "One sampled minibatch; its arrays view the loader's buffers through DLPack without a "
+      "copy, and keep them (the features return to the loader's pool when the last is freed).")
+      .def_property_readonly("index", [](const minibatch_handle& h) { return h.mb->batch.index; })
+      .def_property_readonly(
+          "batch_size", [](const minibatch_handle& h) { return h.mb->batch.seeds.size(); },
+          "Number of seeds (this rank's slice of them).")
+      .def_property_readonly(
+          "seeds",
+          [](const minibatch_handle& h) { return array_of<vertex_t>(h.mb, h.mb->batch.seeds); },
+          "Global ids; the first batch_size input nodes.")
+      .def_property_readonly(
+          "labels",
+          [](const minibatch_handle& h) -> py::object {
+            if (h.mb->batch.labels.empty()) return py::none();
+            return py::cast(array_of<std::int32_t>(h.mb, h.mb->batch.labels));
+          },
+          "Labels of the seeds, or None.")
+      .def_property_readonly(
+          "input_nodes",
+          [](const minibatch_handle& h) {
+            return array_of<vertex_t>(h.mb, h.mb->batch.input_nodes);
+          },
+          "Global ids of blocks[0]'s sources, seeds first.")
+      .def_property_readonly(
+          "features",
+          [](const minibatch_handle& h) -> py::object {
+            if (h.mb->feature_columns == 0) return py::none();
+            const auto f = h.mb->input_features();
+            return py::cast(dlpack_array(h.mb, f.data, {f.rows, f.cols}));
+          },
+          "Features of the input nodes, len(input_nodes) x num_features, or None.")
+      .def_property_readonly(
+          "blocks",
+          [](const minibatch_handle& h) {
+            std::vector<block_handle> blocks;
+            for (std::size_t l = 0; l < h.mb->batch.blocks.size(); ++l) blocks.push_back({h.mb, l});
+            return blocks;
+          },
+          "DGL order: blocks[0] is the input-most layer, blocks[-1] has the seeds as rows.")
+      .def_property_readonly("input_labels", &input_labels,
+                             "Labels of every input node (a copy, gathered on each call), or None.")
+      .def("_pyg_edges", &pyg_edge_tuple,
+           "(edge_index, edge_weight or None, num_sampled_edges) in PyG's layout.")
+      .def(
+          "digest", [](const minibatch_handle& h) { return sampler::digest(h.mb->batch); },
+          "The sampler's 64-bit digest of this minibatch (as `bulkgnn sample` computes it).")
+      .def(
+          "to_pyg", [](const py::object& self) { return adapter("to_pyg", self); },
+          "A torch_geometric.data.Data laid out as PyG's NeighborLoader yields it.")
+      .def(
+          "to_dgl", [](const py::object& self) { return adapter("to_dgl", self); },
+          "(input_nodes, output_nodes, blocks) as DGL's DataLoader yields them.")
+      .def("__repr__", [](const minibatch_handle& h) {
+        return py::str("bulkgnn.Minibatch(index={}, batch_size={}, input_nodes={}, layers={})")
+            .format(h.mb->batch.index, h.mb->batch.seeds.size(), h.mb->batch.input_nodes.size(),
+                    h.mb->batch.blocks.size());
+      });
+}
+
+void bind_epoch(py::module_& m) {
+  py::class_<epoch_iterator, std::shared_ptr<epoch_iterator>>(m, "Epoch",
+                                                              "An iterator over one epoch.")
+      .def("__iter__", [](const py::object& self) { return self; })
+      .def("__next__",
+           [](epoch_iterator& it) {
+             std::optional<loader::ready_minibatch> mb;
+             {
+               const py::gil_scoped_release unlocked;
+               mb = it.next();
+             }
+             // Ctrl-C while the pipeline worked: stop its threads, then raise.
+             if (PyErr_CheckSignals() != 0) {
+               {
+                 const py::gil_scoped_release unlocked;
+                 it.close();
+               }
+               throw py::error_already_set();
+             }
+             if (!mb) throw py::stop_iteration();
+             return minibatch_handle{
+                 std::make_shared<const loader::ready_minibatch>(std::move(*mb)),
+                 it.owner()->dataset()};
+           })
+      .def("close", &epoch_iterator::close, py::call_guard<py::gil_scoped_release>(),
+           "Stops the epoch's pipeline; the minibatches already handed out stay valid.")
+      .def(
+          "report", [](epoch_iterator& it) { return report_dict(it.report()); },
+          "Per-stage busy and wait seconds so far (complete once the epoch is exhausted).");
+}
+
+void bind_neighbor_loader(py::module_& m) {
+  py::class_<neighbor_loader, std::shared_ptr<neighbor_loader>>(
+      m, "Loader", "The C++ pipeline behind bulkgnn.NeighborLoader (arguments already checked).")
+      .def(
+          py::init([](std::shared_ptr<data::dataset> dataset,
+                      const py::array_t<vertex_t, py::array::c_style>& seeds,
+                      std::vector<std::int64_t> fanouts, std::int64_t batch_size, bool shuffle,
+                      std::uint32_t seed, std::int64_t bulk, int threads,
+                      const std::string& sampler_name, bool replace, bool weighted,
+                      std::int64_t prefetch, int rank, int world_size,
+                      const std::string& backend_name) {
+            const sampler::sampler_options sampling{
+                .kind = sampler::parse_sampler_kind(sampler_name),
+                .fanouts = std::move(fanouts),
+                .replacement = replace ? kernels::replacement::with : kernels::replacement::without,
+                .weighted = weighted,
+                .seed = seed};
+            const loader::loader_options loading{.batch_size = batch_size,
+                                                 .bulk = bulk,
+                                                 .ready_queue = prefetch,
+                                                 .slice = rank,
+                                                 .slices = world_size};
+            const executor exec(parse_backend(backend_name), threads);
+            // As the bulkgnn command does: the sampler's bulk buffers of tens
+            // of MiB are reused instead of mapped and faulted in afresh.
+            static std::once_flag allocator_tuned;
+            std::call_once(allocator_tuned, keep_freed_buffers_for_reuse);
+            std::vector<vertex_t> ids(seeds.data(), seeds.data() + seeds.size());
+            const py::gil_scoped_release unlocked;  // FastGCN's setup reads the whole graph
+            return std::make_shared<neighbor_loader>(std::move(dataset), std::move(ids), sampling,
+                                                     loading, shuffle, exec);
+          }),
+          py::arg("dataset"), py::arg("seeds"), py::arg("fanouts"), py::arg("batch_size"),
+          py::arg("shuffle"), py::arg("seed"), py::arg("bulk"), py::arg("threads"),
+          py::arg("sampler"), py::arg("replace"), py::arg("weighted"), py::arg("prefetch"),
+          py::arg("rank"), py::arg("world_size"), py::arg("backend"))
+      .def("epoch", &neighbor_loader::start, py::arg("epoch"),
+           py::call_guard<py::gil_scoped_release>(),
+           "Ends the running epoch, if any, and starts this one.")
+      .def("__len__", &neighbor_loader::num_minibatches);
+}
+
+void bind_run_digest(py::module_& m) {
+  py::class_<sampler::run_digest>(m, "RunDigest",
+                                  "Folds minibatch digests, in minibatch order, into the digest "
+                                  "`bulkgnn sample` prints.")
+      .def(py::init<>())
+      .def("add", &sampler::run_digest::add, py::arg("minibatch_digest"))
+      .def_property_readonly("value", &sampler::run_digest::value);
+}
+
+}  // namespace
+
+void bind_loader(py::module_& m) {
+  bind_minibatch(m);
+  bind_epoch(m);
+  bind_neighbor_loader(m);
+  bind_run_digest(m);
+}
+
+}  // namespace bulkgnn::python

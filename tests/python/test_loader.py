@@ -1,0 +1,271 @@
+"""bulkgnn.NeighborLoader: the CLI's minibatches, zero-copy arrays that own
+their buffers, argument errors, failures, Ctrl-C and data-parallel slices."""
+
+import gc
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import unittest
+from unittest import mock
+
+import numpy as np
+
+import bulkgnn
+from support import CLI, CORA, requires_torch, torch
+
+DS = bulkgnn.Dataset(CORA)
+
+
+def epoch_digests(loader, epochs):
+    return [[mb.digest() for mb in loader] for _ in range(epochs)]
+
+
+def cli_sample_digest(*args):
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([CLI, "sample", str(CORA), "--quiet", "--metrics-out", f"{tmp}/m.json",
+                        *args], check=True, stdout=subprocess.DEVNULL)
+        with open(f"{tmp}/m.json") as f:
+            return int(json.load(f)["digest"], 16)
+
+
+def os_threads():
+    return len(os.listdir("/proc/self/task"))
+
+
+class SameMinibatchesAsTheCli(unittest.TestCase):
+    def check(self, sampler, fanouts, **options):
+        loader = bulkgnn.NeighborLoader(DS, fanouts=fanouts, batch_size=32, seed=7,
+                                        sampler=sampler, **options)
+        run = bulkgnn.RunDigest()
+        for digests in epoch_digests(loader, 2):
+            for d in digests:
+                run.add(d)
+        expected = cli_sample_digest("--sampler", sampler, "--fanouts",
+                                     ",".join(map(str, fanouts)), "--batch-size", "32",
+                                     "--seed", "7", "--epochs", "2")
+        self.assertEqual(run.value, expected)
+
+    def test_node_wise(self):
+        self.check("sage", [10, 5])
+
+    def test_node_wise_for_any_bulk_prefetch_or_threads(self):
+        self.check("sage", [10, 5], bulk=3, prefetch=1, threads=1)
+
+    def test_layer_wise(self):
+        self.check("ladies", [64, 64])
+
+
+class Epochs(unittest.TestCase):
+    def test_len_is_the_minibatches_of_an_epoch(self):
+        loader = bulkgnn.NeighborLoader(DS, np.arange(1000), fanouts=[5], batch_size=64)
+        self.assertEqual(len(loader), 16)
+        self.assertEqual(sum(1 for _ in loader), 16)
+
+    def test_each_iteration_is_the_next_epoch_and_set_epoch_chooses_it(self):
+        def loader():
+            return bulkgnn.NeighborLoader(DS, np.arange(500), fanouts=[5, 5], batch_size=64)
+        epochs = epoch_digests(loader(), 3)
+        self.assertNotEqual(epochs[0], epochs[1])
+        chosen = loader()
+        chosen.set_epoch(2)
+        self.assertEqual(epoch_digests(chosen, 1)[0], epochs[2])
+        self.assertEqual(chosen.epoch, 3)
+
+    def test_without_shuffle_the_seeds_come_in_the_given_order(self):
+        seeds = np.random.default_rng(0).permutation(DS.num_nodes)[:300]
+        loader = bulkgnn.NeighborLoader(DS, seeds, fanouts=[5], batch_size=64, shuffle=False)
+        for _ in range(2):
+            got = np.concatenate([mb.seeds.numpy() for mb in loader])
+            np.testing.assert_array_equal(got, seeds)
+
+    def test_an_epochs_report_has_every_stage(self):
+        epoch = iter(bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16))
+        count = sum(1 for _ in epoch)
+        stages = epoch.report()["stages"]
+        self.assertEqual([s["name"] for s in stages], ["shuffle", "sample", "gather", "consume"])
+        self.assertEqual(stages[-1]["items"], count)
+
+    def test_a_new_iteration_ends_the_running_one(self):
+        loader = bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16)
+        first = iter(loader)
+        next(first)
+        self.assertEqual(sum(1 for _ in loader), len(loader))
+        self.assertEqual(list(first), [])
+
+
+class ZeroCopyArrays(unittest.TestCase):
+    def test_numpy_views_the_loaders_buffer(self):
+        for mb in bulkgnn.NeighborLoader(DS, fanouts=[5, 5], batch_size=64):
+            x = np.from_dlpack(mb.features)
+            self.assertEqual(x.ctypes.data, mb.features.data_ptr)
+            self.assertEqual(np.from_dlpack(mb.seeds).ctypes.data, mb.seeds.data_ptr)
+            np.testing.assert_array_equal(x, DS.features[mb.input_nodes.numpy()])
+            np.testing.assert_array_equal(mb.labels.numpy(), DS.labels[mb.seeds.numpy()])
+            np.testing.assert_array_equal(mb.input_nodes.numpy()[:mb.batch_size],
+                                          mb.seeds.numpy())
+
+    @requires_torch
+    def test_torch_views_the_loaders_buffer(self):
+        for mb in bulkgnn.NeighborLoader(DS, fanouts=[5, 5], batch_size=64):
+            self.assertEqual(torch.from_dlpack(mb.features).data_ptr(), mb.features.data_ptr)
+            block = mb.blocks[0]
+            self.assertEqual(torch.from_dlpack(block.indices).data_ptr(), block.indices.data_ptr)
+
+    def test_a_viewed_buffer_is_never_handed_out_again(self):
+        loader = bulkgnn.NeighborLoader(DS, np.arange(2000), fanouts=[5, 5], batch_size=64,
+                                        prefetch=1, bulk=1)
+        held = np.from_dlpack(next(iter(loader)).features)  # the minibatch object is gone
+        kept = held.copy()
+        for _ in range(3):
+            for mb in loader:
+                self.assertNotEqual(mb.features.data_ptr, held.ctypes.data)
+        np.testing.assert_array_equal(held, kept)
+
+    def test_views_outlive_the_loader_and_its_epoch(self):
+        loader = bulkgnn.NeighborLoader(DS, fanouts=[10, 10], batch_size=64)
+        epoch = iter(loader)
+        mb = next(epoch)
+        views = [np.from_dlpack(a) for a in (mb.features, mb.blocks[0].indices, mb.seeds)]
+        if torch is not None:
+            views.append(torch.from_dlpack(mb.features))
+        copies = [v.copy() if isinstance(v, np.ndarray) else v.clone() for v in views]
+        del loader, epoch, mb
+        gc.collect()
+        for _ in bulkgnn.NeighborLoader(DS, fanouts=[10, 10], batch_size=64):
+            pass  # reuses whatever memory was freed
+        for view, copy in zip(views, copies):
+            np.testing.assert_array_equal(np.asarray(view), np.asarray(copy))
+
+
+class BadArguments(unittest.TestCase):
+    def assert_names(self, argument, **kwargs):
+        with self.assertRaisesRegex(ValueError, argument):
+            bulkgnn.NeighborLoader(DS, **kwargs)
+
+    def test_each_names_the_argument(self):
+        self.assert_names("fanouts", fanouts=[])
+        self.assert_names("fanouts", fanouts=[10, -2])
+        self.assert_names("num_neighbors", num_neighbors=[10, "x"])
+        self.assert_names("batch_size", batch_size=0)
+        self.assert_names("bulk", bulk=0)
+        self.assert_names("prefetch", prefetch=0)
+        self.assert_names("threads", threads=0)
+        self.assert_names("seed", seed=-1)
+        self.assert_names("sampler", sampler="gcn")
+        self.assert_names("backend", backend="gpu")
+        self.assert_names("weighted", weighted=True)  # cora has no edge weights
+        self.assert_names("weight_attr", weight_attr="w")
+        self.assert_names("replace", sampler="ladies", replace=True)
+        self.assert_names("rank", rank=2, world_size=2)
+        self.assert_names("world_size", rank=0, world_size=0)
+
+    def test_seeds_out_of_range_of_a_wrong_dtype_or_shape(self):
+        self.assert_names("seeds: vertex 2708 is not in", seeds=[0, 2708])
+        self.assert_names("seeds: vertex -1 is not in", seeds=np.array([-1, 3]))
+        self.assert_names("seeds must hold integer.*float32", seeds=np.ones(3, np.float32))
+        self.assert_names("seeds is empty", seeds=[])
+        self.assert_names("seeds.*one entry per node", seeds=np.ones(5, bool))
+        self.assert_names("input_nodes: vertex 9999", input_nodes=[9999])
+        self.assert_names("fanouts or num_neighbors", fanouts=[5], num_neighbors=[5])
+
+    def test_a_dataset_that_is_not_one(self):
+        with self.assertRaisesRegex(ValueError, "dataset must be a bulkgnn.Dataset"):
+            bulkgnn.NeighborLoader({"x": 1}, fanouts=[5])
+
+
+class Failures(unittest.TestCase):
+    def test_a_failing_stage_raises_its_message_and_the_loader_goes_on(self):
+        # The cuda executor refuses host memory (or is not compiled): the
+        # sample stage throws on its own thread.
+        loader = bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16, backend="cuda")
+        for _ in range(2):
+            with self.assertRaisesRegex(bulkgnn.Error, "CUDA|cuda|memory"):
+                for _ in loader:
+                    pass
+
+    def test_ctrl_c_stops_the_pipeline_threads(self):
+        loader = bulkgnn.NeighborLoader(DS, np.arange(DS.num_nodes), fanouts=[10, 10],
+                                        batch_size=8, bulk=1, prefetch=1)
+        for _ in loader:
+            pass  # starts the kernels' worker threads, which stay
+        idle_threads = os_threads()
+        timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        with self.assertRaises(KeyboardInterrupt):
+            for _ in range(10000):
+                for _ in loader:
+                    pass
+        timer.join()
+        self.assertEqual(os_threads(), idle_threads)
+        self.assertEqual(sum(1 for _ in loader), len(loader))
+
+
+class DataParallelSlices(unittest.TestCase):
+    def test_the_ranks_slices_make_up_the_whole_minibatches(self):
+        for sampler, fanouts in (("sage", [5, 5]), ("ladies", [32, 32])):
+            def loader(rank, world_size):
+                return bulkgnn.NeighborLoader(DS, np.arange(100), fanouts=fanouts, batch_size=16,
+                                              sampler=sampler, rank=rank, world_size=world_size)
+            whole = [mb.seeds.numpy() for mb in loader(0, 1)]
+            slices = [[mb.seeds.numpy() for mb in loader(r, 3)] for r in range(3)]
+            for r in range(3):
+                self.assertEqual(len(slices[r]), len(whole), sampler)  # no rank runs short
+            for j, seeds in enumerate(whole):
+                np.testing.assert_array_equal(np.concatenate([s[j] for s in slices]), seeds)
+
+    def test_node_wise_slices_keep_the_whole_minibatchs_sample(self):
+        def last_hop_edges(mb):
+            block, nodes = mb.blocks[-1], mb.input_nodes.numpy()
+            rows = np.repeat(np.arange(block.num_dst), np.diff(block.indptr.numpy()))
+            return {(nodes[s], nodes[d]) for s, d in zip(block.indices.numpy(), rows)}
+        whole = bulkgnn.NeighborLoader(DS, fanouts=[5, 5], batch_size=40, rank=0, world_size=1)
+        parts = [bulkgnn.NeighborLoader(DS, fanouts=[5, 5], batch_size=40, rank=r, world_size=2)
+                 for r in range(2)]
+        for mb, *sliced in zip(whole, *parts):
+            self.assertEqual(last_hop_edges(mb), set.union(*map(last_hop_edges, sliced)))
+
+    def test_rank_and_world_size_default_from_the_launcher(self):
+        with mock.patch.dict(os.environ, {"OMPI_COMM_WORLD_RANK": "1",
+                                          "OMPI_COMM_WORLD_SIZE": "4"}):
+            loader = bulkgnn.NeighborLoader(DS, fanouts=[5])
+        self.assertEqual((loader.rank, loader.world_size), (1, 4))
+
+    @requires_torch
+    def test_works_with_torch_distributed_initialised(self):
+        import torch.distributed as dist
+        if not dist.is_available():
+            self.skipTest("this torch has no torch.distributed")
+        with tempfile.TemporaryDirectory() as tmp:
+            dist.init_process_group("gloo", init_method=f"file://{tmp}/store", rank=0,
+                                    world_size=1)
+            try:
+                loader = bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=32)
+                self.assertEqual((loader.rank, loader.world_size), (0, 1))
+                self.assertEqual(sum(1 for _ in loader), len(loader))
+            finally:
+                dist.destroy_process_group()
+
+
+class PygAliasesAndIterableDataset(unittest.TestCase):
+    def test_pyg_keywords_mean_what_they_mean_in_pyg(self):
+        mask = np.zeros(DS.num_nodes, bool)
+        mask[DS.split()[0]] = True
+        pyg = bulkgnn.NeighborLoader(DS, num_neighbors=[5, 5], input_nodes=mask, batch_size=32)
+        own = bulkgnn.NeighborLoader(DS, DS.split()[0], fanouts=[5, 5], batch_size=32)
+        self.assertEqual(epoch_digests(pyg, 1), epoch_digests(own, 1))
+
+    @requires_torch
+    def test_a_torch_iterable_dataset_yields_the_same_minibatches(self):
+        dataset = bulkgnn.NeighborDataset(DS, fanouts=[5, 5], batch_size=32)
+        self.assertIsInstance(dataset, torch.utils.data.IterableDataset)
+        batches = torch.utils.data.DataLoader(dataset, batch_size=None)
+        own = bulkgnn.NeighborLoader(DS, fanouts=[5, 5], batch_size=32)
+        self.assertEqual([mb.digest() for mb in batches], epoch_digests(own, 1)[0])
+        self.assertEqual(len(dataset), len(own))
+
+
+if __name__ == "__main__":
+    unittest.main()
