@@ -7,6 +7,7 @@
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
 #include <fmt/format.h>
@@ -112,7 +113,7 @@ void run_sample(const sample_config& c) {
       .weighted = c.weighted,
       .seed = c.seed};
   session::run_session cluster(*ds, c.distribution, false, shared_settings(c));
-  const executor exec{parse_backend(c.backend)};
+  const executor exec = kernels::make_executor(parse_backend(c.backend));
   auto sampler = cluster.rows() ? sampler::bulk_sampler(*cluster.rows(), options, exec)
                                 : sampler::bulk_sampler(ds->graph(), options, exec);
   const int rank = session::world_rank();

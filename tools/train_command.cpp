@@ -7,6 +7,7 @@
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
 #include <fmt/format.h>
@@ -114,7 +115,7 @@ trainer::train_options options_from(const train_config& c) {
   o.checkpoint_dir = c.checkpoint_dir;
   o.resume = c.resume;
   o.quiet = c.quiet;
-  o.exec = executor{parse_backend(c.backend)};
+  o.exec = kernels::make_executor(parse_backend(c.backend));
   return o;
 }
 

@@ -8,4 +8,6 @@ void throw_cuda_error(const char* call, const char* file, int line, const char* 
   throw error(fmt::format("{} failed at {}:{}: {}", call, file, line, message));
 }
 
+void throw_argument_error(const char* message) { throw option_error(message); }
+
 }  // namespace bulkgnn::kernels::cuda

@@ -1,5 +1,7 @@
 #include "front_door.hpp"
 
+#include "../cuda/kernels.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -12,6 +14,14 @@ void check_space(const executor& exec, memory_space space, std::string_view func
   BULKGNN_EXPECTS(exec.can_access(space),
                   "{}: {} is in {} memory, which the {} executor cannot access", function, argument,
                   memory_space_name(space), backend_name(exec.kind()));
+}
+
+bool span_reachable(const executor& exec, const void* data, std::string_view function,
+                    std::string_view argument) {
+  if (exec.kind() != backend::cuda || data == nullptr) return true;
+  const memory_space space = cuda::space_of(data);
+  check_space(exec, space, function, argument);
+  return host_accessible(space);
 }
 
 void check_csr_sizes(const executor& exec, csr_view m, std::string_view function,

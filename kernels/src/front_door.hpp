@@ -54,8 +54,16 @@ void check_segments(const executor& exec, const segmented_vertices& s, std::stri
 void check_distinct_within_segments(const segmented_vertices& s, std::string_view function,
                                     std::string_view argument);
 
+// A span carries no memory space, so for a cuda executor this asks the CUDA
+// runtime where `data` lives and refuses pageable host memory, which kernels
+// cannot reach. Returns whether the host can read the span's contents (for
+// the content checks): always for the host back ends, which reach host
+// memory only; for cuda, when it is pinned host memory.
+bool span_reachable(const executor& exec, const void* data, std::string_view function,
+                    std::string_view argument);
+
 // Runs the back end that `exec` names, the cpu one on the executor's
-// threads; there is no CUDA back end in this build.
+// threads; an operation with no CUDA kernel yet says so.
 template <class Reference, class Cpu>
 decltype(auto) dispatch(const executor& exec, std::string_view function, Reference&& reference,
                         Cpu&& cpu) {
@@ -67,7 +75,14 @@ decltype(auto) dispatch(const executor& exec, std::string_view function, Referen
     case backend::cuda:
       break;
   }
-  throw error(fmt::format("{}: the CUDA backend is not compiled into this build", function));
+  throw error(fmt::format("{}: the CUDA back end has no kernel for this operation yet", function));
+}
+
+template <class Reference, class Cpu, class Cuda>
+decltype(auto) dispatch(const executor& exec, std::string_view function, Reference&& reference,
+                        Cpu&& cpu, Cuda&& cuda) {
+  if (exec.kind() == backend::cuda) return std::forward<Cuda>(cuda)();
+  return dispatch(exec, function, std::forward<Reference>(reference), std::forward<Cpu>(cpu));
 }
 
 }  // namespace bulkgnn::kernels::detail

@@ -7,8 +7,8 @@
 namespace bulkgnn::kernels {
 namespace {
 
-void check_labels(const executor& exec, dense_view<const float> logits, std::span<const std::int32_t> labels,
-                  std::string_view function) {
+void check_labels(const executor& exec, dense_view<const float> logits,
+                  std::span<const std::int32_t> labels, std::string_view function) {
   detail::check_dense(exec, logits, function, "logits");
   BULKGNN_EXPECTS(static_cast<std::int64_t>(labels.size()) == logits.rows,
                   "{}: {} labels for {} rows of logits", function, labels.size(), logits.rows);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "../cpu/kernels.hpp"
+#include "../cuda/kernels.hpp"
 #include "../reference/kernels.hpp"
 #include "front_door.hpp"
 
@@ -46,17 +47,29 @@ csr_matrix sample_rows(const executor& exec, csr_view a, std::span<const vertex_
   // `a` is usually the whole graph and only the sampled rows are read, so its
   // column indices are trusted rather than scanned.
   detail::check_csr_sizes(exec, a, "sample_rows", "a");
-  detail::check_vertices_below(rows, a.rows, "sample_rows", "rows");
+  if (detail::span_reachable(exec, rows.data(), "sample_rows", "rows"))
+    detail::check_vertices_below(rows, a.rows, "sample_rows", "rows");
+  (void)detail::span_reachable(exec, streams.minibatch_of_row.data(), "sample_rows",
+                               "streams.minibatch_of_row");
+  (void)detail::span_reachable(exec, streams.key_rows.data(), "sample_rows", "streams.key_rows");
+  BULKGNN_EXPECTS(streams.key_rows.empty() || streams.key_rows.size() == rows.size(),
+                  "sample_rows: streams.key_rows has {} entries but rows has {}",
+                  streams.key_rows.size(), rows.size());
   BULKGNN_EXPECTS(streams.minibatch_of_row.size() == rows.size(),
                   "sample_rows: streams.minibatch_of_row has {} entries but rows has {}",
                   streams.minibatch_of_row.size(), rows.size());
   BULKGNN_EXPECTS(options.fanout == -1 || options.fanout > 0,
                   "sample_rows: options.fanout is {}, expected -1 (all) or a positive count",
                   options.fanout);
-  if (options.weights == weighting::by_value && a.weighted()) check_weights(a, rows);
+  // Device-resident weights are left to the draw (a non-positive weight
+  // there is the caller's promise broken, as trusted column indices are).
+  if (options.weights == weighting::by_value && a.weighted() && host_accessible(a.space) &&
+      detail::span_reachable(exec, rows.data(), "sample_rows", "rows"))
+    check_weights(a, rows);
   return detail::dispatch(
       exec, "sample_rows", [&] { return reference::sample_rows(a, rows, streams, options); },
-      [&] { return cpu::sample_rows(a, rows, streams, options); });
+      [&] { return cpu::sample_rows(a, rows, streams, options); },
+      [&] { return cuda::sample_rows(exec, a, rows, streams, options); });
 }
 
 std::vector<keyed_entry> smallest_keyed_entries(const executor& exec, csr_view a,

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "../cpu/kernels.hpp"
+#include "../cuda/kernels.hpp"
 #include "../reference/kernels.hpp"
 #include "front_door.hpp"
 
@@ -37,11 +38,13 @@ void gather_dense_rows(const executor& exec, dense_view<const float> x,
   BULKGNN_EXPECTS(out.rows == static_cast<std::int64_t>(rows.size()) && out.cols == x.cols,
                   "gather_dense_rows: out is {}x{}, expected {}x{}", out.rows, out.cols,
                   rows.size(), x.cols);
-  detail::check_vertices_below(rows, x.rows, "gather_dense_rows", "rows");
+  if (detail::span_reachable(exec, rows.data(), "gather_dense_rows", "rows"))
+    detail::check_vertices_below(rows, x.rows, "gather_dense_rows", "rows");
   detail::check_disjoint(x.data, out.data, "gather_dense_rows", "x", "out");
   detail::dispatch(
       exec, "gather_dense_rows", [&] { reference::gather_dense_rows(x, rows, out); },
-      [&] { cpu::gather_dense_rows(x, rows, out); });
+      [&] { cpu::gather_dense_rows(x, rows, out); },
+      [&] { cuda::gather_dense_rows(exec, x, rows, out); });
 }
 
 }  // namespace bulkgnn::kernels

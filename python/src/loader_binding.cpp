@@ -4,6 +4,7 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/loader/loader.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
 
@@ -384,7 +385,7 @@ void bind_neighbor_loader(py::module_& m) {
                                                  .ready_queue = prefetch,
                                                  .slice = rank,
                                                  .slices = world_size};
-            const executor exec(parse_backend(backend_name), threads);
+            const executor exec = kernels::make_executor(parse_backend(backend_name), threads);
             // As the bulkgnn command does: the sampler's bulk buffers of tens
             // of MiB are reused instead of mapped and faulted in afresh.
             static std::once_flag allocator_tuned;

@@ -114,6 +114,33 @@ TEST(Buffer, CopiesAndGrowthGoThroughTheResource) {
   EXPECT_EQ(device.allocations, device.deallocations);
 }
 
+TEST(Buffer, CopiesBetweenSpacesGoThroughTheResourceThatReachesBoth) {
+  testing::fake_device_memory device;
+  const std::vector<int> values{4, 5, 6};
+  const auto on_device = copy_to(std::span<const int>(values), device);
+  EXPECT_EQ(on_device.space(), memory_space::device);
+  EXPECT_EQ(device.copies, 1);
+  const auto back = copy_to_host(on_device);
+  EXPECT_EQ(back.space(), memory_space::host);
+  EXPECT_EQ(device.copies, 2);
+  EXPECT_EQ(back.to_vector(), values);
+
+  csr_matrix m;
+  m.rows = 2;
+  m.cols = 3;
+  m.indptr = {0, 1, 3};
+  m.indices = {2, 0, 1};
+  m.values = {0.5f, 1.5f, 2.5f};
+  const auto device_m = copy_to(m.view(), device);
+  EXPECT_EQ(device_m.space(), memory_space::device);
+  const auto host_m = copy_to_host(device_m);
+  EXPECT_EQ(host_m.rows, 2);
+  EXPECT_EQ(host_m.cols, 3);
+  EXPECT_EQ(host_m.indptr, m.indptr);
+  EXPECT_EQ(host_m.indices, m.indices);
+  EXPECT_EQ(host_m.values, m.values);
+}
+
 TEST(Buffer, CsrMatrixViewSaysWhereItLives) {
   testing::fake_device_memory device;
   csr_matrix m;

@@ -73,14 +73,14 @@ TEST(RowDrawRules, DrawTheReferencePositionsInEveryMode) {
   for (const std::int64_t fanout : {1, 3, 10, 40, 89})
     for (const replacement mode : {replacement::without, replacement::with})
       for (const bool weighted : {false, true}) {
-        const auto expected = sample_rows(
-            reference_exec, a.view(), rows, streams,
-            {.fanout = fanout,
-             .mode = mode,
-             .weights = weighted ? weighting::by_value : weighting::uniform});
+        const auto expected =
+            sample_rows(reference_exec, a.view(), rows, streams,
+                        {.fanout = fanout,
+                         .mode = mode,
+                         .weights = weighted ? weighting::by_value : weighting::uniform});
         for (std::int64_t i = 0; i < a.rows; ++i) {
-          const auto got = rule_positions(a.view(), rows[i], streams.key(i, rows), fanout, mode,
-                                          weighted);
+          const auto got =
+              rule_positions(a.view(), rows[i], streams.key(i, rows), fanout, mode, weighted);
           const std::vector<std::uint32_t> want(expected.indices.begin() + expected.indptr[i],
                                                 expected.indices.begin() + expected.indptr[i + 1]);
           ASSERT_EQ(got, want) << "row " << i << " fanout " << fanout << " mode "

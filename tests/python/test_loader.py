@@ -14,7 +14,7 @@ from unittest import mock
 import numpy as np
 
 import bulkgnn
-from support import CLI, CORA, requires_torch, torch
+from support import CLI, CORA, requires_torch, torch, write_native_dataset
 
 DS = bulkgnn.Dataset(CORA)
 
@@ -178,13 +178,24 @@ class BadArguments(unittest.TestCase):
 
 class Failures(unittest.TestCase):
     def test_a_failing_stage_raises_its_message_and_the_loader_goes_on(self):
-        # The cuda executor refuses host memory (or is not compiled): the
-        # sample stage throws on its own thread.
-        loader = bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16, backend="cuda")
-        for _ in range(2):
-            with self.assertRaisesRegex(bulkgnn.Error, "CUDA|cuda|memory"):
-                for _ in loader:
-                    pass
+        # An edge weight of 0 is finite, so the dataset opens, but weighted
+        # sampling refuses it: the sample stage throws on its own thread.
+        with tempfile.TemporaryDirectory() as tmp:
+            directory = write_native_dataset(f"{tmp}/zero", [[1, 2], [0, 2], [0, 1]], np.eye(3),
+                                             [0, 1, 0], [0, 1, 2])
+            np.save(directory / "edge_weight.npy", np.array([1, 0, 1, 1, 1, 1], np.float32))
+            zero_weight = bulkgnn.Dataset(str(directory))
+            loader = bulkgnn.NeighborLoader(zero_weight, fanouts=[1], batch_size=2, weighted=True)
+            for _ in range(2):
+                with self.assertRaisesRegex(ValueError, "positive finite values"):
+                    for _ in loader:
+                        pass
+
+    def test_the_cuda_backend_without_a_gpu_is_refused_naming_the_device(self):
+        if os.environ.get("BULKGNN_EXPECT_GPU"):
+            self.skipTest("a GPU is expected here")
+        with self.assertRaisesRegex(ValueError, "device 0"):
+            bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16, backend="cuda")
 
     def test_ctrl_c_stops_the_pipeline_threads(self):
         loader = bulkgnn.NeighborLoader(DS, np.arange(DS.num_nodes), fanouts=[10, 10],

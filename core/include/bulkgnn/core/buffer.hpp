@@ -260,4 +260,24 @@ class buffer {
   size_type capacity_ = 0;
 };
 
+// Copies between memory spaces. The resource that reaches both ends copies:
+// the target's when the source is host memory, the source's when the target
+// is (a device resource copies to and from the host).
+
+// A copy of host-readable `values` in `target`'s memory.
+template <class T>
+[[nodiscard]] buffer<T> copy_to(std::span<const T> values, memory_resource& target) {
+  buffer<T> out(values.size(), target);
+  target.copy(out.data(), values.data(), values.size_bytes());
+  return out;
+}
+
+// A host copy of `values`, from any memory space.
+template <class T>
+[[nodiscard]] buffer<T> copy_to_host(const buffer<T>& values) {
+  buffer<T> out(values.size());
+  values.resource().copy(out.data(), values.data(), values.size() * sizeof(T));
+  return out;
+}
+
 }  // namespace bulkgnn

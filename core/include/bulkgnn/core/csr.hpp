@@ -53,6 +53,28 @@ struct csr_matrix {
   }
 };
 
+// A copy of host-readable `m` whose buffers live in `target`'s memory.
+[[nodiscard]] inline csr_matrix copy_to(csr_view m, memory_resource& target) {
+  csr_matrix out;
+  out.rows = m.rows;
+  out.cols = m.cols;
+  out.indptr = copy_to(m.indptr, target);
+  out.indices = copy_to(m.indices, target);
+  out.values = copy_to(m.values, target);
+  return out;
+}
+
+// A host copy of `m`, from any memory space.
+[[nodiscard]] inline csr_matrix copy_to_host(const csr_matrix& m) {
+  csr_matrix out;
+  out.rows = m.rows;
+  out.cols = m.cols;
+  out.indptr = copy_to_host(m.indptr);
+  out.indices = copy_to_host(m.indices);
+  out.values = copy_to_host(m.values);
+  return out;
+}
+
 // Describes the first way in which `m` is not a well-formed CSR matrix
 // (indptr of length rows + 1 and non-decreasing, spanning exactly the indices,
 // every column index in [0, cols), values empty or one per entry); empty if it

@@ -72,7 +72,9 @@ class philox_stream {
   }
 
   // Uniform double in the open interval (0, 1), with 53 random bits.
-  BULKGNN_HOST_DEVICE double uniform_open01() { return (static_cast<double>(next_u64() >> 11) + 0.5) * 0x1.0p-53; }
+  BULKGNN_HOST_DEVICE double uniform_open01() {
+    return (static_cast<double>(next_u64() >> 11) + 0.5) * 0x1.0p-53;
+  }
 
   // Uniform integer in [0, bound) for 0 < bound < 2^32, exactly uniform
   // (Lemire's multiply-and-reject).

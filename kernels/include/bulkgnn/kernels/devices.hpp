@@ -29,4 +29,8 @@ struct cuda_device {
 // back end or the GPU is not visible.
 [[nodiscard]] executor make_cuda_executor(int device = 0);
 
+// An executor of back end `kind`: the host back ends on `threads` threads (0:
+// every core), cuda on GPU 0 (make_cuda_executor).
+[[nodiscard]] executor make_executor(backend kind, int threads = 0);
+
 }  // namespace bulkgnn::kernels

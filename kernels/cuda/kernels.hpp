@@ -1,0 +1,32 @@
+#pragma once
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/dense.hpp"
+#include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/kernels/sample_rows.hpp"
+
+#include <span>
+
+// The CUDA back end's kernels, as the front doors call them (host code sees
+// no CUDA type here). Each gives output bit-identical to the reference back
+// end; the per-element decisions are the __host__ __device__ rules in
+// kernels/include/bulkgnn/kernels/rules/, which the host tests check. Array
+// arguments are in memory the executor reaches (device or pinned host); the
+// front doors checked what the host can read, and the kernels check what it
+// cannot (vertex ids in range) and report through throw_argument_error. In a
+// build without CUDA, cuda_not_compiled.cpp defines each to throw.
+namespace bulkgnn::kernels::cuda {
+
+[[nodiscard]] csr_matrix sample_rows(const executor& exec, csr_view a,
+                                     std::span<const vertex_t> rows, const row_streams& streams,
+                                     const row_sampling_options& options);
+
+void gather_dense_rows(const executor& exec, dense_view<const float> x,
+                       std::span<const vertex_t> rows, dense_view<float> out);
+
+// Where `pointer` lives as the CUDA runtime sees it: device, pinned host
+// (page-locked, reachable through UVA) or host (pageable, unreachable from a
+// kernel).
+[[nodiscard]] memory_space space_of(const void* pointer);
+
+}  // namespace bulkgnn::kernels::cuda

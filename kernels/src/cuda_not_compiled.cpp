@@ -1,0 +1,43 @@
+// The build without the CUDA back end: no device is ever visible, no cuda
+// executor can be made, and so no cuda kernel is ever reached; the kernels
+// are defined (throwing) so that the front doors link alike in both builds.
+#include "../cuda/kernels.hpp"
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/devices.hpp"
+
+namespace bulkgnn::kernels {
+
+bool cuda_compiled() { return false; }
+
+std::vector<cuda_device> visible_cuda_devices() { return {}; }
+
+executor make_cuda_executor(int device) {
+  throw option_error(
+      fmt::format("make_cuda_executor: device {}: this build has no CUDA back end (configure with "
+                  "BULKGNN_ENABLE_CUDA=ON where nvcc is installed, e.g. the cuda-release preset)",
+                  device));
+}
+
+namespace cuda {
+namespace {
+
+[[noreturn]] void not_compiled(const char* function) {
+  throw error(fmt::format("{}: the CUDA back end is not compiled into this build", function));
+}
+
+}  // namespace
+
+csr_matrix sample_rows(const executor&, csr_view, std::span<const vertex_t>, const row_streams&,
+                       const row_sampling_options&) {
+  not_compiled("sample_rows");
+}
+
+void gather_dense_rows(const executor&, dense_view<const float>, std::span<const vertex_t>,
+                       dense_view<float>) {
+  not_compiled("gather_dense_rows");
+}
+
+memory_space space_of(const void*) { return memory_space::host; }
+
+}  // namespace cuda
+}  // namespace bulkgnn::kernels
