@@ -28,11 +28,13 @@ class ResidentMemory(unittest.TestCase):
                 x = np.from_dlpack(mb.features)  # about 5.7 MiB a minibatch
                 float(x.sum())
             by_epoch.append(resident_bytes())
-        # The allocator settles within a few epochs and then moves by a few
-        # freed buffers either way; one leaked minibatch per epoch would add
-        # over 200 MiB by the end.
+        # The allocator settles within a few epochs and then grows by a
+        # freed buffer of the largest minibatch now and then (7 MiB steps;
+        # 17-31 MiB in all on a quiet machine, more when the machine is
+        # loaded and the stages' timing moves, as under ctest -j); one leaked
+        # minibatch per epoch would add over 200 MiB by the end.
         settled, last = max(by_epoch[5:15]), max(by_epoch[40:])
-        self.assertLess(last - settled, 48 * MiB,
+        self.assertLess(last - settled, 100 * MiB,
                         f"resident MiB by epoch: {[b // MiB for b in by_epoch]}")
 
 
