@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/kernels/devices.hpp"
 
 #include <fmt/format.h>
 
@@ -34,6 +35,19 @@ degree_summary summarise_degrees(csr_view graph) {
   return s;
 }
 
+// The GPUs a cuda executor could run on (--backend cuda takes device 0).
+void print_devices() {
+  const auto devices = kernels::visible_cuda_devices();
+  if (devices.empty())
+    fmt::print("devices    cpu only ({})\n", kernels::cuda_compiled()
+                                                 ? "no CUDA device is visible"
+                                                 : "this build has no CUDA back end");
+  for (const auto& d : devices)
+    fmt::print("device     cuda:{} {}, {:.1f} GiB, compute capability {}.{}\n", d.id, d.name,
+               static_cast<double>(d.memory_bytes) / (1 << 30), d.compute_capability / 10,
+               d.compute_capability % 10);
+}
+
 struct info_config {
   std::string data;
   bool quiet = false;
@@ -54,6 +68,7 @@ void run_info(const info_config& c) {
   for (const auto& s : ds.splits())
     fmt::print("split      {}: train {} / valid {} / test {}\n", s.name, s.train.size(),
                s.valid.size(), s.test.size());
+  print_devices();
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
 
 #include <span>
@@ -20,6 +21,13 @@ namespace bulkgnn::kernels::cuda {
 [[nodiscard]] csr_matrix sample_rows(const executor& exec, csr_view a,
                                      std::span<const vertex_t> rows, const row_streams& streams,
                                      const row_sampling_options& options);
+
+// Segment offsets (destinations' and the result's sources') live in
+// host-readable memory, pinned on a cuda executor, so that the host reads the
+// segments' structure and the device reads it through UVA.
+[[nodiscard]] relabelled_blocks relabel_by_segment(const executor& exec,
+                                                   const segmented_vertices& destinations,
+                                                   csr_view sampled);
 
 void gather_dense_rows(const executor& exec, dense_view<const float> x,
                        std::span<const vertex_t> rows, dense_view<float> out);

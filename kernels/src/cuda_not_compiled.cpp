@@ -32,6 +32,10 @@ csr_matrix sample_rows(const executor&, csr_view, std::span<const vertex_t>, con
   not_compiled("sample_rows");
 }
 
+relabelled_blocks relabel_by_segment(const executor&, const segmented_vertices&, csr_view) {
+  not_compiled("relabel_by_segment");
+}
+
 void gather_dense_rows(const executor&, dense_view<const float>, std::span<const vertex_t>,
                        dense_view<float>) {
   not_compiled("gather_dense_rows");

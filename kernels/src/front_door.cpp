@@ -81,6 +81,11 @@ void check_disjoint(std::span<const float> input, std::span<const float> output,
 void check_segments(const executor& exec, const segmented_vertices& s, std::string_view function,
                     std::string_view argument) {
   check_space(exec, s.vertices.space(), function, argument);
+  // A device reads the offsets through UVA; the host reads them here.
+  check_space(exec, s.offsets.space(), function, fmt::format("{}.offsets", argument));
+  BULKGNN_EXPECTS(host_accessible(s.offsets.space()),
+                  "{}: {}.offsets must be in host-readable memory (pinned for a cuda executor)",
+                  function, argument);
   BULKGNN_EXPECTS(!s.offsets.empty() && s.offsets.front() == 0, "{}: {}.offsets must start with 0",
                   function, argument);
   BULKGNN_EXPECTS(std::is_sorted(s.offsets.begin(), s.offsets.end()),

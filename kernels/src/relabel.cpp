@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "../cpu/kernels.hpp"
+#include "../cuda/kernels.hpp"
 #include "../reference/kernels.hpp"
 #include "front_door.hpp"
 
@@ -16,15 +17,17 @@ relabelled_blocks relabel_by_segment(const executor& exec, const segmented_verti
   BULKGNN_EXPECTS(sampled.rows == static_cast<std::int64_t>(destinations.vertices.size()),
                   "{}: sampled has {} rows but there are {} destinations", function, sampled.rows,
                   destinations.vertices.size());
-  detail::check_vertices_below(destinations.vertices, sampled.cols, function,
-                               "destinations.vertices");
+  if (host_accessible(destinations.vertices.space()))
+    detail::check_vertices_below(destinations.vertices, sampled.cols, function,
+                                 "destinations.vertices");
   // Distinctness costs a sort per segment on the sampler's hot path, so only
   // the reference back end, the oracle, pays for checking it.
   if (exec.kind() == backend::reference)
     detail::check_distinct_within_segments(destinations, function, "destinations");
   return detail::dispatch(
       exec, function, [&] { return reference::relabel_by_segment(destinations, sampled); },
-      [&] { return cpu::relabel_by_segment(destinations, sampled); });
+      [&] { return cpu::relabel_by_segment(destinations, sampled); },
+      [&] { return cuda::relabel_by_segment(exec, destinations, sampled); });
 }
 
 csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vertices& rows,

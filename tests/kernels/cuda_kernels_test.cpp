@@ -4,12 +4,14 @@
 // GPU fails instead.
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/devices.hpp"
+#include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <random>
@@ -110,6 +112,35 @@ TEST_F(CudaKernels, SampleRowsRefusesPageableHostRowsAndOutOfRangeRows) {
   EXPECT_THROW((void)sample_rows(gpu(), device_a.view(), bad_rows, {.minibatch_of_row = minibatch},
                                  {.fanout = 2}),
                option_error);
+}
+
+TEST_F(CudaKernels, RelabelNumbersSourcesAsTheCpuDoes) {
+  std::mt19937_64 gen(7);
+  const auto a = testing::random_csr(gen, {.rows = 3000, .cols = 3000, .mean_degree = 12});
+  // Segments of distinct destinations (one empty), as a bulk's frontier.
+  segmented_vertices destinations;
+  std::uniform_int_distribution<vertex_t> vertex(0, 2999);
+  for (const int size : {50, 0, 400, 1, 900}) {
+    std::vector<vertex_t> segment;
+    while (static_cast<int>(segment.size()) < size) {
+      const vertex_t v = vertex(gen);
+      if (std::find(segment.begin(), segment.end(), v) == segment.end()) segment.push_back(v);
+    }
+    destinations.push_segment(segment);
+  }
+  const std::vector<std::uint32_t> minibatch(destinations.vertices.size(), 0);
+  const auto sampled = sample_rows(cpu_exec, a.view(), destinations.vertices,
+                                   {.seed = 2, .minibatch_of_row = minibatch}, {.fanout = 8});
+  const auto expected = relabel_by_segment(cpu_exec, destinations, sampled.view());
+
+  segmented_vertices there;
+  there.vertices = copy_to(std::span<const vertex_t>(destinations.vertices), device());
+  there.offsets = copy_to(std::span<const std::int64_t>(destinations.offsets), pinned());
+  const auto sampled_there = copy_to(sampled.view(), device());
+  const auto got = relabel_by_segment(gpu(), there, sampled_there.view());
+  EXPECT_EQ(copy_to_host(got.sources.vertices), expected.sources.vertices);
+  EXPECT_EQ(copy_to_host(got.sources.offsets), expected.sources.offsets);
+  expect_identical(expected.blocks, copy_to_host(got.blocks));
 }
 
 TEST_F(CudaKernels, GatherDenseRowsCopiesTheRowsTheCpuCopies) {

@@ -15,12 +15,7 @@ namespace {
 
 using testing::has_edge;
 using testing::random_graph;
-
-std::vector<vertex_t> all_vertices(vertex_t n) {
-  std::vector<vertex_t> v(n);
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
+using testing::all_vertices;
 
 // The digests of every minibatch of one epoch, sampled `bulk` at a time.
 std::vector<std::uint64_t> epoch_digests(csr_view graph, const sampler_options& options,

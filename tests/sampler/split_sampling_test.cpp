@@ -15,12 +15,7 @@ namespace {
 
 using testing::expect_same_minibatch;
 using testing::split_options_for;
-
-std::vector<vertex_t> all_vertices(vertex_t n) {
-  std::vector<vertex_t> v(n);
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
+using bulkgnn::testing::all_vertices;
 
 class SplitSampling : public ::testing::TestWithParam<sampler_kind> {};
 

@@ -4,6 +4,7 @@
 #include "bulkgnn/core/rng.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 #include <vector>
 
@@ -29,6 +30,13 @@ inline csr_matrix random_graph(vertex_t n, std::uint32_t seed, int max_degree = 
     g.indptr.push_back(static_cast<edge_t>(g.indices.size()));
   }
   return g;
+}
+
+// 0, 1, ..., n - 1: every vertex as a seed.
+inline std::vector<vertex_t> all_vertices(vertex_t n) {
+  std::vector<vertex_t> v(n);
+  std::iota(v.begin(), v.end(), 0);
+  return v;
 }
 
 inline bool has_edge(csr_view g, vertex_t dst, vertex_t src) {
