@@ -83,6 +83,11 @@ rm -rf "$logs"
 mkdir -p "$logs"
 helper=$repo/scripts/gpu_check_helper.py
 
+# CUDA's tools where the image leaves them off PATH.
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=$PATH:/usr/local/cuda/bin
+fi
+
 have_gpu=0
 if [ $force_no_gpu -eq 0 ] && command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
   have_gpu=1
@@ -242,12 +247,15 @@ step_unpack() {
     dpkg -x "$deb" "$prefix"
   done
   # Debian's maintainer scripts do not run under dpkg -x: make the OpenBLAS
-  # links that update-alternatives makes on an installed system (FindBLAS
-  # looks for libopenblas.so, BulkgnnDependencies for cblas.h).
-  local arch=x86_64-linux-gnu
+  # links that update-alternatives makes on an installed system. FindBLAS
+  # looks for libopenblas.so, BulkgnnDependencies for cblas.h, and cblas.h
+  # includes openblas_config.h from the folder of the link.
+  local arch=x86_64-linux-gnu header
   ln -sfn openblas-pthread/libopenblas.so "$prefix/usr/lib/$arch/libopenblas.so"
   ln -sfn openblas-pthread/libopenblas.so.0 "$prefix/usr/lib/$arch/libopenblas.so.0"
-  ln -sfn openblas-pthread/cblas.h "$prefix/usr/include/$arch/cblas.h"
+  for header in "$prefix/usr/include/$arch/openblas-pthread/"*.h; do
+    ln -sfn "openblas-pthread/$(basename "$header")" "$prefix/usr/include/$arch/$(basename "$header")"
+  done
   # Absolute links (zlib1g-dev's libz.so -> /lib/...) would leave the prefix.
   while IFS= read -r -d '' link; do
     target=$(readlink "$link")
@@ -302,7 +310,7 @@ step_configure() {
   # configure still took from the machine (compilers, binutils, CUDA).
   {
     echo "configure took from outside the prefix (CMakeCache.txt):"
-    grep -E '^[A-Za-z0-9_]+:(FILEPATH|PATH|STRING)=/' "$build/CMakeCache.txt" |
+    grep -E '^[A-Za-z0-9_]+:(FILEPATH|PATH|STRING|UNINITIALIZED)=/' "$build/CMakeCache.txt" |
       grep -vE "=($prefix|$repo|$build)(/|$)" |
       grep -vE '^(CMAKE_INSTALL_PREFIX|CMAKE_(ADDR2LINE|AR|LINKER|NM|OBJCOPY|OBJDUMP|RANLIB|READELF|STRIP|CXX_COMPILER_AR|CXX_COMPILER_RANLIB|MAKE_PROGRAM)):' |
       sed 's/^/  /'
@@ -324,11 +332,17 @@ step_build() {
     fi
     mapfile -t -O ${#targets[@]} targets < <(gpu_benchmarks | cut -f1)
   fi
+  # gtest_discover_tests runs every test program as it is built, so the
+  # build needs the prefix's libraries at run time as the tests do. ccache's
+  # direct mode would replay a compile whose headers came from /usr even
+  # where the prefix now holds them (it checks the files it saw, not the
+  # search path): the preprocessor mode keeps the headers step truthful.
+  export CCACHE_NODIRECT=1
   if [ ${#targets[@]} -gt 0 ]; then
-    bounded cmake --build "$build" -j "$jobs" --target "${targets[@]}"
+    with_prefix_libs bounded cmake --build "$build" -j "$jobs" --target "${targets[@]}"
     note "targets ${targets[*]}"
   else
-    bounded cmake --build "$build" -j "$jobs"
+    with_prefix_libs bounded cmake --build "$build" -j "$jobs"
     note "all targets"
   fi
 }
@@ -396,11 +410,12 @@ step_headers() {
   # On a Debian machine, name their packages: C library and kernel headers
   # are on any image with a compiler; a -dev package's would be missing there.
   local owners unexpected
-  owners=$(xargs -r dpkg -S <<<"$outside" 2>/dev/null | cut -d: -f1 | tr ',' '\n' | sed 's/^ *//' | sort -u | paste -sd' ')
+  # dpkg -S fails for a header no package owns; those stay listed above.
+  owners=$( (xargs -r dpkg -S <<<"$outside" 2>/dev/null || true) | cut -d: -f1 | tr ',' '\n' | sed 's/^ *//' | sort -u | paste -sd' ')
   unexpected=$(tr ' ' '\n' <<<"$owners" | grep -vE '^(libc6-dev|linux-libc-dev|libstdc\+\+-[0-9]+-dev|libgcc-[0-9]+-dev|libc-dev-bin)$' || true)
   echo "owning packages: $owners"
   if [ -n "$unexpected" ]; then
-    echo "headers of packages the GPU image lacks: $unexpected (add them to scripts/prepare_gpu_deps.sh)"
+    echo "headers of packages the GPU image lacks: $unexpected (ship the package in scripts/prepare_gpu_deps.sh, or make in step_unpack the link that dpkg -x left out)"
     note "headers from $(paste -sd' ' <<<"$unexpected")"
     return 1
   fi
@@ -440,15 +455,34 @@ sanitizer_step() {
     return 3
   fi
   if [ $have_gpu -eq 0 ]; then
-    python3 "$helper" sanitize "$tool" "$logs/gpu-tests.json" 0 --dry-run
+    python3 "$helper" sanitize compute-sanitizer "$tool" "$logs/gpu-tests.json" 0 --dry-run
     note "would run the $count gpu tests' programs above; no GPU"
     return 3
   fi
-  BULKGNN_EXPECT_GPU=1 with_prefix_libs python3 "$helper" sanitize "$tool" "$logs/gpu-tests.json" "$(seconds_left)"
-  note "$count tests"
+  local sanitizer share
+  sanitizer=$(command -v compute-sanitizer || true)
+  for candidate in "$(cuda_root)/bin/compute-sanitizer" "$(cuda_root)/compute-sanitizer/compute-sanitizer"; do
+    [ -n "$sanitizer" ] || [ ! -x "$candidate" ] || sanitizer=$candidate
+  done
+  if [ -z "$sanitizer" ]; then
+    echo "compute-sanitizer is neither on PATH nor in $(cuda_root)"
+    return 1
+  fi
+  # At most 40% of what is left, so that one slow tool leaves time for the
+  # benchmarks and the other tool.
+  share=$(($(seconds_left) * 2 / 5))
+  BULKGNN_EXPECT_GPU=1 with_prefix_libs python3 "$helper" sanitize "$sanitizer" "$tool" "$logs/gpu-tests.json" "$share"
+  note "$count tests' programs, $share s allowed"
 }
 step_memcheck() { sanitizer_step memcheck; }
 step_racecheck() { sanitizer_step racecheck; }
+
+# Seconds one GPU benchmark may run: 120, or less where the budget is short.
+bench_limit() {
+  local left
+  left=$(seconds_left)
+  echo $((left < 120 ? (left > 1 ? left : 1) : 120))
+}
 
 step_gpu_bench() {
   local benches name path failed=()
@@ -465,7 +499,8 @@ step_gpu_bench() {
   fi
   while IFS=$'\t' read -r name path; do
     echo "==== $name ($path)"
-    if ! (cd "$repo" && with_prefix_libs bounded "$path"); then
+    # A benchmark that hangs must not take the CPU suite's time as well.
+    if ! (cd "$repo" && with_prefix_libs timeout --kill-after=10 "$(bench_limit)" "$path"); then
       failed+=("$name")
     fi
   done <<<"$benches"

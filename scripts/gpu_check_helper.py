@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads what CMake and CTest know about a build for scripts/gpu_check.sh.
+"""The parts of scripts/gpu_check.sh that read CMake's and CTest's JSON.
 
   gpu-benchmarks BUILD_DIR SOURCE_DIR
       One line per GPU benchmark: "target<TAB>absolute path of the program".
@@ -7,9 +7,10 @@
       benchmarks/gpu/ (read from the CMake file API reply, which
       gpu_check.sh asks for before it configures), wherever its
       add_executable() sits.
-  sanitize TOOL CTEST_JSON SECONDS [--dry-run]
+  sanitize SANITIZER TOOL CTEST_JSON SECONDS [--dry-run]
       Runs the tests that `ctest --show-only=json-v1` listed in CTEST_JSON
-      (those labelled gpu) under `compute-sanitizer --tool TOOL`, in their
+      (those labelled gpu) under `SANITIZER --tool TOOL` (SANITIZER: the
+      compute-sanitizer program), in their
       working directories with their environment, within SECONDS in all;
       fails naming each program with a report. The GoogleTest cases of one
       program are merged into one run with a joined --gtest_filter, so that
@@ -71,7 +72,7 @@ def sanitizer_runs(ctest_json: str) -> list[tuple[str, dict[str, str], list[str]
     return [(w, dict(e.split("=", 1) for e in env), c) for w, env, c in runs]
 
 
-def sanitize(tool: str, ctest_json: str, seconds: float, dry_run: bool) -> None:
+def sanitize(sanitizer: str, tool: str, ctest_json: str, seconds: float, dry_run: bool) -> None:
     runs = sanitizer_runs(ctest_json)
     if not runs:
         sys.exit(f"gpu_check_helper: {ctest_json} lists no tests to run under compute-sanitizer")
@@ -79,7 +80,7 @@ def sanitize(tool: str, ctest_json: str, seconds: float, dry_run: bool) -> None:
     failed = []
     for workdir, env, command in runs:
         # Child processes too: CLI tests run the bulkgnn program.
-        full = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "97",
+        full = [sanitizer, "--tool", tool, "--error-exitcode", "97",
                 "--target-processes", "all", *command]
         print("$ (cd " + shlex.quote(workdir) + " && " +
               " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()) +
@@ -104,8 +105,8 @@ def sanitize(tool: str, ctest_json: str, seconds: float, dry_run: bool) -> None:
 def main() -> None:
     if len(sys.argv) == 4 and sys.argv[1] == "gpu-benchmarks":
         gpu_benchmarks(sys.argv[2], sys.argv[3])
-    elif len(sys.argv) in (5, 6) and sys.argv[1] == "sanitize":
-        sanitize(sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5:] == ["--dry-run"])
+    elif len(sys.argv) in (6, 7) and sys.argv[1] == "sanitize":
+        sanitize(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]), sys.argv[6:] == ["--dry-run"])
     else:
         sys.exit(__doc__)
 
