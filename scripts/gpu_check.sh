@@ -312,7 +312,7 @@ step_configure() {
     echo "configure took from outside the prefix (CMakeCache.txt):"
     grep -E '^[A-Za-z0-9_]+:(FILEPATH|PATH|STRING|UNINITIALIZED)=/' "$build/CMakeCache.txt" |
       grep -vE "=($prefix|$repo|$build)(/|$)" |
-      grep -vE '^(CMAKE_INSTALL_PREFIX|CMAKE_(ADDR2LINE|AR|LINKER|NM|OBJCOPY|OBJDUMP|RANLIB|READELF|STRIP|CXX_COMPILER_AR|CXX_COMPILER_RANLIB|MAKE_PROGRAM)):' |
+      grep -vE '^(CMAKE_INSTALL_PREFIX|CMAKE_SYSTEM_IGNORE_PREFIX_PATH|CMAKE_(ADDR2LINE|AR|LINKER|NM|OBJCOPY|OBJDUMP|RANLIB|READELF|STRIP|CXX_COMPILER_AR|CXX_COMPILER_RANLIB|MAKE_PROGRAM)):' |
       sed 's/^/  /'
   } | tee "$logs/outside-prefix.txt"
   grep -q 'CUDA=ON' "$logs/configure.log" || { echo "configure did not enable CUDA"; return 1; }
@@ -422,8 +422,10 @@ step_headers() {
   note "$(wc -l <<<"$outside") outside, only from: $owners"
 }
 
+# ctest's -L takes a regular expression: anchored, so that only the label
+# gpu itself counts.
 ctest_gpu_json() {
-  ctest --test-dir "$build" -L gpu --show-only=json-v1 >"$logs/gpu-tests.json"
+  ctest --test-dir "$build" -L '^gpu$' --show-only=json-v1 >"$logs/gpu-tests.json"
   local count
   count=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("tests", [])))' "$logs/gpu-tests.json")
   echo "$count"
@@ -438,11 +440,11 @@ step_gpu_tests() {
     return 1
   fi
   if [ $have_gpu -eq 0 ]; then
-    ctest --test-dir "$build" -L gpu -N
+    ctest --test-dir "$build" -L '^gpu$' -N
     note "$count tests labelled gpu, not run: no GPU"
     return 3
   fi
-  BULKGNN_EXPECT_GPU=1 with_prefix_libs bounded ctest --test-dir "$build" -L gpu --output-on-failure --no-tests=error
+  BULKGNN_EXPECT_GPU=1 with_prefix_libs bounded ctest --test-dir "$build" -L '^gpu$' --output-on-failure --no-tests=error
   note "$count tests"
 }
 
@@ -511,7 +513,7 @@ step_gpu_bench() {
 # Tests that read the real datasets of ../shared/data, which does not travel
 # to the GPU machine; left out of the CPU suite where the folder is missing.
 # Keep in step with the tests that use BULKGNN_SHARED_DATA.
-data_tests='^(cli\.|CliOnCora\.|real_dataset_test\.|FullDisk\.|StaleStaging\.|BySignal/Interrupted\.|Cli\.(OutputPathsAreCheckedBeforeAnyWork|InfoTakesQuiet))'
+data_tests='^(cli\.|CliOnCora\.|real_dataset_test\.|ogb_open_test\.|FullDisk\.|StaleStaging\.|BySignal/Interrupted\.|Cli\.(OutputPathsAreCheckedBeforeAnyWork|InfoTakesQuiet))'
 
 step_cpu_suite() {
   if [ $quick -eq 1 ]; then
@@ -524,7 +526,7 @@ step_cpu_suite() {
     exclude=(-E "$data_tests")
     echo "$data is missing: leaving out the tests that read it ($data_tests)"
   fi
-  with_prefix_libs bounded ctest --test-dir "$build" -LE gpu -j "$jobs" --output-on-failure "${exclude[@]}"
+  with_prefix_libs bounded ctest --test-dir "$build" -LE '^gpu$' -j "$jobs" --output-on-failure "${exclude[@]}"
   note "$(grep -m1 -E 'tests passed' "$logs/cpu-suite.log" || true)${exclude[*]:+; tests of ../shared/data left out}"
 }
 
