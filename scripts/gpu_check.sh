@@ -10,7 +10,7 @@
 #   unpack      dpkg -x of .gpu-deps/*.deb into a private prefix in the build
 #               folder (never into /), plus the links Debian's maintainer
 #               scripts would have made
-#   configure   the cuda-release preset's settings (sm_90) with MPI, CombBLAS
+#   configure   the cuda-release preset (sm_90) with MPI, CombBLAS
 #               and the Python extension off, finding packages in the prefix
 #               only: /usr and /usr/local are hidden from find_package and
 #               find_library; the log lists what it still took from outside
@@ -290,9 +290,10 @@ step_configure() {
   # glibc's librt.a, which FindCUDAToolkit wants for CUDA::cudart_static, is
   # under the hidden /usr: name it through the compiler that links with it.
   rt=$("$cxx" -print-file-name=librt.a)
-  bounded cmake -S "$repo" -B "$build" -G Ninja --no-warn-unused-cli \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DBULKGNN_ENABLE_CUDA=ON \
+  [ -f "$rt" ] || rt=""
+  # The preset cuda-release (Release, CUDA on, sm_90), in this build folder,
+  # with what the GPU machine lacks switched off.
+  bounded cmake --preset cuda-release -S "$repo" -B "$build" --no-warn-unused-cli \
     -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DBULKGNN_ENABLE_MPI=OFF \
     -DBULKGNN_ENABLE_COMBBLAS=OFF \
@@ -461,7 +462,7 @@ sanitizer_step() {
     note "would run the $count gpu tests' programs above; no GPU"
     return 3
   fi
-  local sanitizer share
+  local sanitizer share candidate
   sanitizer=$(command -v compute-sanitizer || true)
   for candidate in "$(cuda_root)/bin/compute-sanitizer" "$(cuda_root)/compute-sanitizer/compute-sanitizer"; do
     [ -n "$sanitizer" ] || [ ! -x "$candidate" ] || sanitizer=$candidate
@@ -518,6 +519,12 @@ data_tests='^(cli\.|CliOnCora\.|real_dataset_test\.|ogb_open_test\.|FullDisk\.|S
 step_cpu_suite() {
   if [ $quick -eq 1 ]; then
     note "--quick"
+    return 3
+  fi
+  # The suite takes about 2 minutes on 2 cores; a start with less than a
+  # minute left would only time out.
+  if [ "$(seconds_left)" -lt 60 ]; then
+    note "not run: $(seconds_left) s of the budget left"
     return 3
   fi
   local exclude=() data
