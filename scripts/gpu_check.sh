@@ -54,7 +54,7 @@ quick=0
 force_no_gpu=0
 budget=""
 jobs=$(nproc)
-build_dir=build-gpu-check
+build_dir="build-gpu-check"
 out_arg=""
 while [ $# -gt 0 ]; do
   case "$1" in
