@@ -25,7 +25,8 @@
 #   gpu-bench   every GPU benchmark: an executable target with a source file
 #               under benchmarks/gpu/, run from the repository root with no
 #               arguments (so each must end in about a minute by default)
-#   cpu-suite   ctest of every test not labelled gpu (skipped by --quick)
+#   cpu-suite   ctest of every test not labelled gpu, BULKGNN_EXPECT_GPU=1 on
+#               a GPU (skipped by --quick)
 # Without a GPU (none found, or --no-gpu) the steps from gpu-tests to
 # gpu-bench only print what they would run: a rehearsal of the rest.
 #
@@ -532,6 +533,11 @@ step_cpu_suite() {
   if [ ! -d "$data" ]; then
     exclude=(-E "$data_tests")
     echo "$data is missing: leaving out the tests that read it ($data_tests)"
+  fi
+  # On the GPU machine every test may count on the GPU (kernels_test's
+  # CudaDevices.GpuMachineSeesItsGpu is labelled unit).
+  if [ $have_gpu -eq 1 ]; then
+    export BULKGNN_EXPECT_GPU=1
   fi
   with_prefix_libs bounded ctest --test-dir "$build" -LE '^gpu$' -j "$jobs" --output-on-failure "${exclude[@]}"
   note "$(grep -m1 -E 'tests passed' "$logs/cpu-suite.log" || true)${exclude[*]:+; tests of ../shared/data left out}"
