@@ -6,15 +6,18 @@
 // hop must move per sampled edge, and a large device-to-device copy's rate:
 // the device's memory bandwidth, the physical limit for sampling.
 //
-//   sample_rows_gpu DATA [--fanout 15] [--rows 1048576] [--feature-columns 100]
-//                   [--repeats 20] [--json-out F]
+//   sample_rows_gpu [DATA] [--scale 21] [--fanout 15] [--rows 1048576]
+//                   [--feature-columns 100] [--repeats 20] [--json-out F]
 //
-// DATA is a native or OGB raw dataset (e.g. `bulkgnn generate rmat --scale 22
-// OUT`). Without a visible GPU it says so and exits 0: nothing to measure.
+// DATA is a native or OGB raw dataset; without it, an R-MAT graph of 2^scale
+// vertices and 16 edges each is generated into a temporary directory (the GPU
+// check runs benchmarks with no arguments). Without a visible GPU it says so
+// and exits 0: nothing to measure.
 
 #include "bulkgnn/core/parse.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/data/generators.hpp"
 #include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
@@ -23,7 +26,10 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -32,6 +38,15 @@
 using namespace bulkgnn;
 
 namespace {
+
+// Removes a generated dataset when the benchmark ends, however it ends.
+struct removed_at_exit {
+  std::filesystem::path path;
+  ~removed_at_exit() {
+    std::error_code ignored;
+    if (!path.empty()) std::filesystem::remove_all(path, ignored);
+  }
+};
 
 // Median seconds of `repeats` runs of f after one warm-up; `finish` waits
 // for queued device work, so each run's time is its whole work.
@@ -58,7 +73,10 @@ int run_benchmark(int argc, char** argv) {
   std::int64_t feature_columns = 100;
   int repeats = 20;
   std::string json_out;
-  app.add_option("DATA", data, "native or OGB raw dataset directory")->required();
+  int scale = 21;
+  app.add_option("DATA", data, "native or OGB raw dataset directory (default: R-MAT)");
+  app.add_option("--scale", scale, "R-MAT graph of 2^scale vertices when no DATA is given")
+      ->capture_default_str();
   app.add_option("--fanout", fanout)->capture_default_str();
   app.add_option("--rows", frontier, "frontier vertices per hop")->capture_default_str();
   app.add_option("--feature-columns", feature_columns)->capture_default_str();
@@ -71,6 +89,14 @@ int run_benchmark(int argc, char** argv) {
     fmt::print("sample_rows_gpu: no CUDA device is visible{}; nothing to measure\n",
                kernels::cuda_compiled() ? "" : " (this build has no CUDA back end)");
     return 0;
+  }
+  removed_at_exit generated;
+  if (data.empty()) {
+    generated.path =
+        std::filesystem::temp_directory_path() / fmt::format("sample_rows_gpu_rmat_{}", ::getpid());
+    fmt::print("generating an R-MAT graph of scale {} into {}\n", scale, generated.path.string());
+    data::generate_rmat(generated.path, {.scale = scale, .edge_factor = 16, .quiet = true});
+    data = generated.path.string();
   }
   const auto ds = data::dataset::open(data);
   const csr_view graph = ds.graph();
