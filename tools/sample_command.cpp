@@ -37,6 +37,7 @@ struct sample_config {
   bool replace = false;
   bool weighted = false;
   std::string backend = "cpu";
+  std::string topology = "auto";
   std::string metrics_out;
   std::string dump;
   bool quiet = false;
@@ -67,8 +68,9 @@ std::vector<session::setting> shared_settings(const sample_config& c) {
 }
 
 // --dump is refused under mpirun, on the rank that gives it.
-constexpr std::array<std::string_view, 5> per_rank_sample_options{
-    "--help", "--threads", "--metrics-out", "--dump", "--quiet"};
+// --topology places the graph without changing what is drawn.
+constexpr std::array<std::string_view, 6> per_rank_sample_options{
+    "--help", "--threads", "--metrics-out", "--dump", "--quiet", "--topology"};
 
 nlohmann::json minibatch_json(const sampler::minibatch& mb) {
   nlohmann::json blocks = nlohmann::json::array();
@@ -94,6 +96,25 @@ void require_writable_outputs(const sample_config& c) {
   require_writable_file(c.dump, "--dump");
 }
 
+// For a cuda executor, the graph copied where its kernels read it: device
+// memory when it fits in half the GPU's memory (auto), else pinned host
+// memory read through UVA. Empty for the host back ends, which sample the
+// dataset's own mapping.
+csr_matrix place_topology(csr_view graph, const executor& exec, const std::string& topology,
+                          bool quiet) {
+  if (exec.device() == nullptr) return {};
+  const auto bytes = static_cast<double>(graph.indptr.size_bytes() + graph.indices.size_bytes() +
+                                         graph.values.size_bytes());
+  const auto device_bytes =
+      static_cast<double>(kernels::visible_cuda_devices().at(exec.device()->device()).memory_bytes);
+  const bool on_device = topology == "device" || (topology == "auto" && bytes <= device_bytes / 2);
+  if (!quiet)
+    fmt::print("topology: {:.3g} GB in {} memory ({}){}\n", bytes / 1e9,
+               on_device ? "device" : "pinned host", exec.device()->device_name(),
+               topology == "auto" ? ", chosen by --topology auto" : "");
+  return copy_to(graph, on_device ? exec.memory() : exec.device()->pinned_memory());
+}
+
 void run_sample(const sample_config& c) {
   require_writable_outputs(c);
   const thread_limit limit(c.threads);
@@ -114,8 +135,12 @@ void run_sample(const sample_config& c) {
       .seed = c.seed};
   session::run_session cluster(*ds, c.distribution, false, shared_settings(c));
   const executor exec = kernels::make_executor(parse_backend(c.backend));
+  BULKGNN_EXPECTS(exec.device() == nullptr || !cluster.distributed(),
+                  "--backend cuda: sampling on the GPU under mpirun is not supported yet");
+  const auto placed = place_topology(ds->graph(), exec, c.topology, c.quiet);
+  const csr_view graph = exec.device() != nullptr ? placed.view() : ds->graph();
   auto sampler = cluster.rows() ? sampler::bulk_sampler(*cluster.rows(), options, exec)
-                                : sampler::bulk_sampler(ds->graph(), options, exec);
+                                : sampler::bulk_sampler(graph, options, exec);
   const int rank = session::world_rank();
   const int ranks = session::world_size();
 
@@ -148,8 +173,13 @@ void run_sample(const sample_config& c) {
     for (std::int64_t first = 0; first < per_epoch; first += c.bulk) {
       const std::int64_t count = std::min(c.bulk, per_epoch - first);
       sampling_clock.restart();
-      const auto bulk = sampler.sample_slices(plan, first, count, split);
+      auto bulk = sampler.sample_slices(plan, first, count, split);
+      if (exec.device() != nullptr) exec.device()->synchronize();
       sampling_seconds += sampling_clock.seconds();
+      if (exec.device() != nullptr) {
+        scoped_stage stage(times, "copy_to_host");
+        bulk = sampler::copy_to_host(bulk);
+      }
       sampled_edges += bulk.sampled_edges();
       {
         scoped_stage stage(times, "digest");
@@ -207,6 +237,7 @@ void run_sample(const sample_config& c) {
         {"seed", c.seed},
         {"threads", c.threads},
         {"backend", c.backend},
+        {"device", exec.device() != nullptr ? std::string(exec.device()->device_name()) : "cpu"},
         {"minibatches", minibatches},
         {"sampled_edges", sampled_edges},
         {"seconds", sampling_seconds},
@@ -254,7 +285,13 @@ void add_sample_command(CLI::App& app) {
   cmd->add_flag("--replace", config->replace, "node-wise: draw neighbours with replacement");
   cmd->add_flag("--weighted", config->weighted,
                 "node-wise: draw neighbours proportionally to edge weights");
-  cmd->add_option("--backend", config->backend, "cpu or reference (the serial oracle)")
+  cmd->add_option("--topology", config->topology,
+                  "--backend cuda: where the graph lives: device memory, pinned host memory "
+                  "read through UVA, or auto (device if it fits in half the GPU's memory)")
+      ->capture_default_str()
+      ->check(one_of({"auto", "device", "pinned"}));
+  cmd->add_option("--backend,--device", config->backend,
+                  "cpu, reference (the serial oracle) or cuda (GPU 0; node-wise so far)")
       ->capture_default_str()
       ->check(one_of({"cpu", "reference", "cuda"}));
   cmd->add_option("--metrics-out", config->metrics_out, "write metrics as JSON to this file");

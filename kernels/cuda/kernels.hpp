@@ -18,6 +18,12 @@
 // build without CUDA, cuda_not_compiled.cpp defines each to throw.
 namespace bulkgnn::kernels::cuda {
 
+// `offsets` in host-readable memory (pinned), `values` where the device
+// reaches them.
+[[nodiscard]] buffer<std::uint32_t> repeat_per_segment(const executor& exec,
+                                                       std::span<const std::int64_t> offsets,
+                                                       std::span<const std::uint32_t> values);
+
 [[nodiscard]] csr_matrix sample_rows(const executor& exec, csr_view a,
                                      std::span<const vertex_t> rows, const row_streams& streams,
                                      const row_sampling_options& options);

@@ -27,6 +27,11 @@ namespace {
 
 }  // namespace
 
+buffer<std::uint32_t> repeat_per_segment(const executor&, std::span<const std::int64_t>,
+                                         std::span<const std::uint32_t>) {
+  not_compiled("repeat_per_segment");
+}
+
 csr_matrix sample_rows(const executor&, csr_view, std::span<const vertex_t>, const row_streams&,
                        const row_sampling_options&) {
   not_compiled("sample_rows");

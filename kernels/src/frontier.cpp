@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "../cpu/kernels.hpp"
+#include "../cuda/kernels.hpp"
 #include "../reference/kernels.hpp"
 #include "front_door.hpp"
 
@@ -58,12 +59,17 @@ buffer<std::uint32_t> repeat_per_segment(const executor& exec,
                                          std::span<const std::int64_t> offsets,
                                          std::span<const std::uint32_t> values) {
   constexpr std::string_view function = "repeat_per_segment";
+  BULKGNN_EXPECTS(detail::span_reachable(exec, offsets.data(), function, "offsets"),
+                  "{}: offsets must be in host-readable memory (pinned for a cuda executor)",
+                  function);
   check_offsets(offsets, function, "offsets");
   BULKGNN_EXPECTS(values.size() + 1 == offsets.size(), "{}: {} values for {} segments", function,
                   values.size(), offsets.size() - 1);
+  (void)detail::span_reachable(exec, values.data(), function, "values");
   return detail::dispatch(
       exec, function, [&] { return reference::repeat_per_segment(offsets, values); },
-      [&] { return cpu::repeat_per_segment(offsets, values); });
+      [&] { return cpu::repeat_per_segment(offsets, values); },
+      [&] { return cuda::repeat_per_segment(exec, offsets, values); });
 }
 
 csr_matrix frontier_selection(const executor& exec, const segmented_vertices& frontier,

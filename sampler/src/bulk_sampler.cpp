@@ -84,6 +84,9 @@ bulk_sampler::bulk_sampler(row_source& rows, sampler_options options, executor e
 
 void bulk_sampler::initialise() {
   validate(options_, rows_.weighted());
+  BULKGNN_EXPECTS(exec_.kind() != backend::cuda || options_.kind == sampler_kind::node_wise,
+                  "sampler_options.kind {}: the cuda back end samples node-wise only so far",
+                  sampler_kind_name(options_.kind));
   if (options_.kind == sampler_kind::fastgcn) {
     BULKGNN_EXPECTS(rows_.whole_graph() != nullptr,
                     "sampler_options.kind fastgcn needs the whole graph in every process "
@@ -131,7 +134,7 @@ bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
   }
   bulk_sample bulk;
   bulk.minibatch_ids.assign(minibatch_ids.begin(), minibatch_ids.end());
-  bulk.seeds = std::move(seeds);
+  bulk.seeds = on_executor(std::move(seeds));
   const segmented_vertices* frontier = &bulk.seeds;
   for (std::size_t hop = 0; hop < options_.fanouts.size(); ++hop) {
     const auto h = static_cast<std::uint32_t>(hop);
@@ -147,8 +150,9 @@ bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
 sampled_layer bulk_sampler::sample_node_wise(const segmented_vertices& frontier,
                                              std::span<const std::int64_t> minibatch_ids,
                                              std::uint32_t epoch, std::uint32_t hop) {
+  const auto ids = stream_ids(minibatch_ids);
   const auto minibatch_of_row =
-      kernels::repeat_per_segment(exec_, frontier.offsets, stream_ids(minibatch_ids));
+      kernels::repeat_per_segment(exec_, frontier.offsets, on_executor(std::span(ids)));
   const kernels::row_sampling_options draw{
       .fanout = options_.fanouts[hop],
       .mode = options_.replacement,
@@ -164,6 +168,20 @@ sampled_layer bulk_sampler::sample_node_wise(const segmented_vertices& frontier,
   scoped_stage stage(times_, "relabel");
   auto relabelled = kernels::relabel_by_segment(exec_, frontier, drawn.view());
   return {std::move(relabelled.sources), std::move(relabelled.blocks), frontier.offsets};
+}
+
+segmented_vertices bulk_sampler::on_executor(segmented_vertices vertices) const {
+  if (exec_.device() == nullptr) return vertices;
+  // The device reads the offsets through UVA; the host keeps reading them.
+  segmented_vertices there;
+  there.vertices = copy_to(std::span<const vertex_t>(vertices.vertices), exec_.memory());
+  there.offsets =
+      copy_to(std::span<const std::int64_t>(vertices.offsets), exec_.device()->pinned_memory());
+  return there;
+}
+
+buffer<std::uint32_t> bulk_sampler::on_executor(std::span<const std::uint32_t> values) const {
+  return copy_to(values, exec_.memory());
 }
 
 gathered_rows bulk_sampler::fetch_rows(std::span<const vertex_t> vertices) {

@@ -184,9 +184,31 @@ std::uint64_t merge_digest(std::span<const vertex_t> seeds, std::int64_t hops,
   return hasher.value();
 }
 
+namespace {
+
+segmented_vertices copy_to_host(const segmented_vertices& s) {
+  segmented_vertices out;
+  out.vertices = bulkgnn::copy_to_host(s.vertices);
+  out.offsets = bulkgnn::copy_to_host(s.offsets);
+  return out;
+}
+
+}  // namespace
+
+bulk_sample copy_to_host(const bulk_sample& bulk) {
+  bulk_sample out;
+  out.minibatch_ids = bulkgnn::copy_to_host(bulk.minibatch_ids);
+  out.seeds = copy_to_host(bulk.seeds);
+  for (const auto& layer : bulk.layers)
+    out.layers.push_back({copy_to_host(layer.sources), bulkgnn::copy_to_host(layer.blocks),
+                          bulkgnn::copy_to_host(layer.row_offsets)});
+  return out;
+}
+
 edge_t bulk_sample::sampled_edges() const {
   edge_t total = 0;
-  for (const auto& layer : layers) total += layer.blocks.nnz();
+  // The indices' size, which the host knows wherever the blocks live.
+  for (const auto& layer : layers) total += static_cast<edge_t>(layer.blocks.indices.size());
   return total;
 }
 

@@ -82,6 +82,11 @@ struct minibatch_split {
 // sharded over ranks whose rows are fetched per hop (distributed/). Either
 // way the same entries are drawn, since draws are keyed by vertex id and
 // fetched rows keep A's stored order.
+//
+// With a cuda executor (node-wise so far) the graph must be in device or
+// pinned host memory, and the bulk comes back on the device (vertices and
+// blocks in device memory, segment offsets in pinned host memory);
+// copy_to_host gives a host copy to extract or digest.
 class bulk_sampler {
  public:
   bulk_sampler(csr_view graph, sampler_options options, executor exec = {});
@@ -160,6 +165,12 @@ class bulk_sampler {
                                   const segmented_vertices& sources,
                                   std::span<const float> inverse_p,
                                   std::span<const vertex_t> distinct, const gathered_rows& rows);
+
+  // Host-built inputs of a hop (seeds, minibatch ids) where the executor's
+  // kernels read them: unchanged on the host back ends; on cuda, vertices in
+  // device memory and segment offsets in pinned host memory.
+  [[nodiscard]] segmented_vertices on_executor(segmented_vertices vertices) const;
+  [[nodiscard]] buffer<std::uint32_t> on_executor(std::span<const std::uint32_t> values) const;
 
   void initialise();
   gathered_rows fetch_rows(std::span<const vertex_t> vertices);

@@ -68,6 +68,10 @@ struct bulk_sample {
   [[nodiscard]] std::vector<destination_edges> destinations(std::int64_t j) const;
 };
 
+// A host copy of a bulk sampled on any executor (a cuda bulk lives on the
+// device), for extracting or digesting its minibatches.
+[[nodiscard]] bulk_sample copy_to_host(const bulk_sample& bulk);
+
 // The digest of a whole minibatch (bulk_sample::digest) from its seeds, in
 // order, and the destinations of all its parts, in any order: a destination
 // that several parts hold counts once. Throws if two parts give one

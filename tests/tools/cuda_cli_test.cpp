@@ -1,0 +1,51 @@
+// `bulkgnn sample --device cuda` draws exactly the CPU's minibatches (label
+// gpu): the same digest on real data, with the topology in device memory and
+// in pinned host memory. Skipped, saying why, where no GPU is visible; failed
+// there when BULKGNN_EXPECT_GPU is set.
+#include "bulkgnn/kernels/devices.hpp"
+#include "run_command.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <regex>
+#include <string>
+
+namespace {
+
+using bulkgnn::testing::run_command;
+
+// The digest line a sample run prints last.
+std::string digest_of(const std::string& arguments) {
+  const auto result = run_command(std::string(BULKGNN_CLI) + " sample " + arguments + " --quiet");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  std::smatch found;
+  EXPECT_TRUE(std::regex_search(result.output, found, std::regex("digest ([0-9a-f]{16})")))
+      << result.output;
+  return found.size() > 1 ? found[1].str() : "";
+}
+
+class CudaSample : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!bulkgnn::kernels::visible_cuda_devices().empty()) return;
+    if (std::getenv("BULKGNN_EXPECT_GPU") != nullptr)
+      FAIL() << "BULKGNN_EXPECT_GPU is set but no CUDA device is visible";
+    GTEST_SKIP() << (bulkgnn::kernels::cuda_compiled() ? "no CUDA device is visible"
+                                                       : "this build has no CUDA back end");
+  }
+};
+
+TEST_F(CudaSample, NodeWiseDigestsEqualTheCpusOnRealData) {
+  const std::string data = BULKGNN_SHARED_DATA;
+  for (const std::string& run : {data + "/cora --fanouts 15,10,5 --epochs 2",
+                                data + "/facebook --fanouts 10,5 --bulk 7",
+                                data + "/facebook --fanouts 25,10 --replace",
+                                data + "/coauthor-cs --fanouts -1,5 --batch-size 256"}) {
+    const auto cpu = digest_of(run + " --device cpu");
+    EXPECT_EQ(digest_of(run + " --device cuda --topology device"), cpu) << run;
+    EXPECT_EQ(digest_of(run + " --device cuda --topology pinned"), cpu) << run;
+  }
+}
+
+}  // namespace
