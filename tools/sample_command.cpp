@@ -14,7 +14,9 @@
 #include <tbb/parallel_for.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -101,8 +103,18 @@ void require_writable_outputs(const sample_config& c) {
 // memory read through UVA. Empty for the host back ends, which sample the
 // dataset's own mapping.
 csr_matrix place_topology(csr_view graph, const executor& exec, const std::string& topology,
-                          bool quiet) {
+                          bool weighted, bool quiet) {
   if (exec.device() == nullptr) return {};
+  // The kernels trust device-resident weights, so they are checked here,
+  // while the host still reads them, as sample_rows checks host graphs.
+  if (weighted) {
+    const auto bad = std::find_if(graph.values.begin(), graph.values.end(),
+                                  [](float w) { return !(w > 0.0f && std::isfinite(w)); });
+    BULKGNN_EXPECTS(bad == graph.values.end(),
+                    "--weighted: weighted sampling needs positive finite edge weights, but edge "
+                    "{} has weight {}",
+                    bad - graph.values.begin(), bad == graph.values.end() ? 0.0f : *bad);
+  }
   const auto bytes = static_cast<double>(graph.indptr.size_bytes() + graph.indices.size_bytes() +
                                          graph.values.size_bytes());
   const auto device_bytes =
@@ -137,7 +149,7 @@ void run_sample(const sample_config& c) {
   const executor exec = kernels::make_executor(parse_backend(c.backend));
   BULKGNN_EXPECTS(exec.device() == nullptr || !cluster.distributed(),
                   "--backend cuda: sampling on the GPU under mpirun is not supported yet");
-  const auto placed = place_topology(ds->graph(), exec, c.topology, c.quiet);
+  const auto placed = place_topology(ds->graph(), exec, c.topology, c.weighted, c.quiet);
   const csr_view graph = exec.device() != nullptr ? placed.view() : ds->graph();
   auto sampler = cluster.rows() ? sampler::bulk_sampler(*cluster.rows(), options, exec)
                                 : sampler::bulk_sampler(graph, options, exec);
@@ -183,13 +195,23 @@ void run_sample(const sample_config& c) {
       sampled_edges += bulk.sampled_edges();
       {
         scoped_stage stage(times, "digest");
-        std::vector<std::vector<sampler::destination_edges>> parts(static_cast<std::size_t>(count));
-        tbb::parallel_for(std::int64_t{0}, count,
-                          [&](std::int64_t j) { parts[j] = bulk.destinations(j); });
-        std::vector<sampler::destination_edges> mine;
-        for (const auto& part : parts) mine.insert(mine.end(), part.begin(), part.end());
-        for (const auto& [id, d] : cluster.merge_part_digests(plan, hops, mine))
-          digests.emplace_back(epoch * per_epoch + id, d);
+        if (!cluster.distributed()) {
+          std::vector<std::uint64_t> whole(static_cast<std::size_t>(count));
+          tbb::parallel_for(std::int64_t{0}, count,
+                            [&](std::int64_t j) { whole[j] = bulk.digest(j); });
+          for (std::int64_t j = 0; j < count; ++j)
+            digests.emplace_back(epoch * per_epoch + first + j, whole[j]);
+        } else {
+          // Parts share destinations: merged by minibatch owner over the ranks.
+          std::vector<std::vector<sampler::destination_edges>> parts(
+              static_cast<std::size_t>(count));
+          tbb::parallel_for(std::int64_t{0}, count,
+                            [&](std::int64_t j) { parts[j] = bulk.destinations(j); });
+          std::vector<sampler::destination_edges> mine;
+          for (const auto& part : parts) mine.insert(mine.end(), part.begin(), part.end());
+          for (const auto& [id, d] : cluster.merge_part_digests(plan, hops, mine))
+            digests.emplace_back(epoch * per_epoch + id, d);
+        }
       }
       if (dump) {
         scoped_stage stage(times, "dump");

@@ -115,6 +115,9 @@ trainer::train_options options_from(const train_config& c) {
   o.checkpoint_dir = c.checkpoint_dir;
   o.resume = c.resume;
   o.quiet = c.quiet;
+  BULKGNN_EXPECTS(parse_backend(c.backend) != backend::cuda,
+                  "--backend cuda: training on the GPU is not built yet (sampling is: bulkgnn "
+                  "sample --device cuda)");
   o.exec = kernels::make_executor(parse_backend(c.backend));
   return o;
 }

@@ -71,8 +71,13 @@ class pinned_host_memory final : public memory_resource {
     BULKGNN_CUDA_CHECK(cudaHostAlloc(&pointer, bytes, cudaHostAllocPortable | cudaHostAllocMapped));
     return pointer;
   }
+  // Kernels queued on any stream may still read the memory through UVA:
+  // the device finishes them before it is freed (CUDA does not promise that
+  // cudaFreeHost waits for them).
   void deallocate(void* pointer, std::size_t) noexcept override {
-    if (pointer != nullptr) (void)cudaFreeHost(pointer);
+    if (pointer == nullptr) return;
+    (void)cudaDeviceSynchronize();
+    (void)cudaFreeHost(pointer);
   }
   void copy(void* destination, const void* source, std::size_t bytes) override {
     if (bytes != 0) BULKGNN_CUDA_CHECK(cudaMemcpy(destination, source, bytes, cudaMemcpyDefault));

@@ -29,7 +29,10 @@ using minibatch_ptr = std::shared_ptr<const loader::ready_minibatch>;
 backend parse_backend(const std::string& name) {
   if (name == "cpu") return backend::cpu;
   if (name == "reference") return backend::reference;
-  if (name == "cuda") return backend::cuda;
+  if (name == "cuda")
+    throw option_error(
+        "backend 'cuda': the loader does not run on the GPU yet (its gather stage and "
+        "host-to-device stage are not built); use cpu");
   throw option_error("backend must be cpu, reference or cuda; got '" + name + "'");
 }
 

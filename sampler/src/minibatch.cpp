@@ -3,6 +3,7 @@
 #include "bulkgnn/core/error.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <utility>
 
@@ -166,9 +167,9 @@ std::uint64_t merge_digest(std::span<const vertex_t> seeds, std::int64_t hops,
     std::uint64_t count = 0;
     std::uint64_t sum = 0;
     for (; next != destinations.end() && next->hop == hop; ++next) {
-      const auto previous = next - 1;
-      if (next != destinations.begin() && previous->hop == hop &&
-          previous->destination == next->destination) {
+      if (next != destinations.begin() && std::prev(next)->hop == hop &&
+          std::prev(next)->destination == next->destination) {
+        const auto previous = std::prev(next);
         BULKGNN_EXPECTS(previous->count == next->count && previous->sum == next->sum,
                         "merge_digest: minibatch {}, hop {}: two parts give vertex {} different "
                         "edges",

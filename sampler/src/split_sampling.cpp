@@ -16,6 +16,7 @@
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "hop_helpers.hpp"
 
+#include <limits>
 #include <numeric>
 
 namespace bulkgnn::sampler {
@@ -132,6 +133,8 @@ csr_matrix bulk_sampler::draw_split_rows(csr_view weights, std::span<const verte
   // Where this rank's entries of each row start in the whole row: after the
   // entries of the ranks before it (whose columns come first).
   const auto count = static_cast<std::int64_t>(weight_row.size());
+  // -1 takes every entry, as sample_rows takes a whole row.
+  const std::int64_t take = fanout == -1 ? std::numeric_limits<std::int64_t>::max() : fanout;
   std::vector<std::int64_t> mine(static_cast<std::size_t>(count));
   for (std::int64_t i = 0; i < count; ++i) mine[i] = weights.degree(weight_row[i]);
   std::vector<std::int64_t> everyone;
@@ -143,15 +146,18 @@ csr_matrix bulk_sampler::draw_split_rows(csr_view weights, std::span<const verte
   std::vector<std::int64_t> first_position(static_cast<std::size_t>(count), 0);
   for (int r = 0; r < ranks.rank(); ++r)
     for (std::int64_t i = 0; i < count; ++i) first_position[i] += everyone[r * count + i];
+  std::vector<kernels::keyed_entry> candidates;
   {
     scoped_stage stage(times_, "sample_rows");
-    const auto candidates = kernels::smallest_keyed_entries(exec_, weights, weight_row,
-                                                            first_position, streams, fanout);
-    scoped_stage exchange(times_, "exchange");
+    candidates =
+        kernels::smallest_keyed_entries(exec_, weights, weight_row, first_position, streams, take);
+  }
+  {
+    scoped_stage stage(times_, "exchange");
     all = ranks.all_gather_v(std::span<const kernels::keyed_entry>(candidates));
   }
   scoped_stage stage(times_, "sample_rows");
-  return kernels::take_smallest_keys(exec_, all, count, weights.cols, fanout);
+  return kernels::take_smallest_keys(exec_, all, count, weights.cols, take);
 }
 
 bulk_sampler::split_hop bulk_sampler::sample_layer_wise_part(
@@ -185,16 +191,21 @@ bulk_sampler::split_hop bulk_sampler::sample_layer_wise_part(
       kernels::row_streams{options_.seed, epoch, hop, minibatch_of_row, zero_key_rows},
       options_.fanouts[hop], ranks);
 
-  scoped_stage stage(times_, "extract");
-  const auto spread = kernels::spread_to_segment_starts(exec_, drawn.view(), whole.offsets);
-  auto sources = kernels::relabel_by_segment(exec_, whole, spread.view()).sources;
-  // Each source's p is in the weights of exactly one rank and 0 in the
-  // others', so the sum over ranks is exact in any order.
-  std::vector<float> inverse_p = kernels::lookup_entries(exec_, weights, weight_row, sources);
+  segmented_vertices sources;
+  std::vector<float> inverse_p;
   {
-    scoped_stage exchange(times_, "exchange");
+    scoped_stage stage(times_, "extract");
+    const auto spread = kernels::spread_to_segment_starts(exec_, drawn.view(), whole.offsets);
+    sources = kernels::relabel_by_segment(exec_, whole, spread.view()).sources;
+    // Each source's p is in the weights of exactly one rank and 0 in the
+    // others', so the sum over ranks is exact in any order.
+    inverse_p = kernels::lookup_entries(exec_, weights, weight_row, sources);
+  }
+  {
+    scoped_stage stage(times_, "exchange");
     ranks.all_reduce(std::span<float>(inverse_p));
   }
+  scoped_stage stage(times_, "extract");
   kernels::invert_probabilities(exec_, inverse_p);
 
   csr_matrix blocks = extract_layer_blocks(part, sources, inverse_p, distinct, rows);

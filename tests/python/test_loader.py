@@ -8,6 +8,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 import unittest
 from unittest import mock
 
@@ -33,6 +34,15 @@ def cli_sample_digest(*args):
 
 def os_threads():
     return len(os.listdir("/proc/self/task"))
+
+
+def os_threads_once_at_most(expected, timeout=10.0):
+    # A joined thread (Python's Timer, or a pipeline stage) can still be listed
+    # for a moment while the OS tears it down, so give the count time to drop.
+    deadline = time.monotonic() + timeout
+    while os_threads() > expected and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return os_threads()
 
 
 class SameMinibatchesAsTheCli(unittest.TestCase):
@@ -191,10 +201,8 @@ class Failures(unittest.TestCase):
                     for _ in loader:
                         pass
 
-    def test_the_cuda_backend_without_a_gpu_is_refused_naming_the_device(self):
-        if os.environ.get("BULKGNN_EXPECT_GPU"):
-            self.skipTest("a GPU is expected here")
-        with self.assertRaisesRegex(ValueError, "device 0"):
+    def test_the_cuda_backend_is_refused_until_the_loader_runs_on_the_gpu(self):
+        with self.assertRaisesRegex(ValueError, "backend 'cuda'"):
             bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16, backend="cuda")
 
     def test_ctrl_c_stops_the_pipeline_threads(self):
@@ -210,7 +218,7 @@ class Failures(unittest.TestCase):
                 for _ in loader:
                     pass
         timer.join()
-        self.assertEqual(os_threads(), idle_threads)
+        self.assertLessEqual(os_threads_once_at_most(idle_threads), idle_threads)
         self.assertEqual(sum(1 for _ in loader), len(loader))
 
 

@@ -13,9 +13,9 @@
 namespace bulkgnn::sampler {
 namespace {
 
+using bulkgnn::testing::all_vertices;
 using testing::expect_same_minibatch;
 using testing::split_options_for;
-using bulkgnn::testing::all_vertices;
 
 class SplitSampling : public ::testing::TestWithParam<sampler_kind> {};
 
@@ -76,6 +76,28 @@ TEST_P(SplitSampling, DigestsMergedFromTheSlicesAreTheWholeMinibatchDigests) {
     for (std::int64_t j = 0; j < plan.num_minibatches(); ++j)
       EXPECT_EQ(merge_digest(plan.seeds(j), hops, by_minibatch[j]), whole.digest(j))
           << slices << " slices, minibatch " << j;
+  }
+}
+
+// -1 takes every column the distribution reaches, split or whole.
+TEST(SplitSampling, FanoutMinusOneTakesEveryColumnAsTheWholeSampleDoes) {
+  const auto g = bulkgnn::testing::random_graph(300, 9);
+  const auto train = all_vertices(300);
+  const epoch_plan plan(train, 20, 0, 4);
+  for (const auto kind : {sampler_kind::ladies, sampler_kind::fastgcn}) {
+    bulk_sampler sampler(g.view(), {.kind = kind, .fanouts = {-1, 5}, .seed = 2});
+    const auto whole = sampler.sample(plan, 0, 3);
+    for (int slice = 0; slice < 3; ++slice) {
+      const auto parts = sampler.sample_slices(plan, 0, 3, {.slice = slice, .slices = 3});
+      for (std::int64_t j = 0; j < 3; ++j) {
+        const auto all = whole.extract(j);
+        const auto [begin, end] =
+            slice_range(static_cast<std::int64_t>(all.seeds.size()), slice, 3);
+        expect_same_minibatch(
+            parts.extract(j), restrict_to_seeds(all, begin, end),
+            fmt::format("{} slice {}, minibatch {}", sampler_kind_name(kind), slice, j));
+      }
+    }
   }
 }
 

@@ -22,7 +22,9 @@ enum class backend { reference, cpu, cuda };
 
 // What a device back end's executor runs with: its device, the stream its
 // kernels and copies are queued on in order, and the resources its outputs
-// and staging buffers come from. kernels/cuda implements it (make one with
+// and staging buffers come from. Buffers allocated from these resources must
+// not outlive every executor that shares the context (the resources and the
+// stream go with it). kernels/cuda implements it (make one with
 // kernels::make_cuda_executor); core knows no CUDA type, so the stream is
 // an opaque handle there.
 class device_context {
