@@ -50,7 +50,7 @@ void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows
                                              std::span<const std::int64_t> row_offsets,
                                              const segmented_vertices& sources,
                                              std::int64_t num_vertices);
-[[nodiscard]] std::vector<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
+[[nodiscard]] buffer<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
                                                 const segmented_vertices& cols);
 
 // Dense operations of the train step (gemm.hpp, activation.hpp, bias.hpp,

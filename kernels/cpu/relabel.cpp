@@ -182,9 +182,9 @@ csr_matrix columns_as_vertices(csr_view blocks, std::span<const std::int64_t> ro
   return out;
 }
 
-std::vector<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
-                                  const segmented_vertices& cols) {
-  std::vector<float> out(cols.vertices.size());
+buffer<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
+                             const segmented_vertices& cols) {
+  buffer<float> out(cols.vertices.size());
   tbb::parallel_for(std::int64_t{0}, cols.segments(), [&](std::int64_t j) {
     const auto columns = a.row(rows[j]);
     for (auto k = cols.offsets[j]; k < cols.offsets[j + 1]; ++k) {

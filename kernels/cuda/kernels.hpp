@@ -35,6 +35,38 @@ namespace bulkgnn::kernels::cuda {
                                                    const segmented_vertices& destinations,
                                                    csr_view sampled);
 
+[[nodiscard]] buffer<float> lookup_entries(const executor& exec, csr_view a,
+                                           std::span<const vertex_t> rows,
+                                           const segmented_vertices& cols);
+
+[[nodiscard]] csr_matrix extract_blocks(const executor& exec, csr_view a,
+                                        const segmented_vertices& rows,
+                                        const segmented_vertices& cols,
+                                        std::span<const float> column_scale, bool add_self_loops);
+
+// frontier.hpp's operations; segment offsets in host-readable memory.
+[[nodiscard]] buffer<vertex_t> sorted_distinct(const executor& exec,
+                                               std::span<const vertex_t> vertices);
+[[nodiscard]] buffer<vertex_t> positions_in_sorted(const executor& exec,
+                                                   std::span<const vertex_t> values,
+                                                   std::span<const vertex_t> sorted);
+[[nodiscard]] csr_matrix frontier_selection(const executor& exec,
+                                            const segmented_vertices& frontier,
+                                            std::span<const vertex_t> distinct, csr_view rows,
+                                            std::span<const vertex_t> row_of,
+                                            std::int64_t num_vertices);
+[[nodiscard]] csr_matrix rename_columns(const executor& exec, csr_view m,
+                                        std::span<const vertex_t> sorted_keys,
+                                        std::span<const vertex_t> mapped, std::int64_t cols);
+[[nodiscard]] csr_matrix spread_to_segment_starts(const executor& exec, csr_view per_segment,
+                                                  std::span<const std::int64_t> offsets);
+void invert_probabilities(const executor& exec, std::span<float> values);
+
+// spgemm.hpp's operations, with the host back ends' sums bit for bit.
+[[nodiscard]] csr_matrix spgemm(const executor& exec, csr_view a, csr_view b);
+[[nodiscard]] csr_matrix add(const executor& exec, csr_view a, csr_view b);
+void normalize_rows(const executor& exec, csr_matrix& m);
+
 void gather_dense_rows(const executor& exec, dense_view<const float> x,
                        std::span<const vertex_t> rows, dense_view<float> out);
 

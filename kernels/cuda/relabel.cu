@@ -1,8 +1,8 @@
 #include "kernels.hpp"
 #include "launch.cuh"
+#include "primitives.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
 #include <vector>
@@ -22,21 +22,6 @@ namespace {
 // the segment): 2^40 items, far beyond any bulk.
 constexpr int order_bits = 40;
 
-__device__ std::int64_t last_at_or_below(const std::int64_t* offsets, std::int64_t count,
-                                         std::int64_t i) {
-  // The last k with offsets[k] <= i (segments may be empty).
-  std::int64_t low = 0;
-  std::int64_t high = count;
-  while (high - low > 1) {
-    const std::int64_t middle = (low + high) / 2;
-    if (offsets[middle] <= i)
-      low = middle;
-    else
-      high = middle;
-  }
-  return low;
-}
-
 __global__ void make_items(const vertex_t* destinations, const std::int64_t* segment_offsets,
                            std::int64_t segments, std::int64_t destination_count,
                            const edge_t* indptr, const vertex_t* columns, std::int64_t entries,
@@ -49,10 +34,10 @@ __global__ void make_items(const vertex_t* destinations, const std::int64_t* seg
     vertex = destinations[i];
   } else {
     const std::int64_t e = i - destination_count;
-    row = last_at_or_below(indptr, destination_count + 1, e);
+    row = last_offset_at_or_below(indptr, destination_count + 1, e);
     vertex = columns[e];
   }
-  const std::int64_t segment = last_at_or_below(segment_offsets, segments + 1, row);
+  const std::int64_t segment = last_offset_at_or_below(segment_offsets, segments + 1, row);
   keys[i] = (static_cast<std::uint64_t>(segment) << 32) | static_cast<std::uint32_t>(vertex);
   orders[i] = i;
 }
@@ -115,15 +100,6 @@ void sort_pairs(const executor& exec, const std::uint64_t* keys_in, std::uint64_
                                                      stream_of(exec)));
 }
 
-void inclusive_sum(const executor& exec, std::int64_t* values, std::int64_t count) {
-  std::size_t bytes = 0;
-  BULKGNN_CUDA_CHECK(
-      cub::DeviceScan::InclusiveSum(nullptr, bytes, values, values, count, stream_of(exec)));
-  buffer<std::byte> scratch(bytes, exec.memory());
-  BULKGNN_CUDA_CHECK(
-      cub::DeviceScan::InclusiveSum(scratch.data(), bytes, values, values, count, stream_of(exec)));
-}
-
 }  // namespace
 
 relabelled_blocks relabel_by_segment(const executor& exec, const segmented_vertices& destinations,
@@ -172,7 +148,7 @@ relabelled_blocks relabel_by_segment(const executor& exec, const segmented_verti
   mark_run_heads<<<blocks_for(count), threads_per_block, 0, stream>>>(sorted_keys.data(), count,
                                                                       run_ids.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
-  inclusive_sum(exec, run_ids.data(), count);
+  inclusive_scan(exec, run_ids.data(), count);
   const std::int64_t uniques = read_back(exec, run_ids.data() + count - 1);
 
   buffer<std::uint64_t> unique_keys(static_cast<std::size_t>(uniques), device);
@@ -214,6 +190,233 @@ relabelled_blocks relabel_by_segment(const executor& exec, const segmented_verti
       out.blocks.indices.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   // The scratch buffers above are freed in stream order when this returns.
+  return out;
+}
+
+}  // namespace bulkgnn::kernels::cuda
+
+// lookup_entries and extract_blocks find vertices in a segment of `cols` by
+// binary search in the segment's (vertex, local position) pairs sorted by
+// vertex, which a stable radix sort of (segment, vertex) keys gives for all
+// segments at once: segment j keeps its range [offsets[j], offsets[j + 1]).
+namespace bulkgnn::kernels::cuda {
+namespace {
+
+struct segment_index {
+  const std::uint64_t* keys;    // (segment, vertex), sorted
+  const vertex_t* positions;    // local position of each key's vertex
+  const std::int64_t* offsets;  // the segments' ranges
+  std::int64_t segments;
+
+  // The local position of `vertex` in segment j, or -1.
+  __device__ vertex_t find(std::int64_t j, vertex_t vertex) const {
+    const std::uint64_t key =
+        (static_cast<std::uint64_t>(j) << 32) | static_cast<std::uint32_t>(vertex);
+    std::int64_t low = offsets[j];
+    std::int64_t high = offsets[j + 1];
+    while (low < high) {
+      const std::int64_t middle = (low + high) / 2;
+      if (keys[middle] < key)
+        low = middle + 1;
+      else
+        high = middle;
+    }
+    return low < offsets[j + 1] && keys[low] == key ? positions[low] : -1;
+  }
+};
+
+__global__ void segment_items(const vertex_t* vertices, const std::int64_t* offsets,
+                              std::int64_t segments, std::int64_t count, std::uint64_t* keys,
+                              std::int64_t* items) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  const std::int64_t segment = last_offset_at_or_below(offsets, segments + 1, i);
+  keys[i] = (static_cast<std::uint64_t>(segment) << 32) | static_cast<std::uint32_t>(vertices[i]);
+  items[i] = i;
+}
+
+__global__ void local_positions(const std::int64_t* sorted_items, const std::uint64_t* sorted_keys,
+                                const std::int64_t* offsets, std::int64_t count,
+                                vertex_t* positions) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < count)
+    positions[i] = static_cast<vertex_t>(sorted_items[i] - offsets[sorted_keys[i] >> 32]);
+}
+
+// Owns the arrays behind a segment_index.
+struct segment_lookup {
+  buffer<std::uint64_t> keys;
+  buffer<vertex_t> positions;
+  segment_index index;
+};
+
+segment_lookup index_segments(const executor& exec, const segmented_vertices& cols) {
+  const cudaStream_t stream = stream_of(exec);
+  const auto count = static_cast<std::int64_t>(cols.vertices.size());
+  segment_lookup lookup{buffer<std::uint64_t>(cols.vertices.size(), exec.memory()),
+                        buffer<vertex_t>(cols.vertices.size(), exec.memory()),
+                        {}};
+  lookup.index = {lookup.keys.data(), lookup.positions.data(), cols.offsets.data(),
+                  cols.segments()};
+  if (count == 0) return lookup;
+  buffer<std::uint64_t> keys(cols.vertices.size(), exec.memory());
+  buffer<std::int64_t> items(cols.vertices.size(), exec.memory());
+  buffer<std::int64_t> sorted_items(cols.vertices.size(), exec.memory());
+  segment_items<<<blocks_for(count), threads_per_block, 0, stream>>>(
+      cols.vertices.data(), cols.offsets.data(), cols.segments(), count, keys.data(), items.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  sort_pairs(exec, keys.data(), lookup.keys.data(), items.data(), sorted_items.data(), count);
+  local_positions<<<blocks_for(count), threads_per_block, 0, stream>>>(
+      sorted_items.data(), lookup.keys.data(), cols.offsets.data(), count, lookup.positions.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  return lookup;
+}
+
+__global__ void look_up(const edge_t* indptr, const vertex_t* indices, const float* values,
+                        const vertex_t* rows, const vertex_t* vertices, const std::int64_t* offsets,
+                        std::int64_t segments, std::int64_t count, float* out) {
+  const std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  const vertex_t row = rows[last_offset_at_or_below(offsets, segments + 1, k)];
+  const edge_t base = indptr[0];
+  edge_t low = indptr[row] - base;
+  const edge_t end = indptr[row + 1] - base;
+  edge_t high = end;
+  while (low < high) {
+    const edge_t middle = (low + high) / 2;
+    if (indices[middle] < vertices[k])
+      low = middle + 1;
+    else
+      high = middle;
+  }
+  const bool found = low < end && indices[low] == vertices[k];
+  out[k] = !found ? 0.0f : values == nullptr ? 1.0f : values[low];
+}
+
+struct block_source {
+  const edge_t* indptr;
+  const vertex_t* indices;
+  const float* values;  // null for a pattern
+  const vertex_t* row_vertices;
+  const std::int64_t* row_offsets;
+  std::int64_t row_segments;
+  std::int64_t rows;
+  const float* scale;
+  bool add_self_loops;
+};
+
+// Visits output row i's entries in a's stored order, then its added self
+// loop: (local column, value).
+template <class Visit>
+__device__ void for_each_block_entry(const block_source& s, const segment_index& cols,
+                                     std::int64_t i, Visit&& visit) {
+  const vertex_t u = s.row_vertices[i];
+  const std::int64_t j = last_offset_at_or_below(s.row_offsets, s.row_segments + 1, i);
+  const edge_t base = s.indptr[0];
+  bool stores_self = false;
+  for (edge_t e = s.indptr[u] - base; e < s.indptr[u + 1] - base; ++e) {
+    stores_self |= s.indices[e] == u;
+    const vertex_t p = cols.find(j, s.indices[e]);
+    if (p < 0) continue;
+    const float value = s.values == nullptr ? 1.0f : s.values[e];
+    visit(p, __fmul_rn(value, s.scale[cols.offsets[j] + p]));
+  }
+  if (!s.add_self_loops || stores_self) return;
+  const vertex_t p = cols.find(j, u);
+  if (p >= 0) visit(p, __fmul_rn(1.0f, s.scale[cols.offsets[j] + p]));
+}
+
+__global__ void count_block_entries(block_source s, segment_index cols, edge_t* lengths) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= s.rows) return;
+  edge_t length = 0;
+  for_each_block_entry(s, cols, i, [&](vertex_t, float) { ++length; });
+  lengths[i + 1] = length;
+  if (i == 0) lengths[0] = 0;
+}
+
+__global__ void write_block_entries(block_source s, segment_index cols, const edge_t* indptr,
+                                    std::uint64_t* keys, float* values) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= s.rows) return;
+  edge_t at = indptr[i];
+  for_each_block_entry(s, cols, i, [&](vertex_t p, float value) {
+    keys[at] = (static_cast<std::uint64_t>(i) << 32) | static_cast<std::uint32_t>(p);
+    values[at] = value;
+    ++at;
+  });
+}
+
+__global__ void low_words(const std::uint64_t* keys, std::int64_t count, vertex_t* columns) {
+  const std::int64_t e = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (e < count) columns[e] = static_cast<vertex_t>(keys[e] & 0xFFFFFFFFu);
+}
+
+}  // namespace
+
+buffer<float> lookup_entries(const executor& exec, csr_view a, std::span<const vertex_t> rows,
+                             const segmented_vertices& cols) {
+  const auto count = static_cast<std::int64_t>(cols.vertices.size());
+  buffer<float> out(cols.vertices.size(), exec.memory());
+  if (count == 0) return out;
+  look_up<<<blocks_for(count), threads_per_block, 0, stream_of(exec)>>>(
+      a.indptr.data(), a.indices.data(), a.weighted() ? a.values.data() : nullptr, rows.data(),
+      cols.vertices.data(), cols.offsets.data(), cols.segments(), count, out.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  return out;
+}
+
+csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vertices& rows,
+                          const segmented_vertices& cols, std::span<const float> column_scale,
+                          bool add_self_loops) {
+  const cudaStream_t stream = stream_of(exec);
+  memory_resource& device = exec.memory();
+  const auto row_count = static_cast<std::int64_t>(rows.vertices.size());
+  csr_matrix out;
+  out.rows = row_count;
+  for (std::int64_t j = 0; j < cols.segments(); ++j) out.cols = std::max(out.cols, cols.size(j));
+  out.indptr = buffer<edge_t>(static_cast<std::size_t>(row_count) + 1, device);
+  BULKGNN_CUDA_CHECK(cudaMemsetAsync(out.indptr.data(), 0, sizeof(edge_t), stream));
+  if (row_count == 0) return out;
+  const auto lookup = index_segments(exec, cols);
+  const block_source source{a.indptr.data(),
+                            a.indices.data(),
+                            a.weighted() ? a.values.data() : nullptr,
+                            rows.vertices.data(),
+                            rows.offsets.data(),
+                            rows.segments(),
+                            row_count,
+                            column_scale.data(),
+                            add_self_loops};
+  count_block_entries<<<blocks_for(row_count), threads_per_block, 0, stream>>>(source, lookup.index,
+                                                                               out.indptr.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  inclusive_scan(exec, out.indptr.data() + 1, row_count);
+  const edge_t entries = read_back(exec, out.indptr.data() + row_count);
+  buffer<std::uint64_t> keys(static_cast<std::size_t>(entries), device);
+  buffer<float> values(static_cast<std::size_t>(entries), device);
+  write_block_entries<<<blocks_for(row_count), threads_per_block, 0, stream>>>(
+      source, lookup.index, out.indptr.data(), keys.data(), values.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  // Stable by (row, local column): repeated columns keep a's order and the
+  // added self loop, written last, stays last, as the host's (column,
+  // position) sort leaves them.
+  buffer<std::uint64_t> sorted_keys(keys.size(), device);
+  out.values = buffer<float>(values.size(), device);
+  out.indices = buffer<vertex_t>(keys.size(), device);
+  if (entries == 0) return out;
+  const int end_bit = row_key_bits(row_count);
+  std::size_t bytes = 0;
+  BULKGNN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+      nullptr, bytes, keys.data(), sorted_keys.data(), values.data(), out.values.data(), entries, 0,
+      end_bit, stream));
+  buffer<std::byte> scratch(bytes, device);
+  BULKGNN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+      scratch.data(), bytes, keys.data(), sorted_keys.data(), values.data(), out.values.data(),
+      entries, 0, end_bit, stream));
+  low_words<<<blocks_for(entries), threads_per_block, 0, stream>>>(sorted_keys.data(), entries,
+                                                                   out.indices.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
   return out;
 }
 

@@ -97,8 +97,8 @@ csr_matrix columns_as_vertices(csr_view blocks, std::span<const std::int64_t> ro
   return out;
 }
 
-std::vector<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
-                                  const segmented_vertices& cols) {
+buffer<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
+                             const segmented_vertices& cols) {
   std::vector<float> out;
   for (std::int64_t j = 0; j < cols.segments(); ++j) {
     const auto columns = a.row(rows[j]);

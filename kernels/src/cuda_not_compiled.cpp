@@ -46,6 +46,49 @@ void gather_dense_rows(const executor&, dense_view<const float>, std::span<const
   not_compiled("gather_dense_rows");
 }
 
+buffer<float> lookup_entries(const executor&, csr_view, std::span<const vertex_t>,
+                             const segmented_vertices&) {
+  not_compiled("lookup_entries");
+}
+
+csr_matrix extract_blocks(const executor&, csr_view, const segmented_vertices&,
+                          const segmented_vertices&, std::span<const float>, bool) {
+  not_compiled("extract_blocks");
+}
+
+buffer<vertex_t> sorted_distinct(const executor&, std::span<const vertex_t>) {
+  not_compiled("sorted_distinct");
+}
+
+buffer<vertex_t> positions_in_sorted(const executor&, std::span<const vertex_t>,
+                                     std::span<const vertex_t>) {
+  not_compiled("positions_in_sorted");
+}
+
+csr_matrix frontier_selection(const executor&, const segmented_vertices&, std::span<const vertex_t>,
+                              csr_view, std::span<const vertex_t>, std::int64_t) {
+  not_compiled("frontier_selection");
+}
+
+csr_matrix rename_columns(const executor&, csr_view, std::span<const vertex_t>,
+                          std::span<const vertex_t>, std::int64_t) {
+  not_compiled("rename_columns");
+}
+
+csr_matrix spread_to_segment_starts(const executor&, csr_view, std::span<const std::int64_t>) {
+  not_compiled("spread_to_segment_starts");
+}
+
+void invert_probabilities(const executor&, std::span<float>) {
+  not_compiled("invert_probabilities");
+}
+
+csr_matrix spgemm(const executor&, csr_view, csr_view) { not_compiled("spgemm"); }
+
+csr_matrix add(const executor&, csr_view, csr_view) { not_compiled("add"); }
+
+void normalize_rows(const executor&, csr_matrix&) { not_compiled("normalize_rows"); }
+
 memory_space space_of(const void*) { return memory_space::host; }
 
 }  // namespace cuda

@@ -40,19 +40,24 @@ void check_all_found(const executor& exec, std::span<const vertex_t> values,
 }  // namespace
 
 buffer<vertex_t> sorted_distinct(const executor& exec, std::span<const vertex_t> vertices) {
+  (void)detail::span_reachable(exec, vertices.data(), "sorted_distinct", "vertices");
   return detail::dispatch(
       exec, "sorted_distinct", [&] { return reference::sorted_distinct(vertices); },
-      [&] { return cpu::sorted_distinct(vertices); });
+      [&] { return cpu::sorted_distinct(vertices); },
+      [&] { return cuda::sorted_distinct(exec, vertices); });
 }
 
 buffer<vertex_t> positions_in_sorted(const executor& exec, std::span<const vertex_t> values,
                                      std::span<const vertex_t> sorted) {
   constexpr std::string_view function = "positions_in_sorted";
-  check_strictly_ascending(sorted, function, "sorted");
+  (void)detail::span_reachable(exec, values.data(), function, "values");
+  if (detail::span_reachable(exec, sorted.data(), function, "sorted"))
+    check_strictly_ascending(sorted, function, "sorted");
   check_all_found(exec, values, sorted, function, "values");
   return detail::dispatch(
       exec, function, [&] { return reference::positions_in_sorted(values, sorted); },
-      [&] { return cpu::positions_in_sorted(values, sorted); });
+      [&] { return cpu::positions_in_sorted(values, sorted); },
+      [&] { return cuda::positions_in_sorted(exec, values, sorted); });
 }
 
 buffer<std::uint32_t> repeat_per_segment(const executor& exec,
@@ -78,30 +83,39 @@ csr_matrix frontier_selection(const executor& exec, const segmented_vertices& fr
   constexpr std::string_view function = "frontier_selection";
   detail::check_segments(exec, frontier, function, "frontier");
   detail::check_csr_sizes(exec, rows, function, "rows");
-  check_strictly_ascending(distinct, function, "distinct");
+  if (detail::span_reachable(exec, distinct.data(), function, "distinct"))
+    check_strictly_ascending(distinct, function, "distinct");
   BULKGNN_EXPECTS(row_of.size() == distinct.size(), "{}: row_of has {} entries for {} vertices",
                   function, row_of.size(), distinct.size());
-  detail::check_vertices_below(row_of, rows.rows, function, "row_of");
-  detail::check_vertices_below(frontier.vertices, num_vertices, function, "frontier.vertices");
+  if (detail::span_reachable(exec, row_of.data(), function, "row_of"))
+    detail::check_vertices_below(row_of, rows.rows, function, "row_of");
+  if (host_accessible(frontier.vertices.space()))
+    detail::check_vertices_below(frontier.vertices, num_vertices, function, "frontier.vertices");
   check_all_found(exec, frontier.vertices, distinct, function, "frontier.vertices");
   return detail::dispatch(
       exec, function,
       [&] { return reference::frontier_selection(frontier, distinct, rows, row_of, num_vertices); },
-      [&] { return cpu::frontier_selection(frontier, distinct, rows, row_of, num_vertices); });
+      [&] { return cpu::frontier_selection(frontier, distinct, rows, row_of, num_vertices); },
+      [&] {
+        return cuda::frontier_selection(exec, frontier, distinct, rows, row_of, num_vertices);
+      });
 }
 
 csr_matrix rename_columns(const executor& exec, csr_view m, std::span<const vertex_t> sorted_keys,
                           std::span<const vertex_t> mapped, std::int64_t cols) {
   constexpr std::string_view function = "rename_columns";
   detail::check_csr_sizes(exec, m, function, "m");
-  check_strictly_ascending(sorted_keys, function, "sorted_keys");
+  if (detail::span_reachable(exec, sorted_keys.data(), function, "sorted_keys"))
+    check_strictly_ascending(sorted_keys, function, "sorted_keys");
   BULKGNN_EXPECTS(mapped.size() == sorted_keys.size(), "{}: {} mapped ids for {} keys", function,
                   mapped.size(), sorted_keys.size());
-  detail::check_vertices_below(mapped, cols, function, "mapped");
+  if (detail::span_reachable(exec, mapped.data(), function, "mapped"))
+    detail::check_vertices_below(mapped, cols, function, "mapped");
   check_all_found(exec, m.indices, sorted_keys, function, "m.indices");
   return detail::dispatch(
       exec, function, [&] { return reference::rename_columns(m, sorted_keys, mapped, cols); },
-      [&] { return cpu::rename_columns(m, sorted_keys, mapped, cols); });
+      [&] { return cpu::rename_columns(m, sorted_keys, mapped, cols); },
+      [&] { return cuda::rename_columns(exec, m, sorted_keys, mapped, cols); });
 }
 
 csr_matrix with_self_loops(const executor& exec, csr_view rows, std::span<const vertex_t> row_of,
@@ -121,6 +135,9 @@ csr_matrix spread_to_segment_starts(const executor& exec, csr_view per_segment,
                                     std::span<const std::int64_t> offsets) {
   constexpr std::string_view function = "spread_to_segment_starts";
   detail::check_csr_sizes(exec, per_segment, function, "per_segment");
+  BULKGNN_EXPECTS(detail::span_reachable(exec, offsets.data(), function, "offsets"),
+                  "{}: offsets must be in host-readable memory (pinned for a cuda executor)",
+                  function);
   check_offsets(offsets, function, "offsets");
   BULKGNN_EXPECTS(static_cast<std::int64_t>(offsets.size()) == per_segment.rows + 1,
                   "{}: {} segments for {} rows", function, offsets.size() - 1, per_segment.rows);
@@ -129,7 +146,8 @@ csr_matrix spread_to_segment_starts(const executor& exec, csr_view per_segment,
                   empty - offsets.begin());
   return detail::dispatch(
       exec, function, [&] { return reference::spread_to_segment_starts(per_segment, offsets); },
-      [&] { return cpu::spread_to_segment_starts(per_segment, offsets); });
+      [&] { return cpu::spread_to_segment_starts(per_segment, offsets); },
+      [&] { return cuda::spread_to_segment_starts(exec, per_segment, offsets); });
 }
 
 csr_matrix columns_in_range(const executor& exec, csr_view m, vertex_t first, vertex_t last) {
@@ -144,13 +162,16 @@ csr_matrix columns_in_range(const executor& exec, csr_view m, vertex_t first, ve
 }
 
 void invert_probabilities(const executor& exec, std::span<float> values) {
-  for (std::size_t i = 0; i < values.size(); ++i)
-    BULKGNN_EXPECTS(values[i] > 0.0f && std::isfinite(values[i]),
-                    "invert_probabilities: values[{}] = {} is not a positive probability", i,
-                    values[i]);
+  // The cuda kernel checks the values it inverts itself.
+  if (detail::span_reachable(exec, values.data(), "invert_probabilities", "values"))
+    for (std::size_t i = 0; i < values.size(); ++i)
+      BULKGNN_EXPECTS(values[i] > 0.0f && std::isfinite(values[i]),
+                      "invert_probabilities: values[{}] = {} is not a positive probability", i,
+                      values[i]);
   detail::dispatch(
       exec, "invert_probabilities", [&] { reference::invert_probabilities(values); },
-      [&] { cpu::invert_probabilities(values); });
+      [&] { cpu::invert_probabilities(values); },
+      [&] { cuda::invert_probabilities(exec, values); });
 }
 
 }  // namespace bulkgnn::kernels

@@ -44,14 +44,18 @@ csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vert
   BULKGNN_EXPECTS(column_scale.size() == cols.vertices.size(),
                   "{}: column_scale has {} entries but cols has {} vertices", function,
                   column_scale.size(), cols.vertices.size());
-  detail::check_vertices_below(rows.vertices, a.rows, function, "rows.vertices");
-  detail::check_vertices_below(cols.vertices, a.cols, function, "cols.vertices");
+  (void)detail::span_reachable(exec, column_scale.data(), function, "column_scale");
+  if (host_accessible(rows.vertices.space()))
+    detail::check_vertices_below(rows.vertices, a.rows, function, "rows.vertices");
+  if (host_accessible(cols.vertices.space()))
+    detail::check_vertices_below(cols.vertices, a.cols, function, "cols.vertices");
   if (exec.kind() == backend::reference)
     detail::check_distinct_within_segments(cols, function, "cols");
   return detail::dispatch(
       exec, function,
       [&] { return reference::extract_blocks(a, rows, cols, column_scale, add_self_loops); },
-      [&] { return cpu::extract_blocks(a, rows, cols, column_scale, add_self_loops); });
+      [&] { return cpu::extract_blocks(a, rows, cols, column_scale, add_self_loops); },
+      [&] { return cuda::extract_blocks(exec, a, rows, cols, column_scale, add_self_loops); });
 }
 
 csr_matrix columns_as_vertices(const executor& exec, csr_view blocks,
@@ -78,14 +82,15 @@ csr_matrix columns_as_vertices(const executor& exec, csr_view blocks,
       [&] { return cpu::columns_as_vertices(blocks, row_offsets, sources, num_vertices); });
 }
 
-std::vector<float> lookup_entries(const executor& exec, csr_view a, std::span<const vertex_t> rows,
-                                  const segmented_vertices& cols) {
+buffer<float> lookup_entries(const executor& exec, csr_view a, std::span<const vertex_t> rows,
+                             const segmented_vertices& cols) {
   constexpr std::string_view function = "lookup_entries";
   detail::check_csr_sizes(exec, a, function, "a");
   detail::check_segments(exec, cols, function, "cols");
   BULKGNN_EXPECTS(static_cast<std::int64_t>(rows.size()) == cols.segments(),
                   "{}: {} rows for {} segments of cols", function, rows.size(), cols.segments());
-  detail::check_vertices_below(rows, a.rows, function, "rows");
+  if (detail::span_reachable(exec, rows.data(), function, "rows"))
+    detail::check_vertices_below(rows, a.rows, function, "rows");
   // Sortedness of the looked-up rows is the caller's promise; the reference
   // back end, the oracle, checks it.
   if (exec.kind() == backend::reference)
@@ -94,7 +99,8 @@ std::vector<float> lookup_entries(const executor& exec, csr_view a, std::span<co
                       "{}: row {} of a is not sorted", function, r);
   return detail::dispatch(
       exec, function, [&] { return reference::lookup_entries(a, rows, cols); },
-      [&] { return cpu::lookup_entries(a, rows, cols); });
+      [&] { return cpu::lookup_entries(a, rows, cols); },
+      [&] { return cuda::lookup_entries(exec, a, rows, cols); });
 }
 
 }  // namespace bulkgnn::kernels

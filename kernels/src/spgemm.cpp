@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "../cpu/kernels.hpp"
+#include "../cuda/kernels.hpp"
 #include "../reference/kernels.hpp"
 #include "front_door.hpp"
 
@@ -10,6 +11,7 @@ namespace bulkgnn::kernels {
 namespace {
 
 void check_sorted_rows(csr_view m, std::string_view argument) {
+  if (!host_accessible(m.space)) return;
   for (std::int64_t r = 0; r < m.rows; ++r) {
     const auto row = m.row(r);
     BULKGNN_EXPECTS(std::is_sorted(row.begin(), row.end()),
@@ -25,7 +27,8 @@ csr_matrix spgemm(const executor& exec, csr_view a, csr_view b) {
   BULKGNN_EXPECTS(a.cols == b.rows, "spgemm: a is {}x{} but b is {}x{}", a.rows, a.cols, b.rows,
                   b.cols);
   return detail::dispatch(
-      exec, "spgemm", [&] { return reference::spgemm(a, b); }, [&] { return cpu::spgemm(a, b); });
+      exec, "spgemm", [&] { return reference::spgemm(a, b); }, [&] { return cpu::spgemm(a, b); },
+      [&] { return cuda::spgemm(exec, a, b); });
 }
 
 csr_matrix add(const executor& exec, csr_view a, csr_view b) {
@@ -36,7 +39,8 @@ csr_matrix add(const executor& exec, csr_view a, csr_view b) {
   check_sorted_rows(a, "a");
   check_sorted_rows(b, "b");
   return detail::dispatch(
-      exec, "add", [&] { return reference::add(a, b); }, [&] { return cpu::add(a, b); });
+      exec, "add", [&] { return reference::add(a, b); }, [&] { return cpu::add(a, b); },
+      [&] { return cuda::add(exec, a, b); });
 }
 
 void normalize_rows(const executor& exec, csr_matrix& m) {
@@ -46,7 +50,7 @@ void normalize_rows(const executor& exec, csr_matrix& m) {
                   m.values.size(), m.indices.size());
   detail::dispatch(
       exec, "normalize_rows", [&] { reference::normalize_rows(m); },
-      [&] { cpu::normalize_rows(m); });
+      [&] { cpu::normalize_rows(m); }, [&] { cuda::normalize_rows(exec, m); });
 }
 
 }  // namespace bulkgnn::kernels

@@ -84,9 +84,9 @@ bulk_sampler::bulk_sampler(row_source& rows, sampler_options options, executor e
 
 void bulk_sampler::initialise() {
   validate(options_, rows_.weighted());
-  BULKGNN_EXPECTS(exec_.kind() != backend::cuda || options_.kind == sampler_kind::node_wise,
-                  "sampler_options.kind {}: the cuda back end samples node-wise only so far",
-                  sampler_kind_name(options_.kind));
+  BULKGNN_EXPECTS(exec_.kind() != backend::cuda || options_.kind != sampler_kind::fastgcn,
+                  "sampler_options.kind fastgcn: the cuda back end samples node-wise and LADIES "
+                  "only so far");
   if (options_.kind == sampler_kind::fastgcn) {
     BULKGNN_EXPECTS(rows_.whole_graph() != nullptr,
                     "sampler_options.kind fastgcn needs the whole graph in every process "
@@ -184,6 +184,10 @@ buffer<std::uint32_t> bulk_sampler::on_executor(std::span<const std::uint32_t> v
   return copy_to(values, exec_.memory());
 }
 
+buffer<vertex_t> bulk_sampler::on_executor(std::span<const vertex_t> values) const {
+  return copy_to(values, exec_.memory());
+}
+
 gathered_rows bulk_sampler::fetch_rows(std::span<const vertex_t> vertices) {
   scoped_stage stage(times_, "fetch_rows");
   return rows_.rows(vertices);
@@ -220,10 +224,13 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
 
   // Minibatch j draws from row j of the weights; its stream is keyed by the
   // minibatch alone, since row j's number depends on the bulk.
-  std::vector<vertex_t> weight_row(count);
-  std::iota(weight_row.begin(), weight_row.end(), 0);
-  const auto minibatch_of_row = stream_ids(minibatch_ids);
-  const std::vector<vertex_t> zero_key_rows(count, 0);
+  std::vector<vertex_t> row_numbers(count);
+  std::iota(row_numbers.begin(), row_numbers.end(), 0);
+  const auto weight_row = on_executor(std::span<const vertex_t>(row_numbers));
+  const auto minibatch_of_row =
+      on_executor(std::span<const std::uint32_t>(stream_ids(minibatch_ids)));
+  const auto zero_key_rows =
+      on_executor(std::span<const vertex_t>(std::vector<vertex_t>(count, 0)));
   csr_matrix drawn;
   {
     scoped_stage stage(times_, "sample_rows");
@@ -241,8 +248,7 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
   // Every source has p > 0: drawn columns by construction, destinations
   // through their self loop. Importance weight 1/p; the row normalisation
   // below absorbs the constant factors of Â and of p's normaliser.
-  std::vector<float> inverse_p =
-      kernels::lookup_entries(exec_, weights.view(), weight_row, sources);
+  buffer<float> inverse_p = kernels::lookup_entries(exec_, weights.view(), weight_row, sources);
   kernels::invert_probabilities(exec_, inverse_p);
   csr_matrix blocks = extract_layer_blocks(frontier, sources, inverse_p, distinct, rows);
   kernels::normalize_rows(exec_, blocks);

@@ -64,6 +64,9 @@ bulk_sample bulk_sampler::sample_slices(const epoch_plan& plan, std::int64_t fir
     ids.push_back(j);
   }
   if (options_.kind == sampler_kind::node_wise) return sample(plan.epoch(), std::move(part), ids);
+  BULKGNN_EXPECTS(exec_.kind() != backend::cuda,
+                  "bulk_sampler::sample_slices: layer-wise sampling split over ranks runs on the "
+                  "host back ends only so far");
 
   return sample_layer_wise_parts(plan.epoch(), std::move(whole), std::move(part), ids, split.ranks);
 }
@@ -192,7 +195,7 @@ bulk_sampler::split_hop bulk_sampler::sample_layer_wise_part(
       options_.fanouts[hop], ranks);
 
   segmented_vertices sources;
-  std::vector<float> inverse_p;
+  buffer<float> inverse_p;
   {
     scoped_stage stage(times_, "extract");
     const auto spread = kernels::spread_to_segment_starts(exec_, drawn.view(), whole.offsets);

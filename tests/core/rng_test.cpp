@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 namespace bulkgnn {
@@ -105,3 +108,50 @@ TEST(Philox16Blocks, MatchRandom123AtAnyCounter) {
 
 }  // namespace
 }  // namespace bulkgnn
+
+namespace {
+
+// Distance in representable doubles between two positive or two negative
+// finite values.
+std::int64_t ulps_apart(double a, double b) {
+  const auto x = std::bit_cast<std::int64_t>(a);
+  const auto y = std::bit_cast<std::int64_t>(b);
+  return x > y ? x - y : y - x;
+}
+
+}  // namespace
+
+TEST(PortableLog, IsWithinTwoUlpsOfTheLibrarysLogOverTheUniformsAndBeyond) {
+  bulkgnn::philox_stream rng({5, 0, 0, 0, 0});
+  std::int64_t worst = 0;
+  for (int i = 0; i < 1'000'000; ++i) {
+    const double u = rng.uniform_open01();
+    worst = std::max(worst, ulps_apart(bulkgnn::portable_log(u), std::log(u)));
+  }
+  // Near 1 the result is tiny and its ulp is tiny too: the relative error
+  // stays as small.
+  for (const double x : {0x1.0p-53, 0.5, 0.70710678118654752440, 0.9999999, 1.0000001, 1.5,
+                         1.9999999, 3.0, 1e300, 1e-300}) {
+    if (x == 1.0) continue;
+    worst = std::max(worst, ulps_apart(bulkgnn::portable_log(x), std::log(x)));
+  }
+  EXPECT_LE(worst, 2);
+  EXPECT_EQ(bulkgnn::portable_log(1.0), 0.0);
+  EXPECT_EQ(bulkgnn::portable_log(2.0), std::log(2.0));
+}
+
+TEST(PortableLog, ExponentialVariatesHaveUnitMeanAndVariance) {
+  bulkgnn::philox_stream rng({6, 0, 0, 0, 0});
+  constexpr int n = 400'000;
+  double sum = 0;
+  double squares = 0;
+  for (int i = 0; i < n; ++i) {
+    const double e = rng.exponential();
+    sum += e;
+    squares += e * e;
+  }
+  const double mean = sum / n;
+  // Standard errors: 1/sqrt(n) for the mean, about sqrt(8/n) for the variance.
+  EXPECT_NEAR(mean, 1.0, 5.0 / std::sqrt(n));
+  EXPECT_NEAR(squares / n - mean * mean, 1.0, 5.0 * std::sqrt(8.0 / n));
+}

@@ -4,8 +4,10 @@
 // GPU fails instead.
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/devices.hpp"
+#include "bulkgnn/kernels/frontier.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
+#include "bulkgnn/kernels/spgemm.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
 #include "test_support.hpp"
 
@@ -13,8 +15,11 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <initializer_list>
+#include <numeric>
 #include <optional>
 #include <random>
+#include <vector>
 
 namespace bulkgnn::kernels {
 namespace {
@@ -37,6 +42,17 @@ class CudaKernels : public ::testing::Test {
   [[nodiscard]] const executor& gpu() const { return *gpu_; }
   [[nodiscard]] memory_resource& device() const { return gpu_->memory(); }
   [[nodiscard]] memory_resource& pinned() const { return gpu_->device()->pinned_memory(); }
+
+  // Vertices in device memory, offsets pinned, as the sampler keeps them.
+  [[nodiscard]] segmented_vertices on_gpu(const segmented_vertices& s) const {
+    segmented_vertices there;
+    there.vertices = copy_to(std::span<const vertex_t>(s.vertices), device());
+    there.offsets = copy_to(std::span<const std::int64_t>(s.offsets), pinned());
+    return there;
+  }
+  [[nodiscard]] buffer<vertex_t> on_gpu(std::span<const vertex_t> values) const {
+    return copy_to(values, device());
+  }
 
  private:
   std::optional<executor> gpu_;
@@ -161,6 +177,109 @@ TEST_F(CudaKernels, GatherDenseRowsCopiesTheRowsTheCpuCopies) {
     EXPECT_TRUE(testing::same_bits(expected.data, std::span<const float>(back)))
         << memory_space_name(features->space());
   }
+}
+
+// Segments of distinct vertices of [0, n), of the given sizes.
+segmented_vertices distinct_segments(std::mt19937_64& gen, std::int64_t n,
+                                     std::initializer_list<int> sizes) {
+  segmented_vertices out;
+  std::vector<vertex_t> all(static_cast<std::size_t>(n));
+  std::iota(all.begin(), all.end(), 0);
+  for (const int size : sizes) {
+    std::shuffle(all.begin(), all.end(), gen);
+    out.push_segment(std::span<const vertex_t>(all).first(static_cast<std::size_t>(size)));
+  }
+  return out;
+}
+
+csr_view pattern(csr_view m) {
+  m.values = {};
+  return m;
+}
+
+// A LADIES hop's kernels, one by one on the same inputs: the layer-wise
+// weights Q·(A + I) (spgemm and add must sum in the cpu's order to give the
+// same bits), the lookups of 1/p, and the extracted, normalised blocks.
+TEST_F(CudaKernels, LayerWiseKernelsGiveTheCpusBits) {
+  std::mt19937_64 gen(11);
+  for (const bool weighted : {false, true}) {
+    SCOPED_TRACE(weighted ? "weighted graph" : "pattern graph");
+    const auto a = testing::random_csr(
+        gen, {.rows = 2000, .cols = 2000, .mean_degree = 15, .weighted = weighted});
+    const auto a_gpu = copy_to(a.view(), device());
+    const auto frontier = distinct_segments(gen, 2000, {300, 1, 700, 50});
+    const auto frontier_gpu = on_gpu(frontier);
+
+    const auto distinct = sorted_distinct(cpu_exec, frontier.vertices);
+    const auto distinct_gpu = sorted_distinct(gpu(), frontier_gpu.vertices);
+    EXPECT_EQ(copy_to_host(distinct_gpu), distinct);
+    EXPECT_EQ(copy_to_host(positions_in_sorted(gpu(), frontier_gpu.vertices, distinct_gpu)),
+              positions_in_sorted(cpu_exec, frontier.vertices, distinct));
+
+    const auto q = frontier_selection(cpu_exec, frontier, distinct, a.view(), distinct, a.rows);
+    const auto q_gpu =
+        frontier_selection(gpu(), frontier_gpu, distinct_gpu, a_gpu.view(), distinct_gpu, a.rows);
+    expect_identical(q, copy_to_host(q_gpu));
+
+    std::vector<vertex_t> numbers(distinct.size());
+    std::iota(numbers.begin(), numbers.end(), 0);
+    const auto numbers_gpu = on_gpu(numbers);
+    const auto cols = static_cast<std::int64_t>(numbers.size());
+    expect_identical(
+        rename_columns(cpu_exec, q.view(), distinct, numbers, cols),
+        copy_to_host(rename_columns(gpu(), q_gpu.view(), distinct_gpu, numbers_gpu, cols)));
+
+    for (const bool weighted_b : {false, true}) {
+      const auto b = weighted_b ? a.view() : pattern(a.view());
+      const auto b_gpu = weighted_b ? a_gpu.view() : pattern(a_gpu.view());
+      const auto qa = spgemm(cpu_exec, q.view(), b);
+      const auto qa_gpu = spgemm(gpu(), q_gpu.view(), b_gpu);
+      expect_identical(qa, copy_to_host(qa_gpu));
+      expect_identical(add(cpu_exec, qa.view(), q.view()),
+                       copy_to_host(add(gpu(), qa_gpu.view(), q_gpu.view())));
+    }
+
+    const auto weights = add(cpu_exec, spgemm(cpu_exec, q.view(), a.view()).view(), q.view());
+    const auto weights_gpu = copy_to(weights.view(), device());
+    auto normalized = weights;
+    auto normalized_gpu = copy_to(weights.view(), device());
+    normalize_rows(cpu_exec, normalized);
+    normalize_rows(gpu(), normalized_gpu);
+    expect_identical(normalized, copy_to_host(normalized_gpu));
+
+    expect_identical(
+        spread_to_segment_starts(cpu_exec, weights.view(), frontier.offsets),
+        copy_to_host(spread_to_segment_starts(gpu(), weights_gpu.view(), frontier_gpu.offsets)));
+
+    const std::vector<vertex_t> weight_row{0, 1, 2, 3};
+    const auto weight_row_gpu = on_gpu(weight_row);
+    auto inverse_p = lookup_entries(cpu_exec, weights.view(), weight_row, frontier);
+    auto inverse_p_gpu = lookup_entries(gpu(), weights_gpu.view(), weight_row_gpu, frontier_gpu);
+    EXPECT_TRUE(testing::same_bits(std::span<const float>(inverse_p),
+                                   std::span<const float>(copy_to_host(inverse_p_gpu))));
+    invert_probabilities(cpu_exec, inverse_p);
+    invert_probabilities(gpu(), inverse_p_gpu);
+    EXPECT_TRUE(testing::same_bits(std::span<const float>(inverse_p),
+                                   std::span<const float>(copy_to_host(inverse_p_gpu))));
+
+    // Destinations: a sub-list of each segment's sources, as a hop has.
+    segmented_vertices destinations;
+    for (std::int64_t j = 0; j < frontier.segments(); ++j) {
+      const auto segment = frontier.segment(j);
+      destinations.push_segment(segment.first((segment.size() + 1) / 2));
+    }
+    const auto destinations_gpu = on_gpu(destinations);
+    for (const bool self_loops : {true, false})
+      expect_identical(
+          extract_blocks(cpu_exec, a.view(), destinations, frontier, inverse_p, self_loops),
+          copy_to_host(extract_blocks(gpu(), a_gpu.view(), destinations_gpu, frontier_gpu,
+                                      inverse_p_gpu, self_loops)));
+  }
+}
+
+TEST_F(CudaKernels, InvertProbabilitiesRefusesAZeroProbability) {
+  auto values = copy_to(std::span<const float>(std::vector<float>{0.5f, 0.0f}), device());
+  EXPECT_THROW(invert_probabilities(gpu(), values), option_error);
 }
 
 }  // namespace

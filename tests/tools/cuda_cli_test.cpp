@@ -38,14 +38,35 @@ class CudaSample : public ::testing::Test {
 
 TEST_F(CudaSample, NodeWiseDigestsEqualTheCpusOnRealData) {
   const std::string data = BULKGNN_SHARED_DATA;
-  for (const std::string& run : {data + "/cora --fanouts 15,10,5 --epochs 2",
-                                data + "/facebook --fanouts 10,5 --bulk 7",
-                                data + "/facebook --fanouts 25,10 --replace",
-                                data + "/coauthor-cs --fanouts -1,5 --batch-size 256"}) {
+  for (const std::string& run :
+       {data + "/cora --fanouts 15,10,5 --epochs 2", data + "/facebook --fanouts 10,5 --bulk 7",
+        data + "/facebook --fanouts 25,10 --replace",
+        data + "/coauthor-cs --fanouts -1,5 --batch-size 256"}) {
     const auto cpu = digest_of(run + " --device cpu");
     EXPECT_EQ(digest_of(run + " --device cuda --topology device"), cpu) << run;
     EXPECT_EQ(digest_of(run + " --device cuda --topology pinned"), cpu) << run;
   }
+}
+
+TEST_F(CudaSample, LadiesDigestsEqualTheCpusOnRealDataForAnyBulkSize) {
+  const std::string data = BULKGNN_SHARED_DATA;
+  for (const std::string& run :
+       {data + "/cora --sampler ladies --fanouts 512,512 --epochs 2",
+        data + "/facebook --sampler ladies --fanouts 1024,1024 --bulk 1",
+        data + "/facebook --sampler ladies --fanouts 1024,1024 --bulk 16",
+        data + "/amazon-photo --sampler ladies --fanouts 2048,2048 --batch-size 256"}) {
+    const auto cpu = digest_of(run + " --device cpu");
+    EXPECT_EQ(digest_of(run + " --device cuda --topology device"), cpu) << run;
+    EXPECT_EQ(digest_of(run + " --device cuda --topology pinned"), cpu) << run;
+  }
+}
+
+TEST_F(CudaSample, FastgcnIsRefusedNamingTheSampler) {
+  const auto result =
+      run_command(std::string(BULKGNN_CLI) + " sample " BULKGNN_SHARED_DATA
+                                             "/cora --sampler fastgcn --device cuda --quiet");
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.output.find("fastgcn"), std::string::npos) << result.output;
 }
 
 }  // namespace

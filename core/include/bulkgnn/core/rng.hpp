@@ -1,6 +1,7 @@
 #pragma once
 
 #include "bulkgnn/core/host_device.hpp"
+#include "bulkgnn/core/portable_log.hpp"
 
 #include <Random123/philox.h>
 
@@ -91,8 +92,8 @@ class philox_stream {
     return static_cast<std::uint32_t>(product >> 32);
   }
 
-  // Exponential variate with rate 1.
-  BULKGNN_HOST_DEVICE double exponential() { return -std::log(uniform_open01()); }
+  // Exponential variate with rate 1, the same bits on every back end.
+  BULKGNN_HOST_DEVICE double exponential() { return -portable_log(uniform_open01()); }
 
   // Standard normal variate (Box-Muller; one of the pair is discarded so the
   // stream position does not depend on call history).

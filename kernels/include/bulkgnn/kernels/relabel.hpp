@@ -52,8 +52,8 @@ struct relabelled_blocks {
 // as ones). One row of `a` per segment; those rows must hold sorted, distinct
 // columns (as spgemm and add produce), since look-ups are binary searches:
 // the cost does not grow with the length of a's rows.
-[[nodiscard]] std::vector<float> lookup_entries(const executor& exec, csr_view a,
-                                                std::span<const vertex_t> rows,
-                                                const segmented_vertices& cols);
+[[nodiscard]] buffer<float> lookup_entries(const executor& exec, csr_view a,
+                                           std::span<const vertex_t> rows,
+                                           const segmented_vertices& cols);
 
 }  // namespace bulkgnn::kernels

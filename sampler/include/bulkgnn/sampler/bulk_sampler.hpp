@@ -171,6 +171,7 @@ class bulk_sampler {
   // device memory and segment offsets in pinned host memory.
   [[nodiscard]] segmented_vertices on_executor(segmented_vertices vertices) const;
   [[nodiscard]] buffer<std::uint32_t> on_executor(std::span<const std::uint32_t> values) const;
+  [[nodiscard]] buffer<vertex_t> on_executor(std::span<const vertex_t> values) const;
 
   void initialise();
   gathered_rows fetch_rows(std::span<const vertex_t> vertices);

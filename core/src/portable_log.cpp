@@ -1,0 +1,9 @@
+#include "bulkgnn/core/portable_log.hpp"
+
+// Compiled with -ffp-contract=off (core/CMakeLists.txt), so that no build,
+// whatever its -march, fuses a product and a sum here.
+namespace bulkgnn {
+
+double portable_log(double x) { return detail::portable_log_body(x); }
+
+}  // namespace bulkgnn
