@@ -8,6 +8,7 @@
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/kernels/devices.hpp"
+#include "bulkgnn/loader/feature_cache.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
 #include <fmt/format.h>
@@ -40,6 +41,10 @@ struct sample_config {
   bool weighted = false;
   std::string backend = "cpu";
   std::string topology = "auto";
+  bool gather_features = false;
+  std::string features = "auto";
+  double cache_fraction = 0.1;
+  std::string cache_policy = "degree";
   std::string metrics_out;
   std::string dump;
   bool quiet = false;
@@ -69,10 +74,12 @@ std::vector<session::setting> shared_settings(const sample_config& c) {
           {"--backend", c.backend}};
 }
 
-// --dump is refused under mpirun, on the rank that gives it.
-// --topology places the graph without changing what is drawn.
-constexpr std::array<std::string_view, 6> per_rank_sample_options{
-    "--help", "--threads", "--metrics-out", "--dump", "--quiet", "--topology"};
+// --dump and --gather-features are refused under mpirun, on the rank that
+// gives them. --topology and --features place data without changing what
+// is drawn.
+constexpr std::array<std::string_view, 10> per_rank_sample_options{
+    "--help",     "--threads",         "--metrics-out", "--dump",           "--quiet",
+    "--topology", "--gather-features", "--features",    "--cache-fraction", "--cache-policy"};
 
 nlohmann::json minibatch_json(const sampler::minibatch& mb) {
   nlohmann::json blocks = nlohmann::json::array();
@@ -127,6 +134,52 @@ csr_matrix place_topology(csr_view graph, const executor& exec, const std::strin
   return copy_to(graph, on_device ? exec.memory() : exec.device()->pinned_memory());
 }
 
+// How many times each vertex is an input vertex of a minibatch in the first
+// epoch: the access frequency that --cache-policy frequency caches by.
+std::vector<std::uint64_t> input_counts(sampler::bulk_sampler& sampler,
+                                        std::span<const vertex_t> train, const sample_config& c,
+                                        std::int64_t per_epoch, vertex_t num_vertices) {
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(num_vertices), 0);
+  const sampler::epoch_plan plan(train, c.batch_size, c.seed, 0);
+  for (std::int64_t first = 0; first < per_epoch; first += c.bulk) {
+    const auto bulk =
+        sampler::copy_to_host(sampler.sample(plan, first, std::min(c.bulk, per_epoch - first)));
+    for (const vertex_t v : bulk.layers.back().sources.vertices) ++counts[v];
+  }
+  return counts;
+}
+
+struct feature_placement {
+  std::string where;  // device, pinned, split or host
+  memory_resource* table = nullptr;
+  memory_resource* cache = nullptr;
+  std::int64_t cache_vertices = 0;
+};
+
+// --features for the executor: the whole table on the device when it fits
+// in a quarter of the GPU's memory (auto), else pinned host memory read
+// through UVA with the --cache-fraction hottest vertices' rows on the device.
+feature_placement choose_feature_placement(const sample_config& c, const executor& exec,
+                                           dense_view<const float> features) {
+  if (exec.device() == nullptr) {
+    BULKGNN_EXPECTS(c.features == "auto",
+                    "--features {}: placing features applies to --device cuda only", c.features);
+    return {"host", &host_memory(), &host_memory(), 0};
+  }
+  const auto bytes = static_cast<double>(features.data.size_bytes());
+  const auto device_bytes =
+      static_cast<double>(kernels::visible_cuda_devices().at(exec.device()->device()).memory_bytes);
+  std::string where = c.features;
+  if (where == "auto") where = bytes <= device_bytes / 4 ? "device" : "split";
+  auto& device = exec.memory();
+  auto& pinned = exec.device()->pinned_memory();
+  if (where == "device") return {where, &device, &device, 0};
+  if (where == "pinned") return {where, &pinned, &device, 0};
+  const auto cached = static_cast<std::int64_t>(
+      std::llround(c.cache_fraction * static_cast<double>(features.rows)));
+  return {where, &pinned, &device, cached};
+}
+
 void run_sample(const sample_config& c) {
   require_writable_outputs(c);
   const thread_limit limit(c.threads);
@@ -155,6 +208,8 @@ void run_sample(const sample_config& c) {
                                 : sampler::bulk_sampler(graph, options, exec);
   const int rank = session::world_rank();
   const int ranks = session::world_size();
+  BULKGNN_EXPECTS(!c.gather_features || !cluster.distributed(),
+                  "--gather-features: gathering features under mpirun is not supported yet");
 
   std::unique_ptr<atomic_output_file> dump;
   if (!c.dump.empty()) dump = std::make_unique<atomic_output_file>(c.dump);
@@ -165,6 +220,28 @@ void run_sample(const sample_config& c) {
   std::int64_t per_epoch =
       sampler::minibatch_count(static_cast<std::int64_t>(train.size()), c.batch_size);
   if (c.max_minibatches > 0) per_epoch = std::min(per_epoch, c.max_minibatches);
+  std::optional<loader::placed_features> features;
+  feature_placement placement;
+  loader::gather_tally gathered;
+  const auto policy = loader::parse_cache_policy(c.cache_policy, "--cache-policy");
+  if (c.gather_features) {
+    scoped_stage stage(times, "place_features");
+    placement = choose_feature_placement(c, exec, ds->features());
+    std::vector<vertex_t> hot;
+    if (placement.cache_vertices > 0)
+      hot = policy == loader::cache_policy::degree
+                ? loader::hottest_by_degree(ds->graph(), placement.cache_vertices)
+                : loader::hottest_by_count(
+                      input_counts(sampler, train, c, per_epoch, ds->num_nodes()),
+                      placement.cache_vertices);
+    features.emplace(ds->features(), *placement.table, hot, *placement.cache);
+    if (!c.quiet)
+      fmt::print("features: {:.3g} GB in {} memory, {} vertices cached in {} memory{}\n",
+                 static_cast<double>(ds->features().data.size_bytes()) / 1e9,
+                 memory_space_name(features->table_space()), features->cached_vertices(),
+                 memory_space_name(features->cache_space()),
+                 features->cached_vertices() > 0 ? fmt::format(" (by {})", c.cache_policy) : "");
+  }
   progress bar("sample", per_epoch * c.epochs, " minibatches", c.quiet || rank != 0);
   stopwatch sampling_clock;
   double sampling_seconds = 0;
@@ -188,6 +265,16 @@ void run_sample(const sample_config& c) {
       auto bulk = sampler.sample_slices(plan, first, count, split);
       if (exec.device() != nullptr) exec.device()->synchronize();
       sampling_seconds += sampling_clock.seconds();
+      if (features) {
+        scoped_stage stage(times, "gather_features");
+        const auto inputs = std::span<const vertex_t>(bulk.layers.back().sources.vertices);
+        buffer<float> rows(inputs.size() * static_cast<std::size_t>(ds->features().cols),
+                           exec.memory());
+        gathered.gather(exec, *features, inputs,
+                        {static_cast<std::int64_t>(inputs.size()), ds->features().cols,
+                         std::span<float>(rows), rows.space()});
+        if (exec.device() != nullptr) exec.device()->synchronize();
+      }
       if (exec.device() != nullptr) {
         scoped_stage stage(times, "copy_to_host");
         bulk = sampler::copy_to_host(bulk);
@@ -245,6 +332,14 @@ void run_sample(const sample_config& c) {
   for (const auto& [stage, seconds] : times.all())
     fmt::print("  {:<22} {:10.4f} s\n", stage, seconds);
   print_traffic(report);
+  if (features)
+    fmt::print(
+        "features: {} rows gathered, cache hit rate {:.1f}%, {:.4g} GB from the cache, {:.4g} GB "
+        "from the table ({} memory)\n",
+        gathered.rows, 100.0 * gathered.hit_rate(),
+        static_cast<double>(gathered.bytes_from_cache()) / 1e9,
+        static_cast<double>(gathered.bytes_from_table()) / 1e9,
+        memory_space_name(features->table_space()));
   fmt::print("digest {:016x}\n", digest.value());
 
   if (!c.metrics_out.empty()) {
@@ -274,6 +369,17 @@ void run_sample(const sample_config& c) {
         {"partition", c.distribution.partition},
         {"distributed", report},
         {"traffic_by_epoch", report.is_null() ? nlohmann::json(nullptr) : traffic_by_epoch}};
+    if (features)
+      metrics["features"] = {{"placement", placement.where},
+                             {"table_memory", memory_space_name(features->table_space())},
+                             {"cached_vertices", features->cached_vertices()},
+                             {"cache_policy", c.cache_policy},
+                             {"rows_gathered", gathered.rows},
+                             {"cache_hits", gathered.cache_hits},
+                             {"hit_rate", gathered.hit_rate()},
+                             {"bytes_from_cache", gathered.bytes_from_cache()},
+                             {"bytes_from_table", gathered.bytes_from_table()},
+                             {"seconds", times.get("gather_features")}};
     write_file_atomically(c.metrics_out, metrics.dump(2) + "\n");
   }
 }
@@ -312,8 +418,26 @@ void add_sample_command(CLI::App& app) {
                   "read through UVA, or auto (device if it fits in half the GPU's memory)")
       ->capture_default_str()
       ->check(one_of({"auto", "device", "pinned"}));
+  cmd->add_flag("--gather-features", config->gather_features,
+                "also gather each minibatch's input features on the executor, and report the "
+                "rows, cache hit rate and bytes moved");
+  cmd->add_option("--features", config->features,
+                  "--device cuda: where the gathered features live: device memory, pinned host "
+                  "memory read through UVA, split (pinned, with a device cache of hot vertices) "
+                  "or auto (device if they fit in a quarter of the GPU's memory, else split)")
+      ->capture_default_str()
+      ->check(one_of({"auto", "device", "pinned", "split"}));
+  cmd->add_option("--cache-fraction", config->cache_fraction,
+                  "--features split: the share of vertices whose rows are cached on the device")
+      ->capture_default_str()
+      ->check(real_in({.low = 0, .high = 1}));
+  cmd->add_option("--cache-policy", config->cache_policy,
+                  "--features split: cache the vertices of highest degree, or those most often "
+                  "input to a minibatch in a first pass over epoch 0 (frequency)")
+      ->capture_default_str()
+      ->check(one_of({"degree", "frequency"}));
   cmd->add_option("--backend,--device", config->backend,
-                  "cpu, reference (the serial oracle) or cuda (GPU 0; node-wise so far)")
+                  "cpu, reference (the serial oracle) or cuda (GPU 0; sage and ladies so far)")
       ->capture_default_str()
       ->check(one_of({"cpu", "reference", "cuda"}));
   cmd->add_option("--metrics-out", config->metrics_out, "write metrics as JSON to this file");

@@ -12,6 +12,7 @@
 #include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/rules/dropout.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
+#include "bulkgnn/kernels/spmm.hpp"
 
 // oneTBB implementations of every kernel. Each gives output bit-identical to
 // the reference back end: same draws from the same Philox streams, same
@@ -28,6 +29,8 @@ void spmm(csr_view a, dense_view<const float> x, dense_view<float> y);
 [[nodiscard]] csr_matrix transpose(csr_view a);
 void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows,
                        dense_view<float> out);
+std::int64_t gather_cached_rows(const cached_rows& x, std::span<const vertex_t> rows,
+                                dense_view<float> out);
 
 [[nodiscard]] csr_matrix sample_rows(csr_view a, std::span<const vertex_t> rows,
                                      const row_streams& streams,
@@ -51,7 +54,7 @@ void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows
                                              const segmented_vertices& sources,
                                              std::int64_t num_vertices);
 [[nodiscard]] buffer<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
-                                                const segmented_vertices& cols);
+                                           const segmented_vertices& cols);
 
 // Dense operations of the train step (gemm.hpp, activation.hpp, bias.hpp,
 // loss.hpp, optimizer.hpp). `step` is the dropout key's stream with row 0;

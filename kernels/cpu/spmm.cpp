@@ -1,7 +1,11 @@
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_reduce.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <functional>
 
+#include "bulkgnn/kernels/rules/cached_rows.hpp"
 #include "common.hpp"
 #include "kernels.hpp"
 
@@ -105,6 +109,22 @@ void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows
       std::copy(source.begin(), source.end(), out.row(i).begin());
     }
   });
+}
+
+std::int64_t gather_cached_rows(const cached_rows& x, std::span<const vertex_t> rows,
+                                dense_view<float> out) {
+  return tbb::parallel_reduce(
+      tbb::blocked_range<std::int64_t>(0, out.rows, 256), std::int64_t{0},
+      [&](const tbb::blocked_range<std::int64_t>& range, std::int64_t hits) {
+        for (std::int64_t i = range.begin(); i < range.end(); ++i) {
+          const float* source = rules::cached_row_source(x.all.data.data(), x.cache.data.data(),
+                                                         x.slot_of.data(), x.all.cols, rows[i]);
+          hits += x.slot_of[rows[i]] >= 0 ? 1 : 0;
+          std::copy(source, source + x.all.cols, out.row(i).begin());
+        }
+        return hits;
+      },
+      std::plus<>());
 }
 
 }  // namespace bulkgnn::kernels::cpu

@@ -1,3 +1,4 @@
+#include "bulkgnn/kernels/rules/cached_rows.hpp"
 #include "kernels.hpp"
 #include "launch.cuh"
 
@@ -25,7 +26,53 @@ __global__ void gather_dense(const float* x, std::int64_t x_rows, std::int64_t c
   for (std::int64_t c = lane; c < cols; c += warpSize) target[c] = source[c];
 }
 
+// As gather_dense, each warp's row read from the cache or the whole table
+// (cached_row_source); a block counts its cache hits in shared memory and
+// adds them to `hits` once.
+__global__ void gather_cached(const float* all, std::int64_t all_rows, const float* cache,
+                              const std::int32_t* slot_of, std::int64_t cols, const vertex_t* rows,
+                              std::int64_t count, float* out, unsigned long long* hits,
+                              int* bad_row) {
+  __shared__ unsigned long long block_hits;
+  if (threadIdx.x == 0) block_hits = 0;
+  __syncthreads();
+  const std::int64_t warp =
+      (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / warpSize;
+  const int lane = static_cast<int>(threadIdx.x % warpSize);
+  if (warp < count) {
+    const vertex_t row = rows[warp];
+    if (row < 0 || row >= all_rows) {
+      if (lane == 0) atomicExch(bad_row, 1);
+    } else {
+      const float* source = rules::cached_row_source(all, cache, slot_of, cols, row);
+      float* target = out + warp * cols;
+      for (std::int64_t c = lane; c < cols; c += warpSize) target[c] = source[c];
+      if (lane == 0 && slot_of[row] >= 0) atomicAdd(&block_hits, 1ull);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && block_hits > 0) atomicAdd(hits, block_hits);
+}
+
 }  // namespace
+
+std::int64_t gather_cached_rows(const executor& exec, const cached_rows& x,
+                                std::span<const vertex_t> rows, dense_view<float> out) {
+  const auto count = static_cast<std::int64_t>(rows.size());
+  if (count == 0) return 0;
+  auto bad_row = device_flag(exec);
+  buffer<unsigned long long> hits(1, exec.memory());
+  BULKGNN_CUDA_CHECK(cudaMemsetAsync(hits.data(), 0, sizeof(unsigned long long), stream_of(exec)));
+  gather_cached<<<blocks_for(count * 32), threads_per_block, 0, stream_of(exec)>>>(
+      x.all.data.data(), x.all.rows, x.cache.data.data(), x.slot_of.data(), x.all.cols, rows.data(),
+      count, out.data.data(), hits.data(), bad_row.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  if (read_back(exec, bad_row.data()) != 0)
+    throw_argument_error(
+        ("gather_cached_rows: rows holds a vertex outside [0, " + std::to_string(x.all.rows) + ")")
+            .c_str());
+  return static_cast<std::int64_t>(read_back(exec, hits.data()));
+}
 
 void gather_dense_rows(const executor& exec, dense_view<const float> x,
                        std::span<const vertex_t> rows, dense_view<float> out) {

@@ -5,6 +5,7 @@
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
+#include "bulkgnn/kernels/spmm.hpp"
 
 #include <span>
 
@@ -69,6 +70,10 @@ void normalize_rows(const executor& exec, csr_matrix& m);
 
 void gather_dense_rows(const executor& exec, dense_view<const float> x,
                        std::span<const vertex_t> rows, dense_view<float> out);
+
+[[nodiscard]] std::int64_t gather_cached_rows(const executor& exec, const cached_rows& x,
+                                              std::span<const vertex_t> rows,
+                                              dense_view<float> out);
 
 // Where `pointer` lives as the CUDA runtime sees it: device, pinned host
 // (page-locked, reachable through UVA) or host (pageable, unreachable from a

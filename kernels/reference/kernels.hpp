@@ -12,6 +12,7 @@
 #include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/rules/dropout.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
+#include "bulkgnn/kernels/spmm.hpp"
 
 // Deliberately naive, serial implementations of every kernel: ordered maps as
 // accumulators, full sorts, std::set for Floyd's algorithm. They are the oracle
@@ -29,6 +30,8 @@ void spmm(csr_view a, dense_view<const float> x, dense_view<float> y);
 [[nodiscard]] csr_matrix transpose(csr_view a);
 void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows,
                        dense_view<float> out);
+std::int64_t gather_cached_rows(const cached_rows& x, std::span<const vertex_t> rows,
+                                dense_view<float> out);
 
 [[nodiscard]] csr_matrix sample_rows(csr_view a, std::span<const vertex_t> rows,
                                      const row_streams& streams,
@@ -52,7 +55,7 @@ void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows
                                              const segmented_vertices& sources,
                                              std::int64_t num_vertices);
 [[nodiscard]] buffer<float> lookup_entries(csr_view a, std::span<const vertex_t> rows,
-                                                const segmented_vertices& cols);
+                                           const segmented_vertices& cols);
 
 // Dense operations of the train step (gemm.hpp, activation.hpp, bias.hpp,
 // loss.hpp, optimizer.hpp). `step` is the dropout key's stream with row 0;

@@ -1,6 +1,7 @@
 #include <utility>
 #include <vector>
 
+#include "bulkgnn/kernels/rules/cached_rows.hpp"
 #include "kernels.hpp"
 
 namespace bulkgnn::kernels::reference {
@@ -46,6 +47,19 @@ void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows
   for (std::size_t i = 0; i < rows.size(); ++i)
     for (std::int64_t j = 0; j < x.cols; ++j)
       out.row(static_cast<std::int64_t>(i))[j] = x.row(rows[i])[j];
+}
+
+std::int64_t gather_cached_rows(const cached_rows& x, std::span<const vertex_t> rows,
+                                dense_view<float> out) {
+  std::int64_t hits = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const float* source = rules::cached_row_source(x.all.data.data(), x.cache.data.data(),
+                                                   x.slot_of.data(), x.all.cols, rows[i]);
+    hits += x.slot_of[rows[i]] >= 0 ? 1 : 0;
+    for (std::int64_t j = 0; j < x.all.cols; ++j)
+      out.row(static_cast<std::int64_t>(i))[j] = source[j];
+  }
+  return hits;
 }
 
 }  // namespace bulkgnn::kernels::reference

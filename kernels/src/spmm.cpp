@@ -47,4 +47,33 @@ void gather_dense_rows(const executor& exec, dense_view<const float> x,
       [&] { cuda::gather_dense_rows(exec, x, rows, out); });
 }
 
+std::int64_t gather_cached_rows(const executor& exec, const cached_rows& x,
+                                std::span<const vertex_t> rows, dense_view<float> out) {
+  constexpr std::string_view function = "gather_cached_rows";
+  detail::check_dense(exec, x.all, function, "x.all");
+  detail::check_dense(exec, x.cache, function, "x.cache");
+  detail::check_dense(exec, out, function, "out");
+  BULKGNN_EXPECTS(x.cache.rows == 0 || x.cache.cols == x.all.cols,
+                  "{}: x.cache has {} columns, x.all {}", function, x.cache.cols, x.all.cols);
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(x.slot_of.size()) == x.all.rows,
+                  "{}: x.slot_of has {} entries for {} rows", function, x.slot_of.size(),
+                  x.all.rows);
+  BULKGNN_EXPECTS(out.rows == static_cast<std::int64_t>(rows.size()) && out.cols == x.all.cols,
+                  "{}: out is {}x{}, expected {}x{}", function, out.rows, out.cols, rows.size(),
+                  x.all.cols);
+  if (detail::span_reachable(exec, rows.data(), function, "rows"))
+    detail::check_vertices_below(rows, x.all.rows, function, "rows");
+  if (detail::span_reachable(exec, x.slot_of.data(), function, "x.slot_of"))
+    for (std::size_t v = 0; v < x.slot_of.size(); ++v)
+      BULKGNN_EXPECTS(x.slot_of[v] >= -1 && x.slot_of[v] < x.cache.rows,
+                      "{}: x.slot_of[{}] = {} is neither -1 nor a row of the {}-row cache",
+                      function, v, x.slot_of[v], x.cache.rows);
+  detail::check_disjoint(x.all.data, out.data, function, "x.all", "out");
+  detail::check_disjoint(x.cache.data, out.data, function, "x.cache", "out");
+  return detail::dispatch(
+      exec, function, [&] { return reference::gather_cached_rows(x, rows, out); },
+      [&] { return cpu::gather_cached_rows(x, rows, out); },
+      [&] { return cuda::gather_cached_rows(exec, x, rows, out); });
+}
+
 }  // namespace bulkgnn::kernels

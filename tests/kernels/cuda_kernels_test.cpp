@@ -277,6 +277,40 @@ TEST_F(CudaKernels, LayerWiseKernelsGiveTheCpusBits) {
   }
 }
 
+// The table in pinned host memory (read through UVA) behind a device cache:
+// the rows the cpu gathers from the table alone, and the cpu's hit count.
+TEST_F(CudaKernels, GatherCachedRowsReadsTheCacheAndTheTableThroughUva) {
+  std::mt19937_64 gen(12);
+  const auto x = testing::random_dense(gen, 2000, 45);
+  std::vector<std::int32_t> slot_of(2000, -1);
+  testing::dense_matrix cache(300, 45);
+  for (std::int32_t slot = 0; slot < 300; ++slot) {
+    const vertex_t v = slot * 5 + 3;
+    slot_of[v] = slot;
+    std::copy_n(x.data.begin() + v * 45, 45, cache.data.begin() + slot * 45);
+  }
+  std::uniform_int_distribution<vertex_t> row(0, 1999);
+  std::vector<vertex_t> rows(5000);
+  for (auto& r : rows) r = row(gen);
+  testing::dense_matrix expected(5000, 45);
+  const cached_rows on_host{x.view(), cache.view(), slot_of};
+  const auto hits = gather_cached_rows(cpu_exec, on_host, rows, expected.view());
+
+  const auto table = copy_to(std::span<const float>(x.data), pinned());
+  const auto cache_there = copy_to(std::span<const float>(cache.data), device());
+  const auto slots_there = copy_to(std::span<const std::int32_t>(slot_of), device());
+  const auto rows_there = on_gpu(rows);
+  buffer<float> out(5000 * 45, device());
+  const cached_rows on_gpu_rows{
+      {2000, 45, std::span<const float>(table), memory_space::pinned_host},
+      {300, 45, std::span<const float>(cache_there), memory_space::device},
+      slots_there};
+  EXPECT_EQ(gather_cached_rows(gpu(), on_gpu_rows, rows_there,
+                               {5000, 45, std::span<float>(out), memory_space::device}),
+            hits);
+  EXPECT_TRUE(testing::same_bits(expected.data, std::span<const float>(copy_to_host(out))));
+}
+
 TEST_F(CudaKernels, InvertProbabilitiesRefusesAZeroProbability) {
   auto values = copy_to(std::span<const float>(std::vector<float>{0.5f, 0.0f}), device());
   EXPECT_THROW(invert_probabilities(gpu(), values), option_error);

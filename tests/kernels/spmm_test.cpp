@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -334,6 +335,59 @@ TEST(GatherDenseRows, RejectsBadArguments) {
     dense_matrix self(4, 4);
     EXPECT_THROW(
         gather_dense_rows(exec, self.view(), std::vector<vertex_t>{0, 1, 2, 3}, self.mut()), error);
+  }
+}
+
+// A cache of some rows in front of the whole table: every back end gathers
+// the table's rows (a cached row equals its table row) and counts the rows
+// that came from the cache.
+TEST(GatherCachedRows, GathersTheTablesRowsAndCountsCacheHits) {
+  std::mt19937_64 gen(32);
+  const auto x = random_dense(gen, 400, 9);
+  const std::vector<vertex_t> hot{7, 0, 399, 123};
+  dense_matrix cache(static_cast<std::int64_t>(hot.size()), 9);
+  std::vector<std::int32_t> slot_of(400, -1);
+  for (std::size_t slot = 0; slot < hot.size(); ++slot) {
+    slot_of[hot[slot]] = static_cast<std::int32_t>(slot);
+    for (std::int64_t j = 0; j < 9; ++j)
+      cache.data[slot * 9 + static_cast<std::size_t>(j)] = x.at(hot[slot], j);
+  }
+  std::uniform_int_distribution<vertex_t> pick(0, 399);
+  std::vector<vertex_t> rows(1000);
+  for (auto& r : rows) r = pick(gen);
+  rows[0] = 7;
+  rows[1] = 399;
+  rows[2] = 7;
+  const auto hits = std::count_if(rows.begin(), rows.end(), [&](vertex_t v) {
+    return std::find(hot.begin(), hot.end(), v) != hot.end();
+  });
+  dense_matrix expected(1000, 9);
+  gather_dense_rows(reference_exec, x.view(), rows, expected.mut());
+  const cached_rows cached{x.view(), cache.view(), slot_of};
+  for (const auto& exec : {reference_exec, cpu_exec}) {
+    dense_matrix out(1000, 9, -1.0f);
+    EXPECT_EQ(gather_cached_rows(exec, cached, rows, out.mut()), hits);
+    EXPECT_TRUE(testing::same_bits(std::span<const float>(expected.data),
+                                   std::span<const float>(out.data)));
+  }
+}
+
+TEST(GatherCachedRows, RejectsSlotsOutsideTheCacheAndRowsOutsideTheTable) {
+  const dense_matrix x(3, 2);
+  const dense_matrix cache(1, 2);
+  dense_matrix out(1, 2);
+  const std::vector<std::int32_t> bad_slot{-1, 1, -1};
+  const std::vector<std::int32_t> good_slot{-1, 0, -1};
+  for (const auto& exec : {reference_exec, cpu_exec}) {
+    EXPECT_THROW((void)gather_cached_rows(exec, {x.view(), cache.view(), bad_slot},
+                                          std::vector<vertex_t>{0}, out.mut()),
+                 error);
+    EXPECT_THROW((void)gather_cached_rows(exec, {x.view(), cache.view(), good_slot},
+                                          std::vector<vertex_t>{3}, out.mut()),
+                 error);
+    EXPECT_EQ(gather_cached_rows(exec, {x.view(), cache.view(), good_slot},
+                                 std::vector<vertex_t>{1}, out.mut()),
+              1);
   }
 }
 

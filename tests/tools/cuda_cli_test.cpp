@@ -61,6 +61,27 @@ TEST_F(CudaSample, LadiesDigestsEqualTheCpusOnRealDataForAnyBulkSize) {
   }
 }
 
+// Gathering features on the GPU never changes what is drawn, and a cache
+// of hot vertices serves some of the rows.
+TEST_F(CudaSample, FeatureGatherWithACacheReportsItsHitRate) {
+  const std::string run = std::string(BULKGNN_SHARED_DATA) + "/amazon-photo --fanouts 10,5";
+  const auto cpu = digest_of(run + " --device cpu");
+  for (const std::string placement :
+       {" --features device", " --features pinned", " --features split --cache-fraction 0.2",
+        " --features split --cache-fraction 0.2 --cache-policy frequency"}) {
+    EXPECT_EQ(digest_of(run + " --device cuda --gather-features" + placement), cpu) << placement;
+    const auto result = run_command(std::string(BULKGNN_CLI) + " sample " + run +
+                                    " --device cuda --gather-features --quiet" + placement);
+    std::smatch rate;
+    ASSERT_TRUE(std::regex_search(result.output, rate, std::regex("cache hit rate ([0-9.]+)%")))
+        << result.output;
+    if (placement.find("split") != std::string::npos)
+      EXPECT_GT(std::stod(rate[1].str()), 20.0) << placement;  // hot vertices are hit more often
+    else
+      EXPECT_EQ(std::stod(rate[1].str()), 0.0) << placement;
+  }
+}
+
 TEST_F(CudaSample, FastgcnIsRefusedNamingTheSampler) {
   const auto result =
       run_command(std::string(BULKGNN_CLI) + " sample " BULKGNN_SHARED_DATA

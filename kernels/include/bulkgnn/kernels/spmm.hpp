@@ -29,4 +29,20 @@ void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_vie
 void gather_dense_rows(const executor& exec, dense_view<const float> x,
                        std::span<const vertex_t> rows, dense_view<float> out);
 
+// Node features split for a GPU: the whole table `all` where it is large
+// and slow to reach (pinned host memory, read through UVA), and copies of
+// the hot vertices' rows in `cache` (device memory). slot_of[v] is v's row
+// of the cache, or -1. A cached row equals the table's, so where a row is
+// read from never changes what is gathered, only how fast.
+struct cached_rows {
+  dense_view<const float> all;
+  dense_view<const float> cache;
+  std::span<const std::int32_t> slot_of;  // one per row of `all`
+};
+
+// gather_dense_rows from cached rows; returns how many of the rows came
+// from the cache (the rest were read from `all`).
+std::int64_t gather_cached_rows(const executor& exec, const cached_rows& x,
+                                std::span<const vertex_t> rows, dense_view<float> out);
+
 }  // namespace bulkgnn::kernels
