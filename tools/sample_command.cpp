@@ -3,6 +3,7 @@
 
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/executor_stage.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
@@ -220,6 +221,9 @@ void run_sample(const sample_config& c) {
   std::int64_t per_epoch =
       sampler::minibatch_count(static_cast<std::int64_t>(train.size()), c.batch_size);
   if (c.max_minibatches > 0) per_epoch = std::min(per_epoch, c.max_minibatches);
+  // On a cuda executor: each stage's time on the device (CUDA events).
+  device_stage_log device_log;
+  stage_times device_times;
   std::optional<loader::placed_features> features;
   feature_placement placement;
   loader::gather_tally gathered;
@@ -266,7 +270,7 @@ void run_sample(const sample_config& c) {
       if (exec.device() != nullptr) exec.device()->synchronize();
       sampling_seconds += sampling_clock.seconds();
       if (features) {
-        scoped_stage stage(times, "gather_features");
+        executor_stage stage(exec, times, device_log, "gather_features");
         const auto inputs = std::span<const vertex_t>(bulk.layers.back().sources.vertices);
         buffer<float> rows(inputs.size() * static_cast<std::size_t>(ds->features().cols),
                            exec.memory());
@@ -278,6 +282,8 @@ void run_sample(const sample_config& c) {
       if (exec.device() != nullptr) {
         scoped_stage stage(times, "copy_to_host");
         bulk = sampler::copy_to_host(bulk);
+        device_log.collect(*exec.device(), device_times);
+        (void)sampler.device_times();  // collected each bulk, so the log stays short
       }
       sampled_edges += bulk.sampled_edges();
       {
@@ -321,6 +327,9 @@ void run_sample(const sample_config& c) {
   sampled_edges = cluster.sum_over_ranks(sampled_edges);
   sampling_seconds += times.get("shuffle");
   for (const auto& [stage, seconds] : sampler.times().all()) times.add("sampler/" + stage, seconds);
+  for (const auto& [stage, seconds] : sampler.device_times().all())
+    times.add("gpu/sampler/" + stage, seconds);
+  for (const auto& [stage, seconds] : device_times.all()) times.add("gpu/" + stage, seconds);
 
   const double edges_per_second = sampled_edges / std::max(sampling_seconds, 1e-9);
   const double minibatches_per_second = minibatches / std::max(sampling_seconds, 1e-9);
@@ -370,16 +379,20 @@ void run_sample(const sample_config& c) {
         {"distributed", report},
         {"traffic_by_epoch", report.is_null() ? nlohmann::json(nullptr) : traffic_by_epoch}};
     if (features)
-      metrics["features"] = {{"placement", placement.where},
-                             {"table_memory", memory_space_name(features->table_space())},
-                             {"cached_vertices", features->cached_vertices()},
-                             {"cache_policy", c.cache_policy},
-                             {"rows_gathered", gathered.rows},
-                             {"cache_hits", gathered.cache_hits},
-                             {"hit_rate", gathered.hit_rate()},
-                             {"bytes_from_cache", gathered.bytes_from_cache()},
-                             {"bytes_from_table", gathered.bytes_from_table()},
-                             {"seconds", times.get("gather_features")}};
+      metrics["features"] = {
+          {"placement", placement.where},
+          {"table_memory", memory_space_name(features->table_space())},
+          {"cached_vertices", features->cached_vertices()},
+          {"cache_policy", c.cache_policy},
+          {"rows_gathered", gathered.rows},
+          {"cache_hits", gathered.cache_hits},
+          {"hit_rate", gathered.hit_rate()},
+          {"bytes_from_cache", gathered.bytes_from_cache()},
+          {"bytes_from_table", gathered.bytes_from_table()},
+          {"seconds", times.get("gather_features")},
+          {"device_seconds", exec.device() != nullptr
+                                 ? nlohmann::json(device_times.get("gather_features"))
+                                 : nlohmann::json(nullptr)}};
     write_file_atomically(c.metrics_out, metrics.dump(2) + "\n");
   }
 }

@@ -114,6 +114,24 @@ class cuda_context final : public device_context {
   memory_resource& device_memory() override { return *device_memory_; }
   memory_resource& pinned_memory() override { return pinned_memory_; }
   void synchronize() const override { BULKGNN_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  std::shared_ptr<void> mark() override {
+    const device_scope on(device_);
+    cudaEvent_t event = nullptr;
+    BULKGNN_CUDA_CHECK(cudaEventCreate(&event));
+    std::shared_ptr<void> owned(event,
+                                [](void* e) { cudaEventDestroy(static_cast<cudaEvent_t>(e)); });
+    BULKGNN_CUDA_CHECK(cudaEventRecord(event, stream_));
+    return owned;
+  }
+  double seconds_between(const std::shared_ptr<void>& begin,
+                         const std::shared_ptr<void>& end) const override {
+    const auto last = static_cast<cudaEvent_t>(end.get());
+    BULKGNN_CUDA_CHECK(cudaEventSynchronize(last));
+    float milliseconds = 0;
+    BULKGNN_CUDA_CHECK(
+        cudaEventElapsedTime(&milliseconds, static_cast<cudaEvent_t>(begin.get()), last));
+    return milliseconds / 1e3;
+  }
 
  private:
   int device_;

@@ -162,10 +162,10 @@ sampled_layer bulk_sampler::sample_node_wise(const segmented_vertices& frontier,
   csr_matrix drawn;
   {
     const auto rows = fetch_rows(frontier.vertices);
-    scoped_stage stage(times_, "sample_rows");
+    executor_stage stage(exec_, times_, device_log_, "sample_rows");
     drawn = kernels::sample_rows(exec_, rows.rows, rows.row_of, streams, draw);
   }
-  scoped_stage stage(times_, "relabel");
+  executor_stage stage(exec_, times_, device_log_, "relabel");
   auto relabelled = kernels::relabel_by_segment(exec_, frontier, drawn.view());
   return {std::move(relabelled.sources), std::move(relabelled.blocks), frontier.offsets};
 }
@@ -188,8 +188,13 @@ buffer<vertex_t> bulk_sampler::on_executor(std::span<const vertex_t> values) con
   return copy_to(values, exec_.memory());
 }
 
+const stage_times& bulk_sampler::device_times() {
+  if (exec_.device() != nullptr) device_log_.collect(*exec_.device(), device_times_);
+  return device_times_;
+}
+
 gathered_rows bulk_sampler::fetch_rows(std::span<const vertex_t> vertices) {
-  scoped_stage stage(times_, "fetch_rows");
+  executor_stage stage(exec_, times_, device_log_, "fetch_rows");
   return rows_.rows(vertices);
 }
 
@@ -202,7 +207,7 @@ csr_matrix bulk_sampler::column_weights(const segmented_vertices& frontier) {
 csr_matrix bulk_sampler::column_weights(const segmented_vertices& frontier,
                                         std::span<const vertex_t> distinct,
                                         const gathered_rows& rows) {
-  scoped_stage stage(times_, "spgemm");
+  executor_stage stage(exec_, times_, device_log_, "spgemm");
   const csr_matrix q = kernels::frontier_selection(exec_, frontier, distinct, rows.rows,
                                                    rows.row_of, rows_.num_vertices());
   // Q's columns renamed from vertex ids to fetched rows: order-preserving, so
@@ -233,7 +238,7 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
       on_executor(std::span<const vertex_t>(std::vector<vertex_t>(count, 0)));
   csr_matrix drawn;
   {
-    scoped_stage stage(times_, "sample_rows");
+    executor_stage stage(exec_, times_, device_log_, "sample_rows");
     drawn = kernels::sample_rows(
         exec_, weights.view(), weight_row,
         kernels::row_streams{options_.seed, epoch, hop, minibatch_of_row, zero_key_rows},
@@ -241,7 +246,7 @@ sampled_layer bulk_sampler::sample_layer_wise(const segmented_vertices& frontier
                                       .mode = kernels::replacement::without,
                                       .weights = kernels::weighting::by_value});
   }
-  scoped_stage stage(times_, "extract");
+  executor_stage stage(exec_, times_, device_log_, "extract");
   const auto spread = kernels::spread_to_segment_starts(exec_, drawn.view(), frontier.offsets);
   auto sources = kernels::relabel_by_segment(exec_, frontier, spread.view()).sources;
 

@@ -106,7 +106,7 @@ csr_matrix bulk_sampler::column_weights_in_range(const segmented_vertices& front
                                                  std::span<const vertex_t> distinct,
                                                  const gathered_rows& rows, vertex_t first,
                                                  vertex_t last) {
-  scoped_stage stage(times_, "spgemm");
+  executor_stage stage(exec_, times_, device_log_, "spgemm");
   const bool everything = first == 0 && last == rows_.num_vertices();
   const csr_matrix q = kernels::frontier_selection(exec_, frontier, distinct, rows.rows,
                                                    rows.row_of, rows_.num_vertices());
@@ -143,7 +143,7 @@ csr_matrix bulk_sampler::draw_split_rows(csr_view weights, std::span<const verte
   std::vector<std::int64_t> everyone;
   std::vector<kernels::keyed_entry> all;
   {
-    scoped_stage stage(times_, "exchange");
+    executor_stage stage(exec_, times_, device_log_, "exchange");
     everyone = ranks.all_gather(std::span<const std::int64_t>(mine));
   }
   std::vector<std::int64_t> first_position(static_cast<std::size_t>(count), 0);
@@ -151,15 +151,15 @@ csr_matrix bulk_sampler::draw_split_rows(csr_view weights, std::span<const verte
     for (std::int64_t i = 0; i < count; ++i) first_position[i] += everyone[r * count + i];
   std::vector<kernels::keyed_entry> candidates;
   {
-    scoped_stage stage(times_, "sample_rows");
+    executor_stage stage(exec_, times_, device_log_, "sample_rows");
     candidates =
         kernels::smallest_keyed_entries(exec_, weights, weight_row, first_position, streams, take);
   }
   {
-    scoped_stage stage(times_, "exchange");
+    executor_stage stage(exec_, times_, device_log_, "exchange");
     all = ranks.all_gather_v(std::span<const kernels::keyed_entry>(candidates));
   }
-  scoped_stage stage(times_, "sample_rows");
+  executor_stage stage(exec_, times_, device_log_, "sample_rows");
   return kernels::take_smallest_keys(exec_, all, count, weights.cols, take);
 }
 
@@ -197,7 +197,7 @@ bulk_sampler::split_hop bulk_sampler::sample_layer_wise_part(
   segmented_vertices sources;
   buffer<float> inverse_p;
   {
-    scoped_stage stage(times_, "extract");
+    executor_stage stage(exec_, times_, device_log_, "extract");
     const auto spread = kernels::spread_to_segment_starts(exec_, drawn.view(), whole.offsets);
     sources = kernels::relabel_by_segment(exec_, whole, spread.view()).sources;
     // Each source's p is in the weights of exactly one rank and 0 in the
@@ -205,10 +205,10 @@ bulk_sampler::split_hop bulk_sampler::sample_layer_wise_part(
     inverse_p = kernels::lookup_entries(exec_, weights, weight_row, sources);
   }
   {
-    scoped_stage stage(times_, "exchange");
+    executor_stage stage(exec_, times_, device_log_, "exchange");
     ranks.all_reduce(std::span<float>(inverse_p));
   }
-  scoped_stage stage(times_, "extract");
+  executor_stage stage(exec_, times_, device_log_, "extract");
   kernels::invert_probabilities(exec_, inverse_p);
 
   csr_matrix blocks = extract_layer_blocks(part, sources, inverse_p, distinct, rows);

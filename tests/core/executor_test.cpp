@@ -1,4 +1,5 @@
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/core/executor_stage.hpp"
 
 #include "bulkgnn/core/error.hpp"
 
@@ -69,6 +70,33 @@ TEST(Executor, RefusesNegativeThreads) {
   } catch (const option_error& e) {
     EXPECT_NE(std::string(e.what()).find("threads"), std::string::npos) << e.what();
   }
+}
+
+TEST(ExecutorStage, HostBackEndsTimeOnTheHostClockAlone) {
+  stage_times host;
+  device_stage_log device;
+  { const executor_stage stage(executor(backend::cpu), host, device, "sample_rows"); }
+  EXPECT_GE(host.get("sample_rows"), 0.0);
+  EXPECT_EQ(host.all().size(), 1u);
+}
+
+// A device executor's stages are also timed between marks of its stream and
+// added when collected, once each.
+TEST(ExecutorStage, DeviceStagesAreCollectedOnceBetweenStreamMarks) {
+  const executor gpu(std::make_shared<testing::fake_device_context>());
+  stage_times host;
+  stage_times on_device;
+  device_stage_log device;
+  for (int i = 0; i < 3; ++i) {
+    const executor_stage stage(gpu, host, device, i == 2 ? "relabel" : "sample_rows");
+  }
+  device.collect(*gpu.device(), on_device);
+  EXPECT_EQ(on_device.all().size(), 2u);
+  EXPECT_GE(on_device.get("sample_rows"), 0.0);
+  const double before = on_device.get("relabel");
+  device.collect(*gpu.device(), on_device);
+  EXPECT_EQ(on_device.get("relabel"), before);
+  EXPECT_EQ(host.all().size(), 2u);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/core/memory_space.hpp"
 
+#include <chrono>
 #include <cstdint>
 
 namespace bulkgnn::testing {
@@ -56,6 +57,18 @@ class fake_device_context final : public device_context {
   memory_resource& device_memory() override { return device_resource; }
   memory_resource& pinned_memory() override { return pinned_resource; }
   void synchronize() const override {}
+  // Marks are host clock readings: the fake device runs everything at once.
+  std::shared_ptr<void> mark() override {
+    return std::make_shared<std::chrono::steady_clock::time_point>(
+        std::chrono::steady_clock::now());
+  }
+  double seconds_between(const std::shared_ptr<void>& begin,
+                         const std::shared_ptr<void>& end) const override {
+    using point = std::chrono::steady_clock::time_point;
+    return std::chrono::duration<double>(*static_cast<point*>(end.get()) -
+                                         *static_cast<point*>(begin.get()))
+        .count();
+  }
 
   fake_device_memory device_resource;
   fake_pinned_memory pinned_resource;

@@ -42,6 +42,13 @@ class device_context {
   [[nodiscard]] virtual memory_resource& pinned_memory() = 0;
   // Waits until everything queued on the stream has run.
   virtual void synchronize() const = 0;
+  // The point the stream's queued work has reached (a CUDA event recorded
+  // on it), to time stages as the device runs them rather than as the host
+  // queues them.
+  [[nodiscard]] virtual std::shared_ptr<void> mark() = 0;
+  // The device's seconds between two marks of this stream; waits for `end`.
+  [[nodiscard]] virtual double seconds_between(const std::shared_ptr<void>& begin,
+                                               const std::shared_ptr<void>& end) const = 0;
 };
 
 // Where kernels run and the state they run with: the back end, the threads a

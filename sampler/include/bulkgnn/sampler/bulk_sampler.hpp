@@ -3,6 +3,7 @@
 #include "bulkgnn/comm/communicator.hpp"
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/core/executor_stage.hpp"
 #include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
@@ -118,6 +119,9 @@ class bulk_sampler {
   [[nodiscard]] const sampler_options& options() const { return options_; }
   // Wall time spent per stage over every call so far.
   [[nodiscard]] const stage_times& times() const { return times_; }
+  // On a cuda executor, each stage's time on the device (CUDA events),
+  // summed over every bulk so far; waits for the stream. Empty otherwise.
+  [[nodiscard]] const stage_times& device_times();
 
  private:
   sampled_layer sample_node_wise(const segmented_vertices& frontier,
@@ -184,6 +188,8 @@ class bulk_sampler {
   sampler_options options_;
   executor exec_;
   stage_times times_;
+  device_stage_log device_log_;
+  stage_times device_times_;
   csr_matrix global_column_weights_;  // FastGCN's distribution, computed once
   column_slice owned_graph_;
   column_slice owned_global_weights_;
