@@ -19,6 +19,7 @@
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/generators.hpp"
 #include "bulkgnn/kernels/devices.hpp"
+#include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
 
@@ -32,6 +33,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -124,12 +126,15 @@ int run_benchmark(int argc, char** argv) {
   const auto nothing = [] {};
   const auto wait = [&] { gpu.device()->synchronize(); };
   nlohmann::json results = nlohmann::json::array();
-  const auto report = [&](const std::string& name, double seconds, double bytes) {
+  // `count` sampled edges processed (the sample_rows hop's unless given).
+  const auto report = [&](const std::string& name, double seconds, double bytes,
+                          double count = -1) {
+    if (count < 0) count = edges;
     fmt::print("  {:<40} {:9.3f} ms  {:8.1f} M edges/s  {:7.1f} GB/s\n", name, seconds * 1e3,
-               edges / seconds / 1e6, bytes / seconds / 1e9);
+               count / seconds / 1e6, bytes / seconds / 1e9);
     results.push_back({{"name", name},
                        {"seconds", seconds},
-                       {"edges_per_second", edges / seconds},
+                       {"edges_per_second", count / seconds},
                        {"bytes_per_second", bytes / seconds}});
   };
   // The fewest bytes a hop moves: per row its vertex id, two indptr entries
@@ -162,6 +167,50 @@ int run_benchmark(int argc, char** argv) {
              },
              wait),
          hop_bytes);
+
+  // Relabelling a hop's samples, one segment (a minibatch's frontier) per
+  // 16384 distinct destinations: sort-based against hash-table grouping.
+  {
+    std::vector<vertex_t> permutation(static_cast<std::size_t>(graph.rows));
+    std::iota(permutation.begin(), permutation.end(), 0);
+    std::shuffle(permutation.begin(), permutation.end(), gen);
+    const std::int64_t segment_size = std::min<std::int64_t>(16384, graph.rows);
+    segmented_vertices destinations;
+    for (std::int64_t first = 0; first < frontier; first += segment_size) {
+      const auto start = static_cast<std::size_t>(first % (graph.rows - segment_size + 1));
+      destinations.push_segment(std::span<const vertex_t>(permutation)
+                                    .subspan(start, static_cast<std::size_t>(segment_size)));
+    }
+    const std::vector<std::uint32_t> segment_minibatch(destinations.vertices.size(), 0);
+    const auto drawn =
+        kernels::sample_rows(cpu, graph, destinations.vertices,
+                             {.seed = 4, .minibatch_of_row = segment_minibatch}, draw);
+    segmented_vertices destinations_there;
+    destinations_there.vertices =
+        copy_to(std::span<const vertex_t>(destinations.vertices), gpu.memory());
+    destinations_there.offsets =
+        copy_to(std::span<const std::int64_t>(destinations.offsets), gpu.device()->pinned_memory());
+    const auto drawn_there = copy_to(drawn.view(), gpu.memory());
+    const double relabel_bytes = static_cast<double>(drawn.indices.size()) * (4 + 4);
+    fmt::print("relabel_by_segment, {} segments, {} sampled entries:\n", destinations.segments(),
+               drawn.indices.size());
+    report("cpu, every core",
+           median_seconds(
+               repeats, [&] { (void)kernels::relabel_by_segment(cpu, destinations, drawn.view()); },
+               nothing),
+           relabel_bytes, static_cast<double>(drawn.indices.size()));
+    for (const auto method : {kernels::relabel_method::sort, kernels::relabel_method::hash})
+      report(
+          method == kernels::relabel_method::sort ? "cuda, stable radix sort" : "cuda, hash table",
+          median_seconds(
+              repeats,
+              [&] {
+                (void)kernels::relabel_by_segment(gpu, destinations_there, drawn_there.view(),
+                                                  method);
+              },
+              wait),
+          relabel_bytes, static_cast<double>(drawn.indices.size()));
+  }
 
   // The feature rows of the sampled vertices, as the gather stage reads them.
   const auto n = graph.rows;

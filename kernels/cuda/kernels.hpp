@@ -34,7 +34,7 @@ namespace bulkgnn::kernels::cuda {
 // segments' structure and the device reads it through UVA.
 [[nodiscard]] relabelled_blocks relabel_by_segment(const executor& exec,
                                                    const segmented_vertices& destinations,
-                                                   csr_view sampled);
+                                                   csr_view sampled, relabel_method method);
 
 [[nodiscard]] buffer<float> lookup_entries(const executor& exec, csr_view a,
                                            std::span<const vertex_t> rows,

@@ -1,3 +1,4 @@
+#include "bulkgnn/kernels/rules/hash_probe.hpp"
 #include "kernels.hpp"
 #include "launch.cuh"
 #include "primitives.cuh"
@@ -7,25 +8,30 @@
 #include <algorithm>
 #include <vector>
 
-// relabel_by_segment without a hash table: sorting gives the same numbering
-// as the host back ends' first-appearance probing. Items are the
-// destinations (order 0 .. D-1) and then the sampled entries (order D + e),
-// keyed by (segment, vertex). A stable sort by key puts each (segment,
-// vertex)'s first appearance at the head of its run; sorting the heads by
-// (segment, first order) gives each segment's sources in local-id order:
-// destinations first (their orders are the smallest), then the others by
-// first appearance in the segment's rows.
+// relabel_by_segment gives the host back ends' numbering: per segment, the
+// destinations, then every other sampled vertex in order of first
+// appearance. Items are the destinations (order 0 .. D-1) and then the
+// sampled entries (order D + e), keyed by (segment, vertex). Two ways group
+// the items by key and find each group's first order:
+// - sort: a stable radix sort by key; a group is a run, its head the first
+//   appearance;
+// - hash: an open-addressing table (rules/hash_probe.hpp); a group is a
+//   slot, its first order an atomicMin.
+// Then one shared tail: sorting the groups' (segment, first order) numbers
+// each segment's sources in local-id order (destinations first, as their
+// orders are the smallest), and every entry takes its group's local id.
 namespace bulkgnn::kernels::cuda {
 namespace {
 
 // Bits for the first appearance's order in a unique's sort key (under it,
 // the segment): 2^40 items, far beyond any bulk.
 constexpr int order_bits = 40;
+constexpr unsigned long long no_order = ~0ull;
 
 __global__ void make_items(const vertex_t* destinations, const std::int64_t* segment_offsets,
                            std::int64_t segments, std::int64_t destination_count,
                            const edge_t* indptr, const vertex_t* columns, std::int64_t entries,
-                           std::uint64_t* keys, std::int64_t* orders) {
+                           std::uint64_t* keys) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= destination_count + entries) return;
   std::int64_t row = i;
@@ -39,7 +45,16 @@ __global__ void make_items(const vertex_t* destinations, const std::int64_t* seg
   }
   const std::int64_t segment = last_offset_at_or_below(segment_offsets, segments + 1, row);
   keys[i] = (static_cast<std::uint64_t>(segment) << 32) | static_cast<std::uint32_t>(vertex);
-  orders[i] = i;
+}
+
+__global__ void iota(std::int64_t* values, std::int64_t count) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < count) values[i] = i;
+}
+
+__global__ void fill(unsigned long long* values, std::int64_t count, unsigned long long value) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < count) values[i] = value;
 }
 
 __global__ void mark_run_heads(const std::uint64_t* keys, std::int64_t count, std::int64_t* heads) {
@@ -47,45 +62,72 @@ __global__ void mark_run_heads(const std::uint64_t* keys, std::int64_t count, st
   if (i < count) heads[i] = (i == 0 || keys[i] != keys[i - 1]) ? 1 : 0;
 }
 
-// run_ids holds the inclusive scan of the heads: run r's head is where it
-// first reaches r + 1.
-__global__ void collect_uniques(const std::uint64_t* keys, const std::int64_t* orders,
-                                const std::int64_t* run_ids, std::int64_t count,
-                                std::uint64_t* unique_keys, std::int64_t* unique_runs,
-                                unsigned long long* per_segment) {
+// Items sorted by key; run_ids is the inclusive scan of the run heads. Each
+// item learns its run, and each run its key and (at its head: the sort is
+// stable) its first order.
+__global__ void runs_as_groups(const std::uint64_t* sorted_keys, const std::int64_t* sorted_orders,
+                               const std::int64_t* run_ids, std::int64_t count,
+                               std::int64_t* group_of_item, std::uint64_t* group_key,
+                               unsigned long long* first_order) {
+  const std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (k >= count) return;
+  const std::int64_t run = run_ids[k] - 1;
+  group_of_item[sorted_orders[k]] = run;
+  if (k > 0 && run_ids[k] == run_ids[k - 1]) return;
+  group_key[run] = sorted_keys[k];
+  first_order[run] = static_cast<unsigned long long>(sorted_orders[k]);
+}
+
+__global__ void hash_items(const std::uint64_t* keys, std::int64_t count, std::uint64_t mask,
+                           unsigned long long* table_keys, std::int64_t* group_of_item,
+                           unsigned long long* first_order) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (i >= count || (i > 0 && run_ids[i] == run_ids[i - 1])) return;
-  const std::int64_t run = run_ids[i] - 1;
-  const std::uint64_t segment = keys[i] >> 32;
-  unique_keys[run] = (segment << order_bits) | static_cast<std::uint64_t>(orders[i]);
-  unique_runs[run] = run;
+  if (i >= count) return;
+  const std::uint64_t slot = rules::find_or_claim_slot(
+      keys[i], mask, [&](std::uint64_t at, std::uint64_t expected, std::uint64_t desired) {
+        return static_cast<std::uint64_t>(atomicCAS(table_keys + at, expected, desired));
+      });
+  group_of_item[i] = static_cast<std::int64_t>(slot);
+  atomicMin(first_order + slot, static_cast<unsigned long long>(i));
+}
+
+// Each group's first item makes it a unique, keyed by (segment, first
+// order); the order uniques are written in does not matter, since they are
+// sorted by that key next.
+__global__ void collect_uniques(const std::int64_t* group_of_item, std::int64_t count,
+                                const std::uint64_t* group_key,
+                                const unsigned long long* first_order,
+                                unsigned long long* unique_count, std::uint64_t* unique_keys,
+                                std::int64_t* unique_groups, unsigned long long* per_segment) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  const std::int64_t group = group_of_item[i];
+  if (first_order[group] != static_cast<unsigned long long>(i)) return;
+  const std::uint64_t segment = group_key[group] >> 32;
+  const auto at = static_cast<std::int64_t>(atomicAdd(unique_count, 1ull));
+  unique_keys[at] = (segment << order_bits) | static_cast<std::uint64_t>(i);
+  unique_groups[at] = group;
   atomicAdd(per_segment + segment, 1ull);
 }
 
 __global__ void number_uniques(const std::uint64_t* sorted_unique_keys,
-                               const std::int64_t* sorted_runs, std::int64_t uniques,
-                               const std::uint64_t* keys_by_run_head, const std::int64_t* offsets,
-                               std::int64_t* local_of_run, vertex_t* sources) {
+                               const std::int64_t* sorted_groups, std::int64_t uniques,
+                               const std::uint64_t* group_key, const std::int64_t* offsets,
+                               std::int64_t* local_of_group, vertex_t* sources) {
   const std::int64_t p = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (p >= uniques) return;
   const auto segment = static_cast<std::int64_t>(sorted_unique_keys[p] >> order_bits);
-  const std::int64_t run = sorted_runs[p];
-  local_of_run[run] = p - offsets[segment];
-  sources[p] = static_cast<vertex_t>(keys_by_run_head[run] & 0xFFFFFFFFu);
+  const std::int64_t group = sorted_groups[p];
+  local_of_group[group] = p - offsets[segment];
+  sources[p] = static_cast<vertex_t>(group_key[group] & 0xFFFFFFFFu);
 }
 
-__global__ void run_head_keys(const std::uint64_t* keys, const std::int64_t* run_ids,
-                              std::int64_t count, std::uint64_t* keys_by_run) {
-  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (i < count && (i == 0 || run_ids[i] != run_ids[i - 1])) keys_by_run[run_ids[i] - 1] = keys[i];
-}
-
-__global__ void write_columns(const std::int64_t* orders, const std::int64_t* run_ids,
-                              std::int64_t count, std::int64_t destination_count,
-                              const std::int64_t* local_of_run, vertex_t* out_columns) {
-  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (i >= count || orders[i] < destination_count) return;
-  out_columns[orders[i] - destination_count] = static_cast<vertex_t>(local_of_run[run_ids[i] - 1]);
+__global__ void write_columns(const std::int64_t* group_of_item, std::int64_t destination_count,
+                              std::int64_t entries, const std::int64_t* local_of_group,
+                              vertex_t* out_columns) {
+  const std::int64_t e = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (e < entries)
+    out_columns[e] = static_cast<vertex_t>(local_of_group[group_of_item[destination_count + e]]);
 }
 
 // Sorts (keys, values) pairs by key, stably, into the given outputs.
@@ -100,10 +142,66 @@ void sort_pairs(const executor& exec, const std::uint64_t* keys_in, std::uint64_
                                                      stream_of(exec)));
 }
 
+// The items grouped by key: each item's group, and per group its key and
+// first order (groups without items hold no_order).
+struct item_groups {
+  buffer<std::int64_t> group_of_item;
+  buffer<std::uint64_t> group_key;
+  buffer<unsigned long long> first_order;
+};
+
+item_groups group_by_sorting(const executor& exec, const buffer<std::uint64_t>& keys) {
+  const cudaStream_t stream = stream_of(exec);
+  memory_resource& device = exec.memory();
+  const auto count = static_cast<std::int64_t>(keys.size());
+  buffer<std::int64_t> orders(keys.size(), device);
+  iota<<<blocks_for(count), threads_per_block, 0, stream>>>(orders.data(), count);
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  buffer<std::uint64_t> sorted_keys(keys.size(), device);
+  buffer<std::int64_t> sorted_orders(keys.size(), device);
+  sort_pairs(exec, keys.data(), sorted_keys.data(), orders.data(), sorted_orders.data(), count);
+  buffer<std::int64_t> run_ids(keys.size(), device);
+  mark_run_heads<<<blocks_for(count), threads_per_block, 0, stream>>>(sorted_keys.data(), count,
+                                                                      run_ids.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  inclusive_scan(exec, run_ids.data(), count);
+  const std::int64_t runs = read_back(exec, run_ids.data() + count - 1);
+  item_groups groups{buffer<std::int64_t>(keys.size(), device),
+                     buffer<std::uint64_t>(static_cast<std::size_t>(runs), device),
+                     buffer<unsigned long long>(static_cast<std::size_t>(runs), device)};
+  runs_as_groups<<<blocks_for(count), threads_per_block, 0, stream>>>(
+      sorted_keys.data(), sorted_orders.data(), run_ids.data(), count, groups.group_of_item.data(),
+      groups.group_key.data(), groups.first_order.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  return groups;
+}
+
+item_groups group_by_hashing(const executor& exec, const buffer<std::uint64_t>& keys) {
+  const cudaStream_t stream = stream_of(exec);
+  memory_resource& device = exec.memory();
+  const auto count = static_cast<std::int64_t>(keys.size());
+  const std::uint64_t capacity = rules::hash_capacity(keys.size());
+  item_groups groups{buffer<std::int64_t>(keys.size(), device),
+                     buffer<std::uint64_t>(capacity, device),
+                     buffer<unsigned long long>(capacity, device)};
+  BULKGNN_CUDA_CHECK(
+      cudaMemsetAsync(groups.group_key.data(), 0xFF, capacity * sizeof(std::uint64_t), stream));
+  static_assert(rules::empty_slot_key == ~std::uint64_t{0}, "the memset writes all ones");
+  fill<<<blocks_for(static_cast<std::int64_t>(capacity)), threads_per_block, 0, stream>>>(
+      groups.first_order.data(), static_cast<std::int64_t>(capacity), no_order);
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  hash_items<<<blocks_for(count), threads_per_block, 0, stream>>>(
+      keys.data(), count, capacity - 1,
+      reinterpret_cast<unsigned long long*>(groups.group_key.data()), groups.group_of_item.data(),
+      groups.first_order.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  return groups;
+}
+
 }  // namespace
 
 relabelled_blocks relabel_by_segment(const executor& exec, const segmented_vertices& destinations,
-                                     csr_view sampled) {
+                                     csr_view sampled, relabel_method method) {
   const cudaStream_t stream = stream_of(exec);
   memory_resource& device = exec.memory();
   memory_resource& pinned = exec.device()->pinned_memory();
@@ -135,36 +233,27 @@ relabelled_blocks relabel_by_segment(const executor& exec, const segmented_verti
   }
 
   buffer<std::uint64_t> keys(static_cast<std::size_t>(count), device);
-  buffer<std::int64_t> orders(static_cast<std::size_t>(count), device);
   make_items<<<blocks_for(count), threads_per_block, 0, stream>>>(
       destinations.vertices.data(), destinations.offsets.data(), segments, destination_count,
-      sampled.indptr.data(), sampled.indices.data(), entries, keys.data(), orders.data());
+      sampled.indptr.data(), sampled.indices.data(), entries, keys.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
-  buffer<std::uint64_t> sorted_keys(static_cast<std::size_t>(count), device);
-  buffer<std::int64_t> sorted_orders(static_cast<std::size_t>(count), device);
-  sort_pairs(exec, keys.data(), sorted_keys.data(), orders.data(), sorted_orders.data(), count);
+  const item_groups groups =
+      method == relabel_method::hash ? group_by_hashing(exec, keys) : group_by_sorting(exec, keys);
 
-  buffer<std::int64_t> run_ids(static_cast<std::size_t>(count), device);
-  mark_run_heads<<<blocks_for(count), threads_per_block, 0, stream>>>(sorted_keys.data(), count,
-                                                                      run_ids.data());
-  BULKGNN_CUDA_CHECK_LAUNCH();
-  inclusive_scan(exec, run_ids.data(), count);
-  const std::int64_t uniques = read_back(exec, run_ids.data() + count - 1);
-
-  buffer<std::uint64_t> unique_keys(static_cast<std::size_t>(uniques), device);
-  buffer<std::int64_t> unique_runs(static_cast<std::size_t>(uniques), device);
+  buffer<unsigned long long> unique_count(1, device);
+  BULKGNN_CUDA_CHECK(cudaMemsetAsync(unique_count.data(), 0, sizeof(unsigned long long), stream));
+  // At most one unique per item.
+  buffer<std::uint64_t> unique_keys(static_cast<std::size_t>(count), device);
+  buffer<std::int64_t> unique_groups(static_cast<std::size_t>(count), device);
   collect_uniques<<<blocks_for(count), threads_per_block, 0, stream>>>(
-      sorted_keys.data(), sorted_orders.data(), run_ids.data(), count, unique_keys.data(),
-      unique_runs.data(), per_segment.data());
+      groups.group_of_item.data(), count, groups.group_key.data(), groups.first_order.data(),
+      unique_count.data(), unique_keys.data(), unique_groups.data(), per_segment.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
-  buffer<std::uint64_t> keys_by_run(static_cast<std::size_t>(uniques), device);
-  run_head_keys<<<blocks_for(count), threads_per_block, 0, stream>>>(
-      sorted_keys.data(), run_ids.data(), count, keys_by_run.data());
-  BULKGNN_CUDA_CHECK_LAUNCH();
+  const auto uniques = static_cast<std::int64_t>(read_back(exec, unique_count.data()));
   buffer<std::uint64_t> sorted_unique_keys(static_cast<std::size_t>(uniques), device);
-  buffer<std::int64_t> sorted_runs(static_cast<std::size_t>(uniques), device);
-  sort_pairs(exec, unique_keys.data(), sorted_unique_keys.data(), unique_runs.data(),
-             sorted_runs.data(), uniques);
+  buffer<std::int64_t> sorted_groups(static_cast<std::size_t>(uniques), device);
+  sort_pairs(exec, unique_keys.data(), sorted_unique_keys.data(), unique_groups.data(),
+             sorted_groups.data(), uniques);
 
   std::vector<unsigned long long> sizes(static_cast<std::size_t>(segments));
   BULKGNN_CUDA_CHECK(cudaMemcpyAsync(sizes.data(), per_segment.data(),
@@ -180,15 +269,17 @@ relabelled_blocks relabel_by_segment(const executor& exec, const segmented_verti
   }
   out.blocks.cols = largest;
   out.sources.vertices = buffer<vertex_t>(static_cast<std::size_t>(uniques), device);
-  buffer<std::int64_t> local_of_run(static_cast<std::size_t>(uniques), device);
+  buffer<std::int64_t> local_of_group(groups.group_key.size(), device);
   number_uniques<<<blocks_for(uniques), threads_per_block, 0, stream>>>(
-      sorted_unique_keys.data(), sorted_runs.data(), uniques, keys_by_run.data(),
-      out.sources.offsets.data(), local_of_run.data(), out.sources.vertices.data());
+      sorted_unique_keys.data(), sorted_groups.data(), uniques, groups.group_key.data(),
+      out.sources.offsets.data(), local_of_group.data(), out.sources.vertices.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
-  write_columns<<<blocks_for(count), threads_per_block, 0, stream>>>(
-      sorted_orders.data(), run_ids.data(), count, destination_count, local_of_run.data(),
-      out.blocks.indices.data());
-  BULKGNN_CUDA_CHECK_LAUNCH();
+  if (entries > 0) {
+    write_columns<<<blocks_for(entries), threads_per_block, 0, stream>>>(
+        groups.group_of_item.data(), destination_count, entries, local_of_group.data(),
+        out.blocks.indices.data());
+    BULKGNN_CUDA_CHECK_LAUNCH();
+  }
   // The scratch buffers above are freed in stream order when this returns.
   return out;
 }

@@ -37,7 +37,8 @@ csr_matrix sample_rows(const executor&, csr_view, std::span<const vertex_t>, con
   not_compiled("sample_rows");
 }
 
-relabelled_blocks relabel_by_segment(const executor&, const segmented_vertices&, csr_view) {
+relabelled_blocks relabel_by_segment(const executor&, const segmented_vertices&, csr_view,
+                                     relabel_method) {
   not_compiled("relabel_by_segment");
 }
 

@@ -10,7 +10,7 @@
 namespace bulkgnn::kernels {
 
 relabelled_blocks relabel_by_segment(const executor& exec, const segmented_vertices& destinations,
-                                     csr_view sampled) {
+                                     csr_view sampled, relabel_method method) {
   constexpr std::string_view function = "relabel_by_segment";
   detail::check_segments(exec, destinations, function, "destinations");
   detail::check_csr(exec, sampled, function, "sampled");
@@ -27,7 +27,7 @@ relabelled_blocks relabel_by_segment(const executor& exec, const segmented_verti
   return detail::dispatch(
       exec, function, [&] { return reference::relabel_by_segment(destinations, sampled); },
       [&] { return cpu::relabel_by_segment(destinations, sampled); },
-      [&] { return cuda::relabel_by_segment(exec, destinations, sampled); });
+      [&] { return cuda::relabel_by_segment(exec, destinations, sampled, method); });
 }
 
 csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vertices& rows,

@@ -153,10 +153,13 @@ TEST_F(CudaKernels, RelabelNumbersSourcesAsTheCpuDoes) {
   there.vertices = copy_to(std::span<const vertex_t>(destinations.vertices), device());
   there.offsets = copy_to(std::span<const std::int64_t>(destinations.offsets), pinned());
   const auto sampled_there = copy_to(sampled.view(), device());
-  const auto got = relabel_by_segment(gpu(), there, sampled_there.view());
-  EXPECT_EQ(copy_to_host(got.sources.vertices), expected.sources.vertices);
-  EXPECT_EQ(copy_to_host(got.sources.offsets), expected.sources.offsets);
-  expect_identical(expected.blocks, copy_to_host(got.blocks));
+  for (const relabel_method method : {relabel_method::sort, relabel_method::hash}) {
+    SCOPED_TRACE(method == relabel_method::sort ? "sort" : "hash");
+    const auto got = relabel_by_segment(gpu(), there, sampled_there.view(), method);
+    EXPECT_EQ(copy_to_host(got.sources.vertices), expected.sources.vertices);
+    EXPECT_EQ(copy_to_host(got.sources.offsets), expected.sources.offsets);
+    expect_identical(expected.blocks, copy_to_host(got.blocks));
+  }
 }
 
 TEST_F(CudaKernels, GatherDenseRowsCopiesTheRowsTheCpuCopies) {

@@ -20,12 +20,19 @@ struct relabelled_blocks {
   csr_matrix blocks;
 };
 
+// How the cuda back end finds each sampled vertex's first appearance in its
+// segment: a stable radix sort, or a hash table (one probe sequence per
+// entry). Both give the same result; the host back ends always probe a
+// per-thread hash map.
+enum class relabel_method { sort, hash };
+
 // De-duplicates and relabels the sampled neighbours of each segment to local
 // ids. Row r of `sampled` belongs to destination destinations.vertices[r]; its
 // column ids are global. Destinations must be distinct within a segment.
 [[nodiscard]] relabelled_blocks relabel_by_segment(const executor& exec,
                                                    const segmented_vertices& destinations,
-                                                   csr_view sampled);
+                                                   csr_view sampled,
+                                                   relabel_method method = relabel_method::sort);
 
 // The block R·A·C of each segment: for segment j, one row per vertex u of
 // rows.segment(j), holding the entries a(u, v) with v in cols.segment(j)
