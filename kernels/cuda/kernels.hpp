@@ -36,6 +36,11 @@ namespace bulkgnn::kernels::cuda {
                                                    const segmented_vertices& destinations,
                                                    csr_view sampled, relabel_method method);
 
+[[nodiscard]] csr_matrix columns_as_vertices(const executor& exec, csr_view blocks,
+                                             std::span<const std::int64_t> row_offsets,
+                                             const segmented_vertices& sources,
+                                             std::int64_t num_vertices);
+
 [[nodiscard]] buffer<float> lookup_entries(const executor& exec, csr_view a,
                                            std::span<const vertex_t> rows,
                                            const segmented_vertices& cols);
@@ -67,6 +72,9 @@ void invert_probabilities(const executor& exec, std::span<float> values);
 [[nodiscard]] csr_matrix spgemm(const executor& exec, csr_view a, csr_view b);
 [[nodiscard]] csr_matrix add(const executor& exec, csr_view a, csr_view b);
 void normalize_rows(const executor& exec, csr_matrix& m);
+
+// Y = A·X with the host back ends' sums (spmm.hpp).
+void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_view<float> y);
 
 void gather_dense_rows(const executor& exec, dense_view<const float> x,
                        std::span<const vertex_t> rows, dense_view<float> out);

@@ -512,3 +512,49 @@ csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vert
 }
 
 }  // namespace bulkgnn::kernels::cuda
+
+namespace bulkgnn::kernels::cuda {
+namespace {
+
+// Entry e of a row of segment j: column c becomes sources' vertex c of
+// segment j.
+__global__ void to_vertices(const edge_t* indptr, std::int64_t rows, const vertex_t* local,
+                            const std::int64_t* row_offsets, std::int64_t segments,
+                            const vertex_t* source_vertices, const std::int64_t* source_offsets,
+                            vertex_t* out) {
+  const std::int64_t e = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  const edge_t base = indptr[0];
+  if (e >= indptr[rows] - base) return;
+  const std::int64_t row = last_offset_at_or_below(indptr, rows + 1, base + e);
+  const std::int64_t j = last_offset_at_or_below(row_offsets, segments + 1, row);
+  out[e] = source_vertices[source_offsets[j] + local[e]];
+}
+
+}  // namespace
+
+csr_matrix columns_as_vertices(const executor& exec, csr_view blocks,
+                               std::span<const std::int64_t> row_offsets,
+                               const segmented_vertices& sources, std::int64_t num_vertices) {
+  const cudaStream_t stream = stream_of(exec);
+  const auto entries = static_cast<std::int64_t>(blocks.indices.size());
+  csr_matrix out;
+  out.rows = blocks.rows;
+  out.cols = num_vertices;
+  out.indptr = buffer<edge_t>(blocks.indptr.size(), exec.memory());
+  BULKGNN_CUDA_CHECK(cudaMemcpyAsync(out.indptr.data(), blocks.indptr.data(),
+                                     blocks.indptr.size_bytes(), cudaMemcpyDefault, stream));
+  out.values = buffer<float>(blocks.values.size(), exec.memory());
+  if (!blocks.values.empty())
+    BULKGNN_CUDA_CHECK(cudaMemcpyAsync(out.values.data(), blocks.values.data(),
+                                       blocks.values.size_bytes(), cudaMemcpyDefault, stream));
+  out.indices = buffer<vertex_t>(blocks.indices.size(), exec.memory());
+  if (entries == 0) return out;
+  to_vertices<<<blocks_for(entries), threads_per_block, 0, stream>>>(
+      blocks.indptr.data(), blocks.rows, blocks.indices.data(), row_offsets.data(),
+      static_cast<std::int64_t>(row_offsets.size()) - 1, sources.vertices.data(),
+      sources.offsets.data(), out.indices.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  return out;
+}
+
+}  // namespace bulkgnn::kernels::cuda

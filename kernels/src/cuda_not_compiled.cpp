@@ -42,6 +42,10 @@ relabelled_blocks relabel_by_segment(const executor&, const segmented_vertices&,
   not_compiled("relabel_by_segment");
 }
 
+void spmm(const executor&, csr_view, dense_view<const float>, dense_view<float>) {
+  not_compiled("spmm");
+}
+
 void gather_dense_rows(const executor&, dense_view<const float>, std::span<const vertex_t>,
                        dense_view<float>) {
   not_compiled("gather_dense_rows");
@@ -50,6 +54,11 @@ void gather_dense_rows(const executor&, dense_view<const float>, std::span<const
 std::int64_t gather_cached_rows(const executor&, const cached_rows&, std::span<const vertex_t>,
                                 dense_view<float>) {
   not_compiled("gather_cached_rows");
+}
+
+csr_matrix columns_as_vertices(const executor&, csr_view, std::span<const std::int64_t>,
+                               const segmented_vertices&, std::int64_t) {
+  not_compiled("columns_as_vertices");
 }
 
 buffer<float> lookup_entries(const executor&, csr_view, std::span<const vertex_t>,

@@ -64,12 +64,16 @@ csr_matrix columns_as_vertices(const executor& exec, csr_view blocks,
   constexpr std::string_view function = "columns_as_vertices";
   detail::check_csr(exec, blocks, function, "blocks");
   detail::check_segments(exec, sources, function, "sources");
+  BULKGNN_EXPECTS(detail::span_reachable(exec, row_offsets.data(), function, "row_offsets"),
+                  "{}: row_offsets must be in host-readable memory (pinned for a cuda executor)",
+                  function);
   BULKGNN_EXPECTS(static_cast<std::int64_t>(row_offsets.size()) == sources.segments() + 1 &&
                       row_offsets.front() == 0 && row_offsets.back() == blocks.rows &&
                       std::is_sorted(row_offsets.begin(), row_offsets.end()),
                   "{}: row_offsets must rise from 0 to the {} rows of blocks in {} segments",
                   function, blocks.rows, sources.segments());
-  detail::check_vertices_below(sources.vertices, num_vertices, function, "sources.vertices");
+  if (host_accessible(sources.vertices.space()))
+    detail::check_vertices_below(sources.vertices, num_vertices, function, "sources.vertices");
   if (exec.kind() == backend::reference)
     for (std::int64_t j = 0; j < sources.segments(); ++j)
       for (auto e = blocks.indptr[row_offsets[j]]; e < blocks.indptr[row_offsets[j + 1]]; ++e)
@@ -79,7 +83,8 @@ csr_matrix columns_as_vertices(const executor& exec, csr_view blocks,
   return detail::dispatch(
       exec, function,
       [&] { return reference::columns_as_vertices(blocks, row_offsets, sources, num_vertices); },
-      [&] { return cpu::columns_as_vertices(blocks, row_offsets, sources, num_vertices); });
+      [&] { return cpu::columns_as_vertices(blocks, row_offsets, sources, num_vertices); },
+      [&] { return cuda::columns_as_vertices(exec, blocks, row_offsets, sources, num_vertices); });
 }
 
 buffer<float> lookup_entries(const executor& exec, csr_view a, std::span<const vertex_t> rows,

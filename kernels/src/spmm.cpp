@@ -18,7 +18,8 @@ void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_vie
                   y.cols, a.rows, x.cols);
   detail::check_disjoint(x.data, y.data, "spmm", "x", "y");
   detail::dispatch(
-      exec, "spmm", [&] { reference::spmm(a, x, y); }, [&] { cpu::spmm(a, x, y); });
+      exec, "spmm", [&] { reference::spmm(a, x, y); }, [&] { cpu::spmm(a, x, y); },
+      [&] { cuda::spmm(exec, a, x, y); });
 }
 
 csr_matrix transpose(const executor& exec, csr_view a) {

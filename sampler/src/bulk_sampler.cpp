@@ -84,9 +84,6 @@ bulk_sampler::bulk_sampler(row_source& rows, sampler_options options, executor e
 
 void bulk_sampler::initialise() {
   validate(options_, rows_.weighted());
-  BULKGNN_EXPECTS(exec_.kind() != backend::cuda || options_.kind != sampler_kind::fastgcn,
-                  "sampler_options.kind fastgcn: the cuda back end samples node-wise and LADIES "
-                  "only so far");
   if (options_.kind == sampler_kind::fastgcn) {
     BULKGNN_EXPECTS(rows_.whole_graph() != nullptr,
                     "sampler_options.kind fastgcn needs the whole graph in every process "
@@ -95,7 +92,7 @@ void bulk_sampler::initialise() {
     everyone.vertices.resize(static_cast<std::size_t>(rows_.num_vertices()));
     std::iota(everyone.vertices.begin(), everyone.vertices.end(), 0);
     everyone.offsets.push_back(rows_.num_vertices());
-    global_column_weights_ = column_weights(everyone);
+    global_column_weights_ = column_weights(on_executor(std::move(everyone)));
   }
 }
 
@@ -128,9 +125,9 @@ bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
   // that no destination links to; sampled as the parts are, a minibatch
   // keeps only what its seeds reach (and splits over ranks exactly).
   if (options_.kind == sampler_kind::fastgcn) {
-    segmented_vertices whole = seeds;
-    return sample_layer_wise_parts(epoch, std::move(whole), std::move(seeds), minibatch_ids,
-                                   nullptr);
+    segmented_vertices whole = on_executor(seeds);
+    return sample_layer_wise_parts(epoch, std::move(whole), on_executor(std::move(seeds)),
+                                   minibatch_ids, nullptr);
   }
   bulk_sample bulk;
   bulk.minibatch_ids.assign(minibatch_ids.begin(), minibatch_ids.end());

@@ -185,14 +185,26 @@ bulk_sampler::split_hop bulk_sampler::sample_layer_wise_part(
       global ? owned_columns(global_column_weights_.view(), owned_global_weights_, first, last)
              : local_weights.view();
 
-  std::vector<vertex_t> weight_row(count, 0);
-  if (!global) std::iota(weight_row.begin(), weight_row.end(), 0);
-  const auto minibatch_of_row = stream_ids(minibatch_ids);
-  const std::vector<vertex_t> zero_key_rows(count, 0);
-  const csr_matrix drawn = draw_split_rows(
-      weights, weight_row,
-      kernels::row_streams{options_.seed, epoch, hop, minibatch_of_row, zero_key_rows},
-      options_.fanouts[hop], ranks);
+  std::vector<vertex_t> row_numbers(count, 0);
+  if (!global) std::iota(row_numbers.begin(), row_numbers.end(), 0);
+  const auto weight_row = on_executor(std::span<const vertex_t>(row_numbers));
+  const auto minibatch_of_row =
+      on_executor(std::span<const std::uint32_t>(stream_ids(minibatch_ids)));
+  const auto zero_key_rows =
+      on_executor(std::span<const vertex_t>(std::vector<vertex_t>(count, 0)));
+  const kernels::row_streams streams{options_.seed, epoch, hop, minibatch_of_row, zero_key_rows};
+  // One rank holds whole rows: its draw is sample_rows', which the split
+  // draw reproduces from the ranks' parts.
+  csr_matrix drawn;
+  if (ranks.size() == 1) {
+    executor_stage stage(exec_, times_, device_log_, "sample_rows");
+    drawn = kernels::sample_rows(exec_, weights, weight_row, streams,
+                                 {.fanout = options_.fanouts[hop],
+                                  .mode = kernels::replacement::without,
+                                  .weights = kernels::weighting::by_value});
+  } else {
+    drawn = draw_split_rows(weights, weight_row, streams, options_.fanouts[hop], ranks);
+  }
 
   segmented_vertices sources;
   buffer<float> inverse_p;

@@ -272,6 +272,15 @@ TEST_F(CudaKernels, LayerWiseKernelsGiveTheCpusBits) {
       destinations.push_segment(segment.first((segment.size() + 1) / 2));
     }
     const auto destinations_gpu = on_gpu(destinations);
+    // Local columns back to vertex ids, as a column-split hop renumbers.
+    const auto blocks = extract_blocks(cpu_exec, a.view(), destinations, frontier, inverse_p, true);
+    const auto blocks_gpu = copy_to(blocks.view(), device());
+    const auto row_offsets_gpu =
+        copy_to(std::span<const std::int64_t>(destinations.offsets), pinned());
+    expect_identical(
+        columns_as_vertices(cpu_exec, blocks.view(), destinations.offsets, frontier, a.rows),
+        copy_to_host(
+            columns_as_vertices(gpu(), blocks_gpu.view(), row_offsets_gpu, frontier_gpu, a.rows)));
     for (const bool self_loops : {true, false})
       expect_identical(
           extract_blocks(cpu_exec, a.view(), destinations, frontier, inverse_p, self_loops),
@@ -312,6 +321,25 @@ TEST_F(CudaKernels, GatherCachedRowsReadsTheCacheAndTheTableThroughUva) {
                                {5000, 45, std::span<float>(out), memory_space::device}),
             hits);
   EXPECT_TRUE(testing::same_bits(expected.data, std::span<const float>(copy_to_host(out))));
+}
+
+TEST_F(CudaKernels, SpmmSumsAsTheCpuDoes) {
+  std::mt19937_64 gen(13);
+  for (const bool weighted : {false, true}) {
+    const auto a = testing::random_csr(
+        gen,
+        {.rows = 700, .cols = 900, .mean_degree = 20, .weighted = weighted, .empty_rows = 0.1});
+    const auto x = testing::random_dense(gen, 900, 70);
+    testing::dense_matrix expected(700, 70);
+    spmm(cpu_exec, a.view(), x.view(), expected.view());
+    const auto a_there = copy_to(a.view(), device());
+    const auto x_there = copy_to(std::span<const float>(x.data), device());
+    buffer<float> y(700 * 70, device());
+    spmm(gpu(), a_there.view(), {900, 70, std::span<const float>(x_there), memory_space::device},
+         {700, 70, std::span<float>(y), memory_space::device});
+    EXPECT_TRUE(testing::same_bits(expected.data, std::span<const float>(copy_to_host(y))))
+        << (weighted ? "weighted" : "pattern");
+  }
 }
 
 TEST_F(CudaKernels, InvertProbabilitiesRefusesAZeroProbability) {
