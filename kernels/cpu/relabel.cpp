@@ -176,7 +176,10 @@ csr_matrix columns_as_vertices(csr_view blocks, std::span<const std::int64_t> ro
   out.indices.resize(blocks.indices.size());
   tbb::parallel_for(std::size_t{0}, row_offsets.size() - 1, [&](std::size_t j) {
     const auto segment = sources.segment(static_cast<std::int64_t>(j));
-    for (auto e = blocks.indptr[row_offsets[j]]; e < blocks.indptr[row_offsets[j + 1]]; ++e)
+    // Entries are indexed from indptr[0], which a view may place above 0.
+    const edge_t base = blocks.indptr.front();
+    for (auto e = blocks.indptr[row_offsets[j]] - base;
+         e < blocks.indptr[row_offsets[j + 1]] - base; ++e)
       out.indices[e] = segment[blocks.indices[e]];
   });
   return out;

@@ -40,11 +40,16 @@ __global__ void make_items(const vertex_t* destinations, const std::int64_t* seg
     vertex = destinations[i];
   } else {
     const std::int64_t e = i - destination_count;
-    row = last_offset_at_or_below(indptr, destination_count + 1, e);
+    row = last_offset_at_or_below(indptr, destination_count + 1, indptr[0] + e);
     vertex = columns[e];
   }
   const std::int64_t segment = last_offset_at_or_below(segment_offsets, segments + 1, row);
   keys[i] = (static_cast<std::uint64_t>(segment) << 32) | static_cast<std::uint32_t>(vertex);
+}
+
+__global__ void rebase(const edge_t* indptr, std::int64_t count, edge_t* out) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < count) out[i] = indptr[i] - indptr[0];
 }
 
 __global__ void iota(std::int64_t* values, std::int64_t count) {
@@ -212,9 +217,12 @@ relabelled_blocks relabel_by_segment(const executor& exec, const segmented_verti
 
   relabelled_blocks out;
   out.blocks.rows = sampled.rows;
+  // The blocks' indptr starts at 0 whatever `sampled`'s starts at.
   out.blocks.indptr = buffer<edge_t>(sampled.indptr.size(), device);
-  BULKGNN_CUDA_CHECK(cudaMemcpyAsync(out.blocks.indptr.data(), sampled.indptr.data(),
-                                     sampled.indptr.size_bytes(), cudaMemcpyDefault, stream));
+  rebase<<<blocks_for(static_cast<std::int64_t>(sampled.indptr.size())), threads_per_block, 0,
+           stream>>>(sampled.indptr.data(), static_cast<std::int64_t>(sampled.indptr.size()),
+                     out.blocks.indptr.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
   out.blocks.indices = buffer<vertex_t>(static_cast<std::size_t>(entries), device);
   if (sampled.weighted()) {
     out.blocks.values = buffer<float>(sampled.values.size(), device);

@@ -51,8 +51,9 @@ __global__ void draw_rows(row_draw p, const edge_t* out_indptr, vertex_t* out_in
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= p.count) return;
   const vertex_t row = p.rows[i];
-  const edge_t begin = p.indptr[row];
-  const auto degree = static_cast<std::uint32_t>(p.indptr[row + 1] - begin);
+  // Positions in indices and values, which start at indptr[0].
+  const edge_t begin = p.indptr[row] - p.indptr[0];
+  const auto degree = static_cast<std::uint32_t>(p.indptr[row + 1] - p.indptr[row]);
   const edge_t first = out_indptr[i];
   const auto drawn = static_cast<std::uint32_t>(out_indptr[i + 1] - first);
   if (p.takes_whole_row(degree)) {

@@ -91,9 +91,10 @@ csr_matrix columns_as_vertices(csr_view blocks, std::span<const std::int64_t> ro
   out.cols = num_vertices;
   out.indptr.assign(blocks.indptr.begin(), blocks.indptr.end());
   if (blocks.weighted()) out.values.assign(blocks.values.begin(), blocks.values.end());
+  const edge_t base = blocks.indptr.front();
   for (std::int64_t j = 0; j + 1 < static_cast<std::int64_t>(row_offsets.size()); ++j)
     for (auto e = blocks.indptr[row_offsets[j]]; e < blocks.indptr[row_offsets[j + 1]]; ++e)
-      out.indices.push_back(sources.segment(j)[blocks.indices[e]]);
+      out.indices.push_back(sources.segment(j)[blocks.indices[e - base]]);
   return out;
 }
 

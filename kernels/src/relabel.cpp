@@ -76,10 +76,12 @@ csr_matrix columns_as_vertices(const executor& exec, csr_view blocks,
     detail::check_vertices_below(sources.vertices, num_vertices, function, "sources.vertices");
   if (exec.kind() == backend::reference)
     for (std::int64_t j = 0; j < sources.segments(); ++j)
-      for (auto e = blocks.indptr[row_offsets[j]]; e < blocks.indptr[row_offsets[j + 1]]; ++e)
-        BULKGNN_EXPECTS(blocks.indices[e] < sources.size(j),
+      for (auto e = blocks.indptr[row_offsets[j]]; e < blocks.indptr[row_offsets[j + 1]]; ++e) {
+        const vertex_t column = blocks.indices[e - blocks.indptr.front()];
+        BULKGNN_EXPECTS(column < sources.size(j),
                         "{}: a row of segment {} uses column {} of its {} sources", function, j,
-                        blocks.indices[e], sources.size(j));
+                        column, sources.size(j));
+      }
   return detail::dispatch(
       exec, function,
       [&] { return reference::columns_as_vertices(blocks, row_offsets, sources, num_vertices); },

@@ -84,6 +84,9 @@ bulk_sampler::bulk_sampler(row_source& rows, sampler_options options, executor e
 
 void bulk_sampler::initialise() {
   validate(options_, rows_.weighted());
+  BULKGNN_EXPECTS(exec_.kind() != backend::cuda || rows_.whole_graph() != nullptr,
+                  "bulk_sampler: the cuda back end samples a graph held whole in this process "
+                  "only so far");
   if (options_.kind == sampler_kind::fastgcn) {
     BULKGNN_EXPECTS(rows_.whole_graph() != nullptr,
                     "sampler_options.kind fastgcn needs the whole graph in every process "

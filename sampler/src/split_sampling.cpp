@@ -167,6 +167,9 @@ bulk_sampler::split_hop bulk_sampler::sample_layer_wise_part(
     const segmented_vertices& whole, const segmented_vertices& part,
     std::span<const std::int64_t> minibatch_ids, std::uint32_t epoch, std::uint32_t hop,
     comm::communicator& ranks) {
+  BULKGNN_EXPECTS(exec_.kind() != backend::cuda || ranks.size() == 1,
+                  "bulk_sampler: layer-wise sampling split over ranks runs on the host back ends "
+                  "only so far");
   const std::int64_t count = whole.segments();
   const bool global = options_.kind == sampler_kind::fastgcn;
   const vertex_t n = rows_.num_vertices();

@@ -138,6 +138,21 @@ TEST(ColumnsAsVertices, UndoesRelabellingOnBothBackends) {
     EXPECT_EQ(back.indices, sampled.indices) << backend_name(exec->kind());
     EXPECT_EQ(back.cols, 500);
   }
+  // The same blocks behind a view whose indptr starts above 0 (entries are
+  // indexed from indptr[0]).
+  const auto& blocks = relabelled.blocks;
+  std::vector<edge_t> shifted(blocks.indptr.begin(), blocks.indptr.end());
+  for (auto& e : shifted) e += 3;
+  std::vector<vertex_t> padded(3, -7);
+  padded.insert(padded.end(), blocks.indices.begin(), blocks.indices.end());
+  const csr_view shifted_view{
+      blocks.rows, blocks.cols, shifted, std::span<const vertex_t>(padded).subspan(3), {}};
+  for (const auto* exec : {&cpu_exec, &reference_exec})
+    EXPECT_EQ(
+        columns_as_vertices(*exec, shifted_view, destinations.offsets, relabelled.sources, 500)
+            .indices,
+        sampled.indices)
+        << backend_name(exec->kind());
 }
 
 }  // namespace

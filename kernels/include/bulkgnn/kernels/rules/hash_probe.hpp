@@ -4,8 +4,8 @@
 
 #include "bulkgnn/core/host_device.hpp"
 
-// The open-addressing hash table of the CUDA relabel (kernels/cuda/
-// relabel_hash.cu): 64-bit keys, linear probing in a power-of-two table.
+// The open-addressing hash table of the CUDA relabel (relabel_method::hash
+// in kernels/cuda/relabel.cu): 64-bit keys, linear probing in a power-of-two table.
 // The probe loop is written once over a compare-and-swap that the caller
 // supplies (atomicCAS on the device, a plain exchange in the host tests), so
 // the host tests check the same probing that the kernels run.
