@@ -51,9 +51,7 @@ __global__ void segment_vertex_keys(const vertex_t* vertices, const std::int64_t
                                     std::int64_t segments, std::int64_t count,
                                     std::uint64_t* keys) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (i >= count) return;
-  const std::int64_t segment = last_offset_at_or_below(offsets, segments + 1, i);
-  keys[i] = (static_cast<std::uint64_t>(segment) << 32) | static_cast<std::uint32_t>(vertices[i]);
+  if (i < count) keys[i] = segment_vertex_key(offsets, segments, i, vertices[i]);
 }
 
 // Q's entry for the frontier vertex held by sorted key i: 1 / (deg + 1)²,

@@ -29,6 +29,14 @@ __device__ inline std::int64_t last_offset_at_or_below(const std::int64_t* offse
   return low;
 }
 
+// The sort key (segment, vertex) of element i of segmented vertices.
+__device__ inline std::uint64_t segment_vertex_key(const std::int64_t* offsets,
+                                                   std::int64_t segments, std::int64_t i,
+                                                   std::int32_t vertex) {
+  const std::int64_t segment = last_offset_at_or_below(offsets, segments + 1, i);
+  return (static_cast<std::uint64_t>(segment) << 32) | static_cast<std::uint32_t>(vertex);
+}
+
 // The bits a radix sort reads of (row << 32 | column) keys for `rows` rows.
 inline int row_key_bits(std::int64_t rows) {
   int bits = 32;

@@ -43,8 +43,7 @@ __global__ void make_items(const vertex_t* destinations, const std::int64_t* seg
     row = last_offset_at_or_below(indptr, destination_count + 1, indptr[0] + e);
     vertex = columns[e];
   }
-  const std::int64_t segment = last_offset_at_or_below(segment_offsets, segments + 1, row);
-  keys[i] = (static_cast<std::uint64_t>(segment) << 32) | static_cast<std::uint32_t>(vertex);
+  keys[i] = segment_vertex_key(segment_offsets, segments, row, vertex);
 }
 
 __global__ void rebase(const edge_t* indptr, std::int64_t count, edge_t* out) {
@@ -329,8 +328,7 @@ __global__ void segment_items(const vertex_t* vertices, const std::int64_t* offs
                               std::int64_t* items) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= count) return;
-  const std::int64_t segment = last_offset_at_or_below(offsets, segments + 1, i);
-  keys[i] = (static_cast<std::uint64_t>(segment) << 32) | static_cast<std::uint32_t>(vertices[i]);
+  keys[i] = segment_vertex_key(offsets, segments, i, vertices[i]);
   items[i] = i;
 }
 

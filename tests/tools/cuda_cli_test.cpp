@@ -25,6 +25,14 @@ std::string digest_of(const std::string& arguments) {
   return found.size() > 1 ? found[1].str() : "";
 }
 
+// `run` on the GPU, with the graph in device memory and in pinned host
+// memory, draws the CPU's minibatches.
+void expect_the_cpus_digest_in_both_placements(const std::string& run) {
+  const auto cpu = digest_of(run + " --device cpu");
+  EXPECT_EQ(digest_of(run + " --device cuda --topology device"), cpu) << run;
+  EXPECT_EQ(digest_of(run + " --device cuda --topology pinned"), cpu) << run;
+}
+
 class CudaSample : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -42,9 +50,7 @@ TEST_F(CudaSample, NodeWiseDigestsEqualTheCpusOnRealData) {
        {data + "/cora --fanouts 15,10,5 --epochs 2", data + "/facebook --fanouts 10,5 --bulk 7",
         data + "/facebook --fanouts 25,10 --replace",
         data + "/coauthor-cs --fanouts -1,5 --batch-size 256"}) {
-    const auto cpu = digest_of(run + " --device cpu");
-    EXPECT_EQ(digest_of(run + " --device cuda --topology device"), cpu) << run;
-    EXPECT_EQ(digest_of(run + " --device cuda --topology pinned"), cpu) << run;
+    expect_the_cpus_digest_in_both_placements(run);
   }
 }
 
@@ -55,9 +61,7 @@ TEST_F(CudaSample, LadiesDigestsEqualTheCpusOnRealDataForAnyBulkSize) {
         data + "/facebook --sampler ladies --fanouts 1024,1024 --bulk 1",
         data + "/facebook --sampler ladies --fanouts 1024,1024 --bulk 16",
         data + "/amazon-photo --sampler ladies --fanouts 2048,2048 --batch-size 256"}) {
-    const auto cpu = digest_of(run + " --device cpu");
-    EXPECT_EQ(digest_of(run + " --device cuda --topology device"), cpu) << run;
-    EXPECT_EQ(digest_of(run + " --device cuda --topology pinned"), cpu) << run;
+    expect_the_cpus_digest_in_both_placements(run);
   }
 }
 
@@ -86,9 +90,7 @@ TEST_F(CudaSample, FastgcnDigestsEqualTheCpus) {
   const std::string data = BULKGNN_SHARED_DATA;
   for (const std::string& run : {data + "/cora --sampler fastgcn --fanouts 512,512 --bulk 3",
                                  data + "/facebook --sampler fastgcn --fanouts 1024,1024"}) {
-    const auto cpu = digest_of(run + " --device cpu");
-    EXPECT_EQ(digest_of(run + " --device cuda --topology device"), cpu) << run;
-    EXPECT_EQ(digest_of(run + " --device cuda --topology pinned"), cpu) << run;
+    expect_the_cpus_digest_in_both_placements(run);
   }
 }
 
