@@ -3,15 +3,25 @@
 Runs inside the peer environment (benchmarks/peers/setup_venv.sh) and is started once per
 measurement by run_peers.py, so every measurement gets a fresh process, as bulkgnn's own
 commands do. Imports, reading the dataset and building the graph/loader objects are not
-timed; the timed part is iterating minibatches (sample, loader) or training epochs (train).
+timed; the timed part is iterating minibatches (sample, loader; after one untimed warm-up
+epoch) or training epochs (train; the report leaves out each run's first epoch).
 
 Systems:
   pyg         PyTorch Geometric: NeighborLoader (sampler backend detected and reported),
-              GraphSAGE from SAGEConv (mean aggregation, root weight).
-  dgl         DGL: dgl.dataloading.DataLoader with NeighborSampler, num_workers=0,
-              GraphSAGE from dgl.nn.SAGEConv('mean') over the sampled blocks.
+              GraphSAGE from SAGEConv (mean aggregation, root weight), each layer
+              trimmed to the rows it needs (trim_to_layer; the per-hop counts that
+              torch-sparse does not return are recovered from the batch's layout).
+  dgl         DGL: dgl.dataloading.DataLoader with NeighborSampler, GraphSAGE from
+              dgl.nn.SAGEConv('mean') over the sampled blocks.
+  bulkgnn-py  bulkgnn.NeighborLoader in the Python loop, every minibatch turned into
+              PyG's layout by mb.to_pyg(); trains the same PyG model as `pyg`.
+  bulkgnn-py-dgl
+              bulkgnn.NeighborLoader with mb.to_dgl(); trains the same DGL model as `dgl`
+              (train workload only).
   ladies-ref  A numpy/scipy port of LADIES (Zou et al., 2019) with bulkgnn's definition,
               since neither PyG nor DGL ships a LADIES sampler.
+--workers N gives PyG's and DGL's loaders N worker processes (persistent across epochs);
+bulkgnn's loader runs its own pipeline threads (--bulk minibatches per sampler call).
 
 Data is bulkgnn's native layout (indptr/indices .npy, row v = in-neighbours of v), read
 identically by every system: an edge u -> v for each u in row v.
@@ -75,25 +85,42 @@ def pyg_sampler_backend():
 
 # ----------------------------------------------------------------------------- PyG
 
-def pyg_loader(data, args, with_features, shuffle=True):
+def pyg_graph(data, with_features):
     import torch
     from torch_geometric.data import Data
-    from torch_geometric.loader import NeighborLoader
     src, dst = edge_index_of(data)
     graph = Data(edge_index=torch.from_numpy(np.stack([src, dst])), num_nodes=data["num_nodes"])
     if with_features:
         graph.x = torch.from_numpy(data["features"])
         if data["labels"] is not None:
             graph.y = torch.from_numpy(data["labels"].astype(np.int64))
+    return graph
+
+
+def pyg_loader(data, args, with_features, shuffle=True):
+    import torch
+    from torch_geometric.loader import NeighborLoader
+    graph = pyg_graph(data, with_features)
     # is_sorted: edges are already sorted by destination (CSC order), as PyG wants them.
     return graph, NeighborLoader(graph, num_neighbors=args.fanouts, batch_size=args.batch_size,
                                  input_nodes=torch.from_numpy(data["seeds"]), shuffle=shuffle,
-                                 replace=False, num_workers=0, is_sorted=True)
+                                 replace=False, is_sorted=True, num_workers=args.workers,
+                                 persistent_workers=args.workers > 0)
+
+
+def warm_up(loader, args):
+    """One untimed epoch (at most --max-minibatches) before the timed ones, for every
+    Python loader alike: worker processes (persistent) are started, lazy imports and
+    caches are done, so the rate is the steady state each loader reaches."""
+    for i, _ in enumerate(loader):
+        if args.max_minibatches and i + 1 >= args.max_minibatches:
+            break
 
 
 def pyg_iterate(loader, args, with_features):
     """Iterates epochs of the loader; counts what a trainer would receive."""
     counts = {"minibatches": 0, "sampled_edges": 0, "input_nodes": 0, "feature_bytes": 0}
+    warm_up(loader, args)
     start = time.perf_counter()
     for _ in range(args.epochs):
         for i, batch in enumerate(loader):
@@ -108,8 +135,51 @@ def pyg_iterate(loader, args, with_features):
     return counts
 
 
+def torch_sparse_hop_counts(batch, layers):
+    """(num_sampled_nodes, num_sampled_edges) of a NeighborLoader batch that PyG sampled
+    with torch-sparse, which leaves them None (only pyg-lib, not on PyPI, returns them),
+    so that PyG's model can trim its layers as PyG documents.
+
+    torch-sparse numbers nodes as it discovers them (seeds first) and emits edges hop by
+    hop, so hop h's edges are the next run of edges whose targets are hop h's nodes, and
+    the sources beyond those nodes are what hop h adds. Raises if the batch is not laid
+    out so (check_adapters.py checks that trimming with these counts leaves the seeds'
+    outputs unchanged)."""
+    import torch
+    source, target = batch.edge_index
+    nodes, edges = [batch.batch_size], []
+    first_node, end_node, first_edge = 0, batch.batch_size, 0
+    for _ in range(layers):
+        in_hop = (target[first_edge:] >= first_node) & (target[first_edge:] < end_node)
+        count = int(in_hop.numel() if bool(in_hop.all()) else torch.argmin(in_hop.int()))
+        hop_sources = source[first_edge:first_edge + count]
+        new_end = max(end_node, int(hop_sources.max()) + 1 if count else 0)
+        edges.append(count)
+        nodes.append(new_end - end_node)
+        first_node, end_node, first_edge = end_node, new_end, first_edge + count
+    if first_edge != source.numel() or end_node != batch.num_nodes:
+        raise RuntimeError(f"batch is not laid out hop by hop: {first_edge} of "
+                           f"{source.numel()} edges and {end_node} of {batch.num_nodes} nodes "
+                           "accounted for")
+    return nodes, edges
+
+
+def pyg_hop_counts(batch, layers):
+    """The batch's per-hop counts: PyG's own, or reconstructed for torch-sparse."""
+    nodes = getattr(batch, "num_sampled_nodes", None)
+    edges = getattr(batch, "num_sampled_edges", None)
+    if nodes is not None and edges is not None:
+        return nodes, edges
+    return torch_sparse_hop_counts(batch, layers)
+
+
 class PygSage:
-    """PyG GraphSAGE: SAGEConv (mean, root weight), ReLU and dropout between layers."""
+    """PyG GraphSAGE: SAGEConv (mean, root weight), ReLU and dropout between layers.
+
+    Given the batch's per-hop counts (num_sampled_nodes, num_sampled_edges), layer i
+    first drops the nodes and edges of the outermost i hops with trim_to_layer, as PyG
+    documents for NeighborLoader, so that each layer computes only the rows the next
+    one reads; without them (full-graph evaluation) every layer runs on every node."""
 
     def __new__(cls, in_channels, hidden, out_channels, layers, dropout):
         import torch
@@ -123,8 +193,14 @@ class PygSage:
                 self.convs = torch.nn.ModuleList(
                     SAGEConv(widths[i], widths[i + 1], aggr="mean") for i in range(layers))
 
-            def forward(self, x, edge_index):
+            def forward(self, x, edge_index, num_sampled_nodes=None, num_sampled_edges=None):
+                from torch_geometric.utils import trim_to_layer
                 for i, conv in enumerate(self.convs):
+                    if num_sampled_nodes is not None and num_sampled_edges is not None:
+                        x, edge_index, _ = trim_to_layer(
+                            layer=i, num_sampled_nodes_per_hop=num_sampled_nodes,
+                            num_sampled_edges_per_hop=num_sampled_edges, x=x,
+                            edge_index=edge_index)
                     x = conv(x, edge_index)
                     if i + 1 < len(self.convs):
                         x = F.dropout(F.relu(x), p=dropout, training=self.training)
@@ -133,10 +209,19 @@ class PygSage:
         return Sage()
 
 
+def pyg_batches(data, args):
+    """(graph, loader, batch_of): PyG's NeighborLoader, or bulkgnn's (bulkgnn-py)
+    with each minibatch turned into PyG's layout by mb.to_pyg()."""
+    if args.system == "bulkgnn-py":
+        return pyg_graph(data, True), bulkgnn_loader(data, args), lambda mb: mb.to_pyg()
+    graph, loader = pyg_loader(data, args, with_features=True)
+    return graph, loader, lambda batch: batch
+
+
 def pyg_train(data, args):
     import torch
     import torch.nn.functional as F
-    graph, loader = pyg_loader(data, args, with_features=True)
+    graph, loader, batch_of = pyg_batches(data, args)
     model = PygSage(data["features"].shape[1], args.hidden, data["num_classes"],
                     len(args.fanouts), args.dropout)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
@@ -144,11 +229,13 @@ def pyg_train(data, args):
     def train_epoch():
         model.train()
         total_loss, steps = 0.0, 0
-        for i, batch in enumerate(loader):
+        for i, item in enumerate(loader):
             if args.max_minibatches and i >= args.max_minibatches:
                 break
+            batch = batch_of(item)
+            hops = pyg_hop_counts(batch, len(args.fanouts))
             optimizer.zero_grad()
-            out = model(batch.x, batch.edge_index)[:batch.batch_size]
+            out = model(batch.x, batch.edge_index, *hops)[:batch.batch_size]
             loss = F.cross_entropy(out, batch.y[:batch.batch_size])
             loss.backward()
             optimizer.step()
@@ -162,6 +249,37 @@ def pyg_train(data, args):
         return model(graph.x, graph.edge_index).argmax(dim=1).numpy()
 
     return run_training(train_epoch, evaluate, data, args)
+
+
+# ----------------------------------------------------------------------------- bulkgnn
+
+def bulkgnn_loader(data, args, shuffle=True):
+    """bulkgnn.NeighborLoader over the same native dataset and seeds (the build's
+    python/ folder must be on PYTHONPATH; run_peers.py puts it there)."""
+    import bulkgnn
+    dataset = bulkgnn.Dataset(args.data)
+    return bulkgnn.NeighborLoader(dataset, data["seeds"], fanouts=args.fanouts,
+                                  batch_size=args.batch_size, shuffle=shuffle, seed=args.seed,
+                                  bulk=args.bulk, threads=args.threads)
+
+
+def bulkgnn_iterate(loader, args):
+    """What a PyG training loop receives from bulkgnn: mb.to_pyg() of every minibatch
+    (features are the loader's buffer, edge_index is built per minibatch)."""
+    counts = {"minibatches": 0, "sampled_edges": 0, "input_nodes": 0, "feature_bytes": 0}
+    warm_up(loader, args)
+    start = time.perf_counter()
+    for _ in range(args.epochs):
+        for i, mb in enumerate(loader):
+            if args.max_minibatches and i >= args.max_minibatches:
+                break
+            batch = mb.to_pyg()
+            counts["minibatches"] += 1
+            counts["sampled_edges"] += int(batch.edge_index.size(1))
+            counts["input_nodes"] += int(batch.num_nodes)
+            counts["feature_bytes"] += batch.x.numel() * batch.x.element_size()
+    counts["seconds"] = time.perf_counter() - start
+    return counts
 
 
 # ----------------------------------------------------------------------------- DGL
@@ -196,11 +314,13 @@ def dgl_loader(graph, data, args, with_features, shuffle=True):
         sampler = dgl.dataloading.NeighborSampler(fanouts)
     return dgl.dataloading.DataLoader(graph, torch.from_numpy(data["seeds"]), sampler,
                                       batch_size=args.batch_size, shuffle=shuffle,
-                                      drop_last=False, num_workers=0)
+                                      drop_last=False, num_workers=args.workers,
+                                      persistent_workers=args.workers > 0)
 
 
 def dgl_iterate(loader, args, with_features):
     counts = {"minibatches": 0, "sampled_edges": 0, "input_nodes": 0, "feature_bytes": 0}
+    warm_up(loader, args)
     start = time.perf_counter()
     for _ in range(args.epochs):
         for i, (input_nodes, _, blocks) in enumerate(loader):
@@ -216,12 +336,26 @@ def dgl_iterate(loader, args, with_features):
     return counts
 
 
+class BulkgnnDglEpochs:
+    """bulkgnn's loader as DGL's DataLoader is iterated: each iteration is one epoch of
+    (input_nodes, output_nodes, blocks) from mb.to_dgl()."""
+
+    def __init__(self, loader):
+        self.loader = loader
+
+    def __iter__(self):
+        return (mb.to_dgl() for mb in self.loader)
+
+
 def dgl_train(data, args):
     import dgl.nn
     import torch
     import torch.nn.functional as F
     graph = dgl_graph(data, with_features=True)
-    loader = dgl_loader(graph, data, args, with_features=True)
+    if args.system == "bulkgnn-py-dgl":
+        loader = BulkgnnDglEpochs(bulkgnn_loader(data, args))
+    else:
+        loader = dgl_loader(graph, data, args, with_features=True)
     widths = [data["features"].shape[1]] + [args.hidden] * (len(args.fanouts) - 1) + \
         [data["num_classes"]]
     convs = torch.nn.ModuleList(dgl.nn.SAGEConv(widths[i], widths[i + 1], "mean")
@@ -348,7 +482,8 @@ def ladies_sample_epochs(data, args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--system", required=True, choices=["pyg", "dgl", "ladies-ref"])
+    parser.add_argument("--system", required=True, choices=["pyg", "dgl", "bulkgnn-py", "bulkgnn-py-dgl",
+                                                         "ladies-ref"])
     parser.add_argument("--workload", required=True, choices=["sample", "loader", "train"])
     parser.add_argument("--data", required=True, help="bulkgnn native dataset directory")
     parser.add_argument("--split", default="", help="split name (default: the first)")
@@ -359,6 +494,10 @@ def main():
     parser.add_argument("--max-minibatches", type=int, default=0, help="per epoch, 0 = all")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=0,
+                        help="PyG/DGL loader worker processes (persistent)")
+    parser.add_argument("--bulk", type=int, default=16,
+                        help="bulkgnn-py: minibatches per sampler call")
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--lr", type=float, default=0.01)
     parser.add_argument("--weight-decay", type=float, default=0.0)
@@ -377,8 +516,26 @@ def main():
                        need_features=args.workload in ("loader", "train"))
     result = {"system": args.system, "workload": args.workload, "data": args.data,
               "fanouts": args.fanouts, "batch_size": args.batch_size, "threads": args.threads,
-              "torch": torch.__version__, "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
-    if args.system == "pyg":
+              "workers": args.workers, "torch": torch.__version__,
+              "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
+    if args.system == "bulkgnn-py":
+        import torch_geometric
+        result["version"] = f"bulkgnn.NeighborLoader, torch-geometric {torch_geometric.__version__}"
+        result["sampler_backend"] = "bulkgnn.NeighborLoader + to_pyg"
+        if args.workload == "train":
+            result.update(pyg_train(data, args))
+        elif args.workload == "loader":
+            result.update(bulkgnn_iterate(bulkgnn_loader(data, args), args))
+        else:
+            parser.error("bulkgnn-py has the loader and train workloads")
+    elif args.system == "bulkgnn-py-dgl":
+        if args.workload != "train":
+            parser.error("bulkgnn-py-dgl only has the train workload")
+        import dgl
+        result["version"] = f"bulkgnn.NeighborLoader, dgl {dgl.__version__}"
+        result["sampler_backend"] = "bulkgnn.NeighborLoader + to_dgl"
+        result.update(dgl_train(data, args))
+    elif args.system == "pyg":
         import torch_geometric
         result["version"] = torch_geometric.__version__
         result["sampler_backend"] = pyg_sampler_backend()

@@ -7,7 +7,9 @@ dataset), epoch_time.png and accuracy.png (end to end), summary.md (the table); 
 suffix for measurements-SUFFIX.csv (e.g. summary-quick.md, throughput-quick.png); and
 replaces the part of benchmarks/README.md between the peers markers with summary.md
 (unless --no-readme). Rates are medians over repetitions; ratios are bulkgnn's rate over
-the peer's (above 1: bulkgnn faster); epoch time is the median over every epoch but the
+the peer's (above 1: bulkgnn faster), for the loader also bulkgnn's Python loop's rate
+over the peer's, and for training the epoch time of the same PyG (or DGL) model fed by
+the peer's loader over the one fed by bulkgnn's Python loader; epoch time is the median over every epoch but the
 first of each run; accuracy is the mean ± std over seeds of the test accuracy at the best
 validation epoch.
 """
@@ -22,9 +24,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 README = HERE.parent / "README.md"
 BEGIN, END = "<!-- peers:begin -->", "<!-- peers:end -->"
-SYSTEMS = ["bulkgnn", "pyg", "dgl", "ladies-ref"]
-SYSTEM_NAMES = {"bulkgnn": "bulkgnn", "pyg": "PyG", "dgl": "DGL",
+SYSTEMS = ["bulkgnn", "bulkgnn-py", "bulkgnn-py-dgl", "pyg", "pyg-w2", "dgl", "dgl-w2",
+           "ladies-ref"]
+SYSTEM_NAMES = {"bulkgnn": "bulkgnn", "bulkgnn-py": "bulkgnn in Python (to_pyg)",
+                "bulkgnn-py-dgl": "bulkgnn in Python (to_dgl)", "pyg": "PyG",
+                "pyg-w2": "PyG, 2 workers", "dgl": "DGL", "dgl-w2": "DGL, 2 workers",
                 "ladies-ref": "LADIES (numpy/scipy port)"}
+COLORS = {"bulkgnn": "tab:blue", "bulkgnn-py": "tab:cyan", "bulkgnn-py-dgl": "tab:purple",
+          "pyg": "tab:orange", "pyg-w2": "gold", "dgl": "tab:green", "dgl-w2": "olivedrab",
+          "ladies-ref": "tab:gray"}
 DATASETS = ["cora", "facebook", "slashdot", "rmat"]
 
 
@@ -86,6 +94,9 @@ def throughput_table(rows, workload):
     if workload == "loader":
         columns.append("feature GB/s")
     columns.append("bulkgnn ÷ system (minibatches/s)")
+    python_base = workload == "loader"
+    if python_base:
+        columns.append("bulkgnn in Python ÷ system")
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for config in configs:
         for dataset in DATASETS:
@@ -93,6 +104,9 @@ def throughput_table(rows, workload):
             if base_key not in per_second:
                 continue
             base = median_rate(per_second[base_key])
+            python_key = (workload, dataset, config, "bulkgnn-py")
+            python_rate = median_rate(per_second[python_key]) if python_key in per_second \
+                else None
             for system in SYSTEMS:
                 key = (workload, dataset, config, system)
                 if key not in per_second:
@@ -105,16 +119,24 @@ def throughput_table(rows, workload):
                 if workload == "loader":
                     cells.append(f"{median_rate(feature_bytes[key]) / 1e9:.2f}")
                 cells.append("—" if system == "bulkgnn" else f"**{base / rate:.2f}×**")
+                if python_base:
+                    cells.append("—" if python_rate is None or system.startswith("bulkgnn")
+                                 else f"**{python_rate / rate:.2f}×**")
                 lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
 def train_table(rows):
+    """Epoch time and accuracy per system. Two ratios: against bulkgnn's own trainer,
+    and the same Python model fed by another loader against it fed by bulkgnn's Python
+    loader (PyG's model: to_pyg; DGL's model: to_dgl)."""
     seconds = group(rows, "epoch_seconds")
     accuracy = group(rows, "test_acc")
+    same_model_base = {"pyg": "bulkgnn-py", "pyg-w2": "bulkgnn-py", "dgl": "bulkgnn-py-dgl"}
     lines = ["| dataset | config | system | median epoch s | system ÷ bulkgnn (epoch time) "
+             "| same model: system ÷ bulkgnn's Python loader "
              "| test acc (mean ± std, seeds) | bulkgnn − system (points) |",
-             "|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|"]
     for dataset in DATASETS:
         for key in sorted(k for k in seconds if k[0] == "train" and k[1] == dataset
                           and k[3] == "bulkgnn"):
@@ -131,9 +153,12 @@ def train_table(rows):
                             f"({len(acc)})") if acc else "— (random labels)"
                 gap = (f"{100 * (statistics.mean(base_acc) - statistics.mean(acc)):+.2f}"
                        if acc and base_acc and system != "bulkgnn" else "—")
+                model_key = ("train", dataset, config, same_model_base.get(system, ""))
+                same_model = (f"**{epoch / median_epoch_seconds(seconds[model_key]):.2f}×**"
+                              if model_key in seconds else "—")
                 lines.append(f"| {dataset} | {config} | {SYSTEM_NAMES[system]} | {epoch:.3f} | "
                              + ("—" if system == "bulkgnn" else f"**{epoch / base:.2f}×**")
-                             + f" | {acc_cell} | {gap} |")
+                             + f" | {same_model} | {acc_cell} | {gap} |")
     return lines
 
 
@@ -141,8 +166,7 @@ def plots(rows, out_dir, suffix=""):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    colors = {"bulkgnn": "tab:blue", "pyg": "tab:orange", "dgl": "tab:green",
-              "ladies-ref": "tab:gray"}
+    colors = COLORS
     per_second = group(rows, "minibatches_per_second")
     panels = sorted({(k[0], k[2]) for k in per_second},
                     key=lambda p: (p[0] != "sample", p[1].startswith("ladies"), p[1]))
@@ -180,14 +204,16 @@ def plots(rows, out_dir, suffix=""):
             continue
         datasets = [d for d in DATASETS if any(k[1] == d for k in keys)]
         fig, ax = plt.subplots(figsize=(6, 4))
-        for i, system in enumerate(["bulkgnn", "pyg", "dgl"]):
+        trained = [s for s in SYSTEMS if any(k[3] == s for k in keys)]
+        width = 0.8 / len(trained)
+        for i, system in enumerate(trained):
             xs, ys, errs = [], [], []
             for j, dataset in enumerate(datasets):
                 matching = [k for k in keys if k[1] == dataset and k[3] == system]
                 if not matching:
                     continue
                 values = data[matching[0]]
-                xs.append(j + i * 0.27)
+                xs.append(j + i * width)
                 if name == "epoch_time.png":
                     ys.append(median_epoch_seconds(values))
                     errs.append(0)
@@ -195,9 +221,9 @@ def plots(rows, out_dir, suffix=""):
                     vals = [v for _, _, v in values]
                     ys.append(statistics.mean(vals))
                     errs.append(statistics.pstdev(vals))
-            ax.bar(xs, ys, 0.27, yerr=errs if any(errs) else None, label=SYSTEM_NAMES[system],
+            ax.bar(xs, ys, width, yerr=errs if any(errs) else None, label=SYSTEM_NAMES[system],
                    color=colors[system])
-        ax.set_xticks([j + 0.27 for j in range(len(datasets))], datasets)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(datasets))], datasets)
         if log_scale:
             ax.set_yscale("log")
         else:
@@ -229,7 +255,15 @@ def summary(rows, csv_path):
         f"`python benchmarks/peers/report.py --csv {rel_csv}`. Peer versions: {versions()}. "
         f"PyG's NeighborLoader sampled with: {', '.join(pyg_backends) or '—'}. "
         "2 threads for every system (bulkgnn `--threads 2`, `torch.set_num_threads(2)`, "
-        "`OMP_NUM_THREADS=2`, `num_workers=0`)." + load_note,
+        "`OMP_NUM_THREADS=2`); PyG's and DGL's loaders with `num_workers=0` unless the "
+        "system says 2 workers (`persistent_workers=True`). \"bulkgnn\" is the C++ "
+        "loader and trainer; \"bulkgnn in Python\" is `bulkgnn.NeighborLoader` in a Python "
+        "loop, each minibatch converted by `mb.to_pyg()` (or `mb.to_dgl()`), training the "
+        "same PyG (DGL) model as the PyG (DGL) rows. PyG's model trims each layer with "
+        "`trim_to_layer` whichever loader feeds it (PyG's loader samples with torch-sparse, "
+        "which returns no per-hop counts; they are recovered from the batch's layout, and "
+        "`check_adapters.py` checks that trimming leaves the seeds' outputs unchanged)."
+        + load_note,
         "",
         "![throughput](peers/results/throughput.png) "
         "![epoch time](peers/results/epoch_time.png) "

@@ -10,8 +10,13 @@ Workloads (identical for every system: same graph, split, features, fanouts, bat
 model, optimizer and epochs; 2 threads for everyone):
   sample  node-wise sampling only (15,10,5 and 10,10 at batch 1024), LADIES against a
           numpy/scipy port of the algorithm (neither peer ships one);
-  loader  sampling plus feature gather, as a trainer consumes it;
-  train   GraphSAGE training to a fixed epoch count: epoch time and test accuracy.
+  loader  sampling plus feature gather, as a trainer consumes it: bulkgnn's C++ consumer,
+          bulkgnn.NeighborLoader in a Python loop (mb.to_pyg()), and PyG's and DGL's
+          loaders with 0 and 2 worker processes;
+  train   GraphSAGE training to a fixed epoch count: epoch time and test accuracy, for
+          bulkgnn's trainer, PyG's model fed by bulkgnn.NeighborLoader (to_pyg) and by
+          PyG's NeighborLoader (0 and 2 workers), DGL's model fed by bulkgnn (to_dgl)
+          and by DGL's DataLoader.
 Datasets: cora and facebook (../shared/data), soc-slashdot0902 with 128 random features,
 R-MAT scale 20 (edge factor 16, undirected) with 128 random features.
 
@@ -41,6 +46,11 @@ REPO = HERE.parent.parent
 CSV_FIELDS = ["run_id", "mode", "workload", "dataset", "config", "system", "sampler_backend",
               "repetition", "seed", "epoch", "metric", "value", "busy_before", "command",
               "invocation"]
+
+# System ids of the plan -> (peer_workloads.py --system, --workers).
+PYTHON_SYSTEMS = {"bulkgnn-py": ("bulkgnn-py", 0), "bulkgnn-py-dgl": ("bulkgnn-py-dgl", 0),
+                  "pyg": ("pyg", 0), "pyg-w2": ("pyg", 2), "dgl": ("dgl", 0),
+                  "dgl-w2": ("dgl", 2), "ladies-ref": ("ladies-ref", 0)}
 
 
 def log(message):
@@ -145,12 +155,14 @@ def plan_measurements(datasets, quick):
         ladies_stream = {"cora": (20, 0), "facebook": (2, 0), "slashdot": (1, 40),
                          "rmat": (1, 16)}
     plan = []
+    systems_of = {"sample": ["bulkgnn", "pyg", "dgl"],
+                  "loader": ["bulkgnn", "bulkgnn-py", "pyg", "pyg-w2", "dgl", "dgl-w2"]}
     for workload in ("sample", "loader"):
         for name in ("cora", "facebook", "slashdot", "rmat"):
             for fanouts in ("15,10,5", "10,10"):
                 epochs, cap = stream[name]
                 plan.append(dict(workload=workload, dataset=name, config=f"sage {fanouts}",
-                                 systems=["bulkgnn", "pyg", "dgl"], sampler="sage",
+                                 systems=systems_of[workload], sampler="sage",
                                  fanouts=fanouts, batch_size=1024, epochs=epochs,
                                  max_minibatches=cap, seeds=[0, 1, 2] if not quick else [0]))
     for name in ("cora", "facebook", "slashdot", "rmat"):
@@ -163,17 +175,19 @@ def plan_measurements(datasets, quick):
     # datasets, 5 seeds; R-MAT (random labels) for speed only, a fixed number of
     # minibatches per epoch.
     train_seeds = [0, 1] if quick else [0, 1, 2, 3, 4]
+    train_systems = ["bulkgnn", "bulkgnn-py", "pyg", "pyg-w2", "bulkgnn-py-dgl", "dgl"]
     plan.append(dict(workload="train", dataset="cora", config="sage 10,10 b64 h128",
-                     systems=["bulkgnn", "pyg", "dgl"], fanouts="10,10", batch_size=64,
+                     systems=train_systems, fanouts="10,10", batch_size=64,
                      hidden=128, lr=0.01, weight_decay=5e-4, epochs=10 if quick else 60,
                      max_minibatches=0, eval_every=1, seeds=train_seeds))
     plan.append(dict(workload="train", dataset="facebook", config="sage 10,10 b512 h128",
-                     systems=["bulkgnn", "pyg", "dgl"], fanouts="10,10", batch_size=512,
+                     systems=train_systems, fanouts="10,10", batch_size=512,
                      hidden=128, lr=0.01, weight_decay=0.0, epochs=3 if quick else 30,
                      max_minibatches=0, eval_every=1, seeds=train_seeds))
     plan.append(dict(workload="train", dataset="rmat",
                      config=f"sage 15,10,5 b1024 h256, {3 if quick else 10} minibatches/epoch",
-                     systems=["bulkgnn", "pyg", "dgl"], fanouts="15,10,5", batch_size=1024,
+                     systems=["bulkgnn", "bulkgnn-py", "pyg", "dgl"], fanouts="15,10,5",
+                     batch_size=1024,
                      hidden=256, lr=0.003, weight_decay=0.0, epochs=2 if quick else 3,
                      max_minibatches=3 if quick else 10, eval_every=0,
                      seeds=[0] if quick else [0, 1, 2]))
@@ -207,11 +221,14 @@ def command_for(system, m, seed, out_file, bulkgnn, loader_bin, python):
                 str(m["weight_decay"]), "--epochs", str(m["epochs"]), "--max-minibatches",
                 str(m["max_minibatches"]), "--eval-every", str(m["eval_every"]), "--seed",
                 str(seed), "--threads", "2", "--quiet", "--metrics-out", out_file]
-    command = [python, str(HERE / "peer_workloads.py"), "--system", system, "--workload",
+    name, workers = PYTHON_SYSTEMS[system]
+    # bulkgnn's Python loader runs with the bulk of the C++ runs of the same workload.
+    bulk = "4" if m["workload"] == "train" else "16"
+    command = [python, str(HERE / "peer_workloads.py"), "--system", name, "--workload",
                m["workload"], "--data", data, "--fanouts", m["fanouts"], "--batch-size",
                str(m["batch_size"]), "--epochs", str(m["epochs"]), "--max-minibatches",
                str(m["max_minibatches"]), "--seed", str(seed), "--threads", "2",
-               "--json-out", out_file]
+               "--workers", str(workers), "--bulk", bulk, "--json-out", out_file]
     if m["workload"] == "train":
         command += ["--hidden", str(m["hidden"]), "--dropout", "0.5", "--lr", str(m["lr"]),
                     "--weight-decay", str(m["weight_decay"]), "--eval-every",
@@ -272,6 +289,13 @@ def main():
     env = os.environ.copy()
     env.update(OMP_NUM_THREADS="2", MKL_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2",
                PYTHONHASHSEED="0")
+    # `import bulkgnn` (bulkgnn-py systems) from this build's extension.
+    python_package = args.build / "python"
+    if not (python_package / "bulkgnn").is_dir():
+        sys.exit(f"{python_package}/bulkgnn is missing: build bulkgnn with Python's headers "
+                 "installed (scripts/build.sh)")
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(python_package)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     mode = "quick" if args.quick else "full"
     # How this run was started (run.sh passes its arguments on after --build).
     passed = sys.argv[1:]

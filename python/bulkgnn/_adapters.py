@@ -11,15 +11,6 @@ def _require(module, caller):
         raise ImportError(f"Minibatch.{caller}() needs {module}, which is not installed: {e}") from e
 
 
-def _coo(block, torch):
-    """(sources, destinations) of a block's edges as int64 local ids, and their
-    values (or None)."""
-    indptr = torch.from_dlpack(block.indptr)
-    destinations = torch.repeat_interleave(torch.arange(block.num_dst), indptr[1:] - indptr[:-1])
-    values = None if block.values is None else torch.from_dlpack(block.values)
-    return torch.from_dlpack(block.indices).long(), destinations, values
-
-
 def pyg_fields(mb):
     """The fields of a PyG NeighborLoader batch, as torch tensors.
 
@@ -63,12 +54,16 @@ def to_dgl(mb):
     dgl = _require("dgl", "to_dgl")
     torch = _require("torch", "to_dgl")
     blocks = []
+    no_edge_ids = torch.empty(0, dtype=torch.int64)
     for b in mb.blocks:
-        sources, destinations, values = _coo(b, torch)
-        block = dgl.create_block((sources, destinations), num_src_nodes=b.num_src,
-                                 num_dst_nodes=b.num_dst)
-        if values is not None:
-            block.edata["w"] = values
+        # A block's rows are its destinations: bulkgnn's CSR block is DGL's CSC, the
+        # format DGL's message passing reads, so DGL neither converts nor sorts it;
+        # edge ids follow the stored order, which is the order of b.values.
+        csc = (torch.from_dlpack(b.indptr).long(), torch.from_dlpack(b.indices).long(),
+               no_edge_ids)
+        block = dgl.create_block(("csc", csc), num_src_nodes=b.num_src, num_dst_nodes=b.num_dst)
+        if b.values is not None:
+            block.edata["w"] = torch.from_dlpack(b.values)
         blocks.append(block)
     if mb.features is not None:
         blocks[0].srcdata["feat"] = torch.from_dlpack(mb.features)
