@@ -3,7 +3,11 @@
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/kernels/gemm.hpp"
+#include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
+#include "bulkgnn/kernels/rules/adam.hpp"
+#include "bulkgnn/kernels/rules/dropout.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
 
@@ -82,6 +86,31 @@ void gather_dense_rows(const executor& exec, dense_view<const float> x,
 [[nodiscard]] std::int64_t gather_cached_rows(const executor& exec, const cached_rows& x,
                                               std::span<const vertex_t> rows,
                                               dense_view<float> out);
+
+// The train step's dense operations (gemm.hpp, activation.hpp, bias.hpp,
+// loss.hpp, optimizer.hpp) with the host back ends' bits; `step` is the
+// dropout key's stream with row 0, as for the cpu back end. Softmax's double
+// exp and log are CUDA's, which may differ from glibc's in the last bit: the
+// loss then differs by an ulp of a double, a gradient entry only if that ulp
+// crosses a float rounding boundary.
+void gemm(const executor& exec, gemm_op op_a, gemm_op op_b, float alpha, dense_view<const float> a,
+          dense_view<const float> b, float beta, dense_view<float> c);
+void relu(const executor& exec, dense_view<float> x);
+void relu_dropout(const executor& exec, dense_view<float> x, rules::dropout_threshold threshold,
+                  rng_key step, std::span<const vertex_t> row_ids);
+void relu_dropout_backward(const executor& exec, dense_view<const float> y, float scale,
+                           dense_view<float> grad);
+void fill_rows_with_bias(const executor& exec, std::span<const float> bias, dense_view<float> out);
+void column_sums(const executor& exec, dense_view<const float> m, std::span<float> sums);
+[[nodiscard]] loss_result softmax_cross_entropy(const executor& exec,
+                                                dense_view<const float> logits,
+                                                std::span<const std::int32_t> labels,
+                                                dense_view<float> grad);
+[[nodiscard]] std::int64_t count_correct(const executor& exec, dense_view<const float> logits,
+                                         std::span<const std::int32_t> labels);
+void adam_step(const executor& exec, const rules::adam_constants& constants,
+               std::span<float> parameters, std::span<const float> gradients, std::span<float> m,
+               std::span<float> v);
 
 // Where `pointer` lives as the CUDA runtime sees it: device, pinned host
 // (page-locked, reachable through UVA) or host (pageable, unreachable from a

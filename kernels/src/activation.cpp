@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "../cpu/kernels.hpp"
+#include "../cuda/kernels.hpp"
 #include "../reference/kernels.hpp"
 #include "front_door.hpp"
 
@@ -25,17 +26,20 @@ void relu_dropout(const executor& exec, dense_view<float> x, float p,
   BULKGNN_EXPECTS(layer >= 0, "relu_dropout: layer = {} is negative", layer);
   if (!key || p == 0.0f) {
     detail::dispatch(
-        exec, "relu_dropout", [&] { reference::relu(x); }, [&] { cpu::relu(x); });
+        exec, "relu_dropout", [&] { reference::relu(x); }, [&] { cpu::relu(x); },
+        [&] { cuda::relu(exec, x); });
     return;
   }
   BULKGNN_EXPECTS(key->row_ids.empty() || static_cast<std::int64_t>(key->row_ids.size()) >= x.rows,
                   "relu_dropout: key.row_ids has {} ids for {} rows", key->row_ids.size(), x.rows);
+  (void)detail::span_reachable(exec, key->row_ids.data(), "relu_dropout", "key.row_ids");
   const rng_key step{key->seed, key->epoch, key->minibatch,
                      dropout_stream_base + static_cast<std::uint32_t>(layer), 0};
   const auto threshold = threshold_for(p);
   detail::dispatch(
       exec, "relu_dropout", [&] { reference::relu_dropout(x, threshold, step, key->row_ids); },
-      [&] { cpu::relu_dropout(x, threshold, step, key->row_ids); });
+      [&] { cpu::relu_dropout(x, threshold, step, key->row_ids); },
+      [&] { cuda::relu_dropout(exec, x, threshold, step, key->row_ids); });
 }
 
 void relu_dropout_backward(const executor& exec, dense_view<const float> y, float p, bool dropout,
@@ -51,7 +55,8 @@ void relu_dropout_backward(const executor& exec, dense_view<const float> y, floa
   const float scale = dropout && p > 0.0f ? threshold_for(p).scale : 1.0f;
   detail::dispatch(
       exec, "relu_dropout_backward", [&] { reference::relu_dropout_backward(y, scale, grad); },
-      [&] { cpu::relu_dropout_backward(y, scale, grad); });
+      [&] { cpu::relu_dropout_backward(y, scale, grad); },
+      [&] { cuda::relu_dropout_backward(exec, y, scale, grad); });
 }
 
 }  // namespace bulkgnn::kernels

@@ -104,6 +104,45 @@ csr_matrix add(const executor&, csr_view, csr_view) { not_compiled("add"); }
 
 void normalize_rows(const executor&, csr_matrix&) { not_compiled("normalize_rows"); }
 
+void gemm(const executor&, gemm_op, gemm_op, float, dense_view<const float>,
+          dense_view<const float>, float, dense_view<float>) {
+  not_compiled("gemm");
+}
+
+void relu(const executor&, dense_view<float>) { not_compiled("relu"); }
+
+void relu_dropout(const executor&, dense_view<float>, rules::dropout_threshold, rng_key,
+                  std::span<const vertex_t>) {
+  not_compiled("relu_dropout");
+}
+
+void relu_dropout_backward(const executor&, dense_view<const float>, float, dense_view<float>) {
+  not_compiled("relu_dropout_backward");
+}
+
+void fill_rows_with_bias(const executor&, std::span<const float>, dense_view<float>) {
+  not_compiled("fill_rows_with_bias");
+}
+
+void column_sums(const executor&, dense_view<const float>, std::span<float>) {
+  not_compiled("column_sums");
+}
+
+loss_result softmax_cross_entropy(const executor&, dense_view<const float>,
+                                  std::span<const std::int32_t>, dense_view<float>) {
+  not_compiled("softmax_cross_entropy");
+}
+
+std::int64_t count_correct(const executor&, dense_view<const float>,
+                           std::span<const std::int32_t>) {
+  not_compiled("count_correct");
+}
+
+void adam_step(const executor&, const rules::adam_constants&, std::span<float>,
+               std::span<const float>, std::span<float>, std::span<float>) {
+  not_compiled("adam_step");
+}
+
 memory_space space_of(const void*) { return memory_space::host; }
 
 }  // namespace cuda

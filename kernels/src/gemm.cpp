@@ -1,6 +1,7 @@
 #include "bulkgnn/kernels/gemm.hpp"
 
 #include "../cpu/kernels.hpp"
+#include "../cuda/kernels.hpp"
 #include "../reference/kernels.hpp"
 #include "front_door.hpp"
 
@@ -32,7 +33,8 @@ void gemm(const executor& exec, gemm_op op_a, gemm_op op_b, float alpha, dense_v
   detail::check_disjoint(b.data, c.data, "gemm", "b", "c");
   detail::dispatch(
       exec, "gemm", [&] { reference::gemm(op_a, op_b, alpha, a, b, beta, c); },
-      [&] { cpu::gemm(op_a, op_b, alpha, a, b, beta, c); });
+      [&] { cpu::gemm(op_a, op_b, alpha, a, b, beta, c); },
+      [&] { cuda::gemm(exec, op_a, op_b, alpha, a, b, beta, c); });
 }
 
 std::string_view cpu_gemm_kernel_name() { return cpu::gemm_kernel_name(); }

@@ -1,6 +1,7 @@
 #include "bulkgnn/kernels/loss.hpp"
 
 #include "../cpu/kernels.hpp"
+#include "../cuda/kernels.hpp"
 #include "../reference/kernels.hpp"
 #include "front_door.hpp"
 
@@ -12,6 +13,8 @@ void check_labels(const executor& exec, dense_view<const float> logits,
   detail::check_dense(exec, logits, function, "logits");
   BULKGNN_EXPECTS(static_cast<std::int64_t>(labels.size()) == logits.rows,
                   "{}: {} labels for {} rows of logits", function, labels.size(), logits.rows);
+  // Labels the host cannot read (device memory) are checked by the kernel.
+  if (!detail::span_reachable(exec, labels.data(), function, "labels")) return;
   for (std::size_t r = 0; r < labels.size(); ++r)
     if (labels[r] < 0 || labels[r] >= logits.cols)
       throw error(fmt::format("{}: row {} has label {}, outside [0, {})", function, r, labels[r],
@@ -33,7 +36,8 @@ loss_result softmax_cross_entropy(const executor& exec, dense_view<const float> 
   return detail::dispatch(
       exec, "softmax_cross_entropy",
       [&] { return reference::softmax_cross_entropy(logits, labels, grad); },
-      [&] { return cpu::softmax_cross_entropy(logits, labels, grad); });
+      [&] { return cpu::softmax_cross_entropy(logits, labels, grad); },
+      [&] { return cuda::softmax_cross_entropy(exec, logits, labels, grad); });
 }
 
 std::int64_t count_correct(const executor& exec, dense_view<const float> logits,
@@ -41,7 +45,8 @@ std::int64_t count_correct(const executor& exec, dense_view<const float> logits,
   check_labels(exec, logits, labels, "count_correct");
   return detail::dispatch(
       exec, "count_correct", [&] { return reference::count_correct(logits, labels); },
-      [&] { return cpu::count_correct(logits, labels); });
+      [&] { return cpu::count_correct(logits, labels); },
+      [&] { return cuda::count_correct(exec, logits, labels); });
 }
 
 }  // namespace bulkgnn::kernels

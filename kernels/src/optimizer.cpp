@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "../cpu/kernels.hpp"
+#include "../cuda/kernels.hpp"
 #include "../reference/kernels.hpp"
 #include "front_door.hpp"
 
@@ -37,9 +38,14 @@ void adam_step(const executor& exec, const adam_constants& c, std::span<float> p
   detail::check_disjoint(m, v, "adam_step", "m", "v");
   detail::check_disjoint(gradients, m, "adam_step", "gradients", "m");
   detail::check_disjoint(gradients, v, "adam_step", "gradients", "v");
+  (void)detail::span_reachable(exec, parameters.data(), "adam_step", "parameters");
+  (void)detail::span_reachable(exec, gradients.data(), "adam_step", "gradients");
+  (void)detail::span_reachable(exec, m.data(), "adam_step", "m");
+  (void)detail::span_reachable(exec, v.data(), "adam_step", "v");
   detail::dispatch(
       exec, "adam_step", [&] { reference::adam_step(c, parameters, gradients, m, v); },
-      [&] { cpu::adam_step(c, parameters, gradients, m, v); });
+      [&] { cpu::adam_step(c, parameters, gradients, m, v); },
+      [&] { cuda::adam_step(exec, c, parameters, gradients, m, v); });
 }
 
 }  // namespace bulkgnn::kernels

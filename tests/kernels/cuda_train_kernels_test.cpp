@@ -1,0 +1,216 @@
+// The train step's dense kernels on the CUDA back end against the cpu back
+// end (label gpu): GEMM, ReLU + dropout, bias, Adam bit for bit; softmax
+// cross-entropy to the last bit of the double exp/log CUDA and glibc compute.
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/activation.hpp"
+#include "bulkgnn/kernels/bias.hpp"
+#include "bulkgnn/kernels/gemm.hpp"
+#include "bulkgnn/kernels/loss.hpp"
+#include "bulkgnn/kernels/optimizer.hpp"
+#include "cuda_fixture.hpp"
+#include "test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace bulkgnn::kernels {
+namespace {
+
+using testing::cpu_exec;
+using testing::dense_matrix;
+using testing::random_dense;
+using testing::same_bits;
+
+// A dense matrix in device memory.
+struct device_matrix {
+  std::int64_t rows;
+  std::int64_t cols;
+  buffer<float> data;
+
+  [[nodiscard]] dense_view<float> view() {
+    return {rows, cols, std::span<float>(data), memory_space::device};
+  }
+  [[nodiscard]] std::vector<float> to_host() const {
+    const auto host = copy_to_host(data);
+    return {host.begin(), host.end()};
+  }
+};
+
+class CudaTrainKernels : public testing::CudaKernels {
+ protected:
+  [[nodiscard]] device_matrix on_gpu(const dense_matrix& m) const {
+    return {m.rows, m.cols, copy_to(std::span<const float>(m.data), device())};
+  }
+  template <class T>
+  [[nodiscard]] buffer<T> on_gpu(const std::vector<T>& values) const {
+    return copy_to(std::span<const T>(values), device());
+  }
+};
+
+// Zeros of both signs and a NaN among random values: the rules' edge cases.
+dense_matrix with_special_values(std::mt19937_64& gen, std::int64_t rows, std::int64_t cols) {
+  auto m = random_dense(gen, rows, cols);
+  for (std::size_t i = 0; i < m.data.size(); i += 7) m.data[i] = (i / 7) % 2 ? -0.0f : 0.0f;
+  if (!m.data.empty()) m.data[m.data.size() / 2] = std::numeric_limits<float>::quiet_NaN();
+  return m;
+}
+
+TEST_F(CudaTrainKernels, GemmGivesTheCpusBitsForEveryLayoutAndShape) {
+  std::mt19937_64 gen(21);
+  struct shape {
+    std::int64_t m, n, k;
+  };
+  for (const auto [m, n, k] : {shape{1, 1, 1}, shape{17, 33, 5}, shape{64, 64, 16},
+                               shape{130, 70, 257}, shape{3, 200, 1000}, shape{40, 9, 0}}) {
+    for (const auto op_a : {gemm_op::plain, gemm_op::transposed}) {
+      for (const auto op_b : {gemm_op::plain, gemm_op::transposed}) {
+        for (const float beta : {0.0f, 1.0f, -0.25f}) {
+          const auto a = op_a == gemm_op::plain ? random_dense(gen, m, k) : random_dense(gen, k, m);
+          const auto b = op_b == gemm_op::plain ? random_dense(gen, k, n) : random_dense(gen, n, k);
+          auto expected = with_special_values(gen, m, n);
+          auto c = on_gpu(expected);
+          auto a_there = on_gpu(a);
+          auto b_there = on_gpu(b);
+          gemm(cpu_exec, op_a, op_b, 0.5f, a.view(), b.view(), beta, expected.view());
+          gemm(gpu(), op_a, op_b, 0.5f, a_there.view(), b_there.view(), beta, c.view());
+          EXPECT_TRUE(same_bits(expected.data, c.to_host()))
+              << m << "x" << n << "x" << k << " op_a " << static_cast<int>(op_a) << " op_b "
+              << static_cast<int>(op_b) << " beta " << beta;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(CudaTrainKernels, ReluDropoutDrawsTheCpusMasks) {
+  std::mt19937_64 gen(22);
+  for (const std::int64_t cols : {1, 7, 8, 9, 130}) {
+    const auto x = with_special_values(gen, 300, cols);
+    std::vector<vertex_t> row_ids(300);
+    for (std::size_t r = 0; r < row_ids.size(); ++r)
+      row_ids[r] = static_cast<vertex_t>((r * 7919) % 100003);
+    const auto row_ids_there = on_gpu(row_ids);
+    for (const bool by_vertex : {false, true}) {
+      const dropout_key host_key{
+          .seed = 5,
+          .epoch = 2,
+          .minibatch = 11,
+          .row_ids = by_vertex ? std::span<const vertex_t>(row_ids) : std::span<const vertex_t>()};
+      auto device_key = host_key;
+      if (by_vertex) device_key.row_ids = std::span<const vertex_t>(row_ids_there);
+      auto expected = x;
+      auto actual = on_gpu(x);
+      relu_dropout(cpu_exec, expected.view(), 0.4f, host_key, 1);
+      relu_dropout(gpu(), actual.view(), 0.4f, device_key, 1);
+      EXPECT_TRUE(same_bits(expected.data, actual.to_host()))
+          << cols << " columns, keyed by " << (by_vertex ? "vertex" : "row");
+    }
+    auto expected = x;
+    auto actual = on_gpu(x);
+    relu_dropout(cpu_exec, expected.view(), 0.4f, std::nullopt, 0);
+    relu_dropout(gpu(), actual.view(), 0.4f, std::nullopt, 0);
+    EXPECT_TRUE(same_bits(expected.data, actual.to_host())) << cols << " columns, relu only";
+  }
+}
+
+TEST_F(CudaTrainKernels, ReluDropoutBackwardGivesTheCpusBits) {
+  std::mt19937_64 gen(23);
+  const auto y = with_special_values(gen, 500, 33);
+  auto expected = random_dense(gen, 500, 33);
+  auto y_there = on_gpu(y);
+  auto grad = on_gpu(expected);
+  relu_dropout_backward(cpu_exec, y.view(), 0.3f, true, expected.view());
+  relu_dropout_backward(gpu(), y_there.view(), 0.3f, true, grad.view());
+  EXPECT_TRUE(same_bits(expected.data, grad.to_host()));
+}
+
+TEST_F(CudaTrainKernels, BiasRowsAndColumnSumsGiveTheCpusBits) {
+  std::mt19937_64 gen(24);
+  const auto bias = random_dense(gen, 1, 70);
+  dense_matrix expected(3000, 70);
+  auto out = on_gpu(expected);
+  const auto bias_there = on_gpu(bias.data);
+  fill_rows_with_bias(cpu_exec, bias.data, expected.view());
+  fill_rows_with_bias(gpu(), std::span<const float>(bias_there), out.view());
+  EXPECT_TRUE(same_bits(expected.data, out.to_host()));
+
+  const auto m = with_special_values(gen, 3000, 70);
+  std::vector<float> sums(70);
+  buffer<float> sums_there(70, device());
+  auto m_there = on_gpu(m);
+  column_sums(cpu_exec, m.view(), sums);
+  column_sums(gpu(), m_there.view(), std::span<float>(sums_there));
+  const auto sums_back = copy_to_host(sums_there);
+  EXPECT_TRUE(same_bits(sums, std::span<const float>(sums_back)));
+}
+
+TEST_F(CudaTrainKernels, SoftmaxCrossEntropyAgreesWithTheCpuToAnUlp) {
+  std::mt19937_64 gen(25);
+  const auto logits = random_dense(gen, 1000, 47, -20.0f, 20.0f);
+  std::vector<std::int32_t> labels(1000);
+  std::uniform_int_distribution<std::int32_t> label(0, 46);
+  for (auto& l : labels) l = label(gen);
+  dense_matrix expected_grad(1000, 47);
+  const auto expected =
+      softmax_cross_entropy(cpu_exec, logits.view(), labels, expected_grad.view());
+  auto logits_there = on_gpu(logits);
+  auto grad = on_gpu(expected_grad);
+  const auto labels_there = on_gpu(labels);
+  const auto actual = softmax_cross_entropy(
+      gpu(), logits_there.view(), std::span<const std::int32_t>(labels_there), grad.view());
+  EXPECT_NEAR(actual.loss, expected.loss, 1e-13 * expected.loss);
+  EXPECT_EQ(actual.correct, expected.correct);
+  EXPECT_EQ(actual.count, expected.count);
+  const auto grad_back = grad.to_host();
+  for (std::size_t i = 0; i < grad_back.size(); ++i) {
+    const float e = expected_grad.data[i];
+    EXPECT_TRUE(grad_back[i] == e || grad_back[i] == std::nextafter(e, 1.0f) ||
+                grad_back[i] == std::nextafter(e, -1.0f))
+        << "entry " << i << ": " << grad_back[i] << " vs " << e;
+  }
+  EXPECT_EQ(count_correct(gpu(), logits_there.view(), std::span<const std::int32_t>(labels_there)),
+            expected.correct);
+}
+
+TEST_F(CudaTrainKernels, SoftmaxCrossEntropyNamesTheRowOfALabelOutOfRange) {
+  dense_matrix logits(8, 3);
+  std::vector<std::int32_t> labels{0, 1, 2, 0, 1, 3, 2, -1};
+  auto logits_there = on_gpu(logits);
+  const auto labels_there = on_gpu(labels);
+  try {
+    (void)softmax_cross_entropy(gpu(), logits_there.view(),
+                                std::span<const std::int32_t>(labels_there), {});
+    FAIL() << "a label outside [0, 3) was accepted";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("row 5 has label 3"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(CudaTrainKernels, AdamStepGivesTheCpusBits) {
+  std::mt19937_64 gen(26);
+  const auto constants = adam_constants_for({.lr = 0.01f, .weight_decay = 5e-4f}, 3);
+  auto parameters = random_dense(gen, 1, 10000).data;
+  const auto gradients = random_dense(gen, 1, 10000).data;
+  auto m = random_dense(gen, 1, 10000, -0.1f, 0.1f).data;
+  auto v = random_dense(gen, 1, 10000, 0.0f, 0.01f).data;
+  auto parameters_there = on_gpu(parameters);
+  const auto gradients_there = on_gpu(gradients);
+  auto m_there = on_gpu(m);
+  auto v_there = on_gpu(v);
+  adam_step(cpu_exec, constants, parameters, gradients, m, v);
+  adam_step(gpu(), constants, std::span<float>(parameters_there),
+            std::span<const float>(gradients_there), std::span<float>(m_there),
+            std::span<float>(v_there));
+  for (const auto& [host, there] : {std::pair{&parameters, &parameters_there},
+                                    std::pair{&m, &m_there}, std::pair{&v, &v_there}}) {
+    const auto back = copy_to_host(*there);
+    EXPECT_TRUE(same_bits(*host, std::span<const float>(back)));
+  }
+}
+
+}  // namespace
+}  // namespace bulkgnn::kernels
