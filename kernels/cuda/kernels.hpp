@@ -89,10 +89,7 @@ void gather_dense_rows(const executor& exec, dense_view<const float> x,
 
 // The train step's dense operations (gemm.hpp, activation.hpp, bias.hpp,
 // loss.hpp, optimizer.hpp) with the host back ends' bits; `step` is the
-// dropout key's stream with row 0, as for the cpu back end. Softmax's double
-// exp and log are CUDA's, which may differ from glibc's in the last bit: the
-// loss then differs by an ulp of a double, a gradient entry only if that ulp
-// crosses a float rounding boundary.
+// dropout key's stream with row 0, as for the cpu back end.
 void gemm(const executor& exec, gemm_op op_a, gemm_op op_b, float alpha, dense_view<const float> a,
           dense_view<const float> b, float beta, dense_view<float> c);
 void relu(const executor& exec, dense_view<float> x);

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace bulkgnn {
@@ -138,6 +139,25 @@ TEST(PortableLog, IsWithinTwoUlpsOfTheLibrarysLogOverTheUniformsAndBeyond) {
   EXPECT_LE(worst, 2);
   EXPECT_EQ(bulkgnn::portable_log(1.0), 0.0);
   EXPECT_EQ(bulkgnn::portable_log(2.0), std::log(2.0));
+}
+
+TEST(PortableExp, IsWithinTwoUlpsOfTheLibrarysExpWhereSoftmaxUsesIt) {
+  bulkgnn::philox_stream rng({7, 0, 0, 0, 0});
+  std::int64_t worst = 0;
+  for (int i = 0; i < 1'000'000; ++i) {
+    // Softmax takes e^(x - max) <= 1, mostly of a few tens at most below 0.
+    const double x = i % 2 ? -40.0 * rng.uniform_open01() : -700.0 * rng.uniform_open01();
+    worst = std::max(worst, ulps_apart(bulkgnn::portable_exp(x), std::exp(x)));
+  }
+  for (const double x : {-1e-300, -0x1.0p-53, -0.34657359, 0.34657359, 1.0, 88.7, 700.0, 709.0})
+    worst = std::max(worst, ulps_apart(bulkgnn::portable_exp(x), std::exp(x)));
+  EXPECT_LE(worst, 2);
+  EXPECT_EQ(bulkgnn::portable_exp(0.0), 1.0);
+  EXPECT_EQ(bulkgnn::portable_exp(-701.0), 0.0);
+  EXPECT_EQ(bulkgnn::portable_exp(-std::numeric_limits<double>::infinity()), 0.0);
+  EXPECT_EQ(bulkgnn::portable_exp(710.0), std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(bulkgnn::portable_exp(std::numeric_limits<double>::quiet_NaN())));
+  EXPECT_TRUE(std::isnan(bulkgnn::portable_log(std::numeric_limits<double>::quiet_NaN())));
 }
 
 TEST(PortableLog, ExponentialVariatesHaveUnitMeanAndVariance) {

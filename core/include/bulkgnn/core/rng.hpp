@@ -1,7 +1,7 @@
 #pragma once
 
 #include "bulkgnn/core/host_device.hpp"
-#include "bulkgnn/core/portable_log.hpp"
+#include "bulkgnn/core/portable_math.hpp"
 
 #include <Random123/philox.h>
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "bulkgnn/core/host_device.hpp"
+#include "bulkgnn/core/portable_math.hpp"
 
 // Softmax cross-entropy of one row of logits, by log-sum-exp so that large
 // logits do not overflow, and its argmax.
@@ -18,17 +19,19 @@ BULKGNN_HOST_DEVICE inline std::int64_t argmax(const float* row, std::int64_t co
 }
 
 // −log softmax(row)[label], summed in double; when grad is not null it
-// receives (softmax − onehot(label))·scale.
+// receives (softmax − onehot(label))·scale. exp and log are the portable
+// ones, so every back end, the GPU's included, gives the same bits.
 BULKGNN_HOST_DEVICE inline double softmax_cross_entropy_row(const float* row, std::int64_t cols,
                                                             std::int32_t label, float scale,
                                                             float* grad) {
   const float max = row[argmax(row, cols)];
   double sum = 0.0;
-  for (std::int64_t j = 0; j < cols; ++j) sum += exp(static_cast<double>(row[j] - max));
-  const double log_sum = log(sum);
+  for (std::int64_t j = 0; j < cols; ++j) sum += portable_exp(static_cast<double>(row[j] - max));
+  const double log_sum = portable_log(sum);
   if (grad != nullptr) {
     for (std::int64_t j = 0; j < cols; ++j)
-      grad[j] = static_cast<float>(exp(static_cast<double>(row[j] - max) - log_sum)) * scale;
+      grad[j] =
+          static_cast<float>(portable_exp(static_cast<double>(row[j] - max) - log_sum)) * scale;
     grad[label] -= scale;
   }
   return log_sum - static_cast<double>(row[label] - max);
