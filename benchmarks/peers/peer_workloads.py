@@ -117,15 +117,17 @@ def warm_up(loader, args):
             break
 
 
-def pyg_iterate(loader, args, with_features):
-    """Iterates epochs of the loader; counts what a trainer would receive."""
+def pyg_iterate(loader, args, with_features, batch_of=lambda batch: batch):
+    """Iterates epochs of the loader; counts what a trainer would receive: each item in
+    PyG's layout (batch_of turns a bulkgnn minibatch into it with mb.to_pyg())."""
     counts = {"minibatches": 0, "sampled_edges": 0, "input_nodes": 0, "feature_bytes": 0}
     warm_up(loader, args)
     start = time.perf_counter()
     for _ in range(args.epochs):
-        for i, batch in enumerate(loader):
+        for i, item in enumerate(loader):
             if args.max_minibatches and i >= args.max_minibatches:
                 break
+            batch = batch_of(item)
             counts["minibatches"] += 1
             counts["sampled_edges"] += int(batch.edge_index.size(1))
             counts["input_nodes"] += int(batch.num_nodes)
@@ -261,25 +263,6 @@ def bulkgnn_loader(data, args, shuffle=True):
     return bulkgnn.NeighborLoader(dataset, data["seeds"], fanouts=args.fanouts,
                                   batch_size=args.batch_size, shuffle=shuffle, seed=args.seed,
                                   bulk=args.bulk, threads=args.threads)
-
-
-def bulkgnn_iterate(loader, args):
-    """What a PyG training loop receives from bulkgnn: mb.to_pyg() of every minibatch
-    (features are the loader's buffer, edge_index is built per minibatch)."""
-    counts = {"minibatches": 0, "sampled_edges": 0, "input_nodes": 0, "feature_bytes": 0}
-    warm_up(loader, args)
-    start = time.perf_counter()
-    for _ in range(args.epochs):
-        for i, mb in enumerate(loader):
-            if args.max_minibatches and i >= args.max_minibatches:
-                break
-            batch = mb.to_pyg()
-            counts["minibatches"] += 1
-            counts["sampled_edges"] += int(batch.edge_index.size(1))
-            counts["input_nodes"] += int(batch.num_nodes)
-            counts["feature_bytes"] += batch.x.numel() * batch.x.element_size()
-    counts["seconds"] = time.perf_counter() - start
-    return counts
 
 
 # ----------------------------------------------------------------------------- DGL
@@ -525,7 +508,8 @@ def main():
         if args.workload == "train":
             result.update(pyg_train(data, args))
         elif args.workload == "loader":
-            result.update(bulkgnn_iterate(bulkgnn_loader(data, args), args))
+            result.update(pyg_iterate(bulkgnn_loader(data, args), args, True,
+                                      batch_of=lambda mb: mb.to_pyg()))
         else:
             parser.error("bulkgnn-py has the loader and train workloads")
     elif args.system == "bulkgnn-py-dgl":
