@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,6 +46,7 @@ struct train_config {
   int threads = 0;
   bool replace = false;
   std::string backend = "cpu";
+  std::string sample_on = "cpu";
   std::string metrics_out;
   std::string checkpoint_dir;
   bool resume = false;
@@ -81,6 +83,7 @@ std::vector<session::setting> shared_settings(const train_config& c) {
           {"--seed", std::to_string(c.seed)},
           {"--replace", c.replace ? "yes" : "no"},
           {"--backend", c.backend},
+          {"--sample-on", c.sample_on},
           {"--checkpoint-dir", c.checkpoint_dir},
           {"--resume", c.resume ? "yes" : "no"}};
 }
@@ -88,6 +91,18 @@ std::vector<session::setting> shared_settings(const train_config& c) {
 // Queue depths bound memory, not what is computed or communicated.
 constexpr std::array<std::string_view, 6> per_rank_train_options{
     "--help", "--threads", "--bulk-queue", "--ready-queue", "--metrics-out", "--quiet"};
+
+// This rank's GPU: its rank on the node (Open MPI's
+// OMPI_COMM_WORLD_LOCAL_RANK, else the world rank) modulo the GPUs it sees, so
+// a node's ranks spread over its GPUs and share them when there are fewer.
+int gpu_of_this_rank() {
+  const auto devices = kernels::visible_cuda_devices();
+  BULKGNN_EXPECTS(!devices.empty(), "--device cuda: no GPU is visible{}",
+                  kernels::cuda_compiled() ? "" : " (this build has no CUDA back end)");
+  int local_rank = session::world_rank();
+  if (const char* text = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) local_rank = std::atoi(text);
+  return devices[static_cast<std::size_t>(local_rank) % devices.size()].id;
+}
 
 trainer::train_options options_from(const train_config& c) {
   trainer::train_options o;
@@ -115,11 +130,34 @@ trainer::train_options options_from(const train_config& c) {
   o.checkpoint_dir = c.checkpoint_dir;
   o.resume = c.resume;
   o.quiet = c.quiet;
-  BULKGNN_EXPECTS(parse_backend(c.backend) != backend::cuda,
-                  "--backend cuda: training on the GPU is not built yet (sampling is: bulkgnn "
-                  "sample --device cuda)");
-  o.exec = kernels::make_executor(parse_backend(c.backend));
+  const backend kind = parse_backend(c.backend);
+  BULKGNN_EXPECTS(c.sample_on == "cpu" || kind == backend::cuda,
+                  "--sample-on {}: sampling follows --device {} (give --device cuda to train on "
+                  "the GPU)",
+                  c.sample_on, c.backend);
+  BULKGNN_EXPECTS(c.sample_on == "cpu",
+                  "--sample-on cuda: the loader's stages run on the host; GPU sampling feeding "
+                  "the trainer is not built yet (bulkgnn sample --device cuda samples on the "
+                  "GPU alone)");
+  if (kind == backend::cuda) {
+    o.exec = kernels::make_executor(backend::cpu);
+    o.model_exec = kernels::make_cuda_executor(gpu_of_this_rank());
+  } else {
+    o.exec = kernels::make_executor(kind);
+  }
   return o;
+}
+
+// Where each stage runs, and how ranks sum their gradients.
+std::string placement_text(const trainer::train_options& o) {
+  const auto& model = trainer::model_executor(o);
+  if (model.device() == nullptr)
+    return fmt::format("sampling, gathering and training on the {}", backend_name(o.exec.kind()));
+  std::string text = fmt::format("sampling and gathering on the {}, training on GPU {} ({})",
+                                 backend_name(o.exec.kind()), model.device()->device(),
+                                 model.device()->device_name());
+  if (session::world_size() > 1) text += "; gradients summed over MPI through host memory";
+  return text;
 }
 
 std::string accuracy_text(const std::optional<double>& acc) {
@@ -184,6 +222,7 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
   config["eval"] = c.eval;
   config["threads"] = c.threads;
   config["backend"] = c.backend;
+  config["sample_on"] = c.sample_on;
   config["ranks"] = session::world_size();
   config["grid"] = c.distribution.grid;
   config["replication"] = c.distribution.replication;
@@ -226,6 +265,7 @@ void run_train(const train_config& c) {
                session::world_size() > 1
                    ? fmt::format("; {} ranks, grid {}", session::world_size(), c.distribution.grid)
                    : std::string());
+  if (rank_zero) fmt::print("{}\n", placement_text(options));
 
   // Traffic is gathered collectively, so every rank builds the report.
   session::epoch_traffic meter;
@@ -321,9 +361,15 @@ void add_train_command(CLI::App& app) {
       ->check(integer_in(0, max_seed));
   add_threads_option(*cmd, config->threads);
   cmd->add_flag("--replace", config->replace, "node-wise: draw neighbours with replacement");
-  cmd->add_option("--backend", config->backend, "cpu or reference (the serial oracle)")
+  cmd->add_option("--backend,--device", config->backend,
+                  "where the model trains: cpu, reference (the serial oracle) or cuda (this "
+                  "rank's GPU: its local rank modulo the GPUs it sees)")
       ->capture_default_str()
       ->check(one_of({"cpu", "reference", "cuda"}));
+  cmd->add_option("--sample-on", config->sample_on,
+                  "where sampling and the feature gather run: cpu (cuda is not built yet)")
+      ->capture_default_str()
+      ->check(one_of({"cpu", "cuda"}));
   cmd->add_option("--metrics-out", config->metrics_out,
                   "write the config, one record per epoch and the final accuracy as JSON");
   cmd->add_option("--checkpoint-dir", config->checkpoint_dir,

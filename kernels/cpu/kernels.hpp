@@ -68,6 +68,8 @@ void relu_dropout(dense_view<float> x, rules::dropout_threshold threshold, rng_k
 void relu_dropout_backward(dense_view<const float> y, float scale, dense_view<float> grad);
 void fill_rows_with_bias(std::span<const float> bias, dense_view<float> out);
 void column_sums(dense_view<const float> m, std::span<float> sums);
+void fill(std::span<float> x, float value);
+void scale(std::span<float> x, float factor);
 [[nodiscard]] loss_result softmax_cross_entropy(dense_view<const float> logits,
                                                 std::span<const std::int32_t> labels,
                                                 dense_view<float> grad);

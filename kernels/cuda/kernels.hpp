@@ -77,8 +77,10 @@ void invert_probabilities(const executor& exec, std::span<float> values);
 [[nodiscard]] csr_matrix add(const executor& exec, csr_view a, csr_view b);
 void normalize_rows(const executor& exec, csr_matrix& m);
 
-// Y = A·X with the host back ends' sums (spmm.hpp).
+// Y = A·X with the host back ends' sums, and the transpose with their order
+// (spmm.hpp).
 void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_view<float> y);
+[[nodiscard]] csr_matrix transpose(const executor& exec, csr_view a);
 
 void gather_dense_rows(const executor& exec, dense_view<const float> x,
                        std::span<const vertex_t> rows, dense_view<float> out);
@@ -99,6 +101,8 @@ void relu_dropout_backward(const executor& exec, dense_view<const float> y, floa
                            dense_view<float> grad);
 void fill_rows_with_bias(const executor& exec, std::span<const float> bias, dense_view<float> out);
 void column_sums(const executor& exec, dense_view<const float> m, std::span<float> sums);
+void fill(const executor& exec, std::span<float> x, float value);
+void scale(const executor& exec, std::span<float> x, float factor);
 [[nodiscard]] loss_result softmax_cross_entropy(const executor& exec,
                                                 dense_view<const float> logits,
                                                 std::span<const std::int32_t> labels,

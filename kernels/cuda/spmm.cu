@@ -1,6 +1,9 @@
 #include "kernels.hpp"
 #include "launch.cuh"
 
+#include <cub/cub.cuh>
+
+#include <bit>
 #include <string>
 
 namespace bulkgnn::kernels::cuda {
@@ -33,6 +36,45 @@ __global__ void multiply(const edge_t* indptr, const vertex_t* indices, const fl
   }
 }
 
+// Entry e's row: the last r with indptr[r] - base <= e (rows may be empty).
+__global__ void row_of_entries(const edge_t* indptr, std::int64_t rows, edge_t entries,
+                               vertex_t* row_of) {
+  const edge_t e = blockIdx.x * static_cast<edge_t>(blockDim.x) + threadIdx.x;
+  if (e >= entries) return;
+  const edge_t base = indptr[0];
+  std::int64_t low = 0;
+  std::int64_t high = rows;  // indptr[high] - base > e
+  while (high - low > 1) {
+    const std::int64_t mid = low + (high - low) / 2;
+    if (indptr[mid] - base <= e)
+      low = mid;
+    else
+      high = mid;
+  }
+  row_of[e] = static_cast<vertex_t>(low);
+}
+
+__global__ void count_columns(const vertex_t* indices, edge_t entries, std::int64_t cols,
+                              edge_t* counts, edge_t* entry_ids, int* bad_column) {
+  const edge_t e = blockIdx.x * static_cast<edge_t>(blockDim.x) + threadIdx.x;
+  if (e >= entries) return;
+  entry_ids[e] = e;
+  const vertex_t c = indices[e];
+  if (c < 0 || c >= cols) {
+    atomicExch(bad_column, 1);
+    return;
+  }
+  atomicAdd(reinterpret_cast<unsigned long long*>(counts + c + 1), 1ull);
+}
+
+__global__ void gather_transposed(const edge_t* order, edge_t entries, const vertex_t* row_of,
+                                  const float* values, vertex_t* out_indices, float* out_values) {
+  const edge_t i = blockIdx.x * static_cast<edge_t>(blockDim.x) + threadIdx.x;
+  if (i >= entries) return;
+  out_indices[i] = row_of[order[i]];
+  if (values != nullptr) out_values[i] = values[order[i]];
+}
+
 }  // namespace
 
 void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_view<float> y) {
@@ -45,6 +87,64 @@ void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_vie
   if (read_back(exec, bad_column.data()) != 0)
     throw_argument_error(
         ("spmm: a holds a column outside [0, " + std::to_string(x.rows) + ")").c_str());
+}
+
+// A stable radix sort of the entries by column keeps, within each column,
+// the order of a's entries: rows increasing, repeats in stored order, as the
+// host back ends list them.
+csr_matrix transpose(const executor& exec, csr_view a) {
+  const cudaStream_t stream = stream_of(exec);
+  memory_resource& device = exec.memory();
+  csr_matrix t;
+  t.rows = a.cols;
+  t.cols = a.rows;
+  t.indptr = buffer<edge_t>(static_cast<std::size_t>(a.cols) + 1, device);
+  BULKGNN_CUDA_CHECK(cudaMemsetAsync(
+      t.indptr.data(), 0, (static_cast<std::size_t>(a.cols) + 1) * sizeof(edge_t), stream));
+  const edge_t entries =
+      read_back(exec, a.indptr.data() + a.rows) - read_back(exec, a.indptr.data());
+  t.indices = buffer<vertex_t>(static_cast<std::size_t>(entries), device);
+  if (a.weighted()) t.values = buffer<float>(static_cast<std::size_t>(entries), device);
+  if (entries == 0) return t;
+
+  buffer<vertex_t> row_of(static_cast<std::size_t>(entries), device);
+  row_of_entries<<<blocks_for(entries), threads_per_block, 0, stream>>>(a.indptr.data(), a.rows,
+                                                                        entries, row_of.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  buffer<edge_t> entry_ids(static_cast<std::size_t>(entries), device);
+  auto bad_column = device_flag(exec);
+  count_columns<<<blocks_for(entries), threads_per_block, 0, stream>>>(
+      a.indices.data(), entries, a.cols, t.indptr.data(), entry_ids.data(), bad_column.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  if (read_back(exec, bad_column.data()) != 0)
+    throw_argument_error(
+        ("transpose: a holds a column outside [0, " + std::to_string(a.cols) + ")").c_str());
+
+  std::size_t bytes = 0;
+  BULKGNN_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, t.indptr.data(), t.indptr.data(),
+                                                   a.cols + 1, stream));
+  buffer<std::byte> scan_scratch(bytes, device);
+  BULKGNN_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scan_scratch.data(), bytes, t.indptr.data(),
+                                                   t.indptr.data(), a.cols + 1, stream));
+
+  // Column indices are in [0, cols), so their low bits order them.
+  const int key_bits =
+      std::max(1, static_cast<int>(std::bit_width(static_cast<std::uint64_t>(a.cols))));
+  buffer<vertex_t> sorted_columns(static_cast<std::size_t>(entries), device);
+  buffer<edge_t> order(static_cast<std::size_t>(entries), device);
+  bytes = 0;
+  BULKGNN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, a.indices.data(),
+                                                     sorted_columns.data(), entry_ids.data(),
+                                                     order.data(), entries, 0, key_bits, stream));
+  buffer<std::byte> sort_scratch(bytes, device);
+  BULKGNN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_scratch.data(), bytes, a.indices.data(),
+                                                     sorted_columns.data(), entry_ids.data(),
+                                                     order.data(), entries, 0, key_bits, stream));
+  gather_transposed<<<blocks_for(entries), threads_per_block, 0, stream>>>(
+      order.data(), entries, row_of.data(), a.weighted() ? a.values.data() : nullptr,
+      t.indices.data(), a.weighted() ? t.values.data() : nullptr);
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  return t;
 }
 
 }  // namespace bulkgnn::kernels::cuda

@@ -46,6 +46,8 @@ void spmm(const executor&, csr_view, dense_view<const float>, dense_view<float>)
   not_compiled("spmm");
 }
 
+csr_matrix transpose(const executor&, csr_view) { not_compiled("transpose"); }
+
 void gather_dense_rows(const executor&, dense_view<const float>, std::span<const vertex_t>,
                        dense_view<float>) {
   not_compiled("gather_dense_rows");
@@ -127,6 +129,10 @@ void fill_rows_with_bias(const executor&, std::span<const float>, dense_view<flo
 void column_sums(const executor&, dense_view<const float>, std::span<float>) {
   not_compiled("column_sums");
 }
+
+void fill(const executor&, std::span<float>, float) { not_compiled("fill"); }
+
+void scale(const executor&, std::span<float>, float) { not_compiled("scale"); }
 
 loss_result softmax_cross_entropy(const executor&, dense_view<const float>,
                                   std::span<const std::int32_t>, dense_view<float>) {

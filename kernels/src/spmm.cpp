@@ -28,8 +28,8 @@ csr_matrix transpose(const executor& exec, csr_view a) {
   BULKGNN_EXPECTS(a.rows <= std::numeric_limits<vertex_t>::max(),
                   "transpose: a has {} rows, more than a column index can hold", a.rows);
   return detail::dispatch(
-      exec, "transpose", [&] { return reference::transpose(a); },
-      [&] { return cpu::transpose(a); });
+      exec, "transpose", [&] { return reference::transpose(a); }, [&] { return cpu::transpose(a); },
+      [&] { return cuda::transpose(exec, a); });
 }
 
 void gather_dense_rows(const executor& exec, dense_view<const float> x,

@@ -1,9 +1,10 @@
 // The train step's dense kernels on the CUDA back end against the cpu back
-// end, bit for bit (label gpu): GEMM, ReLU + dropout, bias, softmax
-// cross-entropy (portable exp and log) and Adam.
+// end, bit for bit (label gpu): GEMM, ReLU + dropout, bias, fill and scale,
+// softmax cross-entropy (portable exp and log) and Adam.
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/activation.hpp"
 #include "bulkgnn/kernels/bias.hpp"
+#include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/gemm.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/kernels/optimizer.hpp"
@@ -145,6 +146,18 @@ TEST_F(CudaTrainKernels, BiasRowsAndColumnSumsGiveTheCpusBits) {
   column_sums(gpu(), m_there.view(), std::span<float>(sums_there));
   const auto sums_back = copy_to_host(sums_there);
   EXPECT_TRUE(same_bits(sums, std::span<const float>(sums_back)));
+}
+
+TEST_F(CudaTrainKernels, FillAndScaleGiveTheCpusBits) {
+  std::mt19937_64 gen(25);
+  const auto m = with_special_values(gen, 1000, 77);
+  auto expected = m.data;
+  scale(cpu_exec, expected, 0.37f);
+  auto there = on_gpu(m);
+  scale(gpu(), there.data, 0.37f);
+  EXPECT_TRUE(same_bits(expected, there.to_host()));
+  fill(gpu(), there.data, 2.5f);
+  EXPECT_EQ(there.to_host(), std::vector<float>(m.data.size(), 2.5f));
 }
 
 TEST_F(CudaTrainKernels, SoftmaxCrossEntropyGivesTheCpusBits) {

@@ -189,6 +189,17 @@ TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
   EXPECT_GT(final_record.at("test_acc").get<double>(), 0.3);  // 7 classes: chance is 0.14
 }
 
+TEST_F(CliOnCora, TrainRefusesSamplingOnTheGpuWithAClearMessage) {
+  const std::string base = "train --quiet " + native_.string() + " --fanouts 5,5 --epochs 1";
+  auto r = run(base + " --sample-on cuda");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--sample-on cuda: sampling follows --device cpu"), std::string::npos)
+      << r.output;
+  r = run(base + " --sample-on gpu");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--sample-on"), std::string::npos) << r.output;
+}
+
 TEST_F(CliOnCora, TrainResumeRefusesMissingAndForeignCheckpoints) {
   const auto dir = scratch("train-ckpt");
   fs::remove_all(dir);

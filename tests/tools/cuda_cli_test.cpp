@@ -1,13 +1,19 @@
 // `bulkgnn sample --device cuda` draws exactly the CPU's minibatches (label
 // gpu): the same digest on real data, with the topology in device memory and
 // in pinned host memory. Skipped, saying why, where no GPU is visible; failed
-// there when BULKGNN_EXPECT_GPU is set.
+// there when BULKGNN_EXPECT_GPU is set. `bulkgnn train --device cuda` trains
+// the CPU's model.
 #include "bulkgnn/kernels/devices.hpp"
 #include "run_command.hpp"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 
@@ -93,5 +99,41 @@ TEST_F(CudaSample, FastgcnDigestsEqualTheCpus) {
     expect_the_cpus_digest_in_both_placements(run);
   }
 }
+
+namespace train {
+
+// The per-epoch losses and accuracies, and the final record, of a train
+// run's metrics file (timings aside).
+std::string trajectory_of(const std::string& arguments, const std::string& metrics) {
+  const auto result = run_command(std::string(BULKGNN_CLI) + " train " + arguments +
+                                  " --quiet --metrics-out " + metrics);
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  std::ifstream in(metrics);
+  const auto json = nlohmann::json::parse(in);
+  nlohmann::json trajectory = nlohmann::json::array();
+  for (const auto& e : json.at("epochs"))
+    trajectory.push_back({e.at("loss"), e.at("train_acc"), e.at("valid_acc"), e.at("test_acc")});
+  trajectory.push_back(json.at("final"));
+  return trajectory.dump();
+}
+
+class CudaTrain : public CudaSample {};
+
+// CPU sampling feeding the GPU trainer trains the CPU's model: the same
+// losses and accuracies in every epoch, GraphSAGE and LADIES' GCN alike.
+TEST_F(CudaTrain, TheGpuTrainsTheCpusModelOnRealData) {
+  const std::string data = BULKGNN_SHARED_DATA;
+  const auto metrics = std::filesystem::temp_directory_path() /
+                       ("bulkgnn-cuda-train-" + std::to_string(::getpid()) + ".json");
+  for (const std::string& run : {data + "/cora --fanouts 10,5 --epochs 3",
+                                 data + "/facebook --fanouts 10,5 --epochs 2 --eval sampled",
+                                 data + "/cora --sampler ladies --fanouts 512,512 --epochs 2"}) {
+    const auto cpu = trajectory_of(run + " --device cpu", metrics.string());
+    EXPECT_EQ(trajectory_of(run + " --device cuda", metrics.string()), cpu) << run;
+  }
+  std::filesystem::remove(metrics);
+}
+
+}  // namespace train
 
 }  // namespace

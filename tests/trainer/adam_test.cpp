@@ -50,10 +50,7 @@ TEST(Adam, RestoredStateContinuesTheSameTrajectory) {
   before.step(resumed, gradients[0]);
   adam after(3, {.lr = 0.1f});
   after.set_steps(before.steps());
-  std::copy(before.first_moment().begin(), before.first_moment().end(),
-            after.first_moment().begin());
-  std::copy(before.second_moment().begin(), before.second_moment().end(),
-            after.second_moment().begin());
+  after.set_moments(before.first_moment_on_host(), before.second_moment_on_host());
   after.step(resumed, gradients[1]);
   after.step(resumed, gradients[2]);
   EXPECT_EQ(resumed, straight);
@@ -66,7 +63,8 @@ TEST(Adam, RejectsImpossibleOptionsNamingThem) {
     validate(adam_options{.weight_decay = -1.0f});
     FAIL();
   } catch (const option_error& e) {
-    EXPECT_NE(std::string(e.what()).find("adam_options.weight_decay"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("adam_options.weight_decay"), std::string::npos)
+        << e.what();
   }
   try {
     validate(adam_options{.lr = std::numeric_limits<float>::quiet_NaN()});

@@ -1,6 +1,7 @@
 #include "bulkgnn/trainer/adam.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/optimizer.hpp"
 
 #include <cmath>
@@ -18,8 +19,25 @@ void validate(const adam_options& o) {
 }
 
 adam::adam(std::size_t parameters, adam_options options, executor exec)
-    : options_(options), exec_(exec), m_(parameters, 0.0f), v_(parameters, 0.0f) {
+    : options_(options),
+      exec_(exec),
+      m_(parameters, exec_.memory()),
+      v_(parameters, exec_.memory()) {
   validate(options_);
+  kernels::fill(exec_, m_, 0.0f);
+  kernels::fill(exec_, v_, 0.0f);
+}
+
+std::vector<float> adam::first_moment_on_host() const { return copy_to_host(m_).to_vector(); }
+
+std::vector<float> adam::second_moment_on_host() const { return copy_to_host(v_).to_vector(); }
+
+void adam::set_moments(std::span<const float> first, std::span<const float> second) {
+  BULKGNN_EXPECTS(first.size() == m_.size() && second.size() == v_.size(),
+                  "adam::set_moments: {} first and {} second moments for an optimiser of {}",
+                  first.size(), second.size(), m_.size());
+  exec_.memory().copy(m_.data(), first.data(), first.size_bytes());
+  exec_.memory().copy(v_.data(), second.data(), second.size_bytes());
 }
 
 void adam::set_steps(std::int64_t steps) {

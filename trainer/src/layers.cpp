@@ -1,35 +1,51 @@
 #include "bulkgnn/trainer/layers.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/spgemm.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
+#include "bulkgnn/trainer/placement.hpp"
 
 namespace bulkgnn::trainer {
 
 namespace {
 
+// The contents only where the host can read them; a device block comes from
+// a back end that built it well-formed.
 void check_block(csr_view block, std::string_view function) {
-  const auto problem = find_csr_problem(block);
-  BULKGNN_EXPECTS(problem.empty(), "{}: block: {}", function, problem);
+  if (host_accessible(block.space)) {
+    const auto problem = find_csr_problem(block);
+    BULKGNN_EXPECTS(problem.empty(), "{}: block: {}", function, problem);
+  } else {
+    BULKGNN_EXPECTS(static_cast<std::int64_t>(block.indptr.size()) == block.rows + 1 &&
+                        (block.values.empty() || block.values.size() == block.indices.size()),
+                    "{}: block: {} rows but {} offsets, {} values for {} entries", function,
+                    block.rows, block.indptr.size(), block.values.size(), block.indices.size());
+  }
   BULKGNN_EXPECTS(block.rows <= block.cols,
                   "{}: block has {} destinations but only {} sources; destinations must be "
                   "the first sources",
                   function, block.rows, block.cols);
 }
 
-csr_matrix pattern_copy(csr_view m) {
+// `m` in the memory of `exec`, without values, indptr from 0. A block
+// already there is copied within that memory (where it may start at a
+// non-zero offset only if the host can read it).
+csr_matrix pattern_copy(const executor& exec, csr_view m) {
+  m.values = {};
+  if (needs_placing(exec, m.space) || host_accessible(m.space)) return copy_for(exec, m);
   csr_matrix copy;
   copy.rows = m.rows;
   copy.cols = m.cols;
-  copy.indptr.resize(m.indptr.size());
-  for (std::size_t r = 0; r < m.indptr.size(); ++r) copy.indptr[r] = m.indptr[r] - m.indptr[0];
-  copy.indices.assign(m.indices.begin(), m.indices.end());
+  copy.indptr = copy_to(m.indptr, exec.memory());
+  copy.indices = copy_to(m.indices, exec.memory());
   return copy;
 }
 
 csr_matrix row_means(const executor& exec, csr_view m) {
-  csr_matrix mean = pattern_copy(m);
-  mean.values.assign(mean.indices.size(), 1.0f);
+  csr_matrix mean = pattern_copy(exec, m);
+  mean.values = buffer<float>(mean.indices.size(), exec.memory());
+  kernels::fill(exec, std::span<float>(mean.values.data(), mean.values.size()), 1.0f);
   kernels::normalize_rows(exec, mean);
   return mean;
 }
@@ -70,6 +86,8 @@ aggregation_block make_aggregation_block(const executor& exec, const csr_matrix&
   BULKGNN_EXPECTS(block.view().weighted(),
                   "make_aggregation_block: a gcn layer needs a weighted block (LADIES or FastGCN "
                   "sampling), got a pattern");
+  if (needs_placing(exec, block.space()))
+    return with_transpose(exec, copy_for(exec, block.view()), with_backward);
   return with_transpose(exec, block, with_backward);
 }
 
@@ -81,7 +99,12 @@ aggregation_block full_graph_block(const executor& exec, csr_view graph, layer_k
   BULKGNN_EXPECTS(problem.empty(), "full_graph_block: graph: {}", problem);
   graph.values = {};
   if (kind == layer_kind::sage) return with_transpose(exec, row_means(exec, graph), with_backward);
-  csr_matrix normalised = kernels::add(exec, graph, identity(graph.rows).view());
+  const bool place = needs_placing(exec, graph.space);
+  const csr_matrix placed_graph = place ? copy_for(exec, graph) : csr_matrix{};
+  const csr_matrix self_loops =
+      place ? copy_for(exec, identity(graph.rows).view()) : identity(graph.rows);
+  csr_matrix normalised =
+      kernels::add(exec, place ? placed_graph.view() : graph, self_loops.view());
   kernels::normalize_rows(exec, normalised);
   return with_transpose(exec, std::move(normalised), with_backward);
 }

@@ -4,6 +4,7 @@
 #include "bulkgnn/core/rng.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/kernels/bias.hpp"
+#include "bulkgnn/kernels/elementwise.hpp"
 
 #include <cmath>
 
@@ -14,11 +15,11 @@ namespace {
 bool is_sage(const model_config& config) { return config.kind == layer_kind::sage; }
 
 dense_view<const float> first_rows(dense_view<const float> m, std::int64_t rows) {
-  return {rows, m.cols, m.data.first(static_cast<std::size_t>(rows * m.cols))};
+  return {rows, m.cols, m.data.first(static_cast<std::size_t>(rows * m.cols)), m.space};
 }
 
 dense_view<float> first_rows(dense_view<float> m, std::int64_t rows) {
-  return {rows, m.cols, m.data.first(static_cast<std::size_t>(rows * m.cols))};
+  return {rows, m.cols, m.data.first(static_cast<std::size_t>(rows * m.cols)), m.space};
 }
 
 using kernels::gemm_op;
@@ -40,54 +41,89 @@ void validate(const model_config& config) {
 }
 
 gnn_model::gnn_model(const model_config& config, std::uint32_t seed, executor exec)
-    : config_(config), exec_(exec) {
+    : config_(config), exec_(exec), parameters_(exec.memory()), gradients_(exec.memory()) {
   validate(config_);
+  std::size_t count = 0;
   for (int l = 0; l < config_.layers; ++l) {
     layer_slots slot;
     slot.in = l == 0 ? config_.in_features : config_.hidden;
     slot.out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
     const std::string prefix = fmt::format("convs.{}.", l);
-    slot.w_neigh = parameters_.size();
-    add_tensor(prefix + (is_sage(config_) ? "lin_l.weight" : "lin.weight"), slot.in, slot.out);
+    slot.w_neigh = count;
+    count =
+        add_tensor(prefix + (is_sage(config_) ? "lin_l.weight" : "lin.weight"), slot.in, slot.out);
     if (is_sage(config_)) {
-      slot.w_self = parameters_.size();
-      add_tensor(prefix + "lin_r.weight", slot.in, slot.out);
+      slot.w_self = count;
+      count = add_tensor(prefix + "lin_r.weight", slot.in, slot.out);
     }
-    slot.bias = parameters_.size();
-    add_tensor(prefix + (is_sage(config_) ? "lin_l.bias" : "bias"), 1, slot.out);
+    slot.bias = count;
+    count = add_tensor(prefix + (is_sage(config_) ? "lin_l.bias" : "bias"), 1, slot.out);
     slots_.push_back(slot);
   }
-  gradients_.assign(parameters_.size(), 0.0f);
-  buffers_.resize(slots_.size());
-  initialise(seed);
+  gradients_ = buffer<float>(count, exec_.memory());
+  kernels::fill(exec_, gradients_, 0.0f);
+  for (std::size_t l = 0; l < slots_.size(); ++l) buffers_.emplace_back(exec_.memory());
+  initialise(seed, count);
 }
 
-void gnn_model::add_tensor(std::string name, std::int64_t rows, std::int64_t cols) {
-  tensors_.push_back({std::move(name), rows, cols, parameters_.size()});
-  parameters_.resize(parameters_.size() + tensors_.back().size());
+std::size_t gnn_model::add_tensor(std::string name, std::int64_t rows, std::int64_t cols) {
+  const std::size_t offset = tensors_.empty() ? 0 : tensors_.back().offset + tensors_.back().size();
+  tensors_.push_back({std::move(name), rows, cols, offset});
+  return offset + tensors_.back().size();
 }
 
-void gnn_model::initialise(std::uint32_t seed) {
+// Drawn on the host, so every back end starts from the same weights.
+void gnn_model::initialise(std::uint32_t seed, std::size_t count) {
+  std::vector<float> initial(count);
   const std::size_t per_layer = is_sage(config_) ? 3 : 2;
   for (std::size_t i = 0; i < tensors_.size(); ++i) {
     const double bound = 1.0 / std::sqrt(static_cast<double>(slots_[i / per_layer].in));
     philox_stream stream(
         rng_key{seed, 0xFFFFFFFFu, no_minibatch, static_cast<std::uint32_t>(i), 0});
-    const auto values = std::span(parameters_).subspan(tensors_[i].offset, tensors_[i].size());
+    const auto values = std::span(initial).subspan(tensors_[i].offset, tensors_[i].size());
     for (float& v : values) v = static_cast<float>((2.0 * stream.uniform_open01() - 1.0) * bound);
   }
+  parameters_ = copy_to(std::span<const float>(initial), exec_.memory());
+}
+
+gnn_model::layer_buffers::layer_buffers(memory_resource& memory)
+    : aggregated(0, 0, memory),
+      output(0, 0, memory),
+      grad_aggregated(0, 0, memory),
+      grad_input(0, 0, memory) {}
+
+std::vector<float> gnn_model::parameters_on_host() const {
+  return copy_to_host(parameters_).to_vector();
+}
+
+void gnn_model::set_parameters(std::span<const float> values) {
+  BULKGNN_EXPECTS(values.size() == parameters_.size(),
+                  "gnn_model::set_parameters: {} values for {} parameters", values.size(),
+                  parameters_.size());
+  exec_.memory().copy(parameters_.data(), values.data(), values.size_bytes());
+}
+
+std::vector<float> gnn_model::gradients_on_host() const {
+  return copy_to_host(gradients_).to_vector();
+}
+
+void gnn_model::set_gradients(std::span<const float> values) {
+  BULKGNN_EXPECTS(values.size() == gradients_.size(),
+                  "gnn_model::set_gradients: {} values for {} gradients", values.size(),
+                  gradients_.size());
+  exec_.memory().copy(gradients_.data(), values.data(), values.size_bytes());
 }
 
 dense_view<const float> gnn_model::weight(std::size_t offset, std::int64_t rows,
                                           std::int64_t cols) const {
-  return {
-      rows, cols,
-      std::span<const float>(parameters_).subspan(offset, static_cast<std::size_t>(rows * cols))};
+  return {rows, cols, parameters().subspan(offset, static_cast<std::size_t>(rows * cols)),
+          parameters_.space()};
 }
 
 dense_view<float> gnn_model::weight_gradient(std::size_t offset, std::int64_t rows,
                                              std::int64_t cols) {
-  return {rows, cols, std::span(gradients_).subspan(offset, static_cast<std::size_t>(rows * cols))};
+  return {rows, cols, std::span(gradients_).subspan(offset, static_cast<std::size_t>(rows * cols)),
+          gradients_.space()};
 }
 
 void gnn_model::check_blocks(std::span<const aggregation_block> blocks,
@@ -147,8 +183,7 @@ void gnn_model::apply_layer(int l, const aggregation_block& block, dense_view<co
   aggregated.reshape(a.rows, x.cols);
   aggregator().forward(exec_, l, block, x, aggregated.view());
   out.reshape(a.rows, slot.out);
-  kernels::fill_rows_with_bias(
-      exec_, std::span<const float>(parameters_).subspan(slot.bias, slot.out), out.view());
+  kernels::fill_rows_with_bias(exec_, parameters().subspan(slot.bias, slot.out), out.view());
   timed_gemm(gemm_op::plain, gemm_op::plain, aggregated.view(),
              weight(slot.w_neigh, slot.in, slot.out), 1.0f, out.view(), stats);
   if (is_sage(config_))
@@ -233,8 +268,8 @@ matrix gnn_model::forward_layer(int l, const aggregation_block& block,
                   "gnn_model::forward_layer: layer {} takes {}x{} input through a {}x{} block, "
                   "got {}x{}",
                   l, a.cols, slots_[l].in, a.rows, a.cols, x.rows, x.cols);
-  matrix aggregated;
-  matrix out;
+  matrix aggregated(0, 0, exec_.memory());
+  matrix out(0, 0, exec_.memory());
   apply_layer(l, block, x, aggregated, out, nullptr);
   if (l + 1 < config_.layers) kernels::relu_dropout(exec_, out.view(), 0.0f, std::nullopt, l);
   return out;

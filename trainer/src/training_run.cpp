@@ -5,9 +5,12 @@
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/loss.hpp"
+#include "bulkgnn/kernels/spmm.hpp"
 #include "bulkgnn/trainer/checkpoint.hpp"
 #include "bulkgnn/trainer/layers.hpp"
+#include "bulkgnn/trainer/placement.hpp"
 
 #include <fmt/format.h>
 
@@ -81,27 +84,56 @@ std::vector<std::int32_t> labels_of(const data::dataset& ds, std::span<const ver
   return labels;
 }
 
+// Host arrays of vertices and labels, as the model's executor reads them.
+struct placed_labels {
+  placed_labels(const executor& exec, std::span<const vertex_t> v, std::span<const std::int32_t> l)
+      : vertices(exec, v, memory_space::host), labels(exec, l, memory_space::host) {}
+
+  placed<vertex_t> vertices;
+  placed<std::int32_t> labels;
+};
+
+// `logits_of_all` and `set` are in the memory of `exec`, the model's executor.
 std::optional<double> accuracy_of(const executor& exec, dense_view<const float> logits_of_all,
-                                  std::span<const vertex_t> vertices,
-                                  std::span<const std::int32_t> labels) {
+                                  const placed_labels& set) {
+  const auto vertices = set.vertices.span();
   if (vertices.empty()) return std::nullopt;
-  matrix selected(static_cast<std::int64_t>(vertices.size()), logits_of_all.cols);
-  for (std::size_t i = 0; i < vertices.size(); ++i) {
-    const auto from = logits_of_all.row(vertices[i]);
-    std::copy(from.begin(), from.end(), selected.view().row(static_cast<std::int64_t>(i)).begin());
-  }
-  return static_cast<double>(kernels::count_correct(exec, selected.view(), labels)) /
+  matrix selected(static_cast<std::int64_t>(vertices.size()), logits_of_all.cols, exec.memory());
+  kernels::gather_dense_rows(exec, logits_of_all, vertices, selected.view());
+  return static_cast<double>(kernels::count_correct(exec, selected.view(), set.labels.span())) /
          static_cast<double>(vertices.size());
 }
 
-std::vector<aggregation_block> aggregation_blocks(const executor& exec,
-                                                  const sampler::minibatch& mb, layer_kind kind,
-                                                  bool with_backward) {
+// A minibatch's arrays where the model's executor reads them: copies in
+// device memory for a GPU, the loader's own buffers on the host.
+struct placed_minibatch {
+  placed_minibatch(const executor& exec, const loader::ready_minibatch& mb, layer_kind kind,
+                   bool with_backward)
+      : features(exec, mb.input_features()),
+        labels(exec, std::span<const std::int32_t>(mb.batch.labels), mb.batch.labels.space()),
+        row_ids(exec, std::span<const vertex_t>(mb.batch.input_nodes),
+                mb.batch.input_nodes.space()) {
+    blocks.reserve(mb.batch.blocks.size());
+    for (const auto& block : mb.batch.blocks)
+      blocks.push_back(make_aggregation_block(exec, block, kind, with_backward));
+  }
+
   std::vector<aggregation_block> blocks;
-  blocks.reserve(mb.blocks.size());
-  for (const auto& block : mb.blocks)
-    blocks.push_back(make_aggregation_block(exec, block, kind, with_backward));
-  return blocks;
+  placed_matrix features;
+  placed<std::int32_t> labels;
+  placed<vertex_t> row_ids;
+};
+
+// Sums the gradients over data-parallel ranks, through host memory when the
+// model's are elsewhere.
+void all_reduce_gradients(comm::communicator& ranks, gnn_model& model) {
+  if (host_accessible(model.space())) {
+    ranks.all_reduce(model.mutable_gradients());
+    return;
+  }
+  auto gradients = model.gradients_on_host();
+  ranks.all_reduce(std::span<float>(gradients));
+  model.set_gradients(gradients);
 }
 
 // True on every rank iff every rank passed the same value (collective).
@@ -186,8 +218,8 @@ class own_loaders {
 // epoch so far (resumed ones included), as records and as saved history.
 struct training_state {
   training_state(const model_config& config, const train_options& o)
-      : model(config, o.sampling.seed, o.exec),
-        optimizer(model.parameters().size(), o.optimizer, o.exec) {}
+      : model(config, o.sampling.seed, model_executor(o)),
+        optimizer(model.parameters().size(), o.optimizer, model_executor(o)) {}
 
   // Appends an epoch; `as_saved` is its history entry when it comes from a
   // checkpoint (kept as written there).
@@ -220,18 +252,19 @@ class evaluator {
         split_(split),
         valid_labels_(labels_of(ds, split.valid, "valid")),
         test_labels_(labels_of(ds, split.test, "test")),
+        valid_(model_executor(o), split.valid, valid_labels_),
+        test_(model_executor(o), split.test, test_labels_),
         normalizer_(normalizer) {}
 
   void evaluate(epoch_record& r, gnn_model& model, const minibatch_sources& sources) {
     const stopwatch watch;
     if (options_.eval == evaluation::full) {
-      if (!full_block_) full_block_ = full_graph_block(options_.exec, ds_.graph(), config_.kind);
-      const auto logits =
-          normalizer_ != nullptr
-              ? predict_full_graph(model, *full_block_, normalized_features().view())
-              : predict_full_graph(model, *full_block_, ds_.features());
-      r.valid_acc = accuracy_of(options_.exec, logits.view(), split_.valid, valid_labels_);
-      r.test_acc = accuracy_of(options_.exec, logits.view(), split_.test, test_labels_);
+      const executor& exec = model.exec();
+      if (!full_block_) full_block_ = full_graph_block(exec, ds_.graph(), config_.kind);
+      const auto logits = predict_full_graph(model, *full_block_, features_for(exec));
+      r.valid_acc = accuracy_of(exec, logits.view(), valid_);
+      r.test_acc = accuracy_of(exec, logits.view(), test_);
+      normalized_features_.reset();
     } else {
       r.valid_acc = sampled_accuracy(model, sources, split_.valid, valid_epoch_base + r.epoch);
       r.test_acc = sampled_accuracy(model, sources, split_.test, test_epoch_base + r.epoch);
@@ -250,6 +283,22 @@ class evaluator {
     return normalized;
   }
 
+  // Every (normalised) feature row where the model reads it. A copy in
+  // device memory stays for later evaluations; a normalised host copy lives
+  // for one (evaluate() drops it), as it would only add to the epochs' peak.
+  dense_view<const float> features_for(const executor& exec) {
+    if (placed_features_) return placed_features_->view();
+    dense_view<const float> host = ds_.features();
+    if (normalizer_ != nullptr) {
+      normalized_features_ = normalized_features();
+      host = normalized_features_->view();
+    }
+    if (!needs_placing(exec, host.space)) return host;
+    placed_features_.emplace(exec, host);
+    normalized_features_.reset();
+    return placed_features_->view();
+  }
+
   // Every valid/test vertex, whatever --max-minibatches limits training to.
   std::optional<double> sampled_accuracy(gnn_model& model, const minibatch_sources& sources,
                                          std::span<const vertex_t> vertices,
@@ -261,10 +310,10 @@ class evaluator {
     double counts[2] = {0, 0};  // correct, seen
     while (auto mb = stream.next()) {
       if (mb->batch.seeds.empty()) continue;
-      const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, false);
-      const auto logits = model.forward(blocks, mb->input_features(), std::nullopt);
+      const placed_minibatch placed(model.exec(), *mb, config_.kind, false);
+      const auto logits = model.forward(placed.blocks, placed.features.view(), std::nullopt);
       counts[0] +=
-          static_cast<double>(kernels::count_correct(options_.exec, logits, mb->batch.labels));
+          static_cast<double>(kernels::count_correct(model.exec(), logits, placed.labels.span()));
       counts[1] += static_cast<double>(mb->batch.labels.size());
     }
     if (options_.parallel != nullptr)
@@ -278,8 +327,14 @@ class evaluator {
   const data::split& split_;
   std::vector<std::int32_t> valid_labels_;
   std::vector<std::int32_t> test_labels_;
+  placed_labels valid_;
+  placed_labels test_;
   const loader::row_normalizer* normalizer_;
   std::optional<aggregation_block> full_block_;
+  // Every (normalised) feature row where the model reads it, kept across
+  // evaluations when that took a copy.
+  std::optional<matrix> normalized_features_;
+  std::optional<placed_matrix> placed_features_;
   loader::minibatch_source* eval_source_ = nullptr;
 };
 
@@ -305,12 +360,9 @@ class checkpointer {
     c.fingerprint = state.result.config;
     c.epochs_done = epochs_done;
     c.optimizer_steps = state.optimizer.steps();
-    const auto params = state.model.parameters();
-    c.parameters.assign(params.begin(), params.end());
-    const auto m = state.optimizer.first_moment();
-    const auto v = state.optimizer.second_moment();
-    c.first_moment.assign(m.begin(), m.end());
-    c.second_moment.assign(v.begin(), v.end());
+    c.parameters = state.model.parameters_on_host();
+    c.first_moment = state.optimizer.first_moment_on_host();
+    c.second_moment = state.optimizer.second_moment_on_host();
     c.history = state.history;
     save_checkpoint(options_.checkpoint_dir, c);
   }
@@ -327,15 +379,12 @@ class checkpointer {
           fmt::format("train_options.resume: {} holds {} trained epochs; train_options.epochs must "
                       "be at least that (it is {})",
                       file.string(), c->epochs_done, options_.epochs));
-    const auto params = state.model.parameters();
-    if (c->parameters.size() != params.size())
+    const auto parameter_count = state.model.parameters().size();
+    if (c->parameters.size() != parameter_count)
       throw data_error(file.string(), fmt::format("holds {} parameters, the model has {}",
-                                                  c->parameters.size(), params.size()));
-    std::copy(c->parameters.begin(), c->parameters.end(), params.begin());
-    std::copy(c->first_moment.begin(), c->first_moment.end(),
-              state.optimizer.first_moment().begin());
-    std::copy(c->second_moment.begin(), c->second_moment.end(),
-              state.optimizer.second_moment().begin());
+                                                  c->parameters.size(), parameter_count));
+    state.model.set_parameters(c->parameters);
+    state.optimizer.set_moments(c->first_moment, c->second_moment);
     state.optimizer.set_steps(c->optimizer_steps);
     if (!c->history.is_array() || c->history.size() != static_cast<std::size_t>(c->epochs_done))
       throw data_error(file.string(), "checkpoint history does not match its epoch count");
@@ -400,11 +449,10 @@ class run {
       if (!options_.checkpoint_dir.empty() && is_rank_zero()) checkpointer_.save(state_, epoch + 1);
       if (on_epoch) on_epoch(state_.result.epochs.back(), state_.result);
     }
-    const auto params = state_.model.parameters();
-    state_.result.parameters.assign(params.begin(), params.end());
+    state_.result.parameters = state_.model.parameters_on_host();
     if (options_.parallel != nullptr) {
       digest_hasher hash;
-      for (const float w : params) hash.add(std::bit_cast<std::uint32_t>(w));
+      for (const float w : state_.result.parameters) hash.add(std::bit_cast<std::uint32_t>(w));
       if (!same_on_every_rank(*options_.parallel->ranks, hash.value()))
         throw internal_error("data-parallel ranks ended with different weights");
     }
@@ -466,38 +514,36 @@ class run {
     double metrics[3] = {0, 0, 0};
     std::int64_t minibatches = 0;
     const auto train_seeds = static_cast<std::int64_t>(split_.train.size());
-    matrix grad;
+    const executor& exec = state_.model.exec();
+    matrix grad(0, 0, exec.memory());
     while (auto mb = stream.next()) {
       const auto seeds = static_cast<std::int64_t>(mb->batch.seeds.size());
       const double share = static_cast<double>(seeds) /
                            static_cast<double>(minibatch_seeds(train_seeds, mb->batch.index));
       if (seeds > 0) {
-        const auto blocks = aggregation_blocks(options_.exec, mb->batch, config_.kind, true);
+        const placed_minibatch placed(exec, *mb, config_.kind, true);
         const auto logits =
-            state_.model.forward(blocks, mb->input_features(),
+            state_.model.forward(placed.blocks, placed.features.view(),
                                  kernels::dropout_key{options_.sampling.seed, epoch,
                                                       static_cast<std::uint32_t>(mb->batch.index),
-                                                      mb->batch.input_nodes});
-        if (grad.rows() != logits.rows || grad.cols() != logits.cols)
-          grad = matrix(logits.rows, logits.cols);
+                                                      placed.row_ids.span()});
+        grad.reshape(logits.rows, logits.cols);
         const auto loss =
-            kernels::softmax_cross_entropy(options_.exec, logits, mb->batch.labels, grad.view());
+            kernels::softmax_cross_entropy(exec, logits, placed.labels.span(), grad.view());
         if (!std::isfinite(loss.loss))
           throw error(fmt::format(
               "epoch {}, minibatch {}: the loss is {} (diverged; lower adam_options.lr)", epoch,
               mb->batch.index, loss.loss));
-        if (share != 1.0)
-          for (float& g : grad.view().data) g *= static_cast<float>(share);
+        if (share != 1.0) kernels::scale(exec, grad.data(), static_cast<float>(share));
         state_.model.backward(grad.view());
         metrics[0] += loss.loss * share;
         metrics[1] += static_cast<double>(loss.correct);
         metrics[2] += static_cast<double>(loss.count);
       } else {
-        const auto gradients = state_.model.mutable_gradients();
-        std::fill(gradients.begin(), gradients.end(), 0.0f);
+        kernels::fill(exec, state_.model.mutable_gradients(), 0.0f);
       }
       if (options_.parallel != nullptr)
-        options_.parallel->ranks->all_reduce(state_.model.mutable_gradients());
+        all_reduce_gradients(*options_.parallel->ranks, state_.model);
       state_.optimizer.step(state_.model.parameters(), state_.model.gradients());
       bar.update(++minibatches);
     }
@@ -547,6 +593,10 @@ void validate(const train_options& o) {
                   "trainer::train: parallel.ranks must be set for a data-parallel run");
   loader::validate(o.loading);
   validate(o.optimizer);
+}
+
+const executor& model_executor(const train_options& o) {
+  return o.model_exec ? *o.model_exec : o.exec;
 }
 
 nlohmann::json epoch_record::to_json() const {

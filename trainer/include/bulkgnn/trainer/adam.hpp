@@ -1,5 +1,6 @@
 #pragma once
 
+#include "bulkgnn/core/buffer.hpp"
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/kernels/optimizer.hpp"
 
@@ -19,7 +20,8 @@ void validate(const adam_options& options);
 
 // torch.optim.Adam (not AdamW): L2 weight decay added to the gradient,
 // moments updated as torch does (lerp for the first), bias-corrected, eps
-// added to √v̂. The update is kernels::adam_step on `exec`.
+// added to √v̂. The update is kernels::adam_step on `exec`; the moments live
+// in its memory, next to the parameters.
 class adam {
  public:
   adam(std::size_t parameters, adam_options options, executor exec = {});
@@ -31,18 +33,22 @@ class adam {
   [[nodiscard]] std::int64_t steps() const { return steps_; }
   void set_steps(std::int64_t steps);
 
-  [[nodiscard]] std::span<float> first_moment() { return m_; }
-  [[nodiscard]] std::span<const float> first_moment() const { return m_; }
-  [[nodiscard]] std::span<float> second_moment() { return v_; }
-  [[nodiscard]] std::span<const float> second_moment() const { return v_; }
+  // The moments, in the executor's memory.
+  [[nodiscard]] std::span<const float> first_moment() const { return {m_.data(), m_.size()}; }
+  [[nodiscard]] std::span<const float> second_moment() const { return {v_.data(), v_.size()}; }
+
+  // The moments copied to and from host memory, wherever they live.
+  [[nodiscard]] std::vector<float> first_moment_on_host() const;
+  [[nodiscard]] std::vector<float> second_moment_on_host() const;
+  void set_moments(std::span<const float> first, std::span<const float> second);
   [[nodiscard]] const adam_options& options() const { return options_; }
 
  private:
   adam_options options_;
   executor exec_;
   std::int64_t steps_ = 0;
-  std::vector<float> m_;
-  std::vector<float> v_;
+  buffer<float> m_;
+  buffer<float> v_;
 };
 
 }  // namespace bulkgnn::trainer

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "bulkgnn/core/buffer.hpp"
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/kernels/activation.hpp"
@@ -95,11 +96,28 @@ class gnn_model {
   [[nodiscard]] matrix forward_layer(int l, const aggregation_block& block,
                                      dense_view<const float> x) const;
 
-  [[nodiscard]] std::span<float> parameters() { return parameters_; }
-  [[nodiscard]] std::span<const float> parameters() const { return parameters_; }
-  [[nodiscard]] std::span<const float> gradients() const { return gradients_; }
+  // The flat parameter and gradient vectors, in the executor's memory (the
+  // device's for a cuda executor): for kernels on that executor.
+  [[nodiscard]] std::span<float> parameters() { return {parameters_.data(), parameters_.size()}; }
+  [[nodiscard]] std::span<const float> parameters() const {
+    return {parameters_.data(), parameters_.size()};
+  }
+  [[nodiscard]] std::span<const float> gradients() const {
+    return {gradients_.data(), gradients_.size()};
+  }
   // For data-parallel ranks, which sum gradients before the optimiser step.
-  [[nodiscard]] std::span<float> mutable_gradients() { return gradients_; }
+  [[nodiscard]] std::span<float> mutable_gradients() {
+    return {gradients_.data(), gradients_.size()};
+  }
+  [[nodiscard]] memory_space space() const { return parameters_.space(); }
+  [[nodiscard]] const executor& exec() const { return exec_; }
+
+  // Copies between the flat vectors and host memory, wherever they live
+  // (checkpoints, results, reductions staged through the host).
+  [[nodiscard]] std::vector<float> parameters_on_host() const;
+  void set_parameters(std::span<const float> values);
+  [[nodiscard]] std::vector<float> gradients_on_host() const;
+  void set_gradients(std::span<const float> values);
   [[nodiscard]] std::span<const parameter_tensor> tensors() const { return tensors_; }
 
   [[nodiscard]] const model_config& config() const { return config_; }
@@ -126,16 +144,19 @@ class gnn_model {
     std::size_t bias = 0;
   };
 
-  // Per-layer buffers reused across steps.
+  // Per-layer buffers reused across steps, in the executor's memory.
   struct layer_buffers {
+    explicit layer_buffers(memory_resource& memory);
+
     matrix aggregated;       // A·H, kept for the weight gradient
     matrix output;           // layer output, after the activation when there is one
     matrix grad_aggregated;  // dLoss/d(A·H)
     matrix grad_input;       // dLoss/dH
   };
 
-  void add_tensor(std::string name, std::int64_t rows, std::int64_t cols);
-  void initialise(std::uint32_t seed);
+  // Appends a tensor after the last; returns the parameter count so far.
+  std::size_t add_tensor(std::string name, std::int64_t rows, std::int64_t cols);
+  void initialise(std::uint32_t seed, std::size_t count);
   dense_view<const float> weight(std::size_t offset, std::int64_t rows, std::int64_t cols) const;
   dense_view<float> weight_gradient(std::size_t offset, std::int64_t rows, std::int64_t cols);
   void check_blocks(std::span<const aggregation_block> blocks, dense_view<const float> features,
@@ -158,8 +179,8 @@ class gnn_model {
   aggregation* aggregation_ = nullptr;  // nullptr: local_aggregation
   std::vector<parameter_tensor> tensors_;
   std::vector<layer_slots> slots_;
-  std::vector<float> parameters_;
-  std::vector<float> gradients_;
+  buffer<float> parameters_;
+  buffer<float> gradients_;
   std::vector<layer_buffers> buffers_;
   gemm_stats gemm_stats_;
 

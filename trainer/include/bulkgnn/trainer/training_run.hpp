@@ -45,7 +45,12 @@ struct train_options {
   std::filesystem::path checkpoint_dir;  // empty: no checkpoints
   bool resume = false;
   bool quiet = false;
+  // Where the sampler and loader run.
   executor exec;
+  // Where the model trains and evaluates (a cuda executor fed by host
+  // minibatches, say); absent: `exec`. Minibatches are copied into its memory
+  // when they are not there already.
+  std::optional<executor> model_exec;
   // Data-parallel ranks (nullptr: this process alone). Only rank 0 writes
   // checkpoints; every rank ends with the same weights (checked).
   data_parallel* parallel = nullptr;
@@ -53,6 +58,9 @@ struct train_options {
 
 // Throws option_error naming the impossible option.
 void validate(const train_options& options);
+
+// options.model_exec, or options.exec when it is absent.
+[[nodiscard]] const executor& model_executor(const train_options& options);
 
 struct epoch_record {
   std::int64_t epoch = 0;  // from 0 here; from 1 in to_json(), as the console prints it

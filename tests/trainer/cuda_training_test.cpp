@@ -1,0 +1,128 @@
+// Training with a cuda model executor against the cpu back end (label gpu:
+// skipped, saying why, without a GPU). The train step's kernels give the
+// cpu's bits, so whole runs must too: the same weights, losses and
+// accuracies, not merely close ones.
+#include "../kernels/cuda_fixture.hpp"
+#include "bulkgnn/kernels/spmm.hpp"
+#include "bulkgnn/trainer/training_run.hpp"
+#include "scratch_dir.hpp"
+#include "small_csbm.hpp"
+#include "train_steps.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <tuple>
+
+namespace bulkgnn::trainer {
+namespace {
+
+using bulkgnn::testing::scratch_dir;
+using bulkgnn::testing::small_csbm;
+using testing::same_bits;
+using testing::train_two_steps;
+
+class CudaTraining : public kernels::testing::CudaKernels {};
+
+train_options small_options(sampler::sampler_kind kind) {
+  train_options o;
+  o.sampling = {.kind = kind,
+                .fanouts = kind == sampler::sampler_kind::node_wise
+                               ? std::vector<std::int64_t>{5, 5}
+                               : std::vector<std::int64_t>{128, 128},
+                .seed = 5};
+  o.loading = {.batch_size = 64, .bulk = 4, .bulk_queue = 2, .ready_queue = 4};
+  o.model = {.hidden = 32, .layers = 2, .dropout = 0.3f};
+  o.optimizer = {.lr = 0.01f};
+  o.epochs = 3;
+  o.quiet = true;
+  return o;
+}
+
+void expect_same_runs(const train_result& cpu, const train_result& gpu, const std::string& what) {
+  ASSERT_EQ(cpu.epochs.size(), gpu.epochs.size()) << what;
+  for (std::size_t e = 0; e < cpu.epochs.size(); ++e) {
+    EXPECT_EQ(cpu.epochs[e].loss, gpu.epochs[e].loss) << what << ", epoch " << e;
+    EXPECT_EQ(cpu.epochs[e].train_acc, gpu.epochs[e].train_acc) << what << ", epoch " << e;
+    EXPECT_EQ(cpu.epochs[e].valid_acc, gpu.epochs[e].valid_acc) << what << ", epoch " << e;
+    EXPECT_EQ(cpu.epochs[e].test_acc, gpu.epochs[e].test_acc) << what << ", epoch " << e;
+  }
+  EXPECT_TRUE(same_bits(cpu.parameters, gpu.parameters)) << what;
+}
+
+TEST_F(CudaTraining, TwoTrainStepsEqualTheCpuBitForBit) {
+  for (const auto kind : {layer_kind::sage, layer_kind::gcn}) {
+    const auto cpu = train_two_steps(testing::cpu_exec, kind, 11);
+    const auto cuda = train_two_steps(gpu(), kind, 11);
+    const auto what = layer_kind_name(kind);
+    EXPECT_TRUE(same_bits(cpu.logits, cuda.logits)) << what;
+    EXPECT_EQ(cpu.loss_bits, cuda.loss_bits) << what;
+    EXPECT_EQ(cpu.correct, cuda.correct) << what;
+    EXPECT_TRUE(same_bits(cpu.gradients, cuda.gradients)) << what;
+    EXPECT_TRUE(same_bits(cpu.input_gradient, cuda.input_gradient)) << what;
+    EXPECT_TRUE(same_bits(cpu.parameters, cuda.parameters)) << what;
+    EXPECT_TRUE(same_bits(cpu.first_moment, cuda.first_moment)) << what;
+    EXPECT_TRUE(same_bits(cpu.second_moment, cuda.second_moment)) << what;
+  }
+}
+
+TEST_F(CudaTraining, TransposeEqualsTheCpu) {
+  std::mt19937_64 gen(4);
+  for (const bool weighted : {false, true}) {
+    const auto a = testing::random_block(gen, 700, 2000, 9, weighted);
+    const auto cpu = kernels::transpose(testing::cpu_exec, a.view());
+    const auto on_device = copy_to(a.view(), device());
+    const auto cuda = copy_to_host(kernels::transpose(gpu(), on_device.view()));
+    EXPECT_EQ(cpu.rows, cuda.rows);
+    EXPECT_EQ(cpu.cols, cuda.cols);
+    EXPECT_EQ(cpu.indptr, cuda.indptr);
+    EXPECT_EQ(cpu.indices, cuda.indices);
+    EXPECT_EQ(cpu.values, cuda.values);
+  }
+}
+
+// Host minibatches feeding the GPU model: the loader is the cpu's, so the
+// minibatches are the same; sampled and full-graph evaluation alike.
+TEST_F(CudaTraining, WholeRunsEqualTheCpuRun) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  for (const auto kind : {sampler::sampler_kind::node_wise, sampler::sampler_kind::ladies})
+    for (const auto eval : {evaluation::full, evaluation::sampled}) {
+      auto o = small_options(kind);
+      o.eval = eval;
+      const auto cpu = train(ds, o);
+      o.model_exec = gpu();
+      const auto cuda = train(ds, o);
+      expect_same_runs(cpu, cuda,
+                       std::string(sampler::sampler_kind_name(kind)) +
+                           (eval == evaluation::full ? ", full eval" : ", sampled eval"));
+    }
+}
+
+// A checkpoint holds host copies, so a run started on one back end resumes
+// on the other and ends where an uninterrupted run ends.
+TEST_F(CudaTraining, CheckpointsMoveBetweenGpuAndCpu) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  auto o = small_options(sampler::sampler_kind::node_wise);
+  o.epochs = 4;
+  const auto straight = train(ds, o);
+  for (const bool gpu_first : {true, false}) {
+    const scratch_dir checkpoints;
+    auto first = o;
+    first.epochs = 2;
+    first.checkpoint_dir = checkpoints.path();
+    if (gpu_first) first.model_exec = gpu();
+    std::ignore = train(ds, first);
+    auto second = o;
+    second.checkpoint_dir = checkpoints.path();
+    second.resume = true;
+    if (!gpu_first) second.model_exec = gpu();
+    const auto resumed = train(ds, second);
+    expect_same_runs(straight, resumed, gpu_first ? "gpu then cpu" : "cpu then gpu");
+  }
+}
+
+}  // namespace
+}  // namespace bulkgnn::trainer
