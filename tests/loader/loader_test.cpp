@@ -2,10 +2,12 @@
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
+#include "bulkgnn/loader/host_to_device.hpp"
 #include "test_graphs.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <tuple>
 
@@ -195,6 +197,37 @@ TEST(loader, a_host_to_device_stage_changes_nothing_but_the_report) {
   EXPECT_EQ(report.stages[3].items, n);
   EXPECT_EQ(report.stages[4].items, n);
   EXPECT_EQ(stream.report().stages.size(), 4u);
+}
+
+// The real stage with a host executor: every array copied, features moved
+// out of the pool's buffer, nothing else changed.
+TEST(loader, the_host_to_device_stage_copies_every_array) {
+  const fixture_data d;
+  const loader_options plain{.batch_size = 50, .bulk = 5};
+  loader_options copying = plain;
+  copying.host_to_device = [] { return make_host_to_device_stage(executor(backend::cpu)); };
+  sampler::bulk_sampler sampler(d.graph.view(), node_wise_options());
+  sampler::bulk_sampler copying_sampler(d.graph.view(), node_wise_options());
+  minibatch_loader loader(d.source(), sampler, plain);
+  minibatch_loader copied(d.source(), copying_sampler, copying);
+  auto stream = loader.epoch(d.train, 2);
+  auto copied_stream = copied.epoch(d.train, 2);
+  while (auto mb = stream.next()) {
+    auto other = copied_stream.next();
+    ASSERT_TRUE(other.has_value());
+    EXPECT_EQ(sampler::digest(other->batch), sampler::digest(mb->batch));
+    EXPECT_EQ(other->batch.labels, mb->batch.labels);
+    EXPECT_EQ(other->batch.seeds, mb->batch.seeds);
+    EXPECT_TRUE(other->features.empty());
+    const auto x = mb->input_features();
+    const auto y = other->input_features();
+    EXPECT_EQ(y.data.data(), other->placed_features.data());
+    ASSERT_EQ(y.rows, x.rows);
+    ASSERT_EQ(y.cols, x.cols);
+    EXPECT_TRUE(std::equal(x.data.begin(), x.data.end(), y.data.begin(), y.data.end()));
+  }
+  EXPECT_FALSE(copied_stream.next().has_value());
+  EXPECT_EQ(copied_stream.report().stages[3].name, "host_to_device");
 }
 
 TEST(loader, max_minibatches_stops_the_epoch_early) {

@@ -5,6 +5,8 @@
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/loader/host_to_device.hpp"
+#include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
@@ -124,6 +126,13 @@ struct placed_minibatch {
   placed<vertex_t> row_ids;
 };
 
+// A minibatch's buffers may come from another stream (the host-to-device
+// stage's), which frees them as soon as the minibatch is dropped: the model's
+// stream must be done with them first.
+void finish_step(const executor& model_exec) {
+  if (model_exec.device() != nullptr) model_exec.device()->synchronize();
+}
+
 // Sums the gradients over data-parallel ranks, through host memory when the
 // model's are elsewhere.
 void all_reduce_gradients(comm::communicator& ranks, gnn_model& model) {
@@ -197,12 +206,25 @@ class own_loaders {
   }
 
   static loader::loader_options loading_for(const train_options& o, loader::loader_options l) {
+    l.host_to_device = host_to_device_for(o);
     if (o.parallel == nullptr) return l;
     l.slice = o.parallel->ranks->rank();
     l.slices = o.parallel->ranks->size();
     l.split_ranks = o.parallel->sampling;
     l.on_failure = o.parallel->abort_all;
     return l;
+  }
+
+  // A model on a GPU fed by host stages gets its minibatches copied by a
+  // stage of their own, on a stream of its own on that GPU, so that the
+  // copies overlap the train step.
+  static std::function<std::unique_ptr<loader::stage>()> host_to_device_for(
+      const train_options& o) {
+    const auto* device = model_executor(o).device();
+    if (device == nullptr || o.exec.device() != nullptr) return {};
+    return [copy_exec = kernels::make_cuda_executor(device->device())] {
+      return loader::make_host_to_device_stage(copy_exec);
+    };
   }
 
   const data::dataset& ds_;
@@ -315,6 +337,7 @@ class evaluator {
       counts[0] +=
           static_cast<double>(kernels::count_correct(model.exec(), logits, placed.labels.span()));
       counts[1] += static_cast<double>(mb->batch.labels.size());
+      finish_step(model.exec());
     }
     if (options_.parallel != nullptr)
       options_.parallel->ranks->all_reduce(std::span<double>(counts));
@@ -545,6 +568,7 @@ class run {
       if (options_.parallel != nullptr)
         all_reduce_gradients(*options_.parallel->ranks, state_.model);
       state_.optimizer.step(state_.model.parameters(), state_.model.gradients());
+      finish_step(exec);
       bar.update(++minibatches);
     }
     if (options_.parallel != nullptr)

@@ -22,9 +22,16 @@ struct ready_minibatch {
   sampler::minibatch batch;
   pooled_buffer<float> features;  // batch.input_nodes.size() × feature_columns
   std::int64_t feature_columns = 0;
+  // The same rows once the host_to_device stage has copied the minibatch
+  // into a device's memory (`features` is then empty and back in its pool).
+  buffer<float> placed_features;
 
   [[nodiscard]] dense_view<const float> input_features() const {
-    return {static_cast<std::int64_t>(batch.input_nodes.size()), feature_columns, features.span()};
+    const auto rows = static_cast<std::int64_t>(batch.input_nodes.size());
+    if (!placed_features.empty())
+      return {rows, feature_columns, std::span<const float>(placed_features),
+              placed_features.space()};
+    return {rows, feature_columns, features.span()};
   }
 };
 
