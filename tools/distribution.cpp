@@ -55,6 +55,7 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     // Longer names first where one is the start of another.
     {"train_options.eval_every", "--eval-every"},
     {"train_options.eval", "--eval"},
+    {"train_options.exec", "--sample-on"},
     {"train_options.split", "--split"},
     {"train_options.checkpoint_dir", "--checkpoint-dir"},
     {"train_options.resume", "--resume"},

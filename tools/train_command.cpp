@@ -135,27 +135,38 @@ trainer::train_options options_from(const train_config& c) {
                   "--sample-on {}: sampling follows --device {} (give --device cuda to train on "
                   "the GPU)",
                   c.sample_on, c.backend);
-  BULKGNN_EXPECTS(c.sample_on == "cpu",
-                  "--sample-on cuda: the loader's stages run on the host; GPU sampling feeding "
-                  "the trainer is not built yet (bulkgnn sample --device cuda samples on the "
-                  "GPU alone)");
-  if (kind == backend::cuda) {
+  if (kind != backend::cuda) {
+    o.exec = kernels::make_executor(kind);
+  } else if (c.sample_on == "cuda") {
+    o.exec = kernels::make_cuda_executor(gpu_of_this_rank());
+  } else {
     o.exec = kernels::make_executor(backend::cpu);
     o.model_exec = kernels::make_cuda_executor(gpu_of_this_rank());
-  } else {
-    o.exec = kernels::make_executor(kind);
   }
   return o;
 }
 
-// Where each stage runs, and how ranks sum their gradients.
-std::string placement_text(const trainer::train_options& o) {
+// Where each stage runs and the data lives, and how ranks sum their
+// gradients.
+std::string placement_text(const data::dataset& ds, const trainer::train_options& o) {
   const auto& model = trainer::model_executor(o);
   if (model.device() == nullptr)
     return fmt::format("sampling, gathering and training on the {}", backend_name(o.exec.kind()));
-  std::string text = fmt::format("sampling and gathering on the {}, training on GPU {} ({})",
-                                 backend_name(o.exec.kind()), model.device()->device(),
-                                 model.device()->device_name());
+  const auto gpu =
+      fmt::format("GPU {} ({})", model.device()->device(), model.device()->device_name());
+  std::string text;
+  if (o.exec.device() != nullptr) {
+    const auto placement = trainer::gpu_placement_for(ds, o.exec);
+    text = fmt::format(
+        "sampling, gathering and training on {}; graph in {} memory, features in {} memory "
+        "(device memory when they fit in half and a quarter of the GPU's)",
+        gpu, memory_space_name(placement.graph), memory_space_name(placement.features));
+  } else {
+    text = fmt::format(
+        "sampling and gathering on the {}, training on {}; minibatches copied to the GPU by "
+        "the host_to_device stage",
+        backend_name(o.exec.kind()), gpu);
+  }
   if (session::world_size() > 1) text += "; gradients summed over MPI through host memory";
   return text;
 }
@@ -265,7 +276,7 @@ void run_train(const train_config& c) {
                session::world_size() > 1
                    ? fmt::format("; {} ranks, grid {}", session::world_size(), c.distribution.grid)
                    : std::string());
-  if (rank_zero) fmt::print("{}\n", placement_text(options));
+  if (rank_zero) fmt::print("{}\n", placement_text(ds, options));
 
   // Traffic is gathered collectively, so every rank builds the report.
   session::epoch_traffic meter;
@@ -367,7 +378,8 @@ void add_train_command(CLI::App& app) {
       ->capture_default_str()
       ->check(one_of({"cpu", "reference", "cuda"}));
   cmd->add_option("--sample-on", config->sample_on,
-                  "where sampling and the feature gather run: cpu (cuda is not built yet)")
+                  "with --device cuda: where sampling and the feature gather run (cpu, then a "
+                  "host-to-device stage; or cuda, where the minibatches stay)")
       ->capture_default_str()
       ->check(one_of({"cpu", "cuda"}));
   cmd->add_option("--metrics-out", config->metrics_out,

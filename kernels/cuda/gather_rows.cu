@@ -2,6 +2,8 @@
 #include "kernels.hpp"
 #include "launch.cuh"
 
+#include <cub/cub.cuh>
+
 #include <string>
 
 namespace bulkgnn::kernels::cuda {
@@ -54,7 +56,71 @@ __global__ void gather_cached(const float* all, std::int64_t all_rows, const flo
   if (threadIdx.x == 0 && block_hits > 0) atomicAdd(hits, block_hits);
 }
 
+__global__ void count_row_entries(const edge_t* indptr, std::int64_t a_rows, const vertex_t* rows,
+                                  std::int64_t count, edge_t* counts, int* bad_row) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  const vertex_t r = rows[i];
+  if (r < 0 || r >= a_rows) {
+    atomicExch(bad_row, 1);
+    counts[i] = 0;
+    return;
+  }
+  counts[i] = indptr[r + 1] - indptr[r];
+}
+
+// One warp per gathered row, its lanes over the row's entries.
+__global__ void copy_row_entries(const edge_t* indptr, const vertex_t* indices, const float* values,
+                                 const vertex_t* rows, std::int64_t count, const edge_t* out_indptr,
+                                 vertex_t* out_indices, float* out_values) {
+  const std::int64_t i =
+      (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / warpSize;
+  const int lane = static_cast<int>(threadIdx.x % warpSize);
+  if (i >= count) return;
+  const edge_t base = indptr[0];
+  const vertex_t r = rows[i];
+  const edge_t from = indptr[r] - base;
+  const edge_t length = indptr[r + 1] - indptr[r];
+  const edge_t to = out_indptr[i];
+  for (edge_t e = lane; e < length; e += warpSize) {
+    out_indices[to + e] = indices[from + e];
+    if (values != nullptr) out_values[to + e] = values[from + e];
+  }
+}
+
 }  // namespace
+
+csr_matrix gather_rows(const executor& exec, csr_view a, std::span<const vertex_t> rows) {
+  const cudaStream_t stream = stream_of(exec);
+  const auto count = static_cast<std::int64_t>(rows.size());
+  csr_matrix out;
+  out.rows = count;
+  out.cols = a.cols;
+  out.indptr = buffer<edge_t>(static_cast<std::size_t>(count) + 1, exec.memory());
+  BULKGNN_CUDA_CHECK(cudaMemsetAsync(out.indptr.data(), 0, sizeof(edge_t), stream));
+  if (count == 0) return out;
+  auto bad_row = device_flag(exec);
+  count_row_entries<<<blocks_for(count), threads_per_block, 0, stream>>>(
+      a.indptr.data(), a.rows, rows.data(), count, out.indptr.data() + 1, bad_row.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  if (read_back(exec, bad_row.data()) != 0)
+    throw_argument_error(
+        ("gather_rows: rows holds a vertex outside [0, " + std::to_string(a.rows) + ")").c_str());
+  std::size_t bytes = 0;
+  BULKGNN_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, out.indptr.data() + 1,
+                                                   out.indptr.data() + 1, count, stream));
+  buffer<std::byte> scratch(bytes, exec.memory());
+  BULKGNN_CUDA_CHECK(cub::DeviceScan::InclusiveSum(scratch.data(), bytes, out.indptr.data() + 1,
+                                                   out.indptr.data() + 1, count, stream));
+  const edge_t total = read_back(exec, out.indptr.data() + count);
+  out.indices = buffer<vertex_t>(static_cast<std::size_t>(total), exec.memory());
+  if (a.weighted()) out.values = buffer<float>(static_cast<std::size_t>(total), exec.memory());
+  copy_row_entries<<<blocks_for(count * 32), threads_per_block, 0, stream>>>(
+      a.indptr.data(), a.indices.data(), a.weighted() ? a.values.data() : nullptr, rows.data(),
+      count, out.indptr.data(), out.indices.data(), a.weighted() ? out.values.data() : nullptr);
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  return out;
+}
 
 std::int64_t gather_cached_rows(const executor& exec, const cached_rows& x,
                                 std::span<const vertex_t> rows, dense_view<float> out) {

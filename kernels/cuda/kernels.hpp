@@ -82,6 +82,8 @@ void normalize_rows(const executor& exec, csr_matrix& m);
 void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_view<float> y);
 [[nodiscard]] csr_matrix transpose(const executor& exec, csr_view a);
 
+[[nodiscard]] csr_matrix gather_rows(const executor& exec, csr_view a,
+                                     std::span<const vertex_t> rows);
 void gather_dense_rows(const executor& exec, dense_view<const float> x,
                        std::span<const vertex_t> rows, dense_view<float> out);
 

@@ -48,6 +48,10 @@ void spmm(const executor&, csr_view, dense_view<const float>, dense_view<float>)
 
 csr_matrix transpose(const executor&, csr_view) { not_compiled("transpose"); }
 
+csr_matrix gather_rows(const executor&, csr_view, std::span<const vertex_t>) {
+  not_compiled("gather_rows");
+}
+
 void gather_dense_rows(const executor&, dense_view<const float>, std::span<const vertex_t>,
                        dense_view<float>) {
   not_compiled("gather_dense_rows");

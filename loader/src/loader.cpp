@@ -139,9 +139,17 @@ class gather_stage final : public stage {
  private:
   ready_minibatch gather(const sampler::bulk_sample& bulk, std::int64_t j) {
     ready_minibatch mb;
-    mb.batch = bulk.extract(j, source_.labels);
+    mb.batch = bulk.extract(j, source_.labels, exec_);
     const auto rows = static_cast<std::int64_t>(mb.batch.input_nodes.size());
-    if (source_.remote_features != nullptr) {
+    if (!host_accessible(exec_.memory().space())) {
+      // A device executor gathers into device memory, where the minibatch
+      // already is.
+      mb.feature_columns = source_.features.cols;
+      mb.placed_features = buffer<float>(input_entries(mb), exec_.memory());
+      kernels::gather_dense_rows(exec_, source_.features, mb.batch.input_nodes,
+                                 {rows, mb.feature_columns, std::span<float>(mb.placed_features),
+                                  mb.placed_features.space()});
+    } else if (source_.remote_features != nullptr) {
       mb.feature_columns = source_.remote_features->columns();
       mb.features = buffers_.take(input_entries(mb));
       source_.remote_features->fetch(mb.batch.input_nodes,
@@ -333,6 +341,15 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
                       static_cast<std::int64_t>(source.normalizer->divisors().size()) == n,
                   "loader: the feature normalizer has {} rows for {} vertices",
                   source.normalizer->divisors().size(), n);
+  // On a device the gather reads the features where the executor reaches
+  // them; normalising and fetching rows from other ranks are host steps.
+  BULKGNN_EXPECTS(host_accessible(exec.memory().space()) ||
+                      (source.normalizer == nullptr && source.remote_features == nullptr &&
+                       !source.features.empty() && exec.can_access(source.features.space)),
+                  "loader: gathering on a {} executor needs every feature row in memory it "
+                  "reaches (device or pinned host; here {}), already normalised, and no rows "
+                  "fetched from other ranks",
+                  backend_name(exec.kind()), memory_space_name(source.features.space));
 }
 
 minibatch_loader::~minibatch_loader() = default;

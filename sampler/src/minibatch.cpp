@@ -1,6 +1,7 @@
 #include "bulkgnn/sampler/minibatch.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/gather_rows.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -44,6 +45,38 @@ minibatch bulk_sample::extract(std::int64_t j, std::span<const std::int32_t> lab
   mb.input_nodes.assign(input.begin(), input.end());
   for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer)
     mb.blocks.push_back(extract_block(*layer, j));
+  return mb;
+}
+
+minibatch bulk_sample::extract(std::int64_t j, std::span<const std::int32_t> labels,
+                               const executor& exec) const {
+  if (host_accessible(seeds.vertices.space())) return extract(j, labels);
+  BULKGNN_ASSERT(j >= 0 && j < count());
+  memory_resource& target = exec.memory();
+  minibatch mb;
+  mb.index = bulkgnn::copy_to_host(minibatch_ids)[j];
+  // Segment offsets are host-readable (pinned) wherever the vertices live.
+  const auto seed_span = seeds.segment(j);
+  mb.seeds = copy_to(seed_span, target);
+  if (!labels.empty()) {
+    std::vector<vertex_t> host_seeds(seed_span.size());
+    target.copy(host_seeds.data(), seed_span.data(), seed_span.size_bytes());
+    std::vector<std::int32_t> seed_labels;
+    seed_labels.reserve(host_seeds.size());
+    for (const vertex_t v : host_seeds) seed_labels.push_back(labels[v]);
+    mb.labels = copy_to(std::span<const std::int32_t>(seed_labels), target);
+  }
+  mb.input_nodes = copy_to(layers.empty() ? seed_span : layers.back().sources.segment(j), target);
+  for (auto layer = layers.rbegin(); layer != layers.rend(); ++layer) {
+    const auto offsets = bulkgnn::copy_to_host(layer->row_offsets);
+    std::vector<vertex_t> rows(static_cast<std::size_t>(offsets[j + 1] - offsets[j]));
+    std::iota(rows.begin(), rows.end(), static_cast<vertex_t>(offsets[j]));
+    const auto rows_there = copy_to(std::span<const vertex_t>(rows), target);
+    auto block =
+        kernels::gather_rows(exec, layer->blocks.view(), std::span<const vertex_t>(rows_there));
+    block.cols = layer->sources.size(j);
+    mb.blocks.push_back(std::move(block));
+  }
   return mb;
 }
 

@@ -189,7 +189,7 @@ TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
   EXPECT_GT(final_record.at("test_acc").get<double>(), 0.3);  // 7 classes: chance is 0.14
 }
 
-TEST_F(CliOnCora, TrainRefusesSamplingOnTheGpuWithAClearMessage) {
+TEST_F(CliOnCora, TrainRefusesSampleOnCudaWithoutDeviceCuda) {
   const std::string base = "train --quiet " + native_.string() + " --fanouts 5,5 --epochs 1";
   auto r = run(base + " --sample-on cuda");
   EXPECT_NE(r.exit_code, 0);

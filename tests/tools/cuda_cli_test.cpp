@@ -119,8 +119,9 @@ std::string trajectory_of(const std::string& arguments, const std::string& metri
 
 class CudaTrain : public CudaSample {};
 
-// CPU sampling feeding the GPU trainer trains the CPU's model: the same
-// losses and accuracies in every epoch, GraphSAGE and LADIES' GCN alike.
+// CPU sampling feeding the GPU trainer, and sampling on the GPU, train the
+// CPU's model: the same losses and accuracies in every epoch, GraphSAGE and
+// LADIES' GCN alike.
 TEST_F(CudaTrain, TheGpuTrainsTheCpusModelOnRealData) {
   const std::string data = BULKGNN_SHARED_DATA;
   const auto metrics = std::filesystem::temp_directory_path() /
@@ -130,6 +131,7 @@ TEST_F(CudaTrain, TheGpuTrainsTheCpusModelOnRealData) {
                                  data + "/cora --sampler ladies --fanouts 512,512 --epochs 2"}) {
     const auto cpu = trajectory_of(run + " --device cpu", metrics.string());
     EXPECT_EQ(trajectory_of(run + " --device cuda", metrics.string()), cpu) << run;
+    EXPECT_EQ(trajectory_of(run + " --device cuda --sample-on cuda", metrics.string()), cpu) << run;
   }
   std::filesystem::remove(metrics);
 }

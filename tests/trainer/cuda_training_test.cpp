@@ -3,6 +3,7 @@
 // cpu's bits, so whole runs must too: the same weights, losses and
 // accuracies, not merely close ones.
 #include "../kernels/cuda_fixture.hpp"
+#include "bulkgnn/kernels/gather_rows.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 #include "scratch_dir.hpp"
@@ -98,6 +99,38 @@ TEST_F(CudaTraining, WholeRunsEqualTheCpuRun) {
                        std::string(sampler::sampler_kind_name(kind)) +
                            (eval == evaluation::full ? ", full eval" : ", sampled eval"));
     }
+}
+
+// Sampling and gathering on the GPU too: the minibatches stay in device
+// memory from the sampler to the train step, and the run is still the CPU's.
+TEST_F(CudaTraining, RunsThatSampleOnTheGpuEqualTheCpuRun) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  for (const auto kind : {sampler::sampler_kind::node_wise, sampler::sampler_kind::ladies}) {
+    auto o = small_options(kind);
+    const auto cpu = train(ds, o);
+    o.exec = gpu();
+    expect_same_runs(cpu, train(ds, o), sampler::sampler_kind_name(kind));
+    o.normalize_features = loader::feature_normalization::row;
+    const auto normalized = train(ds, o);
+    o.exec = testing::cpu_exec;
+    expect_same_runs(train(ds, o), normalized,
+                     std::string(sampler::sampler_kind_name(kind)) + ", normalised features");
+  }
+}
+
+TEST_F(CudaTraining, GatherRowsEqualsTheCpu) {
+  std::mt19937_64 gen(6);
+  const auto a = testing::random_block(gen, 500, 800, 12, true);
+  const std::vector<vertex_t> rows{3, 499, 0, 3, 250, 17};
+  const auto cpu = kernels::gather_rows(testing::cpu_exec, a.view(), rows);
+  const auto on_device = copy_to(a.view(), device());
+  const auto rows_there = on_gpu(rows);
+  const auto cuda = copy_to_host(
+      kernels::gather_rows(gpu(), on_device.view(), std::span<const vertex_t>(rows_there)));
+  EXPECT_EQ(cpu.indptr, cuda.indptr);
+  EXPECT_EQ(cpu.indices, cuda.indices);
+  EXPECT_EQ(cpu.values, cuda.values);
 }
 
 // A checkpoint holds host copies, so a run started on one back end resumes

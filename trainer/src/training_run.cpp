@@ -5,11 +5,11 @@
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
-#include "bulkgnn/loader/host_to_device.hpp"
 #include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
+#include "bulkgnn/loader/host_to_device.hpp"
 #include "bulkgnn/trainer/checkpoint.hpp"
 #include "bulkgnn/trainer/layers.hpp"
 #include "bulkgnn/trainer/placement.hpp"
@@ -161,7 +161,8 @@ class own_loaders {
       : ds_(ds),
         options_(o),
         normalizer_(normalizer),
-        sampler_(sampler_for(ds, o)),
+        device_copies_(device_copies_for(ds, o, normalizer)),
+        sampler_(sampler_for()),
         loader_(source(), *sampler_, loading_for(o, o.loading), o.exec) {}
 
   [[nodiscard]] minibatch_sources sources() {
@@ -176,21 +177,61 @@ class own_loaders {
     if (!eval_loader_) {
       auto options = options_.loading;
       options.max_minibatches = 0;
-      eval_sampler_ = sampler_for(ds_, options_);
+      eval_sampler_ = sampler_for();
       eval_loader_.emplace(source(), *eval_sampler_, loading_for(options_, options), options_.exec);
     }
     return *eval_loader_;
   }
 
+  // The graph and the (normalised) features where sampling and gathering on
+  // a GPU read them (gpu_placement_for); the host stages read the dataset in
+  // place.
+  struct device_copies {
+    csr_matrix graph;
+    buffer<float> features;
+  };
+
+  static std::optional<device_copies> device_copies_for(const data::dataset& ds,
+                                                        const train_options& o,
+                                                        const loader::row_normalizer* normalizer) {
+    if (o.exec.device() == nullptr) return std::nullopt;
+    BULKGNN_EXPECTS(o.parallel == nullptr,
+                    "train_options.exec: sampling on the GPU under mpirun is not supported yet "
+                    "(sample on the cpu: --sample-on cpu)");
+    const auto placement = gpu_placement_for(ds, o.exec);
+    const auto resource = [&](memory_space space) -> memory_resource& {
+      return space == memory_space::device ? o.exec.memory() : o.exec.device()->pinned_memory();
+    };
+    device_copies copies;
+    copies.graph = copy_to(ds.graph(), resource(placement.graph));
+    if (normalizer == nullptr) {
+      copies.features = copy_to(ds.features().data, resource(placement.features));
+    } else {
+      matrix normalized(ds.features().rows, ds.features().cols);
+      std::copy(ds.features().data.begin(), ds.features().data.end(), normalized.data().begin());
+      normalizer->apply_to_all(normalized.view());
+      copies.features =
+          copy_to(std::span<const float>(normalized.data()), resource(placement.features));
+    }
+    return copies;
+  }
+
   // A sharded graph's rows come through the data-parallel row source.
-  static std::unique_ptr<sampler::bulk_sampler> sampler_for(const data::dataset& ds,
-                                                            const train_options& o) {
+  std::unique_ptr<sampler::bulk_sampler> sampler_for() const {
+    const auto& o = options_;
     if (o.parallel != nullptr && o.parallel->rows != nullptr)
       return std::make_unique<sampler::bulk_sampler>(*o.parallel->rows, o.sampling, o.exec);
-    return std::make_unique<sampler::bulk_sampler>(ds.graph(), o.sampling, o.exec);
+    return std::make_unique<sampler::bulk_sampler>(
+        device_copies_ ? device_copies_->graph.view() : ds_.graph(), o.sampling, o.exec);
   }
 
   loader::graph_source source() const {
+    if (device_copies_)
+      return {.graph = device_copies_->graph.view(),
+              .features = {ds_.features().rows, ds_.features().cols,
+                           std::span<const float>(device_copies_->features),
+                           device_copies_->features.space()},
+              .labels = ds_.labels()};
     if (options_.parallel == nullptr)
       return {.graph = ds_.graph(),
               .features = ds_.features(),
@@ -230,6 +271,7 @@ class own_loaders {
   const data::dataset& ds_;
   const train_options& options_;
   const loader::row_normalizer* normalizer_;
+  std::optional<device_copies> device_copies_;
   std::unique_ptr<sampler::bulk_sampler> sampler_;
   loader::minibatch_loader loader_;
   std::unique_ptr<sampler::bulk_sampler> eval_sampler_;
@@ -617,6 +659,23 @@ void validate(const train_options& o) {
                   "trainer::train: parallel.ranks must be set for a data-parallel run");
   loader::validate(o.loading);
   validate(o.optimizer);
+}
+
+gpu_placement gpu_placement_for(const data::dataset& ds, const executor& exec) {
+  BULKGNN_EXPECTS(exec.device() != nullptr, "gpu_placement_for: a {} executor has no GPU",
+                  backend_name(exec.kind()));
+  const auto device_bytes =
+      static_cast<double>(kernels::visible_cuda_devices()
+                              .at(static_cast<std::size_t>(exec.device()->device()))
+                              .memory_bytes);
+  const auto graph = ds.graph();
+  const double graph_bytes =
+      static_cast<double>(graph.indptr.size_bytes() + graph.indices.size_bytes());
+  const auto feature_bytes = static_cast<double>(ds.features().data.size_bytes());
+  return {
+      .graph = graph_bytes <= device_bytes / 2 ? memory_space::device : memory_space::pinned_host,
+      .features =
+          feature_bytes <= device_bytes / 4 ? memory_space::device : memory_space::pinned_host};
 }
 
 const executor& model_executor(const train_options& o) {

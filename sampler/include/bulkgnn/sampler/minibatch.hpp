@@ -1,6 +1,7 @@
 #pragma once
 
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/core/hash.hpp"
 #include "bulkgnn/core/segmented.hpp"
 
@@ -59,6 +60,11 @@ struct bulk_sample {
   // Copies minibatch j (0 <= j < count()) out of the bulk; labels, if given,
   // are indexed by global vertex id.
   [[nodiscard]] minibatch extract(std::int64_t j, std::span<const std::int32_t> labels = {}) const;
+  // The same on `exec` for a bulk in any memory: a bulk sampled on a GPU
+  // gives a minibatch in device memory, extracted there (only the seeds' few
+  // labels are looked up on the host, from host `labels`).
+  [[nodiscard]] minibatch extract(std::int64_t j, std::span<const std::int32_t> labels,
+                                  const executor& exec) const;
   // Stable hash of minibatch j's canonical content: its seeds in order, then
   // per hop the multiset of its edges as global (dst, src) pairs, so the
   // digest does not depend on local numbering or storage order.

@@ -62,6 +62,16 @@ void validate(const train_options& options);
 // options.model_exec, or options.exec when it is absent.
 [[nodiscard]] const executor& model_executor(const train_options& options);
 
+// Where a run that samples on a GPU (train_options::exec a cuda executor)
+// keeps the graph and the features: device memory when they fit (the graph
+// in half the GPU's memory, the features in a quarter), else pinned host
+// memory, which the GPU reads through UVA.
+struct gpu_placement {
+  memory_space graph = memory_space::device;
+  memory_space features = memory_space::device;
+};
+[[nodiscard]] gpu_placement gpu_placement_for(const data::dataset& ds, const executor& exec);
+
 struct epoch_record {
   std::int64_t epoch = 0;  // from 0 here; from 1 in to_json(), as the console prints it
   double loss = 0;         // mean over the epoch's minibatches
