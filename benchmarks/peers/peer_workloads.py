@@ -224,8 +224,9 @@ def pyg_train(data, args):
     import torch
     import torch.nn.functional as F
     graph, loader, batch_of = pyg_batches(data, args)
+    device = torch.device(args.device)
     model = PygSage(data["features"].shape[1], args.hidden, data["num_classes"],
-                    len(args.fanouts), args.dropout)
+                    len(args.fanouts), args.dropout).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, weight_decay=args.weight_decay)
 
     def train_epoch():
@@ -236,6 +237,7 @@ def pyg_train(data, args):
                 break
             batch = batch_of(item)
             hops = pyg_hop_counts(batch, len(args.fanouts))
+            batch = batch.to(device, non_blocking=True)
             optimizer.zero_grad()
             out = model(batch.x, batch.edge_index, *hops)[:batch.batch_size]
             loss = F.cross_entropy(out, batch.y[:batch.batch_size])
@@ -248,7 +250,7 @@ def pyg_train(data, args):
     @torch.no_grad()
     def evaluate():
         model.eval()
-        return model(graph.x, graph.edge_index).argmax(dim=1).numpy()
+        return model(graph.x.to(device), graph.edge_index.to(device)).argmax(dim=1).cpu().numpy()
 
     return run_training(train_epoch, evaluate, data, args)
 
@@ -486,6 +488,9 @@ def main():
     parser.add_argument("--weight-decay", type=float, default=0.0)
     parser.add_argument("--dropout", type=float, default=0.5)
     parser.add_argument("--eval-every", type=int, default=1, help="0 = never")
+    parser.add_argument("--device", default="cpu",
+                        help="pyg and bulkgnn-py train workloads: where the model trains "
+                             "(cpu or cuda; the loader samples on the host)")
     parser.add_argument("--json-out", help="write the result here (default: stdout)")
     args = parser.parse_args()
     args.fanouts = [int(f) for f in args.fanouts.split(",")]
