@@ -2,7 +2,9 @@
 # The GPU check: everything a short lease of the GPU machine should do, in one
 # call. On the GPU machine the device tool runs it as
 #   scripts/gpu_check.sh $OUT        (carry: [".gpu-deps"])
-# after scripts/prepare_gpu_deps.sh filled .gpu-deps/ on the build machine.
+# after scripts/prepare_gpu_deps.sh filled .gpu-deps/ on the build machine
+# (and scripts/prepare_gpu_data.sh .gpu-data/, carried too: [".gpu-deps",
+# ".gpu-data"], for the gpu tests that read real datasets).
 #
 # Steps, each timed, each logged; a failed step does not stop the steps that
 # do not depend on it:
@@ -76,6 +78,12 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out_arg"
 out=$(cd "$out_arg" && pwd)
 cd "$repo"
+# The real datasets the gpu tests read: ../shared/data where it exists, else
+# the native copies that scripts/prepare_gpu_data.sh made in .gpu-data/ (the
+# device tool carries them; the GPU machine has no ../shared).
+if [ ! -d "$repo/../shared/data" ] && [ -d "$repo/.gpu-data" ]; then
+  export BULKGNN_DATA="$repo/.gpu-data"
+fi
 mkdir -p "$build_dir"
 build=$(cd "$build_dir" && pwd)
 prefix=$build/deps-root
