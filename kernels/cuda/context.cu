@@ -1,5 +1,6 @@
 #include "check.cuh"
 #include "context.cuh"
+#include "kernels.hpp"
 
 #include <cstdint>
 #include <cstring>
@@ -65,6 +66,8 @@ class pooled_device_memory final : public memory_resource {
 // in place and copies to the device run asynchronously.
 class pinned_host_memory final : public memory_resource {
  public:
+  explicit pinned_host_memory(int device) : device_(device) {}
+
   void* allocate(std::size_t bytes) override {
     if (bytes == 0) return nullptr;
     void* pointer = nullptr;
@@ -76,18 +79,27 @@ class pinned_host_memory final : public memory_resource {
   // cudaFreeHost waits for them).
   void deallocate(void* pointer, std::size_t) noexcept override {
     if (pointer == nullptr) return;
+    int previous = 0;
+    (void)cudaGetDevice(&previous);
+    (void)cudaSetDevice(device_);
     (void)cudaDeviceSynchronize();
+    (void)cudaSetDevice(previous);
     (void)cudaFreeHost(pointer);
   }
   void copy(void* destination, const void* source, std::size_t bytes) override {
-    if (bytes != 0) BULKGNN_CUDA_CHECK(cudaMemcpy(destination, source, bytes, cudaMemcpyDefault));
+    if (bytes == 0) return;
+    device_scope on(device_);
+    BULKGNN_CUDA_CHECK(cudaMemcpy(destination, source, bytes, cudaMemcpyDefault));
   }
   memory_space space() const noexcept override { return memory_space::pinned_host; }
+
+ private:
+  int device_;  // whose kernels may read the memory
 };
 
 class cuda_context final : public device_context {
  public:
-  explicit cuda_context(int device) : device_(device) {
+  explicit cuda_context(int device) : device_(device), pinned_memory_(device) {
     device_scope on(device);
     cudaDeviceProp properties{};
     BULKGNN_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
@@ -142,6 +154,18 @@ class cuda_context final : public device_context {
 };
 
 }  // namespace
+
+current_device::current_device(const executor& exec) {
+  const int device = exec.device()->device();
+  BULKGNN_CUDA_CHECK(cudaGetDevice(&previous_));
+  if (previous_ == device) return;
+  BULKGNN_CUDA_CHECK(cudaSetDevice(device));
+  changed_ = true;
+}
+
+current_device::~current_device() {
+  if (changed_) (void)cudaSetDevice(previous_);
+}
 
 std::shared_ptr<device_context> create_context(int device) {
   return std::make_shared<cuda_context>(device);

@@ -23,6 +23,22 @@
 // build without CUDA, cuda_not_compiled.cpp defines each to throw.
 namespace bulkgnn::kernels::cuda {
 
+// Makes the executor's GPU the calling thread's current one for the scope,
+// so that its kernels launch into its stream from any thread (pipeline
+// stages and ranks start on GPU 0). The front doors hold one around every
+// cuda kernel.
+class current_device {
+ public:
+  explicit current_device(const executor& exec);
+  ~current_device();
+  current_device(const current_device&) = delete;
+  current_device& operator=(const current_device&) = delete;
+
+ private:
+  int previous_ = 0;
+  bool changed_ = false;
+};
+
 // `offsets` in host-readable memory (pinned), `values` where the device
 // reaches them.
 [[nodiscard]] buffer<std::uint32_t> repeat_per_segment(const executor& exec,

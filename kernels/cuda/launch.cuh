@@ -20,12 +20,13 @@ inline constexpr int threads_per_block = 256;
 // Throws naming the kernel if its launch failed.
 #define BULKGNN_CUDA_CHECK_LAUNCH() BULKGNN_CUDA_CHECK(cudaGetLastError())
 
-// One value copied back to the host (waits for the stream).
+// One value copied back to the host from device or pinned memory (waits for
+// the stream).
 template <class T>
 [[nodiscard]] T read_back(const executor& exec, const T* device_value) {
   T value{};
   BULKGNN_CUDA_CHECK(
-      cudaMemcpyAsync(&value, device_value, sizeof(T), cudaMemcpyDeviceToHost, stream_of(exec)));
+      cudaMemcpyAsync(&value, device_value, sizeof(T), cudaMemcpyDefault, stream_of(exec)));
   BULKGNN_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
   return value;
 }

@@ -27,6 +27,10 @@ namespace {
 
 }  // namespace
 
+current_device::current_device(const executor&) { not_compiled("current_device"); }
+
+current_device::~current_device() = default;
+
 buffer<std::uint32_t> repeat_per_segment(const executor&, std::span<const std::int64_t>,
                                          std::span<const std::uint32_t>) {
   not_compiled("repeat_per_segment");

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "../cuda/kernels.hpp"
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/error.hpp"
@@ -81,7 +82,10 @@ decltype(auto) dispatch(const executor& exec, std::string_view function, Referen
 template <class Reference, class Cpu, class Cuda>
 decltype(auto) dispatch(const executor& exec, std::string_view function, Reference&& reference,
                         Cpu&& cpu, Cuda&& cuda) {
-  if (exec.kind() == backend::cuda) return std::forward<Cuda>(cuda)();
+  if (exec.kind() == backend::cuda) {
+    const cuda::current_device on(exec);
+    return std::forward<Cuda>(cuda)();
+  }
   return dispatch(exec, function, std::forward<Reference>(reference), std::forward<Cpu>(cpu));
 }
 

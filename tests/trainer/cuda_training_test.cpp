@@ -119,6 +119,38 @@ TEST_F(CudaTraining, RunsThatSampleOnTheGpuEqualTheCpuRun) {
   }
 }
 
+// Rows 100..399 of a larger matrix (indptr from a non-zero offset), and a
+// matrix without entries.
+TEST_F(CudaTraining, TransposeAndGatherRowsOfOffsetViewsAndEmptyMatrices) {
+  std::mt19937_64 gen(7);
+  const auto whole = testing::random_block(gen, 500, 900, 8, true);
+  auto rows = whole.view();
+  rows.rows = 300;
+  rows.indptr = rows.indptr.subspan(100, 301);
+  rows.indices = rows.indices.subspan(static_cast<std::size_t>(rows.indptr[0]));
+  rows.values = rows.values.subspan(static_cast<std::size_t>(rows.indptr[0]));
+  csr_matrix empty;
+  empty.rows = 4;
+  empty.cols = 3;
+  empty.indptr = {0, 0, 0, 0, 0};
+  for (const csr_view& a : {rows, empty.view()}) {
+    const auto on_device = copy_to(a, device());
+    const auto cpu = kernels::transpose(testing::cpu_exec, a);
+    const auto cuda = copy_to_host(kernels::transpose(gpu(), on_device.view()));
+    EXPECT_EQ(cpu.indptr, cuda.indptr) << a.rows;
+    EXPECT_EQ(cpu.indices, cuda.indices) << a.rows;
+    EXPECT_EQ(cpu.values, cuda.values) << a.rows;
+    const std::vector<vertex_t> some{0, 2, 1};
+    const auto some_there = on_gpu(some);
+    const auto cpu_rows = kernels::gather_rows(testing::cpu_exec, a, some);
+    const auto cuda_rows = copy_to_host(
+        kernels::gather_rows(gpu(), on_device.view(), std::span<const vertex_t>(some_there)));
+    EXPECT_EQ(cpu_rows.indptr, cuda_rows.indptr) << a.rows;
+    EXPECT_EQ(cpu_rows.indices, cuda_rows.indices) << a.rows;
+    EXPECT_EQ(cpu_rows.values, cuda_rows.values) << a.rows;
+  }
+}
+
 TEST_F(CudaTraining, GatherRowsEqualsTheCpu) {
   std::mt19937_64 gen(6);
   const auto a = testing::random_block(gen, 500, 800, 12, true);

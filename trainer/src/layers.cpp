@@ -28,18 +28,23 @@ void check_block(csr_view block, std::string_view function) {
                   function, block.rows, block.cols);
 }
 
-// `m` in the memory of `exec`, without values, indptr from 0. A block
-// already there is copied within that memory (where it may start at a
-// non-zero offset only if the host can read it).
-csr_matrix pattern_copy(const executor& exec, csr_view m) {
-  m.values = {};
+// `m` copied into the memory of `exec` (not merely into its own resource,
+// which may be another stream's), indptr from 0: a device matrix, which the
+// host cannot rebase, must start from 0 already.
+csr_matrix own_copy(const executor& exec, csr_view m) {
   if (needs_placing(exec, m.space) || host_accessible(m.space)) return copy_for(exec, m);
   csr_matrix copy;
   copy.rows = m.rows;
   copy.cols = m.cols;
   copy.indptr = copy_to(m.indptr, exec.memory());
   copy.indices = copy_to(m.indices, exec.memory());
+  copy.values = copy_to(m.values, exec.memory());
   return copy;
+}
+
+csr_matrix pattern_copy(const executor& exec, csr_view m) {
+  m.values = {};
+  return own_copy(exec, m);
 }
 
 csr_matrix row_means(const executor& exec, csr_view m) {
@@ -86,23 +91,24 @@ aggregation_block make_aggregation_block(const executor& exec, const csr_matrix&
   BULKGNN_EXPECTS(block.view().weighted(),
                   "make_aggregation_block: a gcn layer needs a weighted block (LADIES or FastGCN "
                   "sampling), got a pattern");
-  if (needs_placing(exec, block.space()))
-    return with_transpose(exec, copy_for(exec, block.view()), with_backward);
-  return with_transpose(exec, block, with_backward);
+  return with_transpose(exec, own_copy(exec, block.view()), with_backward);
 }
 
 aggregation_block full_graph_block(const executor& exec, csr_view graph, layer_kind kind,
                                    bool with_backward) {
   BULKGNN_EXPECTS(graph.rows == graph.cols, "full_graph_block: graph is {}x{}, not square",
                   graph.rows, graph.cols);
-  const auto problem = find_csr_problem(graph);
-  BULKGNN_EXPECTS(problem.empty(), "full_graph_block: graph: {}", problem);
+  if (host_accessible(graph.space)) {
+    const auto problem = find_csr_problem(graph);
+    BULKGNN_EXPECTS(problem.empty(), "full_graph_block: graph: {}", problem);
+  }
   graph.values = {};
   if (kind == layer_kind::sage) return with_transpose(exec, row_means(exec, graph), with_backward);
   const bool place = needs_placing(exec, graph.space);
   const csr_matrix placed_graph = place ? copy_for(exec, graph) : csr_matrix{};
-  const csr_matrix self_loops =
-      place ? copy_for(exec, identity(graph.rows).view()) : identity(graph.rows);
+  const csr_matrix self_loops = needs_placing(exec, memory_space::host)
+                                    ? copy_for(exec, identity(graph.rows).view())
+                                    : identity(graph.rows);
   csr_matrix normalised =
       kernels::add(exec, place ? placed_graph.view() : graph, self_loops.view());
   kernels::normalize_rows(exec, normalised);

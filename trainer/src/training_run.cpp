@@ -166,9 +166,20 @@ class own_loaders {
         loader_(source(), *sampler_, loading_for(o, o.loading), o.exec) {}
 
   [[nodiscard]] minibatch_sources sources() {
-    return {.train = loader_,
-            .make_eval = [this]() -> loader::minibatch_source& { return eval_loader(); },
-            .sampler = &*sampler_};
+    minibatch_sources s{
+        .train = loader_,
+        .make_eval = [this]() -> loader::minibatch_source& { return eval_loader(); },
+        .sampler = &*sampler_};
+    // Copies in device memory serve evaluation on the same GPU too.
+    const auto& model = model_executor(options_);
+    if (device_copies_ && model.device() == options_.exec.device() &&
+        device_copies_->graph.space() == memory_space::device &&
+        device_copies_->features.space() == memory_space::device) {
+      s.device_graph = device_copies_->graph.view();
+      s.device_features = {ds_.features().rows, ds_.features().cols,
+                           std::span<const float>(device_copies_->features), memory_space::device};
+    }
+    return s;
   }
 
  private:
@@ -318,14 +329,21 @@ class evaluator {
         test_labels_(labels_of(ds, split.test, "test")),
         valid_(model_executor(o), split.valid, valid_labels_),
         test_(model_executor(o), split.test, test_labels_),
-        normalizer_(normalizer) {}
+        normalizer_(normalizer) {
+    // Refused before the first epoch rather than after it.
+    if (o.eval == evaluation::full && o.eval_every > 0) check_fits(model_executor(o));
+  }
 
   void evaluate(epoch_record& r, gnn_model& model, const minibatch_sources& sources) {
     const stopwatch watch;
     if (options_.eval == evaluation::full) {
       const executor& exec = model.exec();
-      if (!full_block_) full_block_ = full_graph_block(exec, ds_.graph(), config_.kind);
-      const auto logits = predict_full_graph(model, *full_block_, features_for(exec));
+      if (!full_block_)
+        full_block_ = full_graph_block(
+            exec, sources.device_graph.rows > 0 ? sources.device_graph : ds_.graph(), config_.kind);
+      const auto logits = predict_full_graph(
+          model, *full_block_,
+          sources.device_features.rows > 0 ? sources.device_features : features_for(exec));
       r.valid_acc = accuracy_of(exec, logits.view(), valid_);
       r.test_acc = accuracy_of(exec, logits.view(), test_);
       normalized_features_.reset();
@@ -345,6 +363,19 @@ class evaluator {
     std::copy(features.data.begin(), features.data.end(), normalized.data().begin());
     normalizer_->apply_to_all(normalized.view());
     return normalized;
+  }
+
+  // Full-graph evaluation on a GPU keeps the whole graph and feature table
+  // in its memory (layer by layer over parts of it is not built yet).
+  void check_fits(const executor& exec) const {
+    if (exec.device() == nullptr) return;
+    const auto placement = gpu_placement_for(ds_, exec);
+    BULKGNN_EXPECTS(
+        placement.graph == memory_space::device && placement.features == memory_space::device,
+        "train_options.eval: full-graph evaluation on GPU {} needs the graph in half and the "
+        "features in a quarter of its memory, and {} too large; use sampled evaluation",
+        exec.device()->device(),
+        placement.graph != memory_space::device ? "the graph is" : "the features are");
   }
 
   // Every (normalised) feature row where the model reads it. A copy in

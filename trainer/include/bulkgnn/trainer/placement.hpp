@@ -34,6 +34,11 @@ class placed {
     values_ = {copy_.data(), copy_.size()};
     space_ = copy_.space();
   }
+  // A copy would view the original's copy.
+  placed(const placed&) = delete;
+  placed& operator=(const placed&) = delete;
+  placed(placed&&) noexcept = default;
+  placed& operator=(placed&&) noexcept = default;
 
   [[nodiscard]] std::span<const T> span() const { return values_; }
   [[nodiscard]] memory_space space() const { return space_; }

@@ -121,6 +121,11 @@ struct minibatch_sources {
   // The sampler behind `train`, if any: its stage times go into
   // epoch_record::sampler_stages.
   const sampler::bulk_sampler* sampler = nullptr;
+  // The whole graph and the (normalised) features in the model executor's
+  // device memory, when the sources put them there to sample on the model's
+  // GPU: full-graph evaluation reads them instead of copies of its own.
+  csr_view device_graph = {};
+  dense_view<const float> device_features = {};
 };
 
 // The same over minibatches the caller provides (a loader of its own, a
