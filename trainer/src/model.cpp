@@ -194,16 +194,45 @@ void gnn_model::apply_layer(int l, const aggregation_block& block, dense_view<co
 void gnn_model::timed_gemm(gemm_op op_a, gemm_op op_b, dense_view<const float> a,
                            dense_view<const float> b, float beta, dense_view<float> c,
                            gemm_stats* stats) const {
+  auto* device = exec_.device();
+  const bool timed = stats != nullptr && !c.empty();
+  std::shared_ptr<void> begin = timed && device != nullptr ? device->mark() : nullptr;
   const stopwatch watch;
   kernels::gemm(exec_, op_a, op_b, 1.0f, a, b, beta, c);
-  if (stats == nullptr || c.empty()) return;
+  if (!timed) return;
+  const double host_seconds = watch.seconds();
   const std::int64_t k = op_a == gemm_op::transposed ? a.rows : a.cols;
   stats->flops +=
       2.0 * static_cast<double>(c.rows) * static_cast<double>(c.cols) * static_cast<double>(k);
-  const double seconds = watch.seconds();
-  stats->seconds += seconds;
   ++stats->calls;
-  if (stats->log != nullptr) stats->log->push_back({op_a, op_b, c.rows, c.cols, k, seconds});
+  if (device == nullptr) {
+    stats->seconds += host_seconds;
+    if (stats->log != nullptr) stats->log->push_back({op_a, op_b, c.rows, c.cols, k, host_seconds});
+    return;
+  }
+  pending_gemm pending{.begin = std::move(begin), .end = device->mark()};
+  if (stats->log != nullptr) {
+    pending.log_entry = stats->log->size();
+    pending.logged = true;
+    stats->log->push_back({op_a, op_b, c.rows, c.cols, k, 0.0});
+  }
+  pending_gemms_.push_back(std::move(pending));
+}
+
+const gemm_stats& gnn_model::gemm() const {
+  for (const auto& pending : pending_gemms_) {
+    const double seconds = exec_.device()->seconds_between(pending.begin, pending.end);
+    gemm_stats_.seconds += seconds;
+    if (pending.logged && gemm_stats_.log != nullptr)
+      (*gemm_stats_.log)[pending.log_entry].seconds = seconds;
+  }
+  pending_gemms_.clear();
+  return gemm_stats_;
+}
+
+void gnn_model::reset_gemm_stats() {
+  pending_gemms_.clear();
+  gemm_stats_ = {.log = gemm_stats_.log};
 }
 
 void gnn_model::backward(dense_view<const float> grad_logits, bool with_input_gradient) {

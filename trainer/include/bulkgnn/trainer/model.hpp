@@ -10,6 +10,7 @@
 #include "bulkgnn/trainer/matrix.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -122,8 +123,10 @@ class gnn_model {
 
   [[nodiscard]] const model_config& config() const { return config_; }
   // Accumulated over forward() and backward().
-  [[nodiscard]] const gemm_stats& gemm() const { return gemm_stats_; }
-  void reset_gemm_stats() { gemm_stats_ = {.log = gemm_stats_.log}; }
+  // On a device the times are the device's (CUDA events around each GEMM,
+  // read here, which waits for the last one), not the host's queueing time.
+  [[nodiscard]] const gemm_stats& gemm() const;
+  void reset_gemm_stats();
   // Appends every later GEMM call of forward() and backward() to `log`
   // (nullptr stops), for benchmarks that replay the shapes.
   void set_gemm_log(std::vector<gemm_call>* log) { gemm_stats_.log = log; }
@@ -182,7 +185,18 @@ class gnn_model {
   buffer<float> parameters_;
   buffer<float> gradients_;
   std::vector<layer_buffers> buffers_;
-  gemm_stats gemm_stats_;
+  // Updated by const inference paths too, hence mutable (one thread uses a
+  // model at a time).
+  mutable gemm_stats gemm_stats_;
+  // GEMMs queued on a device whose time is not read yet: the marks around
+  // each and, if it was logged, its entry in gemm_stats_.log.
+  struct pending_gemm {
+    std::shared_ptr<void> begin;
+    std::shared_ptr<void> end;
+    std::size_t log_entry = 0;
+    bool logged = false;
+  };
+  mutable std::vector<pending_gemm> pending_gemms_;
 
   // The last forward's inputs, for backward.
   std::span<const aggregation_block> blocks_;
