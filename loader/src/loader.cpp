@@ -329,7 +329,9 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
       options_(options),
       exec_(exec),
       sampler_(sampler),
-      feature_buffers_(kept_feature_buffers) {
+      feature_buffers_(kept_feature_buffers, options.feature_memory != nullptr
+                                                 ? *options.feature_memory
+                                                 : host_memory()) {
   validate(options_);
   const std::int64_t n = source.rows ? source.rows->num_vertices() : source.graph.rows;
   BULKGNN_EXPECTS(source.features.empty() || source.features.rows == n,

@@ -1,5 +1,7 @@
 #include "bulkgnn/core/buffer_pool.hpp"
 
+#include "bulkgnn/core/error.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -110,6 +112,53 @@ TEST(BufferPool, BuffersTakenOnOneThreadMayBeDroppedOnAnotherConcurrently) {
   EXPECT_EQ(checked, 2000);
   EXPECT_TRUE(all_intact) << "a buffer was handed out again while still in use";
   EXPECT_LE(pool.kept(), 3u);
+}
+
+// Host memory that counts what passes through it, and claims a space.
+class counting_resource final : public memory_resource {
+ public:
+  explicit counting_resource(memory_space space) : space_(space) {}
+  void* allocate(std::size_t bytes) override {
+    ++allocations;
+    return host_memory().allocate(bytes);
+  }
+  void deallocate(void* pointer, std::size_t bytes) noexcept override {
+    ++deallocations;
+    host_memory().deallocate(pointer, bytes);
+  }
+  void copy(void* destination, const void* source, std::size_t bytes) override {
+    host_memory().copy(destination, source, bytes);
+  }
+  memory_space space() const noexcept override { return space_; }
+
+  int allocations = 0;
+  int deallocations = 0;
+
+ private:
+  memory_space space_;
+};
+
+TEST(BufferPool, BuffersComeFromAndGoBackToTheGivenResource) {
+  counting_resource pinned(memory_space::pinned_host);
+  {
+    buffer_pool<float> pool(1, pinned);
+    {
+      auto a = pool.take(100);
+      auto b = pool.take(100);
+      a[99] = 1.0f;
+      EXPECT_EQ(pinned.allocations, 2);
+    }
+    // One kept for reuse, the other freed through the resource.
+    EXPECT_EQ(pinned.deallocations, 1);
+    auto again = pool.take(100);
+    EXPECT_EQ(pinned.allocations, 2);
+  }
+  EXPECT_EQ(pinned.deallocations, 2);
+}
+
+TEST(BufferPool, RefusesMemoryTheHostCannotWrite) {
+  counting_resource device(memory_space::device);
+  EXPECT_THROW(buffer_pool<float>(1, device), error);
 }
 
 }  // namespace

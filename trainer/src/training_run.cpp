@@ -258,7 +258,7 @@ class own_loaders {
   }
 
   static loader::loader_options loading_for(const train_options& o, loader::loader_options l) {
-    l.host_to_device = host_to_device_for(o);
+    add_host_to_device(o, l);
     if (o.parallel == nullptr) return l;
     l.slice = o.parallel->ranks->rank();
     l.slices = o.parallel->ranks->size();
@@ -269,14 +269,15 @@ class own_loaders {
 
   // A model on a GPU fed by host stages gets its minibatches copied by a
   // stage of their own, on a stream of its own on that GPU, so that the
-  // copies overlap the train step.
-  static std::function<std::unique_ptr<loader::stage>()> host_to_device_for(
-      const train_options& o) {
+  // copies overlap the train step; the gather writes the features into
+  // pinned buffers, which that stage copies by DMA. The stage's function
+  // keeps the copy executor (and its pinned memory) alive with the loader.
+  static void add_host_to_device(const train_options& o, loader::loader_options& l) {
     const auto* device = model_executor(o).device();
-    if (device == nullptr || o.exec.device() != nullptr) return {};
-    return [copy_exec = kernels::make_cuda_executor(device->device())] {
-      return loader::make_host_to_device_stage(copy_exec);
-    };
+    if (device == nullptr || o.exec.device() != nullptr) return;
+    const auto copy_exec = kernels::make_cuda_executor(device->device());
+    l.feature_memory = &copy_exec.device()->pinned_memory();
+    l.host_to_device = [copy_exec] { return loader::make_host_to_device_stage(copy_exec); };
   }
 
   const data::dataset& ds_;

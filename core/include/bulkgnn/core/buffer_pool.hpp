@@ -1,5 +1,7 @@
 #pragma once
 
+#include "bulkgnn/core/memory_space.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -13,12 +15,23 @@ namespace bulkgnn {
 
 namespace detail {
 
+// Frees a pool's array through the resource that allocated it.
+template <class T>
+struct resource_deleter {
+  memory_resource* resource = nullptr;
+  std::size_t capacity = 0;
+  void operator()(T* data) const noexcept { resource->deallocate(data, capacity * sizeof(T)); }
+};
+
+template <class T>
+using pool_array = std::unique_ptr<T[], resource_deleter<T>>;
+
 // Storage of the buffers that were dropped and wait to be taken again. Shared
 // by the pool and every buffer it handed out, so either may go first.
 template <class T>
 struct free_buffers {
   struct stored {
-    std::unique_ptr<T[]> data;
+    pool_array<T> data;
     std::size_t capacity = 0;
   };
   std::mutex mutex;
@@ -77,7 +90,7 @@ class pooled_buffer {
     }
   }
 
-  std::unique_ptr<T[]> data_;
+  detail::pool_array<T> data_;
   std::size_t capacity_ = 0;
   std::size_t size_ = 0;
   std::shared_ptr<detail::free_buffers<T>> home_;
@@ -99,7 +112,13 @@ class buffer_pool {
 
  public:
   // At most `max_kept` dropped buffers are kept for reuse; more are freed.
-  explicit buffer_pool(std::size_t max_kept) : free_(std::make_shared<detail::free_buffers<T>>()) {
+  // Buffers come from `resource` (pinned host memory, say, for arrays a GPU
+  // copies in), which must outlive every buffer; host memory is the host's.
+  explicit buffer_pool(std::size_t max_kept, memory_resource& resource = host_memory())
+      : free_(std::make_shared<detail::free_buffers<T>>()), resource_(&resource) {
+    // The producer writes the entries from host code.
+    if (!host_accessible(resource.space()))
+      throw_host_access_error("buffer_pool", "buffer_pool", resource.space());
     free_->max_kept = max_kept;
     // give_back() runs in destructors and must not need to allocate.
     free_->buffers.reserve(max_kept + 1);
@@ -127,7 +146,9 @@ class buffer_pool {
       }
     }
     buffer.capacity_ = std::max<std::size_t>(size + size / 8, 1);
-    buffer.data_ = std::make_unique_for_overwrite<T[]>(buffer.capacity_);
+    buffer.data_ =
+        detail::pool_array<T>(static_cast<T*>(resource_->allocate(buffer.capacity_ * sizeof(T))),
+                              {resource_, buffer.capacity_});
     return buffer;
   }
 
@@ -139,6 +160,7 @@ class buffer_pool {
 
  private:
   std::shared_ptr<detail::free_buffers<T>> free_;
+  memory_resource* resource_;
 };
 
 }  // namespace bulkgnn

@@ -69,6 +69,10 @@ struct loader_options {
   // stage that copies each ready_minibatch to the device (made once per
   // epoch; its output queue holds ready_queue items). Empty on the host.
   std::function<std::unique_ptr<stage>()> host_to_device = {};
+  // Where the gather stage's feature buffers come from (nullptr: host
+  // memory); pinned host memory lets a host_to_device stage copy them by
+  // DMA. It must outlive the loader and the minibatches it hands out.
+  memory_resource* feature_memory = nullptr;
 };
 
 // Seeds [begin, end) of part `slice` of `slices` of a minibatch of `seeds`.
