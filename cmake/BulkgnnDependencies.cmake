@@ -50,6 +50,7 @@ if(NOT BULKGNN_HAVE_MPI)
 endif()
 
 set(BULKGNN_HAVE_CUDA OFF)
+set(BULKGNN_HAVE_NCCL OFF)
 if(NOT BULKGNN_ENABLE_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
@@ -69,6 +70,24 @@ if(NOT BULKGNN_ENABLE_CUDA STREQUAL "OFF")
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     find_package(CUDAToolkit REQUIRED)
     set(BULKGNN_HAVE_CUDA ON)
+    # NCCL ships no CMake config: its header and library sit in the
+    # toolkit's folders (or in NCCL_ROOT), imported by hand.
+    if(NOT BULKGNN_ENABLE_NCCL STREQUAL "OFF")
+      find_path(BULKGNN_NCCL_INCLUDE_DIR nccl.h
+        HINTS ${NCCL_ROOT} ${CUDAToolkit_INCLUDE_DIRS} PATH_SUFFIXES include)
+      find_library(BULKGNN_NCCL_LIBRARY nccl
+        HINTS ${NCCL_ROOT} ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}
+        PATH_SUFFIXES lib lib64)
+      if(BULKGNN_NCCL_INCLUDE_DIR AND BULKGNN_NCCL_LIBRARY)
+        add_library(bulkgnn::nccl UNKNOWN IMPORTED)
+        set_target_properties(bulkgnn::nccl PROPERTIES
+          IMPORTED_LOCATION ${BULKGNN_NCCL_LIBRARY}
+          INTERFACE_INCLUDE_DIRECTORIES ${BULKGNN_NCCL_INCLUDE_DIR})
+        set(BULKGNN_HAVE_NCCL ON)
+      elseif(BULKGNN_ENABLE_NCCL STREQUAL "ON")
+        message(FATAL_ERROR "BULKGNN_ENABLE_NCCL=ON but nccl.h or libnccl was not found")
+      endif()
+    endif()
   elseif(BULKGNN_ENABLE_CUDA STREQUAL "ON")
     message(FATAL_ERROR "BULKGNN_ENABLE_CUDA=ON but no CUDA compiler was found")
   endif()

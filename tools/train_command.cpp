@@ -2,6 +2,7 @@
 #include "distribution.hpp"
 #include "train_memory.hpp"
 
+#include "bulkgnn/comm/device_reducer.hpp"
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
@@ -167,7 +168,13 @@ std::string placement_text(const data::dataset& ds, const trainer::train_options
         "the host_to_device stage",
         backend_name(o.exec.kind()), gpu);
   }
-  if (session::world_size() > 1) text += "; gradients summed over MPI through host memory";
+  if (session::world_size() > 1)
+    text += o.parallel != nullptr && o.parallel->device_gradients != nullptr
+                ? fmt::format("; gradients summed over {} on the GPUs",
+                              o.parallel->device_gradients->name())
+                : std::string(
+                      "; gradients summed over MPI through host memory (NCCL needs "
+                      "every rank on a GPU of its own, and a build with NCCL)");
   return text;
 }
 
@@ -268,7 +275,18 @@ void run_train(const train_config& c) {
   const auto ds = open_dataset_or_default(c.data, options.quiet);
   require_memory_for(ds, options);
   session::run_session cluster(ds, c.distribution, true, shared_settings(c));
-  options.parallel = cluster.data_parallel();
+  // GPU ranks that each own a GPU sum their gradients over NCCL.
+  std::optional<trainer::data_parallel> parallel;
+  std::unique_ptr<comm::device_reducer> nccl;
+  if (auto* shared = cluster.data_parallel()) {
+    parallel = *shared;
+    const auto& model = trainer::model_executor(options);
+    if (comm::every_rank_owns_a_gpu(*parallel->ranks, model) && comm::nccl_compiled()) {
+      nccl = comm::make_nccl_reducer(*parallel->ranks, model);
+      parallel->device_gradients = nccl.get();
+    }
+    options.parallel = &*parallel;
+  }
   if (rank_zero)
     fmt::print("{}: {} vertices, {} edges, {} features, {} classes; {} sampler, fanouts {}{}\n",
                ds.name(), ds.num_nodes(), ds.num_edges(), ds.features().cols, ds.num_classes(),

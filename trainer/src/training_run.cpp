@@ -133,15 +133,20 @@ void finish_step(const executor& model_exec) {
   if (model_exec.device() != nullptr) model_exec.device()->synchronize();
 }
 
-// Sums the gradients over data-parallel ranks, through host memory when the
-// model's are elsewhere.
-void all_reduce_gradients(comm::communicator& ranks, gnn_model& model) {
+// Sums the gradients over data-parallel ranks: on the device where a device
+// reducer is given, else over the ranks' communicator, through host memory
+// when the model's are elsewhere.
+void all_reduce_gradients(const data_parallel& parallel, gnn_model& model) {
   if (host_accessible(model.space())) {
-    ranks.all_reduce(model.mutable_gradients());
+    parallel.ranks->all_reduce(model.mutable_gradients());
+    return;
+  }
+  if (parallel.device_gradients != nullptr) {
+    parallel.device_gradients->all_reduce_sum(model.mutable_gradients());
     return;
   }
   auto gradients = model.gradients_on_host();
-  ranks.all_reduce(std::span<float>(gradients));
+  parallel.ranks->all_reduce(std::span<float>(gradients));
   model.set_gradients(gradients);
 }
 
@@ -639,8 +644,7 @@ class run {
       } else {
         kernels::fill(exec, state_.model.mutable_gradients(), 0.0f);
       }
-      if (options_.parallel != nullptr)
-        all_reduce_gradients(*options_.parallel->ranks, state_.model);
+      if (options_.parallel != nullptr) all_reduce_gradients(*options_.parallel, state_.model);
       state_.optimizer.step(state_.model.parameters(), state_.model.gradients());
       finish_step(exec);
       bar.update(++minibatches);
