@@ -36,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from sweep import gpu_visible  # issue 13's sweep, next to this script
+
 GRAPHS = {
     "tiny": ["--scale", "14", "--edge-factor", "16", "--features", "16", "--classes", "4"],
     "products": ["--scale", "21", "--edge-factor", "30", "--features", "100", "--classes", "47"],
@@ -47,14 +49,6 @@ BULKGNN_SYSTEMS = {
     "cpu": ["--device", "cpu"],
 }
 PEERS = Path(__file__).resolve().parent.parent / "peers" / "peer_workloads.py"
-
-
-def gpu_visible():
-    try:
-        import torch
-        return torch.cuda.is_available()
-    except ImportError:
-        return False
 
 
 def mean_after_warm_up(values):

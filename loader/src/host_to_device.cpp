@@ -10,11 +10,11 @@ namespace bulkgnn::loader {
 namespace {
 
 template <class T>
-buffer<T> moved_to(const buffer<T>& values, memory_resource& target) {
+buffer<T> copied_to(const buffer<T>& values, memory_resource& target) {
   return copy_to(std::span<const T>(values), target);
 }
 
-csr_matrix moved_to(const csr_matrix& m, memory_resource& target) {
+csr_matrix copied_to(const csr_matrix& m, memory_resource& target) {
   return copy_to(m.view(), target);
 }
 
@@ -29,10 +29,10 @@ class host_to_device_stage final : public stage {
     const stopwatch watch;
     memory_resource& target = exec_.memory();
     auto& batch = mb.batch;
-    batch.seeds = moved_to(batch.seeds, target);
-    batch.labels = moved_to(batch.labels, target);
-    batch.input_nodes = moved_to(batch.input_nodes, target);
-    for (auto& block : batch.blocks) block = moved_to(block, target);
+    batch.seeds = copied_to(batch.seeds, target);
+    batch.labels = copied_to(batch.labels, target);
+    batch.input_nodes = copied_to(batch.input_nodes, target);
+    for (auto& block : batch.blocks) block = copied_to(block, target);
     mb.placed_features = copy_to(std::span<const float>(mb.features.span()), target);
     mb.features = {};
     context.add_busy(watch.seconds());

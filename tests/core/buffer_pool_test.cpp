@@ -1,6 +1,7 @@
 #include "bulkgnn/core/buffer_pool.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "fake_device_memory.hpp"
 
 #include <gtest/gtest.h>
 
@@ -114,32 +115,8 @@ TEST(BufferPool, BuffersTakenOnOneThreadMayBeDroppedOnAnotherConcurrently) {
   EXPECT_LE(pool.kept(), 3u);
 }
 
-// Host memory that counts what passes through it, and claims a space.
-class counting_resource final : public memory_resource {
- public:
-  explicit counting_resource(memory_space space) : space_(space) {}
-  void* allocate(std::size_t bytes) override {
-    ++allocations;
-    return host_memory().allocate(bytes);
-  }
-  void deallocate(void* pointer, std::size_t bytes) noexcept override {
-    ++deallocations;
-    host_memory().deallocate(pointer, bytes);
-  }
-  void copy(void* destination, const void* source, std::size_t bytes) override {
-    host_memory().copy(destination, source, bytes);
-  }
-  memory_space space() const noexcept override { return space_; }
-
-  int allocations = 0;
-  int deallocations = 0;
-
- private:
-  memory_space space_;
-};
-
 TEST(BufferPool, BuffersComeFromAndGoBackToTheGivenResource) {
-  counting_resource pinned(memory_space::pinned_host);
+  testing::fake_pinned_memory pinned;
   {
     buffer_pool<float> pool(1, pinned);
     {
@@ -157,7 +134,7 @@ TEST(BufferPool, BuffersComeFromAndGoBackToTheGivenResource) {
 }
 
 TEST(BufferPool, RefusesMemoryTheHostCannotWrite) {
-  counting_resource device(memory_space::device);
+  testing::fake_device_memory device;
   EXPECT_THROW(buffer_pool<float>(1, device), error);
 }
 

@@ -33,17 +33,24 @@ class fake_device_memory final : public memory_resource {
 };
 
 // Pinned host memory as far as a caller can tell: host memory tagged
-// pinned_host.
+// pinned_host. Counts its allocations.
 class fake_pinned_memory final : public memory_resource {
  public:
-  void* allocate(std::size_t bytes) override { return host_memory().allocate(bytes); }
+  void* allocate(std::size_t bytes) override {
+    ++allocations;
+    return host_memory().allocate(bytes);
+  }
   void deallocate(void* pointer, std::size_t bytes) noexcept override {
+    ++deallocations;
     host_memory().deallocate(pointer, bytes);
   }
   void copy(void* destination, const void* source, std::size_t bytes) override {
     host_memory().copy(destination, source, bytes);
   }
   memory_space space() const noexcept override { return memory_space::pinned_host; }
+
+  std::int64_t allocations = 0;
+  std::int64_t deallocations = 0;
 };
 
 // A device context over the fake resources: a cuda executor made of it runs

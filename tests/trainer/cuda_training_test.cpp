@@ -8,6 +8,7 @@
 #include "bulkgnn/trainer/training_run.hpp"
 #include "scratch_dir.hpp"
 #include "small_csbm.hpp"
+#include "small_run.hpp"
 #include "train_steps.hpp"
 
 #include <gtest/gtest.h>
@@ -21,25 +22,12 @@ namespace {
 
 using bulkgnn::testing::scratch_dir;
 using bulkgnn::testing::small_csbm;
+using testing::expect_same_steps;
 using testing::same_bits;
+using testing::small_options;
 using testing::train_two_steps;
 
 class CudaTraining : public kernels::testing::CudaKernels {};
-
-train_options small_options(sampler::sampler_kind kind) {
-  train_options o;
-  o.sampling = {.kind = kind,
-                .fanouts = kind == sampler::sampler_kind::node_wise
-                               ? std::vector<std::int64_t>{5, 5}
-                               : std::vector<std::int64_t>{128, 128},
-                .seed = 5};
-  o.loading = {.batch_size = 64, .bulk = 4, .bulk_queue = 2, .ready_queue = 4};
-  o.model = {.hidden = 32, .layers = 2, .dropout = 0.3f};
-  o.optimizer = {.lr = 0.01f};
-  o.epochs = 3;
-  o.quiet = true;
-  return o;
-}
 
 void expect_same_runs(const train_result& cpu, const train_result& gpu, const std::string& what) {
   ASSERT_EQ(cpu.epochs.size(), gpu.epochs.size()) << what;
@@ -52,19 +40,20 @@ void expect_same_runs(const train_result& cpu, const train_result& gpu, const st
   EXPECT_TRUE(same_bits(cpu.parameters, gpu.parameters)) << what;
 }
 
+// `cuda` is a host copy of the GPU's result.
+void expect_same_csr(const csr_matrix& cpu, const csr_matrix& cuda, const std::string& what) {
+  EXPECT_EQ(cpu.rows, cuda.rows) << what;
+  EXPECT_EQ(cpu.cols, cuda.cols) << what;
+  EXPECT_EQ(cpu.indptr, cuda.indptr) << what;
+  EXPECT_EQ(cpu.indices, cuda.indices) << what;
+  EXPECT_EQ(cpu.values, cuda.values) << what;
+}
+
 TEST_F(CudaTraining, TwoTrainStepsEqualTheCpuBitForBit) {
   for (const auto kind : {layer_kind::sage, layer_kind::gcn}) {
     const auto cpu = train_two_steps(testing::cpu_exec, kind, 11);
     const auto cuda = train_two_steps(gpu(), kind, 11);
-    const auto what = layer_kind_name(kind);
-    EXPECT_TRUE(same_bits(cpu.logits, cuda.logits)) << what;
-    EXPECT_EQ(cpu.loss_bits, cuda.loss_bits) << what;
-    EXPECT_EQ(cpu.correct, cuda.correct) << what;
-    EXPECT_TRUE(same_bits(cpu.gradients, cuda.gradients)) << what;
-    EXPECT_TRUE(same_bits(cpu.input_gradient, cuda.input_gradient)) << what;
-    EXPECT_TRUE(same_bits(cpu.parameters, cuda.parameters)) << what;
-    EXPECT_TRUE(same_bits(cpu.first_moment, cuda.first_moment)) << what;
-    EXPECT_TRUE(same_bits(cpu.second_moment, cuda.second_moment)) << what;
+    expect_same_steps(cpu, cuda, layer_kind_name(kind));
   }
 }
 
@@ -75,11 +64,7 @@ TEST_F(CudaTraining, TransposeEqualsTheCpu) {
     const auto cpu = kernels::transpose(testing::cpu_exec, a.view());
     const auto on_device = copy_to(a.view(), device());
     const auto cuda = copy_to_host(kernels::transpose(gpu(), on_device.view()));
-    EXPECT_EQ(cpu.rows, cuda.rows);
-    EXPECT_EQ(cpu.cols, cuda.cols);
-    EXPECT_EQ(cpu.indptr, cuda.indptr);
-    EXPECT_EQ(cpu.indices, cuda.indices);
-    EXPECT_EQ(cpu.values, cuda.values);
+    expect_same_csr(cpu, cuda, weighted ? "weighted" : "pattern");
   }
 }
 
@@ -137,17 +122,13 @@ TEST_F(CudaTraining, TransposeAndGatherRowsOfOffsetViewsAndEmptyMatrices) {
     const auto on_device = copy_to(a, device());
     const auto cpu = kernels::transpose(testing::cpu_exec, a);
     const auto cuda = copy_to_host(kernels::transpose(gpu(), on_device.view()));
-    EXPECT_EQ(cpu.indptr, cuda.indptr) << a.rows;
-    EXPECT_EQ(cpu.indices, cuda.indices) << a.rows;
-    EXPECT_EQ(cpu.values, cuda.values) << a.rows;
+    expect_same_csr(cpu, cuda, "transpose of " + std::to_string(a.rows) + " rows");
     const std::vector<vertex_t> some{0, 2, 1};
     const auto some_there = on_gpu(some);
     const auto cpu_rows = kernels::gather_rows(testing::cpu_exec, a, some);
     const auto cuda_rows = copy_to_host(
         kernels::gather_rows(gpu(), on_device.view(), std::span<const vertex_t>(some_there)));
-    EXPECT_EQ(cpu_rows.indptr, cuda_rows.indptr) << a.rows;
-    EXPECT_EQ(cpu_rows.indices, cuda_rows.indices) << a.rows;
-    EXPECT_EQ(cpu_rows.values, cuda_rows.values) << a.rows;
+    expect_same_csr(cpu_rows, cuda_rows, "rows of " + std::to_string(a.rows) + " rows");
   }
 }
 
@@ -160,9 +141,7 @@ TEST_F(CudaTraining, GatherRowsEqualsTheCpu) {
   const auto rows_there = on_gpu(rows);
   const auto cuda = copy_to_host(
       kernels::gather_rows(gpu(), on_device.view(), std::span<const vertex_t>(rows_there)));
-  EXPECT_EQ(cpu.indptr, cuda.indptr);
-  EXPECT_EQ(cpu.indices, cuda.indices);
-  EXPECT_EQ(cpu.values, cuda.values);
+  expect_same_csr(cpu, cuda, "gather_rows");
 }
 
 // A checkpoint holds host copies, so a run started on one back end resumes

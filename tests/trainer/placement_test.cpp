@@ -1,7 +1,11 @@
 #include "bulkgnn/trainer/placement.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "fake_device_memory.hpp"
 #include "test_support.hpp"
+
+#include <algorithm>
+#include <memory>
 
 #include <gtest/gtest.h>
 
@@ -15,6 +19,23 @@ TEST(Placement, AHostExecutorReadsHostAndPinnedMemoryInPlace) {
   EXPECT_FALSE(needs_placing(cpu_exec, memory_space::pinned_host));
   EXPECT_FALSE(needs_placing(executor(backend::reference), memory_space::host));
   EXPECT_THROW((void)needs_placing(cpu_exec, memory_space::device), internal_error);
+}
+
+// A GPU executor's view, on the fake device (host memory tagged device).
+TEST(Placement, AGpuExecutorGetsCopiesOfHostAndPinnedDataInItsOwnMemory) {
+  auto context = std::make_shared<bulkgnn::testing::fake_device_context>();
+  const executor gpu(context);
+  EXPECT_TRUE(needs_placing(gpu, memory_space::host));
+  EXPECT_TRUE(needs_placing(gpu, memory_space::pinned_host));
+  EXPECT_FALSE(needs_placing(gpu, memory_space::device));
+  const std::vector<std::int32_t> labels{3, 1, 2};
+  const placed<std::int32_t> copy(gpu, labels, memory_space::host);
+  EXPECT_NE(copy.span().data(), labels.data());
+  EXPECT_EQ(copy.space(), memory_space::device);
+  EXPECT_EQ(context->device_resource.copies, 1);
+  EXPECT_TRUE(std::equal(labels.begin(), labels.end(), copy.span().begin()));
+  const placed<std::int32_t> already_there(gpu, copy.span(), memory_space::device);
+  EXPECT_EQ(already_there.span().data(), copy.span().data());
 }
 
 TEST(Placement, PlacedDataInPlaceIsTheCallersMemory) {

@@ -14,6 +14,7 @@
 #include <bit>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace bulkgnn::trainer::testing {
@@ -80,6 +81,20 @@ inline bool same_bits(const std::vector<float>& x, const std::vector<float>& y) 
   return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](float u, float v) {
     return std::bit_cast<std::uint32_t>(u) == std::bit_cast<std::uint32_t>(v);
   });
+}
+
+// Every output of two train_two_steps runs, bit for bit.
+inline void expect_same_steps(const step_outcome& expected, const step_outcome& got,
+                              const std::string& what) {
+  EXPECT_FALSE(expected.logits.empty()) << what;
+  EXPECT_TRUE(same_bits(expected.logits, got.logits)) << what;
+  EXPECT_EQ(expected.loss_bits, got.loss_bits) << what;
+  EXPECT_EQ(expected.correct, got.correct) << what;
+  EXPECT_TRUE(same_bits(expected.gradients, got.gradients)) << what;
+  EXPECT_TRUE(same_bits(expected.input_gradient, got.input_gradient)) << what;
+  EXPECT_TRUE(same_bits(expected.parameters, got.parameters)) << what;
+  EXPECT_TRUE(same_bits(expected.first_moment, got.first_moment)) << what;
+  EXPECT_TRUE(same_bits(expected.second_moment, got.second_moment)) << what;
 }
 
 }  // namespace bulkgnn::trainer::testing

@@ -6,6 +6,7 @@
 #include "bulkgnn/trainer/checkpoint.hpp"
 #include "scratch_dir.hpp"
 #include "small_csbm.hpp"
+#include "small_run.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,21 +17,7 @@ namespace {
 
 using bulkgnn::testing::scratch_dir;
 using bulkgnn::testing::small_csbm;
-
-train_options small_options(sampler::sampler_kind kind = sampler::sampler_kind::node_wise) {
-  train_options o;
-  o.sampling = {.kind = kind,
-                .fanouts = kind == sampler::sampler_kind::node_wise
-                               ? std::vector<std::int64_t>{5, 5}
-                               : std::vector<std::int64_t>{128, 128},
-                .seed = 5};
-  o.loading = {.batch_size = 64, .bulk = 4, .bulk_queue = 2, .ready_queue = 4};
-  o.model = {.hidden = 32, .layers = 2, .dropout = 0.3f};
-  o.optimizer = {.lr = 0.01f};
-  o.epochs = 4;
-  o.quiet = true;
-  return o;
-}
+using testing::small_options;
 
 bool bitwise_equal(std::span<const float> a, std::span<const float> b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;

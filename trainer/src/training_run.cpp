@@ -129,8 +129,10 @@ struct placed_minibatch {
 // A minibatch's buffers may come from another stream (the host-to-device
 // stage's), which frees them as soon as the minibatch is dropped: the model's
 // stream must be done with them first.
-void finish_step(const executor& model_exec) {
-  if (model_exec.device() != nullptr) model_exec.device()->synchronize();
+void finish_step(const executor& model_exec, const loader::ready_minibatch& mb) {
+  const auto& arrays = mb.batch.input_nodes;
+  if (!host_accessible(arrays.space()) && &arrays.resource() != &model_exec.memory())
+    model_exec.device()->synchronize();
 }
 
 // Sums the gradients over data-parallel ranks: on the device where a device
@@ -416,7 +418,7 @@ class evaluator {
       counts[0] +=
           static_cast<double>(kernels::count_correct(model.exec(), logits, placed.labels.span()));
       counts[1] += static_cast<double>(mb->batch.labels.size());
-      finish_step(model.exec());
+      finish_step(model.exec(), *mb);
     }
     if (options_.parallel != nullptr)
       options_.parallel->ranks->all_reduce(std::span<double>(counts));
@@ -646,7 +648,7 @@ class run {
       }
       if (options_.parallel != nullptr) all_reduce_gradients(*options_.parallel, state_.model);
       state_.optimizer.step(state_.model.parameters(), state_.model.gradients());
-      finish_step(exec);
+      finish_step(exec, *mb);
       bar.update(++minibatches);
     }
     if (options_.parallel != nullptr)

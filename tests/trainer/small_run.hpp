@@ -1,0 +1,28 @@
+#pragma once
+
+// The small training run the trainer's run tests share: 2 layers of 32,
+// fanouts 5,5 (node-wise) or 128,128 (layer-wise), batches of 64, 4 epochs,
+// on small_csbm's graph.
+#include "bulkgnn/trainer/training_run.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace bulkgnn::trainer::testing {
+
+inline train_options small_options(sampler::sampler_kind kind = sampler::sampler_kind::node_wise) {
+  train_options o;
+  o.sampling = {.kind = kind,
+                .fanouts = kind == sampler::sampler_kind::node_wise
+                               ? std::vector<std::int64_t>{5, 5}
+                               : std::vector<std::int64_t>{128, 128},
+                .seed = 5};
+  o.loading = {.batch_size = 64, .bulk = 4, .bulk_queue = 2, .ready_queue = 4};
+  o.model = {.hidden = 32, .layers = 2, .dropout = 0.3f};
+  o.optimizer = {.lr = 0.01f};
+  o.epochs = 4;
+  o.quiet = true;
+  return o;
+}
+
+}  // namespace bulkgnn::trainer::testing
