@@ -28,6 +28,10 @@ void add_distribution_options(CLI::App& cmd, session::layout_options& config, bo
   cmd.add_option("--partition", config.partition,
                  "vertex partition for shards and features: block or metis")
       ->capture_default_str();
+  cmd.add_option("--draw-at", config.draw_at,
+                 "1.5d and 3d node-wise sampling: draw at the rows' owner (only drawn entries "
+                 "travel) or at the requester (whole rows travel)")
+      ->capture_default_str();
 }
 
 namespace {
@@ -35,7 +39,7 @@ namespace {
 // What add_distribution_options adds: shared by every rank, as the session
 // checks.
 constexpr std::string_view layout_flags[] = {"--grid", "--replication", "--feature-replication",
-                                             "--partition"};
+                                             "--partition", "--draw-at"};
 
 // Each field a library message may name, and the flag that sets it.
 constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
@@ -43,10 +47,12 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"layout_options.replication", "--replication"},
     {"layout_options.feature_replication", "--feature-replication"},
     {"layout_options.partition", "--partition"},
+    {"layout_options.draw_at", "--draw-at"},
     {"cluster_options.grid", "--grid"},
     {"cluster_options.replication", "--replication"},
     {"cluster_options.feature_replication", "--feature-replication"},
     {"cluster_options.partition", "--partition"},
+    {"cluster_options.draw_at", "--draw-at"},
     {"sampler_options.kind", "--sampler"},
     {"sampler_options.fanouts", "--fanouts"},
     {"sampler_options.replacement", "--replace"},

@@ -38,6 +38,7 @@ struct model_config {
   int feature_replication = 1;
   std::string ranks = "1,2,4,8,16,32,64,128,256,512,1024";
   bool weighted = false;
+  std::string draw_at = "owner";
   std::string metrics_out;
 };
 
@@ -91,7 +92,8 @@ void run_model(model_config c) {
                          .classes = c.classes,
                          .parameters = c.parameters,
                          .max_minibatches = c.max_minibatches,
-                         .weighted = c.weighted};
+                         .weighted = c.weighted,
+                         .draw_at_owner = c.draw_at == "owner"};
 
   double m1 = 0, m2 = 0;
   for (const auto& g : stats.groups) {
@@ -105,9 +107,10 @@ void run_model(model_config c) {
              stats.edges, stats.train, m1, m1 > 0 ? m2 / m1 : 0.0,
              c.data.empty() ? "log-normal degree assumption" : "measured degree histogram");
   fmt::print(
-      "workload: batch {} fanouts {} bulk {} features {} parameters {} minibatches/epoch {}\n",
+      "workload: batch {} fanouts {} bulk {} features {} parameters {} minibatches/epoch {}; "
+      "1.5d/3d draw at the {}\n",
       c.batch_size, c.fanouts, c.bulk, c.features, cost::sage_parameters(w),
-      cost::minibatches_per_epoch(stats, w));
+      cost::minibatches_per_epoch(stats, w), c.draw_at);
   fmt::print("expected distinct vertices per minibatch by hop:");
   for (const double f : mb.frontier) fmt::print(" {:.0f}", f);
   fmt::print("\n\n{:<11} {:>6} {:>3} {:>14} {:>14} {:>14} {:>14} {:>14}\n", "grid", "P", "c",
@@ -129,6 +132,7 @@ void run_model(model_config c) {
                       {"ranks", p},
                       {"replication", replication},
                       {"feature_replication", c.feature_replication},
+                      {"draw_at", c.draw_at},
                       {"sampling_bytes_sent", pred.sampling},
                       {"features_bytes_sent", pred.features},
                       {"gradients_bytes_sent", pred.gradients},
@@ -205,6 +209,10 @@ void add_model_command(CLI::App& app) {
       ->check(integer_in(1, max_ranks));
   cmd->add_option("--ranks", config->ranks, "rank counts to predict")->capture_default_str();
   cmd->add_flag("--weighted", config->weighted, "sharded rows carry edge values (1.5d, 2d, 3d)");
+  cmd->add_option("--draw-at", config->draw_at,
+                  "1.5d and 3d node-wise draws: at the rows' owner or at the requester")
+      ->capture_default_str()
+      ->check(one_of({"owner", "requester"}));
   cmd->add_option("--metrics-out", config->metrics_out, "write the predictions as JSON");
   cmd->callback([config] { run_model(*config); });
 }

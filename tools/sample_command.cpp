@@ -376,6 +376,7 @@ void run_sample(const sample_config& c) {
         {"grid", c.distribution.grid},
         {"replication", c.distribution.replication},
         {"partition", c.distribution.partition},
+        {"draw_at", c.distribution.draw_at},
         {"distributed", report},
         {"traffic_by_epoch", report.is_null() ? nlohmann::json(nullptr) : traffic_by_epoch}};
     if (features)

@@ -246,6 +246,7 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
   config["replication"] = c.distribution.replication;
   config["feature_replication"] = c.distribution.feature_replication;
   config["partition"] = c.distribution.partition;
+  config["draw_at"] = c.distribution.draw_at;
   nlohmann::json final_record{
       {"best_epoch", nullptr}, {"valid_acc", nullptr}, {"test_acc", nullptr}};
   if (result.best_epoch)

@@ -22,6 +22,8 @@ reports medians over the repetitions (times also their minimum).
 
 Configurations (valid ones only, see validate_grid in sharded_rows.cpp):
 --grids lists GRID[:C] entries (C = --replication: 1.5d copies, 3d layers);
+--draw-at lists where 1.5d and 3d draw node-wise samples (owner, requester:
+both side by side measure what drawing at the owner saves);
 --feature-replications the feature replication factors. A configuration whose
 C does not fit P (2d needs a square P, 3d P/C square, C | P) is skipped.
 """
@@ -87,11 +89,11 @@ def run(cmd, log):
     return time.monotonic() - start
 
 
-def model(args, data, grid, c, feature_c, max_minibatches):
+def model(args, data, grid, c, feature_c, max_minibatches, draw="owner"):
     """Predictions for every P in --ranks: {P: row}."""
     fd, out = tempfile.mkstemp(suffix=".json")
     os.close(fd)
-    cmd = [args.bin, "model", data, "--grid", grid, "--replication", str(c),
+    cmd = [args.bin, "model", data, "--grid", grid, "--replication", str(c), "--draw-at", draw,
            "--feature-replication", str(feature_c), "--ranks", args.ranks,
            "--fanouts", args.fanouts, "--batch-size", str(args.batch_size),
            "--bulk", str(args.bulk), "--hidden", str(args.hidden),
@@ -103,9 +105,15 @@ def model(args, data, grid, c, feature_c, max_minibatches):
     return {r["ranks"]: r for r in rows}
 
 
-def sample_cmd(args, p, grid, c, metrics):
+def draws_for(grid, draws):
+    """Where `grid` may draw: 1.5d and 3d either place, the others nowhere else."""
+    return draws if grid in ("1.5d", "3d") else ["-"]
+
+
+def sample_cmd(args, p, grid, c, draw, metrics):
     return MPIRUN + [str(p), args.bin, "sample", args.sample_data, "--grid", grid,
                      "--replication", str(c), "--partition", args.partition,
+                     "--draw-at", "owner" if draw == "-" else draw,
                      "--bulk", str(args.bulk), "--fanouts", args.fanouts,
                      "--batch-size", str(args.batch_size), "--threads", str(args.threads),
                      "--max-minibatches", str(args.sample_max_minibatches), "--quiet",
@@ -130,6 +138,8 @@ def main():
     ap.add_argument("--ranks", default="1,2,4,8")
     ap.add_argument("--grids", default="replicated,1.5d:1,1.5d:2,2d,3d:1,3d:2",
                     help="GRID[:C] list for sampling; invalid (GRID, P, C) are skipped")
+    ap.add_argument("--draw-at", default="owner",
+                    help="owner and/or requester (comma-separated): where 1.5d and 3d draw")
     ap.add_argument("--skip", default="",
                     help="GRID:C@P list of sampling configurations not to run (e.g. 2d:1@1: "
                          "CombBLAS's product of a whole bulk on one rank needs > 20 GB)")
@@ -155,6 +165,7 @@ def main():
     ranks = [int(x) for x in args.ranks.split(",")]
     grids = parse_grids(args.grids)
     feature_cs = [int(x) for x in args.feature_replications.split(",") if x]
+    draws = args.draw_at.split(",")
     out_dir = args.out_dir or tempfile.mkdtemp(prefix="compare-model-")
     runs_dir = os.path.join(out_dir, "runs")
     os.makedirs(runs_dir, exist_ok=True)
@@ -164,30 +175,32 @@ def main():
     for item in (x for x in args.skip.split(",") if x):
         spec, _, p = item.partition("@")
         skip.add(parse_grids(spec)[0] + (int(p),))
-    configs = []  # (stage, grid, P, c)
+    configs = []  # (stage, grid, P, c, draw)
     for p in ranks:
         for grid, c in grids:
             if valid(grid, p, c) and (grid, c, p) not in skip:
-                configs.append(("sampling", grid, p, c))
+                for draw in draws_for(grid, draws):
+                    configs.append(("sampling", grid, p, c, draw))
         for fc in feature_cs:
             if p % fc == 0 and (fc < p or fc == 1):
-                configs.append(("features", "replicated", p, fc))
+                configs.append(("features", "replicated", p, fc, "-"))
 
     predictions = {}
-    for grid, c in sorted({(g, c) for s, g, p, c in configs if s == "sampling"}):
-        predictions[("sampling", grid, c)] = model(args, args.sample_data, grid, c, 1,
-                                                   args.sample_max_minibatches)
-    for fc in sorted({c for s, g, p, c in configs if s == "features"}):
-        predictions[("features", "replicated", fc)] = model(
+    for grid, c, draw in sorted({(g, c, d) for s, g, p, c, d in configs if s == "sampling"}):
+        predictions[("sampling", grid, c, draw)] = model(
+            args, args.sample_data, grid, c, 1, args.sample_max_minibatches,
+            "owner" if draw == "-" else draw)
+    for fc in sorted({c for s, g, p, c, d in configs if s == "features"}):
+        predictions[("features", "replicated", fc, "-")] = model(
             args, args.train_data, "replicated", 1, fc, args.train_max_minibatches)
 
     rows = []
     started = datetime.datetime.now(datetime.timezone.utc)
     for rep in range(args.repeats):
-        for stage, grid, p, c in configs:
-            tag = f"{stage}-{grid}-c{c}-p{p}-r{rep}"
+        for stage, grid, p, c, draw in configs:
+            tag = f"{stage}-{grid}-c{c}-p{p}" + (f"-{draw}" if draw != "-" else "") + f"-r{rep}"
             metrics = os.path.join(runs_dir, tag + ".json")
-            cmd = (sample_cmd(args, p, grid, c, metrics) if stage == "sampling" else
+            cmd = (sample_cmd(args, p, grid, c, draw, metrics) if stage == "sampling" else
                    train_cmd(args, p, c, metrics))
             wall_file = os.path.join(runs_dir, tag + ".wall")
             if args.reuse and os.path.exists(metrics) and os.path.exists(wall_file):
@@ -203,20 +216,20 @@ def main():
                 with open(metrics) as f:
                     m = json.load(f)
                 by_rank = m["distributed"]["traffic_by_rank"] if m.get("distributed") else []
-                pred = predictions[(stage, grid, c)][p]["sampling_bytes_sent"]
+                pred = predictions[(stage, grid, c, draw)][p]["sampling_bytes_sent"]
                 row = {"seconds": m["seconds"], "minibatches": m["minibatches"],
                        "stage_seconds": ""}
             else:
                 with open(metrics) as f:
                     m = json.load(f)
                 by_rank = m["distributed"]["traffic_by_rank"] if m.get("distributed") else []
-                pred = predictions[(stage, grid, c)][p]["features_bytes_sent"]
+                pred = predictions[(stage, grid, c, draw)][p]["features_bytes_sent"]
                 epoch = m["epochs"][0]
                 row = {"seconds": epoch["seconds"],
                        "minibatches": epoch["stages"].get("consume", {}).get("items", ""),
                        "stage_seconds": epoch["stages"].get("gather", {}).get("busy", "")}
             row.update({"stage": stage, "grid": grid, "ranks": p, "replication": c,
-                        "repeat": rep,
+                        "draw_at": draw, "repeat": rep,
                         "measured_bytes": stage_sum(by_rank, stage),
                         "received_bytes": stage_sum(by_rank, stage, "bytes_received"),
                         "calls": stage_sum(by_rank, stage, "calls"),
@@ -226,11 +239,11 @@ def main():
             rows.append(row)
             err = ((pred - row["measured_bytes"]) / row["measured_bytes"] * 100
                    if row["measured_bytes"] else float("nan"))
-            print(f"{stage:<9} {grid:<10} P={p} c={c} rep {rep}: measured "
+            print(f"{stage:<9} {grid:<10} P={p} c={c} draw {draw} rep {rep}: measured "
                   f"{row['measured_bytes'] / 1e6:.2f} MB, predicted {pred / 1e6:.2f} MB "
                   f"({err:+.1f}%), {row['seconds']:.2f} s", flush=True)
 
-    fields = ["stage", "grid", "ranks", "replication", "repeat", "minibatches", "measured_bytes",
+    fields = ["stage", "grid", "ranks", "replication", "draw_at", "repeat", "minibatches", "measured_bytes",
               "received_bytes", "calls", "predicted_bytes", "seconds", "comm_seconds",
               "stage_seconds", "process_seconds", "load_before"]
     with open(os.path.join(out_dir, "measurements.csv"), "w", newline="") as f:
@@ -263,12 +276,13 @@ def table(rows, configs, args, started):
            else "a whole epoch")
         + f", features {args.train_max_minibatches} minibatches of `train --epochs 1`.",
         "",
-        "| stage | grid | P | c | measured MB | predicted MB | error | time s | min time s | comm s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| stage | grid | P | c | draw at | measured MB | predicted MB | error | time s | "
+        "min time s | comm s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for stage, grid, p, c in configs:
-        mine = [r for r in rows if (r["stage"], r["grid"], r["ranks"], r["replication"]) ==
-                (stage, grid, p, c)]
+    for stage, grid, p, c, draw in configs:
+        mine = [r for r in rows if (r["stage"], r["grid"], r["ranks"], r["replication"],
+                                    r["draw_at"]) == (stage, grid, p, c, draw)]
         meas = median([r["measured_bytes"] for r in mine])
         pred = mine[0]["predicted_bytes"]
         times = [r["seconds"] if stage == "sampling" else r["stage_seconds"] for r in mine]
@@ -276,7 +290,8 @@ def table(rows, configs, args, started):
         fastest = min((t for t in times if t != ""), default=float("nan"))
         comm = median([r["comm_seconds"] for r in mine])
         name = grid if stage == "sampling" else "features"
-        lines.append(f"| {stage} | {name} | {p} | {c} | {meas / 1e6:.2f} | {pred / 1e6:.2f} | "
+        lines.append(f"| {stage} | {name} | {p} | {c} | {draw} | {meas / 1e6:.2f} | "
+                     f"{pred / 1e6:.2f} | "
                      f"{fmt_error(meas, pred)} | {secs:.2f} | {fastest:.2f} | {comm:.2f} |")
     return lines
 

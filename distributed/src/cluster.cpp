@@ -48,7 +48,8 @@ cluster::cluster(const data::dataset& ds, const cluster_options& options, bool p
                      {"parts", grid_partition_.parts},
                      {"edge_cut", edge_cut(graph, grid_partition_)},
                      {"edges", graph.nnz()}};
-  rows_ = make_row_source(options.grid, sampling_, graph, grid_partition_, options.replication);
+  rows_ = make_row_source(options.grid, sampling_, graph, grid_partition_, options.replication,
+                          options.draw_at);
   if (partition_features && !ds.features().empty()) {
     const int parts = ranks() / options.feature_replication;
     // Same method and part count as the grid's: reuse it (METIS is the costly step).

@@ -169,7 +169,7 @@ frontier_sizes expected_frontiers(const graph_stats& g, const workload& w, doubl
   // Per group, P(in the hop-l frontier) for one minibatch, by hop.
   std::vector<std::vector<double>> reached(g.groups.size());
   for (std::size_t l = 0; l <= hops; ++l) {
-    double frontier = 0, entries = 0, draws = 0;
+    double frontier = 0, entries = 0, draws = 0, rows = 0, drawn = 0;
     for (std::size_t i = 0; i < g.groups.size(); ++i) {
       const auto& grp = g.groups[i];
       const double one =
@@ -179,9 +179,11 @@ frontier_sizes expected_frontiers(const graph_stats& g, const workload& w, doubl
       reached[i].push_back(one);
       frontier += grp.count * all;
       entries += grp.count * all * grp.out_degree;
+      rows += grp.count * one;
       if (l == hops || grp.out_degree <= 0) continue;
       const double d = grp.out_degree;
       const double take = drawn_from(static_cast<double>(w.fanouts[l]), d);
+      drawn += grp.count * one * take;
       // Vertices first reached at hop j (share reached[j] - reached[j-1])
       // drew at hops j..l-1 already: only the uncovered share is fresh.
       for (std::size_t j = 0; j <= l; ++j) {
@@ -194,6 +196,8 @@ frontier_sizes expected_frontiers(const graph_stats& g, const workload& w, doubl
     }
     out.frontier.push_back(frontier);
     out.row_entries.push_back(entries);
+    out.rows.push_back(minibatches * rows);
+    out.drawn.push_back(minibatches * drawn);
     if (l < hops) {
       out.draws.push_back(minibatches * draws);
       draws_so_far += draws;
@@ -224,6 +228,25 @@ double one_and_half_d_fetch_bytes(const fetch_load& x, int ranks, int replicatio
   // as [length, columns...] (4 B each), values (4 B each) when weighted.
   return ranks * exchanges * 4.0 * (team - 1) +
          remote * (8 * x.distinct + 4 * x.entries + (weighted ? 4 * x.entries : 0));
+}
+
+double one_and_half_d_draw_bytes(const fetch_load& x, int ranks, int replication, bool weighted) {
+  const int team = ranks / replication;
+  if (team <= 1) return 0;
+  const double remote = 1 - 1.0 / team;
+  const double exchanges = weighted ? 3 : 2;  // requests, drawn rows (+ weights)
+  return ranks * exchanges * 4.0 * (team - 1) +
+         remote * (12 * x.rows + 4 * x.drawn + (weighted ? 4 * x.drawn : 0));
+}
+
+double three_d_draw_bytes(const fetch_load& x, int ranks, int layers, bool weighted) {
+  const double p = ranks, q = std::round(std::sqrt(p / layers)), f = layers * q;
+  double bytes = 8 * p * (f - 1) + 8 * p * (q - 1) + 12 * x.rows * (1 - 1 / f) +
+                 8 * x.distinct * (q - 1) + 8 * x.entries * (1 - 1 / q) + 4 * x.drawn * (1 - 1 / f);
+  if (weighted)
+    bytes +=
+        4 * p * (f - 1) + 4 * p * (q - 1) + 4 * x.entries * (1 - 1 / q) + 4 * x.drawn * (1 - 1 / f);
+  return bytes;
 }
 
 double two_d_fetch_bytes(const fetch_load& x, int ranks, double nnz, double a_block_columns,
@@ -317,12 +340,17 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
         if (k[r] == 0) continue;
         x.distinct += frontiers(k[r]).frontier[l];
         x.entries += frontiers(k[r]).row_entries[l];
+        x.rows += frontiers(k[r]).rows[l];
+        x.drawn += frontiers(k[r]).drawn[l];
       }
+      // Whole rows (fanout -1) are fetched, not drawn, wherever the draw runs.
+      const bool draw = w.draw_at_owner && w.fanouts[l] > 0;
       switch (kind) {
         case grid::replicated:
           break;
         case grid::one_and_half_d:
-          total += one_and_half_d_fetch_bytes(x, ranks, replication, w.weighted);
+          total += draw ? one_and_half_d_draw_bytes(x, ranks, replication, w.weighted)
+                        : one_and_half_d_fetch_bytes(x, ranks, replication, w.weighted);
           break;
         case grid::two_d: {
           // S rows of a process row (sampling ranks iq .. iq + q - 1) union
@@ -336,7 +364,8 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
           break;
         }
         case grid::three_d:
-          total += three_d_fetch_bytes(x, ranks, replication, w.weighted);
+          total += draw ? three_d_draw_bytes(x, ranks, replication, w.weighted)
+                        : three_d_fetch_bytes(x, ranks, replication, w.weighted);
           break;
       }
     }

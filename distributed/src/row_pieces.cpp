@@ -1,6 +1,9 @@
 #include "row_pieces.hpp"
 
+#include "bulkgnn/core/error.hpp"
+
 #include <algorithm>
+#include <bit>
 
 namespace bulkgnn::distributed::detail {
 
@@ -36,6 +39,101 @@ sampler::gathered_rows rows_from_owners(const received_streams& answered,
   row_reader from_owners(answered.entries, answered.weights);
   for (const vertex_t v : distinct) from_owners.append_next_row(owner[v], rows_of_distinct);
   return rows_for_requests(std::move(rows_of_distinct), distinct, vertices);
+}
+
+draw_requests route_draw_requests(std::span<const vertex_t> vertices,
+                                  const kernels::row_streams& streams,
+                                  std::span<const std::int32_t> owner, int owners,
+                                  const char* grid) {
+  BULKGNN_EXPECTS(streams.minibatch_of_row.size() == vertices.size(),
+                  "{}: {} minibatch ids for {} rows to draw", grid, streams.minibatch_of_row.size(),
+                  vertices.size());
+  BULKGNN_EXPECTS(
+      streams.key_rows.empty() || std::equal(streams.key_rows.begin(), streams.key_rows.end(),
+                                             vertices.begin(), vertices.end()),
+      "{}: a draw at the owner keys each row by its vertex", grid);
+  draw_requests out;
+  out.owner_of.resize(vertices.size());
+  std::vector<std::size_t> count(static_cast<std::size_t>(owners), 0);
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    const vertex_t v = vertices[i];
+    BULKGNN_EXPECTS(v >= 0 && static_cast<std::size_t>(v) < owner.size(),
+                    "{}: vertex {} outside the graph", grid, v);
+    out.owner_of[i] = owner[v];
+    ++count[static_cast<std::size_t>(owner[v])];
+  }
+  out.pairs.resize(static_cast<std::size_t>(owners));
+  for (std::size_t o = 0; o < out.pairs.size(); ++o) out.pairs[o].reserve(2 * count[o]);
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    auto& to = out.pairs[static_cast<std::size_t>(out.owner_of[i])];
+    to.push_back(vertices[i]);
+    to.push_back(std::bit_cast<vertex_t>(streams.minibatch_of_row[i]));
+  }
+  return out;
+}
+
+draw_request_list read_draw_requests(const std::vector<vertex_t>& pairs) {
+  draw_request_list list;
+  list.vertices.reserve(pairs.size() / 2);
+  list.minibatches.reserve(pairs.size() / 2);
+  for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
+    list.vertices.push_back(pairs[k]);
+    list.minibatches.push_back(std::bit_cast<std::uint32_t>(pairs[k + 1]));
+  }
+  return list;
+}
+
+std::vector<piece_stream> drawn_replies(const csr_matrix& drawn,
+                                        std::span<const std::size_t> first) {
+  std::vector<piece_stream> replies(first.size() - 1);
+  for (std::size_t r = 0; r + 1 < first.size(); ++r) {
+    const auto begin = drawn.indptr[first[r]], end = drawn.indptr[first[r + 1]];
+    auto& out = replies[r].entries;
+    out.reserve(first[r + 1] - first[r] + static_cast<std::size_t>(end - begin));
+    for (auto row = first[r]; row < first[r + 1]; ++row)
+      out.push_back(static_cast<vertex_t>(drawn.indptr[row + 1] - drawn.indptr[row]));
+    out.insert(out.end(), drawn.indices.begin() + begin, drawn.indices.begin() + end);
+    if (!drawn.values.empty())
+      replies[r].weights.assign(drawn.values.begin() + begin, drawn.values.begin() + end);
+  }
+  return replies;
+}
+
+csr_matrix drawn_rows_from_owners(const received_streams& answered,
+                                  std::span<const std::int32_t> owner_of,
+                                  std::int64_t num_vertices) {
+  // Each owner's stream: the lengths of the rows it drew, then their columns.
+  const auto owners = answered.entries.size();
+  std::vector<std::size_t> rows_from(owners, 0);
+  for (const auto o : owner_of) ++rows_from[static_cast<std::size_t>(o)];
+  std::vector<std::size_t> length_at(owners, 0), column_at(rows_from), weight_at(owners, 0);
+
+  csr_matrix drawn;
+  drawn.rows = static_cast<std::int64_t>(owner_of.size());
+  drawn.cols = num_vertices;
+  drawn.indptr.resize(owner_of.size() + 1);
+  drawn.indptr[0] = 0;
+  for (std::size_t i = 0; i < owner_of.size(); ++i) {
+    const auto o = static_cast<std::size_t>(owner_of[i]);
+    drawn.indptr[i + 1] = drawn.indptr[i] + answered.entries[o][length_at[o]++];
+  }
+  const auto total = static_cast<std::size_t>(drawn.indptr.back());
+  const bool weighted = !answered.weights.empty();
+  drawn.indices.resize(total);
+  if (weighted) drawn.values.resize(total);
+  for (std::size_t i = 0; i < owner_of.size(); ++i) {
+    const auto o = static_cast<std::size_t>(owner_of[i]);
+    const auto length = static_cast<std::size_t>(drawn.indptr[i + 1] - drawn.indptr[i]);
+    const auto out = static_cast<std::ptrdiff_t>(drawn.indptr[i]);
+    std::copy_n(answered.entries[o].begin() + static_cast<std::ptrdiff_t>(column_at[o]), length,
+                drawn.indices.begin() + out);
+    column_at[o] += length;
+    if (!weighted) continue;
+    std::copy_n(answered.weights[o].begin() + static_cast<std::ptrdiff_t>(weight_at[o]), length,
+                drawn.values.begin() + out);
+    weight_at[o] += length;
+  }
+  return drawn;
 }
 
 piece_reader::piece_reader(const std::vector<std::vector<vertex_t>>& entries,
@@ -113,6 +211,10 @@ void row_block::write_piece(std::int64_t row, piece_stream& out) const {
 }
 
 received_streams exchange(comm::communicator& comm, std::vector<piece_stream> out, bool weighted) {
+  // This rank's own part stays here: moved, not copied through the wire.
+  const auto me = static_cast<std::size_t>(comm.rank());
+  piece_stream own = std::move(out[me]);
+  out[me] = {};
   std::vector<std::vector<vertex_t>> entries(out.size());
   std::vector<std::vector<float>> weights(out.size());
   for (std::size_t d = 0; d < out.size(); ++d) {
@@ -121,7 +223,21 @@ received_streams exchange(comm::communicator& comm, std::vector<piece_stream> ou
   }
   received_streams received;
   received.entries = comm.all_to_all(entries);
-  if (weighted) received.weights = comm.all_to_all(weights);
+  received.entries[me] = std::move(own.entries);
+  if (weighted) {
+    received.weights = comm.all_to_all(weights);
+    received.weights[me] = std::move(own.weights);
+  }
+  return received;
+}
+
+std::vector<std::vector<vertex_t>> exchange_ids(comm::communicator& comm,
+                                                std::vector<std::vector<vertex_t>> out) {
+  const auto me = static_cast<std::size_t>(comm.rank());
+  std::vector<vertex_t> own = std::move(out[me]);
+  out[me] = {};
+  auto received = comm.all_to_all(out);
+  received[me] = std::move(own);
   return received;
 }
 

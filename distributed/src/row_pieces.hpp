@@ -5,6 +5,7 @@
 
 #include "bulkgnn/comm/communicator.hpp"
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/kernels/sample_rows.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
 
 #include <cstddef>
@@ -41,9 +42,12 @@ struct received_streams {
 };
 
 // Sends out[d] to rank d of `comm` (collective): the entries, then the
-// weights when A is weighted.
+// weights when A is weighted. This rank's own part is moved, not copied.
 [[nodiscard]] received_streams exchange(comm::communicator& comm, std::vector<piece_stream> out,
                                         bool weighted);
+// The same for one stream of ids.
+[[nodiscard]] std::vector<std::vector<vertex_t>> exchange_ids(
+    comm::communicator& comm, std::vector<std::vector<vertex_t>> out);
 
 // Reads the pieces that q sources sent, in the order they were written;
 // `weights` is empty when A is unweighted.
@@ -87,6 +91,40 @@ class row_reader {
                                                       std::int64_t num_vertices,
                                                       const std::vector<vertex_t>& distinct,
                                                       std::span<const vertex_t> vertices);
+
+// Draws at the owner. Each frontier row travels as its vertex and its
+// minibatch id: with the seed, epoch and hop, which every rank shares in a
+// collective call, they key the row's random stream (streams.key_rows must
+// be empty or equal to `vertices`). pairs[owner[v]] gets the pairs of the
+// rows of v, in request order. `grid` names the grid in errors.
+struct draw_requests {
+  std::vector<std::vector<vertex_t>> pairs;  // by owner
+  std::vector<std::int32_t> owner_of;        // by request
+};
+[[nodiscard]] draw_requests route_draw_requests(std::span<const vertex_t> vertices,
+                                                const kernels::row_streams& streams,
+                                                std::span<const std::int32_t> owner, int owners,
+                                                const char* grid);
+
+// The pairs that one requester sent, split.
+struct draw_request_list {
+  std::vector<vertex_t> vertices;
+  std::vector<std::uint32_t> minibatches;
+};
+[[nodiscard]] draw_request_list read_draw_requests(const std::vector<vertex_t>& pairs);
+
+// Drawn rows back to their requesters: rows [first[r], first[r + 1]) of
+// `drawn` to requester r, as their lengths, then their columns; weights
+// apart. Sizes and bytes are those of write_row, in two block copies.
+[[nodiscard]] std::vector<piece_stream> drawn_replies(const csr_matrix& drawn,
+                                                      std::span<const std::size_t> first);
+
+// Row i is the drawn row that rank owner_of[i] sent for request i
+// (drawn_replies); every owner answered its requests in the order they were
+// sent.
+[[nodiscard]] csr_matrix drawn_rows_from_owners(const received_streams& answered,
+                                                std::span<const std::int32_t> owner_of,
+                                                std::int64_t num_vertices);
 
 // Rows held by a rank, restricted to its column block: columns (original
 // ids), slots, and weights (empty if A is unweighted), in CSR layout.

@@ -6,9 +6,20 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/gather_rows.hpp"
 
+#include <bit>
 #include <cmath>
 
 namespace bulkgnn::distributed {
+
+draw_location parse_draw_location(const std::string& name) {
+  if (name == "owner") return draw_location::owner;
+  if (name == "requester") return draw_location::requester;
+  throw option_error("cluster_options.draw_at must be owner or requester; got '" + name + "'");
+}
+
+std::string draw_location_name(draw_location where) {
+  return where == draw_location::owner ? "owner" : "requester";
+}
 
 grid_kind parse_grid_kind(const std::string& name) {
   if (name == "replicated") return grid_kind::replicated;
@@ -71,12 +82,14 @@ void validate_grid(grid_kind kind, int ranks, int replication) {
 }
 
 block_row_shards::block_row_shards(const comm::communicator& sampling, csr_view graph,
-                                   const vertex_partition& partition, int replication)
+                                   const vertex_partition& partition, int replication,
+                                   draw_location draw_at)
     : team_(sampling.split(sampling.rank() / (sampling.size() / replication),
                            sampling.rank() % (sampling.size() / replication), sampling.stage())),
       partition_(partition),
       num_vertices_(static_cast<vertex_t>(graph.rows)),
-      weighted_(graph.weighted()) {
+      weighted_(graph.weighted()),
+      draw_at_(draw_at) {
   BULKGNN_EXPECTS(partition.parts == team_->size(),
                   "1.5d: the partition has {} parts for teams of {} ranks", partition.parts,
                   team_->size());
@@ -106,17 +119,47 @@ sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices
   return detail::rows_from_owners(answered, partition_.owner, num_vertices_, distinct, vertices);
 }
 
+csr_matrix block_row_shards::draw_rows(const executor& exec, std::span<const vertex_t> vertices,
+                                       const kernels::row_streams& streams,
+                                       const kernels::row_sampling_options& draw) {
+  // Whole rows are what every request would return anyway.
+  if (draw_at_ == draw_location::requester || draw.fanout < 0)
+    return row_source::draw_rows(exec, vertices, streams, draw);
+  auto routed =
+      detail::route_draw_requests(vertices, streams, partition_.owner, team_->size(), "1.5d");
+  const auto asked = detail::exchange_ids(*team_, std::move(routed.pairs));
+
+  // One draw over every requester's rows; requester r's are [first[r], first[r + 1]).
+  std::vector<vertex_t> local_rows, keys;
+  std::vector<std::uint32_t> minibatches;
+  std::vector<std::size_t> first{0};
+  for (const auto& pairs : asked) {
+    for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
+      local_rows.push_back(partition_.local_index[pairs[k]]);
+      keys.push_back(pairs[k]);
+      minibatches.push_back(std::bit_cast<std::uint32_t>(pairs[k + 1]));
+    }
+    first.push_back(keys.size());
+  }
+  const kernels::row_streams here{streams.seed, streams.epoch, streams.layer, minibatches, keys};
+  auto drawn = kernels::sample_rows(exec, block_.view(), local_rows, here, draw);
+  // A team of one drew exactly its own requests, in their order.
+  if (team_->size() == 1) return drawn;
+  const auto answered = detail::exchange(*team_, detail::drawn_replies(drawn, first), weighted_);
+  return detail::drawn_rows_from_owners(answered, routed.owner_of, num_vertices_);
+}
+
 std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
                                                      const comm::communicator& sampling,
                                                      csr_view graph,
                                                      const vertex_partition& partition,
-                                                     int replication) {
+                                                     int replication, draw_location draw_at) {
   validate_grid(kind, sampling.size(), replication);
   switch (kind) {
     case grid_kind::replicated:
       return std::make_unique<sampler::local_rows>(graph);
     case grid_kind::one_and_half_d:
-      return std::make_unique<block_row_shards>(sampling, graph, partition, replication);
+      return std::make_unique<block_row_shards>(sampling, graph, partition, replication, draw_at);
     case grid_kind::two_d:
 #ifdef BULKGNN_HAVE_COMBBLAS
       return detail::make_combblas_grid_rows(sampling, graph, partition);
@@ -125,7 +168,8 @@ std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
           "cluster_options.grid 2d is not available in this build (it needs CombBLAS)");
 #endif
     case grid_kind::three_d:
-      return std::make_unique<layered_grid_shards>(sampling, graph, partition, replication);
+      return std::make_unique<layered_grid_shards>(sampling, graph, partition, replication,
+                                                   draw_at);
   }
   throw option_error("cluster_options.grid " + grid_kind_name(kind) +
                      " is not available in this build");

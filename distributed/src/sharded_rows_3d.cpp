@@ -41,6 +41,7 @@
 #include "bulkgnn/distributed/sharded_rows.hpp"
 #include "row_pieces.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace bulkgnn::distributed {
@@ -56,7 +57,8 @@ int layer_side(int ranks, int layers) {
 }  // namespace
 
 layered_grid_shards::layered_grid_shards(const comm::communicator& sampling, csr_view graph,
-                                         const vertex_partition& partition, int layers)
+                                         const vertex_partition& partition, int layers,
+                                         draw_location draw_at)
     : fiber_(sampling.split(sampling.rank() % layer_side(sampling.size(), layers),
                             sampling.rank() / layer_side(sampling.size(), layers),
                             sampling.stage())),
@@ -66,6 +68,7 @@ layered_grid_shards::layered_grid_shards(const comm::communicator& sampling, csr
       partition_(partition),
       num_vertices_(static_cast<vertex_t>(graph.rows)),
       weighted_(graph.weighted()),
+      draw_at_(draw_at),
       block_(std::make_unique<local_block>()) {
   BULKGNN_EXPECTS(partition.parts == fiber_->size(),
                   "3d: the partition has {} parts for {} layers of {} process rows",
@@ -89,11 +92,25 @@ sampler::gathered_rows layered_grid_shards::rows(std::span<const vertex_t> verti
   }
   const auto asked = fiber_->all_to_all(requests);
 
-  // The rows this rank completes, and every process-row member's list, so
-  // that each member contributes its column block of them.
+  // The rows this rank completes, one per request it received.
   std::vector<vertex_t> to_complete;
   for (const auto& from_requester : asked)
     to_complete.insert(to_complete.end(), from_requester.begin(), from_requester.end());
+  const csr_matrix completed = complete_rows(to_complete);
+
+  std::vector<detail::piece_stream> replies(fiber_->size());
+  std::int64_t next_completed = 0;
+  for (int requester = 0; requester < fiber_->size(); ++requester)
+    for (std::size_t k = 0; k < asked[requester].size(); ++k)
+      detail::write_row(completed.view(), next_completed++, replies[requester]);
+  const auto answered = detail::exchange(*fiber_, std::move(replies), weighted_);
+
+  return detail::rows_from_owners(answered, partition_.owner, num_vertices_, distinct, vertices);
+}
+
+csr_matrix layered_grid_shards::complete_rows(const std::vector<vertex_t>& to_complete) {
+  // Every process-row member gets the list, so that each contributes its
+  // column block of those rows.
   const auto lists = process_row_->all_to_all(
       std::vector<std::vector<vertex_t>>(process_row_->size(), to_complete));
 
@@ -107,15 +124,50 @@ sampler::gathered_rows layered_grid_shards::rows(std::span<const vertex_t> verti
   completed.cols = num_vertices_;
   detail::piece_reader from_members(received_pieces.entries, received_pieces.weights);
   for (std::size_t k = 0; k < to_complete.size(); ++k) from_members.append_next_row(completed);
+  return completed;
+}
 
-  std::vector<detail::piece_stream> replies(fiber_->size());
-  std::int64_t next_completed = 0;
-  for (int requester = 0; requester < fiber_->size(); ++requester)
-    for (std::size_t k = 0; k < asked[requester].size(); ++k)
-      detail::write_row(completed.view(), next_completed++, replies[requester]);
+csr_matrix layered_grid_shards::draw_rows(const executor& exec, std::span<const vertex_t> vertices,
+                                          const kernels::row_streams& streams,
+                                          const kernels::row_sampling_options& draw) {
+  // Whole rows are what every request would return anyway.
+  if (draw_at_ == draw_location::requester || draw.fanout < 0)
+    return row_source::draw_rows(exec, vertices, streams, draw);
+  auto routed =
+      detail::route_draw_requests(vertices, streams, partition_.owner, fiber_->size(), "3d");
+  const auto asked = detail::exchange_ids(*fiber_, std::move(routed.pairs));
+
+  // Each requester's distinct vertices are completed once, however many of
+  // its minibatches draw from them; then every request draws from its row.
+  std::vector<detail::draw_request_list> requests;
+  std::vector<vertex_t> to_complete;
+  std::vector<vertex_t> completed_row;
+  for (const auto& pairs : asked) {
+    requests.push_back(detail::read_draw_requests(pairs));
+    const auto distinct = detail::distinct_vertices(requests.back().vertices);
+    const auto first = static_cast<vertex_t>(to_complete.size());
+    for (const vertex_t v : requests.back().vertices)
+      completed_row.push_back(
+          first + static_cast<vertex_t>(std::lower_bound(distinct.begin(), distinct.end(), v) -
+                                        distinct.begin()));
+    to_complete.insert(to_complete.end(), distinct.begin(), distinct.end());
+  }
+  const csr_matrix completed = complete_rows(to_complete);
+
+  std::vector<vertex_t> keys;
+  std::vector<std::uint32_t> minibatches;
+  for (const auto& list : requests) {
+    keys.insert(keys.end(), list.vertices.begin(), list.vertices.end());
+    minibatches.insert(minibatches.end(), list.minibatches.begin(), list.minibatches.end());
+  }
+  const kernels::row_streams here{streams.seed, streams.epoch, streams.layer, minibatches, keys};
+  const auto drawn = kernels::sample_rows(exec, completed.view(), completed_row, here, draw);
+
+  std::vector<std::size_t> first{0};
+  for (const auto& list : requests) first.push_back(first.back() + list.vertices.size());
+  auto replies = detail::drawn_replies(drawn, first);
   const auto answered = detail::exchange(*fiber_, std::move(replies), weighted_);
-
-  return detail::rows_from_owners(answered, partition_.owner, num_vertices_, distinct, vertices);
+  return detail::drawn_rows_from_owners(answered, routed.owner_of, num_vertices_);
 }
 
 }  // namespace bulkgnn::distributed

@@ -40,17 +40,6 @@ std::string sampler_kind_name(sampler_kind kind) {
   return "unknown";
 }
 
-gathered_rows wrap_fetched_rows(csr_matrix fetched) {
-  gathered_rows g;
-  g.fetched = true;
-  g.fetched_rows = std::move(fetched);
-  g.rows = g.fetched_rows.view();
-  g.positions.resize(static_cast<std::size_t>(g.fetched_rows.rows));
-  std::iota(g.positions.begin(), g.positions.end(), 0);
-  g.row_of = g.positions;
-  return g;
-}
-
 void validate(const sampler_options& options, bool graph_weighted) {
   BULKGNN_EXPECTS(!options.fanouts.empty(), "sampler_options.fanouts must list at least one hop");
   for (std::size_t h = 0; h < options.fanouts.size(); ++h)
@@ -161,9 +150,9 @@ sampled_layer bulk_sampler::sample_node_wise(const segmented_vertices& frontier,
                                      frontier.vertices};
   csr_matrix drawn;
   {
-    const auto rows = fetch_rows(frontier.vertices);
-    executor_stage stage(exec_, times_, device_log_, "sample_rows");
-    drawn = kernels::sample_rows(exec_, rows.rows, rows.row_of, streams, draw);
+    // Fetching and drawing are one stage: a sharded source may draw remotely.
+    executor_stage stage(exec_, times_, device_log_, "draw_rows");
+    drawn = rows_.draw_rows(exec_, frontier.vertices, streams, draw);
   }
   executor_stage stage(exec_, times_, device_log_, "relabel");
   auto relabelled = kernels::relabel_by_segment(exec_, frontier, drawn.view());

@@ -42,7 +42,8 @@ std::vector<setting> layout_settings(const layout_options& layout) {
   return {{"layout_options.grid", layout.grid},
           {"layout_options.replication", std::to_string(layout.replication)},
           {"layout_options.feature_replication", std::to_string(layout.feature_replication)},
-          {"layout_options.partition", layout.partition}};
+          {"layout_options.partition", layout.partition},
+          {"layout_options.draw_at", layout.draw_at}};
 }
 
 #if BULKGNN_HAVE_MPI
@@ -81,7 +82,8 @@ distributed::cluster_options cluster_options_from(const layout_options& layout) 
   return {.grid = distributed::parse_grid_kind(layout.grid),
           .replication = layout.replication,
           .feature_replication = layout.feature_replication,
-          .partition = layout.partition};
+          .partition = layout.partition,
+          .draw_at = distributed::parse_draw_location(layout.draw_at)};
 }
 
 // The first collective of a run: ranks that disagree on anything below would

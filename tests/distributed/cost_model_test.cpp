@@ -86,6 +86,44 @@ TEST(CostModel, ThreeDFetchBytesAsShardedRows3dCountsThem) {
                    4 * 8 * 3 + 4 * 8 * 1 + 1000 * (4 * 0.5 + 4 * 0.75));
 }
 
+TEST(CostModel, DrawBytesAsShardedRowsCountThem) {
+  // R = 300 frontier rows drawing W = 900 entries from D = 100 distinct rows
+  // of E = 1000 entries.
+  const fetch_load x{.distinct = 100, .entries = 1000, .rows = 300, .drawn = 900};
+  // 1.5D, P = 8, c = 2: teams of 4.
+  EXPECT_DOUBLE_EQ(one_and_half_d_draw_bytes(x, 8, 2, false),
+                   8 * 2 * 4 * 3 + 0.75 * (12 * 300 + 4 * 900));
+  EXPECT_DOUBLE_EQ(one_and_half_d_draw_bytes(x, 8, 2, true),
+                   8 * 3 * 4 * 3 + 0.75 * (12 * 300 + 8 * 900));
+  EXPECT_EQ(one_and_half_d_draw_bytes(x, 4, 4, false), 0.0);
+  // 3D, P = 8, c = 2: q = 2, F = 4.
+  const double expected =
+      8 * 8 * 3 + 8 * 8 * 1 + 12 * 300 * 0.75 + 8 * 100 * 1 + 8 * 1000 * 0.5 + 4 * 900 * 0.75;
+  EXPECT_DOUBLE_EQ(three_d_draw_bytes(x, 8, 2, false), expected);
+  EXPECT_DOUBLE_EQ(three_d_draw_bytes(x, 8, 2, true) - expected,
+                   4 * 8 * 3 + 4 * 8 * 1 + 4 * 1000 * 0.5 + 4 * 900 * 0.75);
+}
+
+TEST(CostModel, DrawsAtTheOwnerMoveBytesThatGrowWithTheFanoutNotTheDegree) {
+  auto w = small_workload();
+  w.max_minibatches = 4;
+  const auto sparse = synthetic_stats(100000, 2000000, 100000);  // mean degree 20
+  const auto dense = synthetic_stats(100000, 8000000, 100000);   // mean degree 80
+  const double at_owner_sparse = sampling_bytes(sparse, w, grid::one_and_half_d, 4, 1);
+  const double at_owner_dense = sampling_bytes(dense, w, grid::one_and_half_d, 4, 1);
+  EXPECT_NEAR(at_owner_dense / at_owner_sparse, 1.0, 0.1);
+  w.draw_at_owner = false;
+  const double whole_sparse = sampling_bytes(sparse, w, grid::one_and_half_d, 4, 1);
+  const double whole_dense = sampling_bytes(dense, w, grid::one_and_half_d, 4, 1);
+  EXPECT_GT(whole_dense / whole_sparse, 3.0);
+  EXPECT_LT(at_owner_dense, whole_dense / 5);
+  // Every hop taking whole rows: both fetch the same.
+  w.fanouts = {-1, -1};
+  const double fetched = sampling_bytes(sparse, w, grid::three_d, 8, 2);
+  w.draw_at_owner = true;
+  EXPECT_EQ(sampling_bytes(sparse, w, grid::three_d, 8, 2), fetched);
+}
+
 TEST(CostModel, ThreeDWithOneByOneLayersIsOneAndHalfD) {
   // c = P layers of 1×1: the fiber is every rank, nothing crosses a process
   // row, so the 3D fetch is 1.5D's with one team of P.

@@ -53,7 +53,7 @@ csr_matrix weighted_backwards(csr_matrix g) {
   for (std::int64_t v = 0; v < g.rows; ++v)
     std::reverse(g.indices.begin() + g.indptr[v], g.indices.begin() + g.indptr[v + 1]);
   g.values.resize(g.indices.size());
-  for (std::size_t e = 0; e < g.values.size(); ++e) g.values[e] = 0.5F * static_cast<float>(e);
+  for (std::size_t e = 0; e < g.values.size(); ++e) g.values[e] = 0.5F * static_cast<float>(e + 1);
   return g;
 }
 
@@ -68,12 +68,11 @@ vertex_partition scattered_partition(std::int64_t num_vertices, int parts) {
 
 // The row source of `grid`, or null for a grid this build lacks (2d without
 // CombBLAS), which every rank then skips alike.
-std::unique_ptr<sampler::row_source> row_source_or_null(const grid_case& grid,
-                                                        comm::communicator& sampling,
-                                                        csr_view graph,
-                                                        const vertex_partition& partition) {
+std::unique_ptr<sampler::row_source> row_source_or_null(
+    const grid_case& grid, comm::communicator& sampling, csr_view graph,
+    const vertex_partition& partition, draw_location draw_at = draw_location::owner) {
   try {
-    return make_row_source(grid.kind, sampling, graph, partition, grid.replication);
+    return make_row_source(grid.kind, sampling, graph, partition, grid.replication, draw_at);
   } catch (const option_error&) {
     return nullptr;
   }
@@ -159,29 +158,136 @@ TEST(ShardedRows, SamplersDrawTheSameMinibatchesOnEveryGrid) {
                                                           : std::vector<std::int64_t>{30, 30},
                                            .seed = 3};
     sampler::bulk_sampler whole(g.view(), options);
-    for (const auto grid : grids_for(sampling.size())) {
-      const auto partition = block_partition(g.rows, parts_for(grid, sampling.size()));
-      const auto source = row_source_or_null(grid, sampling, g.view(), partition);
-      if (!source) continue;
-      SCOPED_TRACE(grid_kind_name(grid.kind) + " " + sampler::sampler_kind_name(kind));
-      sampler::bulk_sampler sharded(*source, options);
-      // Rank r samples minibatches r, r + P, ... of each bulk of 2P.
-      const std::int64_t bulk = 2 * sampling.size();
-      for (std::int64_t first = 0; first + bulk <= plan.num_minibatches(); first += bulk) {
-        segmented_vertices seeds;
-        std::vector<std::int64_t> ids;
-        for (std::int64_t j = sampling.rank(); j < bulk; j += sampling.size()) {
-          seeds.push_segment(plan.seeds(first + j));
-          ids.push_back(first + j);
+    for (const auto grid : grids_for(sampling.size()))
+      for (const auto draw_at : {draw_location::owner, draw_location::requester}) {
+        const auto partition = block_partition(g.rows, parts_for(grid, sampling.size()));
+        const auto source = row_source_or_null(grid, sampling, g.view(), partition, draw_at);
+        if (!source) continue;
+        SCOPED_TRACE(grid_kind_name(grid.kind) + " " + sampler::sampler_kind_name(kind) +
+                     " drawn at the " + draw_location_name(draw_at));
+        sampler::bulk_sampler sharded(*source, options);
+        // Rank r samples minibatches r, r + P, ... of each bulk of 2P.
+        const std::int64_t bulk = 2 * sampling.size();
+        for (std::int64_t first = 0; first + bulk <= plan.num_minibatches(); first += bulk) {
+          segmented_vertices seeds;
+          std::vector<std::int64_t> ids;
+          for (std::int64_t j = sampling.rank(); j < bulk; j += sampling.size()) {
+            seeds.push_segment(plan.seeds(first + j));
+            ids.push_back(first + j);
+          }
+          const auto mine = sharded.sample(plan.epoch(), seeds, ids);
+          for (std::size_t k = 0; k < ids.size(); ++k)
+            EXPECT_EQ(mine.digest(static_cast<std::int64_t>(k)),
+                      whole.sample(plan, ids[k], 1).digest(0))
+                << "minibatch " << ids[k];
         }
-        const auto mine = sharded.sample(plan.epoch(), seeds, ids);
-        for (std::size_t k = 0; k < ids.size(); ++k)
-          EXPECT_EQ(mine.digest(static_cast<std::int64_t>(k)),
-                    whole.sample(plan, ids[k], 1).digest(0))
-              << "minibatch " << ids[k];
       }
-    }
   }
+}
+
+// Frontier rows of this rank (repeats across minibatches, and within one),
+// with the minibatch of each.
+struct frontier_rows {
+  std::vector<vertex_t> vertices;
+  std::vector<std::uint32_t> minibatches;
+};
+
+frontier_rows some_frontier(int rank, int call, std::int64_t num_vertices) {
+  frontier_rows f;
+  if (call == 2) return f;  // the last call asks nothing
+  for (int i = 0; i < 60; ++i) {
+    f.vertices.push_back(static_cast<vertex_t>((i * 41 + rank * 13 + call) % num_vertices));
+    f.minibatches.push_back(static_cast<std::uint32_t>(100 * rank + i / 20));
+  }
+  return f;
+}
+
+// Every draw kind that a node-wise sampler makes, on a fanout below and
+// above the test graph's degrees.
+std::vector<kernels::row_sampling_options> node_wise_draws(bool weighted) {
+  std::vector<kernels::row_sampling_options> draws;
+  for (const std::int64_t fanout : {3, 40})
+    for (const auto mode : {kernels::replacement::without, kernels::replacement::with}) {
+      draws.push_back({.fanout = fanout, .mode = mode, .weights = kernels::weighting::uniform});
+      if (weighted)
+        draws.push_back({.fanout = fanout, .mode = mode, .weights = kernels::weighting::by_value});
+    }
+  return draws;
+}
+
+void expect_same_rows(const csr_matrix& got, const csr_matrix& expected) {
+  ASSERT_EQ(got.rows, expected.rows);
+  EXPECT_EQ(got.cols, expected.cols);
+  EXPECT_EQ(got.indptr, expected.indptr);
+  EXPECT_EQ(got.indices, expected.indices);
+  EXPECT_EQ(got.values, expected.values);
+}
+
+TEST(ShardedRows, DrawsAtTheOwnerEqualDrawsFromTheWholeGraph) {
+  comm::traffic_log log;
+  comm::mpi_communicator sampling(MPI_COMM_WORLD, "sampling", log);
+  const auto sorted = testing::random_graph(400, 12);
+  for (const auto& g : {sorted, weighted_backwards(sorted)})
+    for (const auto grid : grids_for(sampling.size()))
+      for (const auto draw_at : {draw_location::owner, draw_location::requester}) {
+        const auto partition = scattered_partition(g.rows, parts_for(grid, sampling.size()));
+        const auto source = row_source_or_null(grid, sampling, g.view(), partition, draw_at);
+        if (!source) continue;
+        SCOPED_TRACE(grid_kind_name(grid.kind) + " c=" + std::to_string(grid.replication) +
+                     (g.values.empty() ? " sorted" : " weighted backwards") + " drawn at the " +
+                     draw_location_name(draw_at));
+        for (const auto& draw : node_wise_draws(!g.values.empty()))
+          for (int call = 0; call < 3; ++call) {
+            const auto f = some_frontier(sampling.rank(), call, g.rows);
+            const kernels::row_streams streams{.seed = 5,
+                                               .epoch = 2,
+                                               .layer = static_cast<std::uint32_t>(call),
+                                               .minibatch_of_row = f.minibatches,
+                                               .key_rows = f.vertices};
+            const auto drawn = source->draw_rows({}, f.vertices, streams, draw);
+            expect_same_rows(drawn, kernels::sample_rows({}, g.view(), f.vertices, streams, draw));
+          }
+      }
+}
+
+// 1.5d draws at the owner send, summed over ranks: a 4-byte count per pair
+// of distinct team members in each all-to-all (requests, rows, and weights
+// when A is weighted); 8 bytes (vertex, minibatch) per request to another
+// member; 4 (length) + 4 per drawn entry (+ 4 per weight) per row back.
+TEST(ShardedRows, DrawsAtTheOwnerSendTheBytesOfTheClosedForm) {
+  const auto sorted = testing::random_graph(400, 12);
+  const int ranks = sampling_ranks();
+  for (const auto& g : {sorted, weighted_backwards(sorted)})
+    for (int c = 1; c <= ranks; ++c) {
+      if (ranks % c != 0) continue;
+      comm::traffic_log log;
+      comm::mpi_communicator sampling(MPI_COMM_WORLD, "sampling", log);
+      const grid_case grid{grid_kind::one_and_half_d, c};
+      const auto partition = scattered_partition(g.rows, parts_for(grid, ranks));
+      const auto source = row_source_or_null(grid, sampling, g.view(), partition);
+      const auto f = some_frontier(sampling.rank(), 0, g.rows);
+      const kernels::row_streams streams{.seed = 1,
+                                         .epoch = 0,
+                                         .layer = 0,
+                                         .minibatch_of_row = f.minibatches,
+                                         .key_rows = f.vertices};
+      const bool weighted = !g.values.empty();
+      const auto drawn = source->draw_rows({}, f.vertices, streams,
+                                           {.fanout = 3, .mode = kernels::replacement::without});
+      const int team = ranks / c;
+      const int my_part = sampling.rank() % team;
+      std::int64_t expected = (weighted ? 3 : 2) * 4 * (team - 1);
+      for (std::size_t i = 0; i < f.vertices.size(); ++i) {
+        if (partition.owner[f.vertices[i]] == my_part) continue;
+        const auto length = drawn.indptr[i + 1] - drawn.indptr[i];
+        expected += 8 + 4 + 4 * length + (weighted ? 4 * length : 0);
+      }
+      std::vector<std::int64_t> totals{expected, log.all()["sampling"].bytes_sent};
+      comm::mpi_communicator reduce(MPI_COMM_WORLD, "totals", log);
+      reduce.all_reduce(std::span<std::int64_t>(totals));
+      SCOPED_TRACE("c=" + std::to_string(c) + (weighted ? " weighted" : ""));
+      EXPECT_EQ(totals[1], totals[0]);
+    }
 }
 
 }  // namespace

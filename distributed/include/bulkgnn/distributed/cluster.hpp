@@ -20,6 +20,7 @@ struct cluster_options {
   int feature_replication = 1;  // copies of each feature row
   std::string partition = "block";
   int partition_seed = 0;
+  draw_location draw_at = draw_location::owner;  // 1.5d and 3d node-wise draws
 };
 
 // option_error naming the option if `options` cannot lay a run out over

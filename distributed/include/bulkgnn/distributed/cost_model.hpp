@@ -21,6 +21,10 @@
 //  - 3D is the layered grid the build runs (sharded_rows_3d.cpp): requests
 //    go to the row owner's fiber rank, which completes the row from its
 //    process row; it moves only the requested rows, never A.
+//  - 1.5D and 3D draw node-wise samples at the row's owner by default
+//    (draw_location::owner): a request per frontier row of each minibatch
+//    goes out and only the drawn entries come back, so that term grows with
+//    the fanout. A hop with fanout -1 fetches whole rows either way.
 //  - approximated: the expected number of distinct vertices a minibatch (or
 //    a bulk of minibatches) reaches per hop. We use a degree-biased occupancy
 //    formula with independent draws: a neighbour draw lands on v with
@@ -92,6 +96,7 @@ struct workload {
   std::int64_t parameters = 0;       // 0: GraphSAGE count from the widths
   std::int64_t max_minibatches = 0;  // 0: the whole epoch
   bool weighted = false;             // sharded rows carry edge values too
+  bool draw_at_owner = true;         // 1.5D/3D node-wise draws at the row's owner
 };
 
 // GraphSAGE layers f -> hidden -> ... -> classes, each [W_neigh; W_self]
@@ -100,11 +105,16 @@ struct workload {
 
 // Expected distinct vertices per hop: frontier[l] is what hop l reads rows
 // of (frontier[0] = the seeds, frontier[L] = the input nodes), row_entries[l]
-// the expected sum of their row lengths, draws[l] the neighbour draws of hop l.
+// the expected sum of their row lengths, draws[l] the fresh neighbour draws of
+// hop l. rows[l] counts the frontier of each minibatch apart (a vertex in two
+// minibatches' frontiers twice) and drawn[l] every entry their draws take
+// (repeats of earlier hops' draws included): what draws at the owner move.
 struct frontier_sizes {
   std::vector<double> frontier;
   std::vector<double> row_entries;
   std::vector<double> draws;
+  std::vector<double> rows;
+  std::vector<double> drawn;
 };
 // For `minibatches` minibatches of `batch` seeds each, sampled together:
 // per-minibatch frontiers drive the draws, the union over them is returned.
@@ -132,6 +142,10 @@ struct fetch_load {
   // 2D: distinct vertices of each process row's requests (the columns of
   // its S blocks), summed over the process rows.
   double selection_columns = 0;
+  // Draws at the owner: R, the frontier rows of each requester's minibatches
+  // (repeats across minibatches counted), and W, the entries drawn from them.
+  double rows = 0;
+  double drawn = 0;
 };
 
 // Bytes sent, summed over ranks, by one row fetch of each grid; requests
@@ -148,6 +162,16 @@ struct fetch_load {
 //  3D (q = √(P/c), fiber F = cq, sharded_rows_3d.cpp):
 //    8P(F-1) + 8P(q-1) + D(8(1-1/F) + 8(q-1)) + E(8(1-1/q) + 4(1-1/F))
 //    (+ 4P(F-1) + 4P(q-1) + E(4(1-1/q) + 4(1-1/F)) weighted).
+// Draws at the owner:
+//  1.5D: P·x·4(T-1) + (1 - 1/T)(12R + 4W (+ 4W weighted)): (vertex,
+//    minibatch) out, length and drawn columns (and weights) back.
+//  3D: 8P(F-1) + 8P(q-1) + 12R(1-1/F) + 8D(q-1) + 8E(1-1/q) + 4W(1-1/F)
+//    (+ 4P(F-1) + 4P(q-1) + 4E(1-1/q) + 4W(1-1/F) weighted): the owner's
+//    fiber rank still completes each requester's distinct rows (D, E) from
+//    its process row, but only drawn entries go back along the fiber.
+[[nodiscard]] double one_and_half_d_draw_bytes(const fetch_load& x, int ranks, int replication,
+                                               bool weighted);
+[[nodiscard]] double three_d_draw_bytes(const fetch_load& x, int ranks, int layers, bool weighted);
 [[nodiscard]] double one_and_half_d_fetch_bytes(const fetch_load& x, int ranks, int replication,
                                                 bool weighted);
 [[nodiscard]] double two_d_fetch_bytes(const fetch_load& x, int ranks, double nnz,

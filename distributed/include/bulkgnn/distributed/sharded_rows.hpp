@@ -20,6 +20,18 @@ enum class grid_kind {
   three_d,         // c layers of (P/c) 2D grids, splitting A's rows (the inner dimension)
 };
 
+// Where a sharded grid draws a node-wise sample (a fanout, not whole rows):
+// at the row's owner, which receives each frontier row's (vertex, minibatch)
+// and returns only the drawn entries, so bytes grow with the fanout; or at
+// the requester, which fetches every distinct row of its frontier whole, so
+// bytes grow with the degree (fewer only when the fanout nears the degree or
+// a bulk's minibatches share most of their frontiers). The drawn entries are
+// the same either way.
+enum class draw_location { owner, requester };
+
+[[nodiscard]] draw_location parse_draw_location(const std::string& name);
+[[nodiscard]] std::string draw_location_name(draw_location where);
+
 [[nodiscard]] grid_kind parse_grid_kind(const std::string& name);
 [[nodiscard]] std::string grid_kind_name(grid_kind kind);
 
@@ -35,11 +47,17 @@ class block_row_shards final : public sampler::row_source {
  public:
   // `graph` is read only for this rank's block row.
   block_row_shards(const comm::communicator& sampling, csr_view graph,
-                   const vertex_partition& partition, int replication);
+                   const vertex_partition& partition, int replication,
+                   draw_location draw_at = draw_location::owner);
 
   [[nodiscard]] vertex_t num_vertices() const override { return num_vertices_; }
   [[nodiscard]] bool weighted() const override { return weighted_; }
   [[nodiscard]] sampler::gathered_rows rows(std::span<const vertex_t> vertices) override;
+  // At the owner: one all-to-all of (vertex, minibatch) pairs out and one of
+  // drawn rows (length, then columns; weights apart) back.
+  [[nodiscard]] csr_matrix draw_rows(const executor& exec, std::span<const vertex_t> vertices,
+                                     const kernels::row_streams& streams,
+                                     const kernels::row_sampling_options& draw) override;
 
   [[nodiscard]] edge_t local_nnz() const { return block_.nnz(); }
 
@@ -48,6 +66,7 @@ class block_row_shards final : public sampler::row_source {
   const vertex_partition& partition_;
   vertex_t num_vertices_;
   bool weighted_;
+  draw_location draw_at_;
   csr_matrix block_;  // rows of this rank's part, in local_index order
 };
 
@@ -63,15 +82,26 @@ class layered_grid_shards final : public sampler::row_source {
  public:
   // `graph` is read only for this rank's rows.
   layered_grid_shards(const comm::communicator& sampling, csr_view graph,
-                      const vertex_partition& partition, int layers);
+                      const vertex_partition& partition, int layers,
+                      draw_location draw_at = draw_location::owner);
   ~layered_grid_shards() override;
 
   [[nodiscard]] vertex_t num_vertices() const override { return num_vertices_; }
   [[nodiscard]] bool weighted() const override { return weighted_; }
   [[nodiscard]] sampler::gathered_rows rows(std::span<const vertex_t> vertices) override;
+  // At the owner: (vertex, minibatch) pairs go to the rank completing the
+  // row, which completes each requester's distinct rows as rows() does,
+  // draws there, and returns only the drawn entries.
+  [[nodiscard]] csr_matrix draw_rows(const executor& exec, std::span<const vertex_t> vertices,
+                                     const kernels::row_streams& streams,
+                                     const kernels::row_sampling_options& draw) override;
 
  private:
   struct local_block;
+  // Rows `to_complete` (this rank's part) whole, from the pieces of every
+  // member of the process row (collective over the process row).
+  [[nodiscard]] csr_matrix complete_rows(const std::vector<vertex_t>& to_complete);
+
   // Ranks with this rank's process column in every layer, ordered by part
   // (ℓq + i): where requests go and complete rows come back from.
   std::unique_ptr<comm::communicator> fiber_;
@@ -80,13 +110,15 @@ class layered_grid_shards final : public sampler::row_source {
   const vertex_partition& partition_;
   vertex_t num_vertices_;
   bool weighted_;
+  draw_location draw_at_;
   std::unique_ptr<local_block> block_;
 };
 
 // The row source for `kind` (replicated, 1.5D, 2D or 3D) over the sampling
-// communicator.
+// communicator; `draw_at` applies to 1.5D and 3D (2D draws at the requester).
 [[nodiscard]] std::unique_ptr<sampler::row_source> make_row_source(
     grid_kind kind, const comm::communicator& sampling, csr_view graph,
-    const vertex_partition& partition, int replication);
+    const vertex_partition& partition, int replication,
+    draw_location draw_at = draw_location::owner);
 
 }  // namespace bulkgnn::distributed

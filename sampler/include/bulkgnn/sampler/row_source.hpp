@@ -1,6 +1,8 @@
 #pragma once
 
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/kernels/sample_rows.hpp"
 
 #include <span>
 #include <vector>
@@ -31,6 +33,16 @@ class row_source {
   [[nodiscard]] virtual bool weighted() const = 0;
   // Every vertex in [0, num_vertices()); repeats allowed.
   [[nodiscard]] virtual gathered_rows rows(std::span<const vertex_t> vertices) = 0;
+  // What kernels::sample_rows draws from the rows of `vertices` (row i of the
+  // result from vertex i, keyed by `streams`): collective like rows(). This
+  // one fetches whole rows and draws here; a sharded source may instead send
+  // the keys to the rows' owners, which draw there and return only the drawn
+  // entries. Both give the same entries, so digests do not depend on where
+  // the draw ran.
+  [[nodiscard]] virtual csr_matrix draw_rows(const executor& exec,
+                                             std::span<const vertex_t> vertices,
+                                             const kernels::row_streams& streams,
+                                             const kernels::row_sampling_options& draw);
   // The whole graph when this process holds it, else nullptr.
   [[nodiscard]] virtual const csr_view* whole_graph() const { return nullptr; }
 };

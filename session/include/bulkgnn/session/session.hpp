@@ -27,6 +27,7 @@ struct layout_options {
   int replication = 1;              // 1.5d: copies of each block row of A; 3d: 2D layers
   int feature_replication = 1;      // copies of each feature row over the ranks
   std::string partition = "block";  // block or metis
+  std::string draw_at = "owner";    // 1.5d and 3d node-wise draws: owner or requester
 };
 
 // A setting every rank must give alike: its name in the front end's
