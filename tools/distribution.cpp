@@ -12,8 +12,9 @@ namespace bulkgnn::tools {
 void add_distribution_options(CLI::App& cmd, session::layout_options& config, bool with_features) {
   // The names of --grid and --partition are checked by the session, on
   // every rank alike, so that under mpirun each rank ends normally.
-  cmd.add_option("--grid", config.grid,
-                 "layout of the graph over MPI ranks: replicated, 1.5d, 2d or 3d")
+  cmd.add_option(
+         "--grid", config.grid,
+         "layout of the graph over MPI ranks: replicated, 1.5d, 2d, 2d-summa (CombBLAS) or 3d")
       ->capture_default_str();
   cmd.add_option("--replication", config.replication,
                  "1.5d: copies of each block row of A; 3d: number of 2D layers")

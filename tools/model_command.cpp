@@ -45,12 +45,14 @@ struct model_config {
 std::vector<cost::grid> grids_of(const std::string& name) {
   if (name == "all")
     return {cost::grid::replicated, cost::grid::one_and_half_d, cost::grid::two_d,
-            cost::grid::three_d};
+            cost::grid::two_d_summa, cost::grid::three_d};
   if (name == "replicated") return {cost::grid::replicated};
   if (name == "1.5d") return {cost::grid::one_and_half_d};
   if (name == "2d") return {cost::grid::two_d};
+  if (name == "2d-summa") return {cost::grid::two_d_summa};
   if (name == "3d") return {cost::grid::three_d};
-  throw option_error("--grid must be all, replicated, 1.5d, 2d or 3d; got '" + name + "'");
+  throw option_error("--grid must be all, replicated, 1.5d, 2d, 2d-summa or 3d; got '" + name +
+                     "'");
 }
 
 // Statistics measured from DATA when given (n, nnz, the (in, out, train)
@@ -120,8 +122,10 @@ void run_model(model_config c) {
   for (const auto grid : grids_of(c.grid))
     for (const auto p64 : ranks) {
       const int p = static_cast<int>(p64);
-      const int replication =
-          grid == cost::grid::replicated || grid == cost::grid::two_d ? 1 : c.replication;
+      const int replication = grid == cost::grid::replicated || grid == cost::grid::two_d ||
+                                      grid == cost::grid::two_d_summa
+                                  ? 1
+                                  : c.replication;
       const auto pred = cost::predict(stats, w, grid, p, replication, c.feature_replication);
       if (!pred.valid) continue;
       const double total = pred.sampling + pred.features + pred.gradients;
@@ -198,9 +202,9 @@ void add_model_command(CLI::App& app) {
       ->capture_default_str()
       ->check(integer_in(0, max_vertices));
   cmd->add_option("--fanouts", config->fanouts)->capture_default_str();
-  cmd->add_option("--grid", config->grid, "all, replicated, 1.5d, 2d or 3d")
+  cmd->add_option("--grid", config->grid, "all, replicated, 1.5d, 2d, 2d-summa or 3d")
       ->capture_default_str()
-      ->check(one_of({"all", "replicated", "1.5d", "2d", "3d"}));
+      ->check(one_of({"all", "replicated", "1.5d", "2d", "2d-summa", "3d"}));
   cmd->add_option("--replication", config->replication, "1.5d copies / 3d layers")
       ->capture_default_str()
       ->check(integer_in(1, max_ranks));
@@ -208,7 +212,8 @@ void add_model_command(CLI::App& app) {
       ->capture_default_str()
       ->check(integer_in(1, max_ranks));
   cmd->add_option("--ranks", config->ranks, "rank counts to predict")->capture_default_str();
-  cmd->add_flag("--weighted", config->weighted, "sharded rows carry edge values (1.5d, 2d, 3d)");
+  cmd->add_flag("--weighted", config->weighted,
+                "sharded rows carry edge values (1.5d, 2d, 2d-summa, 3d)");
   cmd->add_option("--draw-at", config->draw_at,
                   "1.5d and 3d node-wise draws: at the rows' owner or at the requester")
       ->capture_default_str()

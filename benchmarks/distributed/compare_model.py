@@ -22,7 +22,7 @@ reports medians over the repetitions (times also their minimum).
 
 Configurations (valid ones only, see validate_grid in sharded_rows.cpp):
 --grids lists GRID[:C] entries (C = --replication: 1.5d copies, 3d layers);
---draw-at lists where 1.5d and 3d draw node-wise samples (owner, requester:
+--draw-at lists where 1.5d, 2d and 3d draw node-wise samples (owner, requester:
 both side by side measure what drawing at the owner saves);
 --feature-replications the feature replication factors. A configuration whose
 C does not fit P (2d needs a square P, 3d P/C square, C | P) is skipped.
@@ -54,7 +54,7 @@ def valid(grid, ranks, c):
         return c == 1
     if grid == "1.5d":
         return True
-    if grid == "2d":
+    if grid in ("2d", "2d-summa"):
         return c == 1 and is_square(ranks)
     if grid == "3d":
         return is_square(ranks // c)
@@ -107,7 +107,7 @@ def model(args, data, grid, c, feature_c, max_minibatches, draw="owner"):
 
 def draws_for(grid, draws):
     """Where `grid` may draw: 1.5d and 3d either place, the others nowhere else."""
-    return draws if grid in ("1.5d", "3d") else ["-"]
+    return draws if grid in ("1.5d", "2d", "3d") else ["-"]
 
 
 def sample_cmd(args, p, grid, c, draw, metrics):
@@ -136,7 +136,7 @@ def main():
     ap.add_argument("--sample-data", required=True)
     ap.add_argument("--train-data", required=True)
     ap.add_argument("--ranks", default="1,2,4,8")
-    ap.add_argument("--grids", default="replicated,1.5d:1,1.5d:2,2d,3d:1,3d:2",
+    ap.add_argument("--grids", default="replicated,1.5d:1,1.5d:2,2d,2d-summa,3d:1,3d:2",
                     help="GRID[:C] list for sampling; invalid (GRID, P, C) are skipped")
     ap.add_argument("--draw-at", default="owner",
                     help="owner and/or requester (comma-separated): where 1.5d and 3d draw")

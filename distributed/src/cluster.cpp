@@ -21,6 +21,7 @@ int grid_partition_parts(grid_kind grid, int ranks, int replication) {
     case grid_kind::one_and_half_d:
       return ranks / replication;
     case grid_kind::two_d:
+    case grid_kind::two_d_summa:
     case grid_kind::three_d: {
       // One part per process row of each layer (q×q layers, c of them).
       const int side =

@@ -60,6 +60,8 @@ std::string grid_name(grid g) {
       return "1.5d";
     case grid::two_d:
       return "2d";
+    case grid::two_d_summa:
+      return "2d-summa";
     case grid::three_d:
       return "3d";
   }
@@ -302,9 +304,11 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
       if (ranks == replication) return 0;
       break;
     case grid::two_d:
+    case grid::two_d_summa:
     case grid::three_d: {
-      const int layers = kind == grid::two_d ? 1 : replication;
-      if (kind == grid::two_d && replication != 1) return std::nan("");
+      const bool two_d = kind != grid::three_d;
+      const int layers = two_d ? 1 : replication;
+      if (two_d && replication != 1) return std::nan("");
       if (!is_square(ranks / layers)) return std::nan("");
       side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(ranks / layers))));
       if (ranks == 1) return 0;
@@ -326,9 +330,9 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
     return it->second;
   };
   const double nnz = static_cast<double>(g.edges);
-  const double a_columns = kind == grid::two_d ? block_columns(g, side) : 0;
-  // 2D setup: each rank all-gathers its A block's size over its process column.
-  double total = kind == grid::two_d ? 8.0 * ranks * (side - 1) : 0;
+  const double a_columns = kind == grid::two_d_summa ? block_columns(g, side) : 0;
+  // 2D-SUMMA setup: each rank all-gathers its A block's size over its process column.
+  double total = kind == grid::two_d_summa ? 8.0 * ranks * (side - 1) : 0;
   const std::int64_t step = w.bulk * ranks;
   for (std::int64_t first = 0; first < count; first += step) {
     std::vector<std::int64_t> k(static_cast<std::size_t>(ranks), 0);
@@ -352,7 +356,7 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
           total += draw ? one_and_half_d_draw_bytes(x, ranks, replication, w.weighted)
                         : one_and_half_d_fetch_bytes(x, ranks, replication, w.weighted);
           break;
-        case grid::two_d: {
+        case grid::two_d_summa: {
           // S rows of a process row (sampling ranks iq .. iq + q - 1) union
           // their requesters' frontiers in each column block.
           for (int i = 0; i < side; ++i) {
@@ -363,10 +367,13 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
           total += two_d_fetch_bytes(x, ranks, nnz, a_columns, w.weighted);
           break;
         }
-        case grid::three_d:
-          total += draw ? three_d_draw_bytes(x, ranks, replication, w.weighted)
-                        : three_d_fetch_bytes(x, ranks, replication, w.weighted);
+        case grid::two_d:
+        case grid::three_d: {
+          const int layers = kind == grid::two_d ? 1 : replication;
+          total += draw ? three_d_draw_bytes(x, ranks, layers, w.weighted)
+                        : three_d_fetch_bytes(x, ranks, layers, w.weighted);
           break;
+        } break;
       }
     }
   }

@@ -25,8 +25,10 @@ grid_kind parse_grid_kind(const std::string& name) {
   if (name == "replicated") return grid_kind::replicated;
   if (name == "1.5d") return grid_kind::one_and_half_d;
   if (name == "2d") return grid_kind::two_d;
+  if (name == "2d-summa") return grid_kind::two_d_summa;
   if (name == "3d") return grid_kind::three_d;
-  throw option_error("cluster_options.grid must be replicated, 1.5d, 2d or 3d; got '" + name + "'");
+  throw option_error("cluster_options.grid must be replicated, 1.5d, 2d, 2d-summa or 3d; got '" +
+                     name + "'");
 }
 
 std::string grid_kind_name(grid_kind kind) {
@@ -37,6 +39,8 @@ std::string grid_kind_name(grid_kind kind) {
       return "1.5d";
     case grid_kind::two_d:
       return "2d";
+    case grid_kind::two_d_summa:
+      return "2d-summa";
     case grid_kind::three_d:
       return "3d";
   }
@@ -65,11 +69,14 @@ void validate_grid(grid_kind kind, int ranks, int replication) {
           replication, ranks);
       return;
     case grid_kind::two_d:
-      BULKGNN_EXPECTS(
-          replication == 1,
-          "cluster_options.grid 2d takes no cluster_options.replication (use 3d for layers)");
+    case grid_kind::two_d_summa:
+      BULKGNN_EXPECTS(replication == 1,
+                      "cluster_options.grid {} takes no cluster_options.replication (use 3d for "
+                      "layers)",
+                      grid_kind_name(kind));
       BULKGNN_EXPECTS(is_square(ranks),
-                      "cluster_options.grid 2d needs a square number of ranks, got {}", ranks);
+                      "cluster_options.grid {} needs a square number of ranks, got {}",
+                      grid_kind_name(kind), ranks);
       return;
     case grid_kind::three_d:
       BULKGNN_EXPECTS(ranks % replication == 0 && is_square(ranks / replication),
@@ -161,11 +168,13 @@ std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
     case grid_kind::one_and_half_d:
       return std::make_unique<block_row_shards>(sampling, graph, partition, replication, draw_at);
     case grid_kind::two_d:
+      return std::make_unique<layered_grid_shards>(sampling, graph, partition, 1, draw_at);
+    case grid_kind::two_d_summa:
 #ifdef BULKGNN_HAVE_COMBBLAS
       return detail::make_combblas_grid_rows(sampling, graph, partition);
 #else
       throw option_error(
-          "cluster_options.grid 2d is not available in this build (it needs CombBLAS)");
+          "cluster_options.grid 2d-summa is not available in this build (it needs CombBLAS)");
 #endif
     case grid_kind::three_d:
       return std::make_unique<layered_grid_shards>(sampling, graph, partition, replication,

@@ -32,7 +32,7 @@ TEST(CostModel, FeatureVolumeFallsWithReplication) {
   EXPECT_TRUE(std::isnan(feature_bytes(g, w, 16, 3)));
 }
 
-TEST(CostModel, TwoDBroadcastsAllOfAInEveryFetch) {
+TEST(CostModel, TwoDSummaBroadcastsAllOfAInEveryFetch) {
   // A graph so large that SUMMA's broadcasts of A dominate: every fetch (one
   // per hop per step) sends each of A's blocks to the √P - 1 other ranks of
   // its process column, 16 B per entry and per non-empty block column.
@@ -43,16 +43,32 @@ TEST(CostModel, TwoDBroadcastsAllOfAInEveryFetch) {
     const double q = std::sqrt(p);
     const double broadcasts =
         2 * (q - 1) * (16.0 * (1 << 26) + 16 * block_columns(g, static_cast<int>(q)) + 8 * p);
-    const double total = sampling_bytes(g, w, grid::two_d, p, 1);
+    const double total = sampling_bytes(g, w, grid::two_d_summa, p, 1);
     EXPECT_GT(total, broadcasts);
     EXPECT_LT(total, 1.01 * broadcasts);
   }
   // Twice the steps (half the bulk), twice the broadcasts.
   w.max_minibatches = 8;
   w.bulk = 2;
-  const double bulk2 = sampling_bytes(g, w, grid::two_d, 4, 1);
+  const double bulk2 = sampling_bytes(g, w, grid::two_d_summa, 4, 1);
   w.bulk = 1;
-  EXPECT_NEAR(sampling_bytes(g, w, grid::two_d, 4, 1) / bulk2, 2.0, 0.02);
+  EXPECT_NEAR(sampling_bytes(g, w, grid::two_d_summa, 4, 1) / bulk2, 2.0, 0.02);
+  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid::two_d_summa, 8, 1)));
+  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid::two_d_summa, 4, 2)));
+}
+
+TEST(CostModel, TwoDIsTheLayeredGridWithOneLayerAndMovesNoBlockOfA) {
+  const auto g = synthetic_stats(1 << 20, 1 << 26, 1 << 20);
+  auto w = small_workload();
+  w.max_minibatches = 8;
+  for (const bool at_owner : {true, false}) {
+    w.draw_at_owner = at_owner;
+    for (const int p : {4, 16}) {
+      EXPECT_EQ(sampling_bytes(g, w, grid::two_d, p, 1), sampling_bytes(g, w, grid::three_d, p, 1));
+      EXPECT_LT(sampling_bytes(g, w, grid::two_d, p, 1),
+                sampling_bytes(g, w, grid::two_d_summa, p, 1) / 10);
+    }
+  }
   EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid::two_d, 8, 1)));
   EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid::two_d, 4, 2)));
 }

@@ -45,7 +45,8 @@ TEST(Session, RefusalsNameTheLayoutFieldNotAFlag) {
   for (const auto& [layout, field] :
        {std::pair{layout_options{.grid = "2d"}, "layout_options.grid"},
         std::pair{layout_options{.feature_replication = 2}, "layout_options.feature_replication"},
-        std::pair{layout_options{.partition = "spectral"}, "layout_options.partition"}}) {
+        std::pair{layout_options{.partition = "spectral"}, "layout_options.partition"},
+        std::pair{layout_options{.draw_at = "nowhere"}, "options.draw_at"}}) {
     const auto message = refusal(ds, layout);
     EXPECT_NE(message.find(field), std::string::npos) << message;
     EXPECT_EQ(message.find("--"), std::string::npos) << message;
@@ -54,10 +55,12 @@ TEST(Session, RefusalsNameTheLayoutFieldNotAFlag) {
 
 TEST(Session, LayoutSettingsAreNamedByField) {
   const auto settings = layout_settings({.grid = "1.5d", .replication = 2});
-  ASSERT_EQ(settings.size(), 4u);
+  ASSERT_EQ(settings.size(), 5u);
   EXPECT_EQ(settings[0].name, "layout_options.grid");
   EXPECT_EQ(settings[0].value, "1.5d");
   EXPECT_EQ(settings[1].value, "2");
+  EXPECT_EQ(settings[4].name, "layout_options.draw_at");
+  EXPECT_EQ(settings[4].value, "owner");
 }
 
 }  // namespace

@@ -59,19 +59,18 @@ struct layout {
 
 class SampleOnEveryGrid : public ::testing::TestWithParam<layout> {};
 
-INSTANTIATE_TEST_SUITE_P(Layouts, SampleOnEveryGrid,
-                         ::testing::Values(layout{1, "replicated"}, layout{2, "replicated"},
-                                           layout{2, "1.5d"}, layout{4, "1.5d --replication 2"},
-                                           layout{4, "1.5d --partition metis"},
-                                           layout{8, "1.5d --replication 2"}, layout{4, "2d"},
-                                           layout{8, "3d --replication 2"}),
-                         [](const auto& info) {
-                           std::string name =
-                               "np" + std::to_string(info.param.ranks) + "_" + info.param.grid;
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, SampleOnEveryGrid,
+    ::testing::Values(layout{1, "replicated"}, layout{2, "replicated"}, layout{2, "1.5d"},
+                      layout{4, "1.5d --replication 2"}, layout{4, "1.5d --partition metis"},
+                      layout{8, "1.5d --replication 2"}, layout{4, "2d"}, layout{4, "2d-summa"},
+                      layout{4, "2d --draw-at requester"}, layout{8, "3d --replication 2"}),
+    [](const auto& info) {
+      std::string name = "np" + std::to_string(info.param.ranks) + "_" + info.param.grid;
+      for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      return name;
+    });
 
 TEST_P(SampleOnEveryGrid, DigestEqualsTheSingleProcessDigest) {
   const bulkgnn::testing::scratch_dir dir;

@@ -11,8 +11,9 @@
 //    one collective row fetch per grid given its request sizes (the
 //    *_fetch_bytes functions below, transcribed from the comments of
 //    sharded_rows.cpp, sharded_rows_2d.cpp and sharded_rows_3d.cpp).
-//  - 2D is the CombBLAS SUMMA the build runs: every call (one per hop per
-//    sampling step) broadcasts every block of A along its process column,
+//  - 2D-SUMMA is the CombBLAS product the build runs for `--grid 2d-summa`
+//    (2D itself is the layered grid with one layer, below): every call (one
+//    per hop per sampling step) broadcasts every block of A along its process column,
 //    (√P - 1)(16·nnz + 16·n_c + 8P) bytes whatever the request, where n_c is
 //    the non-empty (block row, column) pairs of A. Each entry travels as an
 //    8-byte row index and an 8-byte {slot, weight} value, the weight even for
@@ -83,7 +84,9 @@ struct graph_stats {
                                          const std::int32_t* indices,
                                          const std::vector<bool>& train_mask);
 
-enum class grid { replicated, one_and_half_d, two_d, three_d };
+// two_d is sharded_rows' 2d (the layered grid with one layer: three_d's
+// formulas with c = 1); two_d_summa is CombBLAS's SUMMA (two_d_fetch_bytes).
+enum class grid { replicated, one_and_half_d, two_d, two_d_summa, three_d };
 [[nodiscard]] std::string grid_name(grid g);
 
 struct workload {

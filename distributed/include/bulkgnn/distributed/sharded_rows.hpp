@@ -16,7 +16,8 @@ namespace bulkgnn::distributed {
 enum class grid_kind {
   replicated,      // every rank holds all of A; sampling needs no communication
   one_and_half_d,  // P/c block rows of A, each held by c ranks
-  two_d,           // a √P×√P grid of blocks (CombBLAS)
+  two_d,           // a √P×√P grid of blocks; rows complete along process rows (3d, c = 1)
+  two_d_summa,     // the same blocks, rows fetched as S·A by CombBLAS's SUMMA
   three_d,         // c layers of (P/c) 2D grids, splitting A's rows (the inner dimension)
 };
 
@@ -34,6 +35,13 @@ enum class draw_location { owner, requester };
 
 [[nodiscard]] grid_kind parse_grid_kind(const std::string& name);
 [[nodiscard]] std::string grid_kind_name(grid_kind kind);
+
+// 2d and 2d-summa hold the same blocks. 2d is the layered grid below with one
+// layer: a request goes to the rank of the owner's process row in the
+// requester's process column, which completes the row from its process row,
+// so only requested rows move. 2d-summa multiplies S·A with CombBLAS, whose
+// SUMMA broadcasts every block of A along its process column in every call
+// (sharded_rows_2d.cpp); it stays for comparison.
 
 // Throws option_error if P ranks cannot form `kind` with replication c.
 void validate_grid(grid_kind kind, int ranks, int replication);

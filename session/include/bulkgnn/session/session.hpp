@@ -23,7 +23,7 @@ namespace bulkgnn::session {
 
 // How a run is laid out over MPI ranks (mpirun -np P ...).
 struct layout_options {
-  std::string grid = "replicated";  // replicated, 1.5d, 2d or 3d
+  std::string grid = "replicated";  // replicated, 1.5d, 2d, 2d-summa or 3d
   int replication = 1;              // 1.5d: copies of each block row of A; 3d: 2D layers
   int feature_replication = 1;      // copies of each feature row over the ranks
   std::string partition = "block";  // block or metis
