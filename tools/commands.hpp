@@ -2,8 +2,8 @@
 
 #include "bulkgnn/core/parse.hpp"
 
-#include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/data/dataset.hpp"
 
 #include <CLI/CLI.hpp>
 

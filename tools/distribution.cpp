@@ -20,12 +20,20 @@ void add_distribution_options(CLI::App& cmd, session::layout_options& config, bo
                  "1.5d: copies of each block row of A; 3d: number of 2D layers")
       ->capture_default_str()
       ->check(integer_in(1, max_ranks));
-  if (with_features)
+  if (with_features) {
     cmd.add_option("--feature-replication", config.feature_replication,
                    "copies of each feature row over the ranks (features are partitioned by "
                    "vertex owner)")
         ->capture_default_str()
         ->check(integer_in(1, max_ranks));
+    cmd.add_option("--feature-cache", config.feature_cache_mib,
+                   "MiB per rank for copies of the most needed remote feature rows")
+        ->capture_default_str();
+    cmd.add_option("--feature-cache-choice", config.feature_cache_choice,
+                   "which rows the feature cache keeps: degree (largest in-degree), access (most "
+                   "fetched in the first epoch) or access-each-epoch (re-chosen every epoch)")
+        ->capture_default_str();
+  }
   cmd.add_option("--partition", config.partition,
                  "vertex partition for shards and features: block or metis")
       ->capture_default_str();
@@ -39,8 +47,9 @@ namespace {
 
 // What add_distribution_options adds: shared by every rank, as the session
 // checks.
-constexpr std::string_view layout_flags[] = {"--grid", "--replication", "--feature-replication",
-                                             "--partition", "--draw-at"};
+constexpr std::string_view layout_flags[] = {
+    "--grid",    "--replication",   "--feature-replication", "--partition",
+    "--draw-at", "--feature-cache", "--feature-cache-choice"};
 
 // Each field a library message may name, and the flag that sets it.
 constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
@@ -49,11 +58,15 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"layout_options.feature_replication", "--feature-replication"},
     {"layout_options.partition", "--partition"},
     {"layout_options.draw_at", "--draw-at"},
+    {"layout_options.feature_cache_mib", "--feature-cache"},
+    {"layout_options.feature_cache_choice", "--feature-cache-choice"},
     {"cluster_options.grid", "--grid"},
     {"cluster_options.replication", "--replication"},
     {"cluster_options.feature_replication", "--feature-replication"},
     {"cluster_options.partition", "--partition"},
     {"cluster_options.draw_at", "--draw-at"},
+    {"cluster_options.feature_cache_bytes", "--feature-cache"},
+    {"cluster_options.feature_cache_choice", "--feature-cache-choice"},
     {"sampler_options.kind", "--sampler"},
     {"sampler_options.fanouts", "--fanouts"},
     {"sampler_options.replacement", "--replace"},
@@ -125,6 +138,16 @@ void print_traffic(const nlohmann::json& report) {
         stage, static_cast<double>(sent) / 1e6, static_cast<double>(received) / 1e6,
         static_cast<double>(largest) / 1e6, seconds);
   }
+}
+
+void print_feature_cache(const nlohmann::json& counts) {
+  if (counts.is_null()) return;
+  fmt::print(
+      "  feature cache: hit rate {:.1f}% ({} of {} remote rows), {:.4g} MB not sent, {} "
+      "rows cached over all ranks\n",
+      100 * counts.at("hit_rate").get<double>(), counts.at("hits").get<std::int64_t>(),
+      counts.at("hits").get<std::int64_t>() + counts.at("misses").get<std::int64_t>(),
+      counts.at("bytes_saved").get<double>() / 1e6, counts.at("cached_rows").get<std::int64_t>());
 }
 
 void print_epoch_traffic(const nlohmann::json& totals) {

@@ -33,5 +33,7 @@ void print_traffic(const nlohmann::json& report);
 
 // One line: bytes sent per stage over all ranks, from since_previous().
 void print_epoch_traffic(const nlohmann::json& totals);
+// One epoch's feature-cache counts (run_session::end_epoch), if any.
+void print_feature_cache(const nlohmann::json& counts);
 
 }  // namespace bulkgnn::tools

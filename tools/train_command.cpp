@@ -216,6 +216,7 @@ void print_summary(const trainer::train_result& result, double wall_seconds) {
 struct run_traffic {
   nlohmann::json setup;
   std::map<std::int64_t, nlohmann::json> by_epoch;
+  std::map<std::int64_t, nlohmann::json> feature_cache_by_epoch;
 };
 
 nlohmann::json metrics_json(const train_config& c, const trainer::train_result& result,
@@ -227,6 +228,9 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
     const auto found = traffic.by_epoch.find(r.epoch);
     if (found != traffic.by_epoch.end() && !found->second.is_null())
       record["traffic"] = found->second;
+    const auto cache = traffic.feature_cache_by_epoch.find(r.epoch);
+    if (cache != traffic.feature_cache_by_epoch.end() && !cache->second.is_null())
+      record["feature_cache"] = cache->second;
     epochs.push_back(std::move(record));
   }
   if (!distributed.is_null()) distributed["setup_traffic"] = traffic.setup;
@@ -247,6 +251,8 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
   config["feature_replication"] = c.distribution.feature_replication;
   config["partition"] = c.distribution.partition;
   config["draw_at"] = c.distribution.draw_at;
+  config["feature_cache_mib"] = c.distribution.feature_cache_mib;
+  config["feature_cache_choice"] = c.distribution.feature_cache_choice;
   nlohmann::json final_record{
       {"best_epoch", nullptr}, {"valid_acc", nullptr}, {"test_acc", nullptr}};
   if (result.best_epoch)
@@ -299,7 +305,9 @@ void run_train(const train_config& c) {
 
   // Traffic is gathered collectively, so every rank builds the report.
   session::epoch_traffic meter;
-  run_traffic traffic{.setup = meter.since_previous(cluster.report()), .by_epoch = {}};
+  run_traffic traffic{.setup = meter.since_previous(cluster.report()),
+                      .by_epoch = {},
+                      .feature_cache_by_epoch = {}};
   const auto write_metrics = [&](const trainer::train_result& so_far,
                                  const nlohmann::json& report) {
     if (!c.metrics_out.empty() && rank_zero)
@@ -310,9 +318,13 @@ void run_train(const train_config& c) {
       ds, options, [&](const trainer::epoch_record& r, const trainer::train_result& so_far) {
         const auto report = cluster.report();
         const auto& epoch_bytes = traffic.by_epoch[r.epoch] = meter.since_previous(report);
+        // A refill's traffic counts in the next epoch; after the last there is none.
+        const auto& cache = traffic.feature_cache_by_epoch[r.epoch] =
+            cluster.end_epoch(r.epoch + 1 < c.epochs);
         if (rank_zero) {
           print_epoch(r, c.epochs);
           print_epoch_traffic(epoch_bytes);
+          print_feature_cache(cache);
         }
         write_metrics(so_far, report);
       });

@@ -59,12 +59,32 @@ cluster::cluster(const data::dataset& ds, const cluster_options& options, bool p
             ? grid_partition_
             : make_partition(options.partition, graph, parts, options.partition_seed);
     features_ = std::make_unique<partitioned_features>(
-        features_comm_, ds.features(), *feature_partition_, options.feature_replication);
+        features_comm_, ds.features(), *feature_partition_, options.feature_replication,
+        options.feature_cache, graph);
     layout_["features"] = {{"replication", options.feature_replication},
                            {"parts", parts},
                            {"edge_cut", edge_cut(graph, *feature_partition_)},
-                           {"local_rows", features_->local_rows()}};
+                           {"local_rows", features_->local_rows()},
+                           {"cache_rows_per_rank", features_->cache_capacity_rows()},
+                           {"cache_choice", cache_choice_name(options.feature_cache.choice)}};
   }
+}
+
+nlohmann::json cluster::end_epoch(bool refill) {
+  // The capacity is a function of options shared by every rank: all return here alike.
+  if (!features_ || features_->cache_capacity_rows() == 0) return nullptr;
+  const auto c = features_->take_cache_counts();
+  std::vector<std::int64_t> sums{c.local, c.hits, c.misses, c.bytes_saved, c.cached_rows};
+  world_.all_reduce(std::span<std::int64_t>(sums));
+  const auto remote = sums[1] + sums[2];
+  nlohmann::json counts{{"local", sums[0]},
+                        {"hits", sums[1]},
+                        {"misses", sums[2]},
+                        {"hit_rate", remote > 0 ? static_cast<double>(sums[1]) / remote : 0.0},
+                        {"bytes_saved", sums[3]},
+                        {"cached_rows", sums[4]}};
+  if (refill) features_->end_epoch();
+  return counts;
 }
 
 nlohmann::json cluster::traffic_by_rank() {

@@ -83,6 +83,28 @@ draw_request_list read_draw_requests(const std::vector<vertex_t>& pairs) {
   return list;
 }
 
+drawn_for_requesters draw_requested_rows(const executor& exec, csr_view rows,
+                                         std::span<const vertex_t> local_index,
+                                         const std::vector<std::vector<vertex_t>>& asked,
+                                         const kernels::row_streams& streams,
+                                         const kernels::row_sampling_options& draw) {
+  std::vector<vertex_t> local_rows, keys;
+  std::vector<std::uint32_t> minibatches;
+  drawn_for_requesters out;
+  out.first.push_back(0);
+  for (const auto& pairs : asked) {
+    for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
+      local_rows.push_back(local_index[static_cast<std::size_t>(pairs[k])]);
+      keys.push_back(pairs[k]);
+      minibatches.push_back(std::bit_cast<std::uint32_t>(pairs[k + 1]));
+    }
+    out.first.push_back(keys.size());
+  }
+  const kernels::row_streams here{streams.seed, streams.epoch, streams.layer, minibatches, keys};
+  out.drawn = kernels::sample_rows(exec, rows, local_rows, here, draw);
+  return out;
+}
+
 std::vector<piece_stream> drawn_replies(const csr_matrix& drawn,
                                         std::span<const std::size_t> first) {
   std::vector<piece_stream> replies(first.size() - 1);

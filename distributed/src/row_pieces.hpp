@@ -113,6 +113,18 @@ struct draw_request_list {
 };
 [[nodiscard]] draw_request_list read_draw_requests(const std::vector<vertex_t>& pairs);
 
+// The draws that requesters asked this rank for (asked[r]: requester r's
+// pairs), all drawn in one call from `rows`, which holds row v whole as row
+// local_index[v]; requester r's drawn rows are [first[r], first[r + 1]).
+struct drawn_for_requesters {
+  csr_matrix drawn;
+  std::vector<std::size_t> first;
+};
+[[nodiscard]] drawn_for_requesters draw_requested_rows(
+    const executor& exec, csr_view rows, std::span<const vertex_t> local_index,
+    const std::vector<std::vector<vertex_t>>& asked, const kernels::row_streams& streams,
+    const kernels::row_sampling_options& draw);
+
 // Drawn rows back to their requesters: rows [first[r], first[r + 1]) of
 // `drawn` to requester r, as their lengths, then their columns; weights
 // apart. Sizes and bytes are those of write_row, in two block copies.

@@ -6,7 +6,6 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/gather_rows.hpp"
 
-#include <bit>
 #include <cmath>
 
 namespace bulkgnn::distributed {
@@ -136,23 +135,12 @@ csr_matrix block_row_shards::draw_rows(const executor& exec, std::span<const ver
       detail::route_draw_requests(vertices, streams, partition_.owner, team_->size(), "1.5d");
   const auto asked = detail::exchange_ids(*team_, std::move(routed.pairs));
 
-  // One draw over every requester's rows; requester r's are [first[r], first[r + 1]).
-  std::vector<vertex_t> local_rows, keys;
-  std::vector<std::uint32_t> minibatches;
-  std::vector<std::size_t> first{0};
-  for (const auto& pairs : asked) {
-    for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
-      local_rows.push_back(partition_.local_index[pairs[k]]);
-      keys.push_back(pairs[k]);
-      minibatches.push_back(std::bit_cast<std::uint32_t>(pairs[k + 1]));
-    }
-    first.push_back(keys.size());
-  }
-  const kernels::row_streams here{streams.seed, streams.epoch, streams.layer, minibatches, keys};
-  auto drawn = kernels::sample_rows(exec, block_.view(), local_rows, here, draw);
+  auto mine = detail::draw_requested_rows(exec, block_.view(), partition_.local_index, asked,
+                                          streams, draw);
   // A team of one drew exactly its own requests, in their order.
-  if (team_->size() == 1) return drawn;
-  const auto answered = detail::exchange(*team_, detail::drawn_replies(drawn, first), weighted_);
+  if (team_->size() == 1) return std::move(mine.drawn);
+  const auto answered =
+      detail::exchange(*team_, detail::drawn_replies(mine.drawn, mine.first), weighted_);
   return detail::drawn_rows_from_owners(answered, routed.owner_of, num_vertices_);
 }
 

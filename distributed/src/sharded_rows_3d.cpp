@@ -41,6 +41,8 @@
 #include "bulkgnn/distributed/sharded_rows.hpp"
 #include "row_pieces.hpp"
 
+#include "bulkgnn/kernels/gather_rows.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -48,6 +50,16 @@ namespace bulkgnn::distributed {
 
 struct layered_grid_shards::local_block {
   detail::row_block rows;  // rows of this rank's part, in local_index order
+
+  // With one column block (q = 1) the rows are whole, in A's stored order.
+  [[nodiscard]] csr_view whole_rows(std::int64_t num_vertices) const {
+    return {static_cast<std::int64_t>(rows.indptr.size()) - 1,
+            num_vertices,
+            rows.indptr,
+            rows.columns,
+            rows.weights,
+            memory_space::host};
+  }
 };
 
 namespace {
@@ -109,6 +121,12 @@ sampler::gathered_rows layered_grid_shards::rows(std::span<const vertex_t> verti
 }
 
 csr_matrix layered_grid_shards::complete_rows(const std::vector<vertex_t>& to_complete) {
+  if (process_row_->size() == 1) {
+    std::vector<vertex_t> local;
+    local.reserve(to_complete.size());
+    for (const vertex_t v : to_complete) local.push_back(partition_.local_index[v]);
+    return kernels::gather_rows({}, block_->whole_rows(num_vertices_), local);
+  }
   // Every process-row member gets the list, so that each contributes its
   // column block of those rows.
   const auto lists = process_row_->all_to_all(
@@ -136,6 +154,15 @@ csr_matrix layered_grid_shards::draw_rows(const executor& exec, std::span<const 
   auto routed =
       detail::route_draw_requests(vertices, streams, partition_.owner, fiber_->size(), "3d");
   const auto asked = detail::exchange_ids(*fiber_, std::move(routed.pairs));
+
+  if (process_row_->size() == 1) {
+    // One column block: this rank holds its rows whole, so it draws in place.
+    auto mine = detail::draw_requested_rows(exec, block_->whole_rows(num_vertices_),
+                                            partition_.local_index, asked, streams, draw);
+    const auto answered =
+        detail::exchange(*fiber_, detail::drawn_replies(mine.drawn, mine.first), weighted_);
+    return detail::drawn_rows_from_owners(answered, routed.owner_of, num_vertices_);
+  }
 
   // Each requester's distinct vertices are completed once, however many of
   // its minibatches draw from them; then every request draws from its row.

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #if BULKGNN_HAVE_MPI
 #include "bulkgnn/comm/mpi_communicator.hpp"
 #include "bulkgnn/data/fingerprint.hpp"
@@ -43,7 +45,9 @@ std::vector<setting> layout_settings(const layout_options& layout) {
           {"layout_options.replication", std::to_string(layout.replication)},
           {"layout_options.feature_replication", std::to_string(layout.feature_replication)},
           {"layout_options.partition", layout.partition},
-          {"layout_options.draw_at", layout.draw_at}};
+          {"layout_options.draw_at", layout.draw_at},
+          {"layout_options.feature_cache_mib", fmt::format("{}", layout.feature_cache_mib)},
+          {"layout_options.feature_cache_choice", layout.feature_cache_choice}};
 }
 
 #if BULKGNN_HAVE_MPI
@@ -78,12 +82,22 @@ struct run_session::impl {
 
 namespace {
 
+// Whole bytes for a cache of `mib` MiB.
+std::int64_t cache_bytes(double mib) {
+  BULKGNN_EXPECTS(std::isfinite(mib) && mib >= 0 && mib <= 1e9,
+                  "layout_options.feature_cache_mib must be a size in [0, 1e9] MiB, got {}", mib);
+  return static_cast<std::int64_t>(mib * 1024 * 1024);
+}
+
 distributed::cluster_options cluster_options_from(const layout_options& layout) {
-  return {.grid = distributed::parse_grid_kind(layout.grid),
-          .replication = layout.replication,
-          .feature_replication = layout.feature_replication,
-          .partition = layout.partition,
-          .draw_at = distributed::parse_draw_location(layout.draw_at)};
+  return {
+      .grid = distributed::parse_grid_kind(layout.grid),
+      .replication = layout.replication,
+      .feature_replication = layout.feature_replication,
+      .partition = layout.partition,
+      .draw_at = distributed::parse_draw_location(layout.draw_at),
+      .feature_cache = {.bytes = cache_bytes(layout.feature_cache_mib),
+                        .choice = distributed::parse_cache_choice(layout.feature_cache_choice)}};
 }
 
 // The first collective of a run: ranks that disagree on anything below would
@@ -107,9 +121,10 @@ run_session::run_session(const data::dataset& ds, const layout_options& layout,
     const auto options = cluster_options_from(layout);
     distributed::validate_grid(options.grid, 1, options.replication);
     BULKGNN_EXPECTS(
-        options.grid == distributed::grid_kind::replicated && layout.feature_replication == 1,
-        "layout_options.grid/layout_options.feature_replication lay a run out over MPI ranks: "
-        "start it with mpirun -np P");
+        options.grid == distributed::grid_kind::replicated && layout.feature_replication == 1 &&
+            layout.feature_cache_mib == 0,
+        "layout_options.grid/layout_options.feature_replication/layout_options.feature_cache_mib "
+        "lay a run out over MPI ranks: start it with mpirun -np P");
     return;
   }
   require_same_settings_on_every_rank(ds, layout, shared);
@@ -169,6 +184,11 @@ std::int64_t run_session::sum_over_ranks(std::int64_t value) {
   return impl_->cluster.world().all_reduce(value, comm::reduce_op::sum);
 }
 
+nlohmann::json run_session::end_epoch(bool refill) {
+  if (!impl_) return nullptr;
+  return impl_->cluster.end_epoch(refill);
+}
+
 nlohmann::json run_session::report() {
   if (!impl_) return nullptr;
   return {{"ranks", impl_->cluster.ranks()},
@@ -189,7 +209,8 @@ run_session::run_session(const data::dataset&, const layout_options& layout, boo
                          const std::vector<setting>&) {
   require_partition_name(layout.partition);
   BULKGNN_EXPECTS(
-      layout.grid == "replicated" && layout.replication == 1 && layout.feature_replication == 1,
+      layout.grid == "replicated" && layout.replication == 1 && layout.feature_replication == 1 &&
+          layout.feature_cache_mib == 0,
       "layout_options.grid/layout_options.replication/layout_options.feature_replication need "
       "MPI, and this build has none");
 }
@@ -210,6 +231,7 @@ std::vector<std::pair<std::int64_t, std::uint64_t>> run_session::gather_digests(
 }
 std::int64_t run_session::sum_over_ranks(std::int64_t value) { return value; }
 nlohmann::json run_session::report() { return nullptr; }
+nlohmann::json run_session::end_epoch(bool) { return nullptr; }
 
 #endif
 

@@ -21,6 +21,7 @@ struct cluster_options {
   std::string partition = "block";
   int partition_seed = 0;
   draw_location draw_at = draw_location::owner;  // 1.5d and 3d node-wise draws
+  feature_cache_options feature_cache;           // hot remote feature rows kept per rank
 };
 
 // option_error naming the option if `options` cannot lay a run out over
@@ -54,6 +55,12 @@ class cluster {
 
   // Every rank's traffic per stage, by rank (collective).
   [[nodiscard]] nlohmann::json traffic_by_rank();
+
+  // The feature cache's counts since the previous call, summed over the
+  // ranks ({hits, misses, local, hit_rate, bytes_saved, cached_rows}), then,
+  // if `refill`, the cache refilled as its choice says (collective); null
+  // without a feature cache.
+  [[nodiscard]] nlohmann::json end_epoch(bool refill);
 
  private:
   cluster_options options_;

@@ -6,9 +6,33 @@
 #include "bulkgnn/loader/loader.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bulkgnn::distributed {
+
+// Which remote rows the hot-vertex cache of partitioned_features keeps.
+enum class cache_choice {
+  by_degree,             // the remote vertices of largest in-degree, chosen once
+  by_access,             // the most fetched remote rows of the first epoch, kept after
+  by_access_each_epoch,  // re-chosen after every epoch from that epoch's fetches
+};
+[[nodiscard]] cache_choice parse_cache_choice(const std::string& name);
+[[nodiscard]] std::string cache_choice_name(cache_choice choice);
+
+struct feature_cache_options {
+  std::int64_t bytes = 0;  // room for rows (4·f bytes each); 0: no cache
+  cache_choice choice = cache_choice::by_degree;
+};
+
+// What the cache did since the last take_cache_counts(), on this rank.
+struct feature_cache_counts {
+  std::int64_t local = 0;        // requested rows this rank owns
+  std::int64_t hits = 0;         // remote rows served from the cache
+  std::int64_t misses = 0;       // remote rows fetched from their owner
+  std::int64_t bytes_saved = 0;  // what the hits would have moved: 4 (id) + 4·f (row) each
+  std::int64_t cached_rows = 0;  // rows in the cache now
+};
 
 // Node features partitioned by vertex owner and replicated c times: the P
 // ranks form c groups of P/c, and member q of every group keeps the rows of
@@ -16,22 +40,52 @@ namespace bulkgnn::distributed {
 // group with one all-to-all each way: vertex ids (4 bytes each) to their
 // owners, rows (4·f bytes each) back. More replication means smaller groups,
 // so fewer rows come from other ranks and more memory is used.
+//
+// A hot-vertex cache keeps copies of the remote rows fetched most often (by
+// in-degree, or by counted fetches), as many as feature_cache_options.bytes
+// holds; a cached row never crosses the network again. Rows are the owner's
+// bytes either way, so the cache changes traffic, never results.
 class partitioned_features final : public loader::feature_fetcher {
  public:
   // `features` is read only for this rank's rows. The partition must have
   // P/c parts.
+  // `graph` (whole) gives the in-degrees that cache_choice::by_degree ranks
+  // by; filling that cache is collective.
   partitioned_features(const comm::communicator& features_comm, dense_view<const float> features,
-                       const vertex_partition& partition, int replication);
+                       const vertex_partition& partition, int replication,
+                       const feature_cache_options& cache = {}, csr_view graph = {});
 
   [[nodiscard]] std::int64_t columns() const override { return columns_; }
   void fetch(std::span<const vertex_t> vertices, dense_view<float> out) override;
   [[nodiscard]] std::int64_t local_rows() const;
 
+  // Call on every rank when an epoch's fetches are done (collective): a
+  // cache chosen by access is filled after the first epoch, and refilled
+  // after each one with cache_choice::by_access_each_epoch.
+  void end_epoch();
+  [[nodiscard]] feature_cache_counts take_cache_counts();
+  [[nodiscard]] std::int64_t cache_capacity_rows() const { return cache_capacity_; }
+
  private:
+  // Every requested row from its owner, none from the cache (collective).
+  void fetch_from_owners(std::span<const vertex_t> vertices, dense_view<float> out);
+  // Replaces the cache by the rows of `chosen` (collective).
+  void fill_cache(std::vector<vertex_t> chosen);
+  // Up to the capacity's remote vertices of largest score, ties by id.
+  [[nodiscard]] std::vector<vertex_t> hottest_remote(std::span<const std::int64_t> score) const;
+
   std::unique_ptr<comm::communicator> group_;
   const vertex_partition& partition_;
   std::int64_t columns_;
   std::vector<float> rows_;  // this rank's part, in local_index order
+
+  cache_choice choice_;
+  std::int64_t cache_capacity_ = 0;  // rows
+  std::int64_t epochs_ended_ = 0;
+  std::vector<std::int32_t> cache_slot_;  // by vertex: its row in cached_rows_, or -1
+  std::vector<float> cached_rows_;
+  std::vector<std::int64_t> access_counts_;  // by vertex, remote fetches this epoch (by access)
+  feature_cache_counts counts_;
 };
 
 }  // namespace bulkgnn::distributed

@@ -27,7 +27,11 @@ struct layout_options {
   int replication = 1;              // 1.5d: copies of each block row of A; 3d: 2D layers
   int feature_replication = 1;      // copies of each feature row over the ranks
   std::string partition = "block";  // block or metis
-  std::string draw_at = "owner";    // 1.5d and 3d node-wise draws: owner or requester
+  std::string draw_at = "owner";    // 1.5d, 2d and 3d node-wise draws: owner or requester
+  // Per rank, room for hot remote feature rows (partitioned features), in MiB,
+  // chosen by "degree", "access" (first epoch) or "access-each-epoch".
+  double feature_cache_mib = 0;
+  std::string feature_cache_choice = "degree";
 };
 
 // A setting every rank must give alike: its name in the front end's
@@ -84,6 +88,10 @@ class run_session {
   // Layout (grid, partitions, edge cuts) and every rank's traffic per stage
   // (collective); null for a process alone.
   [[nodiscard]] nlohmann::json report();
+  // The feature cache's counts since the previous call, summed over the ranks,
+  // then the cache refilled if `refill` and its choice says so (collective);
+  // null without a feature cache.
+  [[nodiscard]] nlohmann::json end_epoch(bool refill);
 
  private:
   struct impl;
