@@ -78,7 +78,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const fuzz::scratch_dir dir;
   write_dataset(dir.path() / "ogb", replaced, fuzz::as_text(data + 1, size - 1), raw);
   fuzz::expect_clean_outcome([&] {
-    data::import_ogb(dir.path() / "ogb", dir.path() / "native", {.quiet = true});
+    data::import_ogb(
+        dir.path() / "ogb", dir.path() / "native",
+        {.add_inverse_edges = std::nullopt, .quiet = true, .edge_weight_column = std::nullopt});
     (void)data::dataset::open_native(dir.path() / "native");  // validates every array
   });
   return 0;

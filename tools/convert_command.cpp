@@ -18,6 +18,7 @@ struct convert_config {
   bool add_inverse = false;
   bool no_inverse = false;
   bool quiet = false;
+  int edge_weight_column = -1;
 };
 
 void run_convert(const convert_config& c) {
@@ -27,6 +28,7 @@ void run_convert(const convert_config& c) {
   if (c.add_inverse) options.add_inverse_edges = true;
   if (c.no_inverse) options.add_inverse_edges = false;
   options.quiet = c.quiet;
+  if (c.edge_weight_column >= 0) options.edge_weight_column = c.edge_weight_column;
   require_writable_directory(c.out_dir, "OUT_DIR");
   const stopwatch watch;
   data::import_ogb(c.ogb_dir, c.out_dir, options);
@@ -37,12 +39,18 @@ void run_convert(const convert_config& c) {
 
 void add_convert_command(CLI::App& app) {
   auto config = std::make_shared<convert_config>();
-  auto* cmd = app.add_subcommand("convert", "Import an OGB node-property raw directory");
+  auto* cmd = app.add_subcommand(
+      "convert",
+      "Import an OGB node-property raw directory (CSV, or data.npz as ogbn-papers100M ships)");
   cmd->add_option("OGB_DIR", config->ogb_dir, "directory with raw/ and split/")->required();
   cmd->add_option("OUT_DIR", config->out_dir, "native dataset directory to write")->required();
   cmd->add_flag("--add-inverse-edges", config->add_inverse,
                 "add the reverse of every edge (default: as meta.json says)");
   cmd->add_flag("--no-inverse-edges", config->no_inverse, "keep edges as given");
+  cmd->add_option("--edge-weight-column", config->edge_weight_column,
+                  "make column K of the edge features (raw/edge-feat.csv.gz or edge_feat of "
+                  "raw/data.npz) the edge weight")
+      ->check(CLI::Range(0, 1 << 20));
   cmd->add_flag("--quiet", config->quiet, "no progress display");
   cmd->callback([config] { run_convert(*config); });
 }

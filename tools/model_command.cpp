@@ -39,6 +39,9 @@ struct model_config {
   std::string ranks = "1,2,4,8,16,32,64,128,256,512,1024";
   bool weighted = false;
   std::string draw_at = "owner";
+  double feature_cache_mib = 0;
+  double bandwidth_gbs = 25;
+  double latency_us = 2;
   std::string metrics_out;
 };
 
@@ -95,7 +98,11 @@ void run_model(model_config c) {
                          .parameters = c.parameters,
                          .max_minibatches = c.max_minibatches,
                          .weighted = c.weighted,
-                         .draw_at_owner = c.draw_at == "owner"};
+                         .draw_at_owner = c.draw_at == "owner",
+                         .feature_cache_rows = static_cast<std::int64_t>(
+                             c.feature_cache_mib * 1024 * 1024 /
+                             (4 * static_cast<double>(std::max<std::int64_t>(c.features, 1))))};
+  const cost::network net{.bandwidth = c.bandwidth_gbs * 1e9, .latency = c.latency_us * 1e-6};
 
   double m1 = 0, m2 = 0;
   for (const auto& g : stats.groups) {
@@ -110,13 +117,18 @@ void run_model(model_config c) {
              c.data.empty() ? "log-normal degree assumption" : "measured degree histogram");
   fmt::print(
       "workload: batch {} fanouts {} bulk {} features {} parameters {} minibatches/epoch {}; "
-      "1.5d/3d draw at the {}\n",
+      "1.5d/2d/3d draw at the {}; feature cache {} rows per rank\n",
       c.batch_size, c.fanouts, c.bulk, c.features, cost::sage_parameters(w),
-      cost::minibatches_per_epoch(stats, w), c.draw_at);
+      cost::minibatches_per_epoch(stats, w), c.draw_at, w.feature_cache_rows);
+  fmt::print(
+      "network: {} GB/s per rank, {} us per message; time = bytes / bandwidth + messages "
+      "x latency, per rank, no overlap\n",
+      c.bandwidth_gbs, c.latency_us);
   fmt::print("expected distinct vertices per minibatch by hop:");
   for (const double f : mb.frontier) fmt::print(" {:.0f}", f);
-  fmt::print("\n\n{:<11} {:>6} {:>3} {:>14} {:>14} {:>14} {:>14} {:>14}\n", "grid", "P", "c",
-             "sampling MB", "features MB", "gradients MB", "total MB", "per rank MB");
+  fmt::print("\n\n{:<11} {:>6} {:>3} {:>14} {:>14} {:>14} {:>14} {:>14} {:>12}\n", "grid", "P", "c",
+             "sampling MB", "features MB", "gradients MB", "total MB", "per rank MB",
+             "comm s/epoch");
 
   nlohmann::json rows = nlohmann::json::array();
   for (const auto grid : grids_of(c.grid))
@@ -129,9 +141,10 @@ void run_model(model_config c) {
       const auto pred = cost::predict(stats, w, grid, p, replication, c.feature_replication);
       if (!pred.valid) continue;
       const double total = pred.sampling + pred.features + pred.gradients;
-      fmt::print("{:<11} {:>6} {:>3} {:>14.4f} {:>14.4f} {:>14.4f} {:>14.4f} {:>14.4f}\n",
+      fmt::print("{:<11} {:>6} {:>3} {:>14.4f} {:>14.4f} {:>14.4f} {:>14.4f} {:>14.4f} {:>12.4g}\n",
                  cost::grid_name(grid), p, replication, pred.sampling / 1e6, pred.features / 1e6,
-                 pred.gradients / 1e6, total / 1e6, pred.per_rank(total) / 1e6);
+                 pred.gradients / 1e6, total / 1e6, pred.per_rank(total) / 1e6,
+                 pred.total_seconds(net));
       rows.push_back({{"grid", cost::grid_name(grid)},
                       {"ranks", p},
                       {"replication", replication},
@@ -142,24 +155,37 @@ void run_model(model_config c) {
                       {"gradients_bytes_sent", pred.gradients},
                       {"sampling_bytes_sent_per_rank", pred.per_rank(pred.sampling)},
                       {"features_bytes_sent_per_rank", pred.per_rank(pred.features)},
-                      {"gradients_bytes_sent_per_rank", pred.per_rank(pred.gradients)}});
+                      {"gradients_bytes_sent_per_rank", pred.per_rank(pred.gradients)},
+                      {"feature_cache_rows", w.feature_cache_rows},
+                      {"seconds_per_epoch",
+                       {{"sampling", pred.seconds(pred.sampling, pred.sampling_messages, net)},
+                        {"features", pred.seconds(pred.features, pred.features_messages, net)},
+                        {"gradients", pred.seconds(pred.gradients, pred.gradients_messages, net)},
+                        {"total", pred.total_seconds(net)}}},
+                      {"messages_per_rank",
+                       {{"sampling", pred.sampling_messages},
+                        {"features", pred.features_messages},
+                        {"gradients", pred.gradients_messages}}}});
     }
   if (!c.metrics_out.empty()) {
-    const nlohmann::json out{{"command", "model"},
-                             {"data", c.data},
-                             {"nodes", stats.nodes},
-                             {"edges", stats.edges},
-                             {"train", stats.train},
-                             {"mean_degree", m1},
-                             {"second_moment", m2},
-                             {"batch_size", c.batch_size},
-                             {"fanouts", w.fanouts},
-                             {"bulk", c.bulk},
-                             {"features", c.features},
-                             {"parameters", cost::sage_parameters(w)},
-                             {"minibatches", cost::minibatches_per_epoch(stats, w)},
-                             {"frontier_per_minibatch", mb.frontier},
-                             {"predictions", rows}};
+    const nlohmann::json out{
+        {"command", "model"},
+        {"data", c.data},
+        {"nodes", stats.nodes},
+        {"edges", stats.edges},
+        {"train", stats.train},
+        {"mean_degree", m1},
+        {"second_moment", m2},
+        {"batch_size", c.batch_size},
+        {"fanouts", w.fanouts},
+        {"bulk", c.bulk},
+        {"features", c.features},
+        {"parameters", cost::sage_parameters(w)},
+        {"minibatches", cost::minibatches_per_epoch(stats, w)},
+        {"frontier_per_minibatch", mb.frontier},
+        {"network",
+         {{"bandwidth_bytes_per_second", net.bandwidth}, {"latency_seconds", net.latency}}},
+        {"predictions", rows}};
     write_file_atomically(c.metrics_out, out.dump(2) + "\n");
   }
 }
@@ -214,6 +240,16 @@ void add_model_command(CLI::App& app) {
   cmd->add_option("--ranks", config->ranks, "rank counts to predict")->capture_default_str();
   cmd->add_flag("--weighted", config->weighted,
                 "sharded rows carry edge values (1.5d, 2d, 2d-summa, 3d)");
+  cmd->add_option("--feature-cache", config->feature_cache_mib,
+                  "MiB per rank of cached remote feature rows (train --feature-cache)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--bandwidth", config->bandwidth_gbs, "network GB/s per rank, for the time")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-6, 1e6));
+  cmd->add_option("--latency", config->latency_us, "microseconds per message, for the time")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1e6));
   cmd->add_option("--draw-at", config->draw_at,
                   "1.5d and 3d node-wise draws: at the rows' owner or at the requester")
       ->capture_default_str()

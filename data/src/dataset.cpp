@@ -159,7 +159,8 @@ void move_into_place(const fs::path& tmp, const fs::path& final_dir) {
 
 bool is_ogb_raw_dir(const fs::path& dir) {
   std::error_code ec;
-  return fs::is_regular_file(dir / "raw" / "edge.csv.gz", ec);
+  return fs::is_regular_file(dir / "raw" / "edge.csv.gz", ec) ||
+         fs::is_regular_file(dir / "raw" / "data.npz", ec);
 }
 
 dataset dataset::open(const fs::path& dir) {

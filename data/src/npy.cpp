@@ -109,7 +109,8 @@ class header_parser {
  public:
   header_parser(std::string_view text, std::string path) : text_(text), path_(std::move(path)) {}
 
-  void parse(dtype& type, std::vector<std::int64_t>& shape) {
+  npy_header parse() {
+    npy_header h;
     bool have_descr = false;
     bool have_order = false;
     bool have_shape = false;
@@ -118,16 +119,13 @@ class header_parser {
       const std::string key = string_literal();
       expect(':');
       if (key == "descr") {
-        const std::string descr = string_literal();
-        const auto t = dtype_from_descr(descr);
-        if (!t) fail(fmt::format("unsupported dtype '{}' (expected '<i4', '<i8' or '<f4')", descr));
-        type = *t;
+        h.descr = string_literal();
         have_descr = true;
       } else if (key == "fortran_order") {
         fortran_ = word();
         have_order = true;
       } else if (key == "shape") {
-        shape = tuple();
+        h.shape = tuple();
         have_shape = true;
       } else {
         fail(fmt::format("unexpected key '{}' in header", key));
@@ -139,8 +137,10 @@ class header_parser {
     }
     if (!have_descr || !have_order || !have_shape)
       fail("header lacks one of 'descr', 'fortran_order', 'shape'");
-    if (fortran_ == "True" && shape.size() > 1) fail("Fortran-order arrays are not supported");
     if (fortran_ != "True" && fortran_ != "False") fail("fortran_order is neither True nor False");
+    // One dimension reads the same in either order.
+    h.fortran_order = fortran_ == "True" && h.shape.size() > 1;
+    return h;
   }
 
  private:
@@ -223,6 +223,10 @@ std::int64_t checked_elements(const std::vector<std::int64_t>& shape, const std:
 
 std::size_t dtype_size(dtype t) { return t == dtype::int64 ? 8 : 4; }
 
+npy_header parse_npy_header(std::string_view dict, const std::string& path) {
+  return header_parser(dict, path).parse();
+}
+
 mapped_file mapped_file::open_read(const std::filesystem::path& path, bool prefault) {
   const file_descriptor fd(path, O_RDONLY);
   struct stat st {};
@@ -293,7 +297,16 @@ npy_array npy_array::open(const std::filesystem::path& path, bool prefault) {
   const std::size_t header_len = little_endian(p + magic.size() + 2, len_bytes);
   if (size < prefix + header_len) throw data_error(name, "truncated .npy header");
   const std::string_view text(reinterpret_cast<const char*>(p + prefix), header_len);
-  header_parser(text, name).parse(a.type_, a.shape_);
+  const auto header = parse_npy_header(text, name);
+  const auto type = dtype_from_descr(header.descr);
+  if (!type)
+    throw data_error(name, fmt::format("malformed .npy header: unsupported dtype '{}' (expected "
+                                       "'<i4', '<i8' or '<f4')",
+                                       header.descr));
+  if (header.fortran_order)
+    throw data_error(name, "malformed .npy header: Fortran-order arrays are not supported");
+  a.type_ = *type;
+  a.shape_ = header.shape;
   a.header_bytes_ = prefix + header_len;
   // as<T>() hands out the mapping as T*: an unaligned start would be undefined
   // behaviour. numpy pads the header to 16 or 64 bytes, so this rejects no real file.

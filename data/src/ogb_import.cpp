@@ -15,6 +15,11 @@
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "gz_lines.hpp"
+#include "npz_member.hpp"
+
+#include <fmt/ranges.h>
+
+#include <optional>
 
 namespace bulkgnn::data {
 
@@ -114,74 +119,240 @@ void check_meta_node_count(const nlohmann::json& meta, const fs::path& path, std
                                  v.get<std::int64_t>(), n));
 }
 
-// Streams edge.csv.gz once, calling f(src, dst) per line.
-template <class F>
-std::int64_t for_each_edge(const fs::path& path, std::int64_t n, const char* label, bool quiet,
-                           F&& f) {
-  gz_lines in(path);
-  const auto bytes = static_cast<std::int64_t>(fs::file_size(path));
-  progress bar(label, bytes, " B", quiet);
-  std::string_view line;
-  std::int64_t lines = 0;
-  while (in.next(line)) {
-    const auto [src, dst] = parse_edge(line, in, n);
-    f(src, dst, in);
-    if (++lines % progress_every == 0) {
-      bar.update(in.compressed_offset());
-      throw_if_interrupted();
-    }
+// One field of a comma-separated line as a finite float.
+float parse_weight(std::string_view line, int column, const gz_lines& in) {
+  std::size_t start = 0;
+  for (int c = 0; c < column; ++c) {
+    start = line.find(',', start);
+    if (start == std::string_view::npos)
+      in.fail(fmt::format("has no column {} (--edge-weight-column)", column));
+    ++start;
   }
-  bar.update(bytes);
-  bar.finish();
-  return lines;
+  const auto field = line.substr(start, line.find(',', start) - start);
+  float v = 0;
+  const auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), v);
+  if (ec != std::errc() || end != field.data() + field.size() || !std::isfinite(v))
+    in.fail(fmt::format("column {}: '{}' is not a finite float", column, field));
+  return v;
 }
 
-void check_edge_count(const ogb_layout& ogb, std::int64_t lines) {
-  const fs::path path = ogb.raw("num-edge-list.csv.gz");
-  if (!fs::exists(path)) return;
-  const std::int64_t expected = read_count(path);
-  if (expected != lines)
-    throw data_error(path.string(), 1,
-                     fmt::format("says {} edges but edge.csv.gz has {} lines", expected, lines));
-}
+// The edges of raw/edge.csv.gz, "src,dst" per line; with a weight column,
+// each edge's weight is that column of the same line of raw/edge-feat.csv.gz.
+class csv_edge_source {
+ public:
+  csv_edge_source(const ogb_layout& ogb, std::int64_t n, std::optional<int> weight_column,
+                  bool quiet)
+      : path_(ogb.raw("edge.csv.gz")),
+        weights_(ogb.raw("edge-feat.csv.gz")),
+        counts_(ogb.raw("num-edge-list.csv.gz")),
+        n_(n),
+        weight_column_(weight_column),
+        quiet_(quiet) {
+    if (weight_column_ && !fs::exists(weights_))
+      throw data_error(weights_.string(), "missing: --edge-weight-column needs edge features");
+  }
+  [[nodiscard]] bool weighted() const { return weight_column_.has_value(); }
+  [[noreturn]] void fail(const std::string& reason) const {
+    throw data_error(path_.string(), reason);
+  }
+
+  // Calls f(src, dst, weight) per edge (weight 1 without a weight column);
+  // returns the edge count.
+  template <class F>
+  std::int64_t for_each(const char* label, F&& f) const {
+    gz_lines in(path_);
+    std::optional<gz_lines> weights;
+    if (weight_column_) weights.emplace(weights_);
+    const auto bytes = static_cast<std::int64_t>(fs::file_size(path_));
+    progress bar(label, bytes, " B", quiet_);
+    std::string_view line, weight_line;
+    std::int64_t lines = 0;
+    while (in.next(line)) {
+      const auto [src, dst] = parse_edge(line, in, n_);
+      float w = 1;
+      if (weights) {
+        if (!weights->next(weight_line))
+          weights->fail(fmt::format("has {} lines, fewer than edge.csv.gz", lines));
+        w = parse_weight(weight_line, *weight_column_, *weights);
+      }
+      f(src, dst, w);
+      if (++lines % progress_every == 0) {
+        bar.update(in.compressed_offset());
+        throw_if_interrupted();
+      }
+    }
+    if (weights && weights->next(weight_line))
+      weights->fail(fmt::format("has more lines than the {} of edge.csv.gz", lines));
+    bar.update(bytes);
+    bar.finish();
+    check_count(lines);
+    return lines;
+  }
+
+ private:
+  void check_count(std::int64_t lines) const {
+    if (!fs::exists(counts_)) return;
+    const std::int64_t expected = read_count(counts_);
+    if (expected != lines)
+      throw data_error(counts_.string(), 1,
+                       fmt::format("says {} edges but edge.csv.gz has {} lines", expected, lines));
+  }
+
+  fs::path path_;
+  fs::path weights_;
+  fs::path counts_;
+  std::int64_t n_;
+  std::optional<int> weight_column_;
+  bool quiet_;
+};
+
+// The edges of raw/data.npz's edge_index (2 × E, either order), read in
+// chunks; with a weight column, each edge's weight is that column of
+// edge_feat (E × k).
+class npz_edge_source {
+ public:
+  npz_edge_source(const fs::path& archive, std::int64_t n, std::optional<int> weight_column,
+                  bool quiet)
+      : edges_(archive, "edge_index"), n_(n), weight_column_(weight_column), quiet_(quiet) {
+    const auto& shape = edges_.header().shape;
+    if (shape.size() != 2 || shape[0] != 2)
+      fail(fmt::format("has shape ({}), expected (2, number of edges)", fmt::join(shape, ", ")));
+    count_ = shape[1];
+    if (!weight_column_) return;
+    if (!npz_member::exists(archive, "edge_feat"))
+      throw data_error(archive.string(), "missing: --edge-weight-column needs member edge_feat");
+    weights_.emplace(archive, "edge_feat");
+    const auto& w = weights_->header().shape;
+    const std::int64_t columns = w.size() == 1 ? 1 : (w.size() == 2 ? w[1] : -1);
+    if (columns < 0 || w[0] != count_ || weights_->header().fortran_order)
+      throw data_error(weights_->where(), fmt::format("has shape ({}), expected ({}, k) in C order",
+                                                      fmt::join(w, ", "), count_));
+    if (*weight_column_ >= columns)
+      throw data_error(weights_->where(), fmt::format("has {} columns; --edge-weight-column is {}",
+                                                      columns, *weight_column_));
+    weight_columns_ = columns;
+  }
+  [[nodiscard]] bool weighted() const { return weight_column_.has_value(); }
+  [[noreturn]] void fail(const std::string& reason) const {
+    throw data_error(edges_.where(), reason);
+  }
+
+  template <class F>
+  std::int64_t for_each(const char* label, F&& f) const {
+    constexpr std::int64_t chunk = 1 << 20;
+    const bool interleaved = edges_.header().fortran_order;  // (src, dst) pairs
+    auto sources = edges_.reader(0);
+    std::optional<npz_reader> destinations;
+    if (!interleaved) destinations.emplace(edges_.reader(count_));
+    std::optional<npz_reader> weights;
+    if (weights_) weights.emplace(weights_->reader(0));
+    std::vector<std::int64_t> src, dst, pairs;
+    std::vector<float> features;
+    progress bar(label, count_, " edges", quiet_);
+    for (std::int64_t first = 0; first < count_; first += chunk) {
+      const auto size = static_cast<std::size_t>(std::min(chunk, count_ - first));
+      if (interleaved) {
+        pairs.resize(2 * size);
+        sources.read_integers(edges_.header().descr, pairs);
+      } else {
+        src.resize(size);
+        dst.resize(size);
+        sources.read_integers(edges_.header().descr, src);
+        destinations->read_integers(edges_.header().descr, dst);
+      }
+      if (weights) {
+        features.resize(size * static_cast<std::size_t>(weight_columns_));
+        weights->read_floats(weights_->header().descr, features);
+      }
+      for (std::size_t i = 0; i < size; ++i) {
+        const auto s = interleaved ? pairs[2 * i] : src[i];
+        const auto d = interleaved ? pairs[2 * i + 1] : dst[i];
+        const auto edge = first + static_cast<std::int64_t>(i);
+        if (s < 0 || s >= n_ || d < 0 || d >= n_)
+          fail(fmt::format("edge {}: ({}, {}) has a node outside [0, {})", edge, s, d, n_));
+        float w = 1;
+        if (weights) {
+          w = features[i * static_cast<std::size_t>(weight_columns_) +
+                       static_cast<std::size_t>(*weight_column_)];
+          if (!std::isfinite(w))
+            throw data_error(weights_->where(),
+                             fmt::format("edge {}: weight {} is not finite", edge, w));
+        }
+        f(static_cast<vertex_t>(s), static_cast<vertex_t>(d), w);
+      }
+      bar.update(first + static_cast<std::int64_t>(size));
+      throw_if_interrupted();
+    }
+    bar.finish();
+    return count_;
+  }
+
+ private:
+  npz_member edges_;
+  std::optional<npz_member> weights_;
+  std::int64_t count_ = 0;
+  std::int64_t n_;
+  std::optional<int> weight_column_;
+  std::int64_t weight_columns_ = 0;
+  bool quiet_;
+};
 
 // Row v of the CSR holds the in-neighbours of v: edge "src,dst" puts src into
 // row dst. Two passes keep memory at the output arrays: count row lengths into
-// indptr, then fill indices through per-row cursors.
-edge_summary import_edges(const ogb_layout& ogb, std::int64_t n, bool inverse, bool quiet,
-                          native_writer& w) {
-  const fs::path path = ogb.raw("edge.csv.gz");
+// indptr, then fill indices (and weights) through per-row cursors.
+template <class Source>
+edge_summary import_edges(const Source& edges, std::int64_t n, bool inverse, native_writer& w) {
   const npy_array indptr_array = w.create("indptr.npy", dtype::int64, {n + 1});
   const auto indptr = indptr_array.as<edge_t>();
   edge_summary s;
-  s.lines =
-      for_each_edge(path, n, "edges, pass 1/2", quiet, [&](vertex_t src, vertex_t dst, auto&) {
-        ++indptr[dst + 1];
-        if (inverse) ++indptr[src + 1];
-      });
-  check_edge_count(ogb, s.lines);
+  s.lines = edges.for_each("edges, pass 1/2", [&](vertex_t src, vertex_t dst, float) {
+    ++indptr[dst + 1];
+    if (inverse) ++indptr[src + 1];
+  });
   for (std::int64_t v = 0; v < n; ++v) indptr[v + 1] += indptr[v];
   s.stored = indptr[n];
 
   const npy_array indices_array = w.create("indices.npy", dtype::int32, {s.stored});
   const auto indices = indices_array.as<vertex_t>();
+  npy_array weight_array;
+  std::span<float> weights;
+  if (edges.weighted()) {
+    weight_array = w.create("edge_weight.npy", dtype::float32, {s.stored});
+    weights = weight_array.as<float>();
+  }
   // indptr[v] serves as row v's cursor and ends at the row's end.
-  const auto place = [&](vertex_t row, vertex_t col, const gz_lines& in) {
+  const auto place = [&](vertex_t row, vertex_t col, float weight) {
     const edge_t at = indptr[row]++;
-    if (at >= s.stored) in.fail("edge.csv.gz changed between the two passes");
+    if (at >= s.stored) edges.fail("changed between the two passes");
     indices[at] = col;
+    if (!weights.empty()) weights[at] = weight;
   };
-  const auto lines = for_each_edge(path, n, "edges, pass 2/2", quiet,
-                                   [&](vertex_t src, vertex_t dst, const gz_lines& in) {
-                                     place(dst, src, in);
-                                     if (inverse) place(src, dst, in);
-                                   });
-  if (lines != s.lines) throw data_error(path.string(), "changed between the two passes");
+  const auto lines =
+      edges.for_each("edges, pass 2/2", [&](vertex_t src, vertex_t dst, float weight) {
+        place(dst, src, weight);
+        if (inverse) place(src, dst, weight);
+      });
+  if (lines != s.lines) edges.fail("changed between the two passes");
   std::copy_backward(indptr.begin(), indptr.end() - 1, indptr.end());
   indptr[0] = 0;
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, 4096), [&](const auto& range) {
-    for (auto v = range.begin(); v != range.end(); ++v)
-      std::sort(indices.begin() + indptr[v], indices.begin() + indptr[v + 1]);
+    std::vector<std::pair<vertex_t, float>> row;
+    for (auto v = range.begin(); v != range.end(); ++v) {
+      const auto first = indices.begin() + indptr[v], last = indices.begin() + indptr[v + 1];
+      if (weights.empty()) {
+        std::sort(first, last);
+        continue;
+      }
+      // Weights travel with their columns; equal columns keep their order.
+      row.clear();
+      for (auto e = indptr[v]; e < indptr[v + 1]; ++e) row.emplace_back(indices[e], weights[e]);
+      std::stable_sort(row.begin(), row.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (std::size_t k = 0; k < row.size(); ++k) {
+        indices[indptr[v] + static_cast<edge_t>(k)] = row[k].first;
+        weights[indptr[v] + static_cast<edge_t>(k)] = row[k].second;
+      }
+    }
   });
   return s;
 }
@@ -276,6 +447,92 @@ int import_labels(const fs::path& path, std::int64_t n, std::int64_t meta_classe
   return largest + 1;
 }
 
+// raw/data.npz's num_nodes_list: one graph's node count.
+std::int64_t npz_node_count(const fs::path& archive) {
+  const npz_member count(archive, "num_nodes_list");
+  if (count.elements() != 1)
+    throw data_error(count.where(), fmt::format("has {} values, expected one graph's node count",
+                                                count.elements()));
+  std::int64_t n = 0;
+  count.reader().read_integers(count.header().descr, std::span(&n, 1));
+  if (n < 0 || n > std::numeric_limits<vertex_t>::max())
+    throw data_error(count.where(), fmt::format("{} nodes do not fit 32-bit node ids", n));
+  return n;
+}
+
+// raw/data.npz's node_feat (n × f, C order) as float32, in chunks of rows.
+std::int64_t import_npz_features(const fs::path& archive, std::int64_t n, bool quiet,
+                                 native_writer& w) {
+  const npz_member member(archive, "node_feat");
+  const auto& shape = member.header().shape;
+  if (shape.size() != 2 || shape[0] != n || member.header().fortran_order)
+    throw data_error(member.where(), fmt::format("has shape ({}), expected ({}, features) in C "
+                                                 "order",
+                                                 fmt::join(shape, ", "), n));
+  const std::int64_t width = shape[1];
+  const npy_array array = w.create("features.npy", dtype::float32, {n, width});
+  const auto features = array.as<float>();
+  auto in = member.reader();
+  progress bar("node features", n, " rows", quiet);
+  const std::int64_t rows_per_chunk =
+      std::max<std::int64_t>(1, (1 << 22) / std::max<std::int64_t>(width, 1));
+  for (std::int64_t row = 0; row < n; row += rows_per_chunk) {
+    const auto rows = std::min(rows_per_chunk, n - row);
+    const auto out = features.subspan(static_cast<std::size_t>(row * width),
+                                      static_cast<std::size_t>(rows * width));
+    in.read_floats(member.header().descr, out);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (!std::isfinite(out[i]))
+        throw data_error(member.where(), fmt::format("row {}, column {}: {} is not finite",
+                                                     row + static_cast<std::int64_t>(i) / width,
+                                                     static_cast<std::int64_t>(i) % width, out[i]));
+    bar.update(row + rows);
+    throw_if_interrupted();
+  }
+  bar.finish();
+  return width;
+}
+
+// raw/node-label.npz's node_label (n or n × 1): a class per node, NaN for
+// none (-1). Returns num_classes (largest label + 1).
+int import_npz_labels(const fs::path& archive, std::int64_t n, std::int64_t meta_classes,
+                      native_writer& w) {
+  const npz_member member(archive, "node_label");
+  const auto& shape = member.header().shape;
+  if (shape.empty() || shape[0] != n || member.elements() != n)
+    throw data_error(member.where(), fmt::format("has shape ({}), expected ({},) or ({}, 1)",
+                                                 fmt::join(shape, ", "), n, n));
+  const npy_array array = w.create("labels.npy", dtype::int32, {n});
+  const auto labels = array.as<std::int32_t>();
+  auto in = member.reader();
+  std::vector<float> chunk;
+  std::int32_t largest = -1;
+  for (std::int64_t first = 0; first < n; first += 1 << 20) {
+    chunk.resize(static_cast<std::size_t>(std::min<std::int64_t>(1 << 20, n - first)));
+    in.read_floats(member.header().descr, chunk);
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      const float x = chunk[i];
+      const auto node = first + static_cast<std::int64_t>(i);
+      std::int32_t label = -1;
+      if (!std::isnan(x)) {
+        if (x < 0 || x != std::floor(x) || x >= static_cast<float>(1 << 24))
+          throw data_error(member.where(),
+                           fmt::format("node {}: {} is not a class label", node, x));
+        label = static_cast<std::int32_t>(x);
+      }
+      if (meta_classes > 0 && label >= meta_classes)
+        throw data_error(member.where(),
+                         fmt::format("node {}: label {} is not below num_classes = {} of "
+                                     "meta.json",
+                                     node, label, meta_classes));
+      labels[node] = label;
+      largest = std::max(largest, label);
+    }
+    throw_if_interrupted();
+  }
+  return largest + 1;
+}
+
 // Where each node of one split was seen: the part (1-based index into
 // split_parts) and the line, so that a node listed twice in one part or in two
 // parts (trained twice, or evaluated on what it was trained on) is refused.
@@ -340,22 +597,41 @@ void import_ogb(const fs::path& ogb_dir, const fs::path& out_dir,
   const interrupt_scope polled;  // a signal unwinds the import and its staging
   const ogb_layout ogb{ogb_dir};
   if (!is_ogb_raw_dir(ogb_dir))
-    throw data_error(ogb.raw("edge.csv.gz").string(), "missing: not an OGB raw directory");
+    throw data_error(ogb.raw("edge.csv.gz").string(),
+                     "missing (and no raw/data.npz): not an OGB raw directory");
   const nlohmann::json meta = read_meta(ogb.meta());
   const bool inverse = options.add_inverse_edges.value_or(meta_add_inverse(meta, ogb.meta()));
   const std::int64_t meta_classes =
       meta.contains("num_classes") && meta["num_classes"].is_number_integer()
           ? meta["num_classes"].get<std::int64_t>()
           : 0;
-  const std::int64_t n = read_node_count(ogb.raw("num-node-list.csv.gz"));
+  // OGB ships its largest graphs (ogbn-papers100M) as raw/data.npz and
+  // raw/node-label.npz instead of CSV files.
+  const fs::path archive = ogb.raw("data.npz");
+  const bool binary = !fs::exists(ogb.raw("edge.csv.gz"));
+  const std::int64_t n =
+      binary ? npz_node_count(archive) : read_node_count(ogb.raw("num-node-list.csv.gz"));
   check_meta_node_count(meta, ogb.meta(), n);
 
   native_writer w(out_dir);
-  const edge_summary edges = import_edges(ogb, n, inverse, options.quiet, w);
-  const fs::path feat = ogb.raw("node-feat.csv.gz");
-  const std::int64_t f = fs::exists(feat) ? import_features(feat, n, options.quiet, w) : 0;
-  const fs::path label = ogb.raw("node-label.csv.gz");
-  const int classes = fs::exists(label) ? import_labels(label, n, meta_classes, w) : 0;
+  const edge_summary edges =
+      binary ? import_edges(npz_edge_source(archive, n, options.edge_weight_column, options.quiet),
+                            n, inverse, w)
+             : import_edges(csv_edge_source(ogb, n, options.edge_weight_column, options.quiet), n,
+                            inverse, w);
+  std::int64_t f = 0;
+  int classes = 0;
+  if (binary) {
+    if (npz_member::exists(archive, "node_feat"))
+      f = import_npz_features(archive, n, options.quiet, w);
+    const fs::path labels = ogb.raw("node-label.npz");
+    if (fs::exists(labels)) classes = import_npz_labels(labels, n, meta_classes, w);
+  } else {
+    const fs::path feat = ogb.raw("node-feat.csv.gz");
+    if (fs::exists(feat)) f = import_features(feat, n, options.quiet, w);
+    const fs::path label = ogb.raw("node-label.csv.gz");
+    if (fs::exists(label)) classes = import_labels(label, n, meta_classes, w);
+  }
   const auto splits = import_splits(ogb, n, w);
   // A stop asked for during the last phase still unwinds: nothing is published.
   throw_if_interrupted();
@@ -372,7 +648,10 @@ void import_ogb(const fs::path& ogb_dir, const fs::path& out_dir,
             {"num_classes", classes},
             {"splits", splits},
             {"source", source.string()},
-            {"source_format", "ogb-node-raw"},
+            {"source_format", binary ? "ogb-node-raw-npz" : "ogb-node-raw"},
+            {"edge_weight_column", options.edge_weight_column
+                                       ? nlohmann::json(*options.edge_weight_column)
+                                       : nlohmann::json(nullptr)},
             {"add_inverse_edge", inverse},
             {"num_input_edges", edges.lines},
             {"ogb_meta", meta}});

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <tuple>
 
@@ -200,6 +201,13 @@ frontier_sizes expected_frontiers(const graph_stats& g, const workload& w, doubl
     out.row_entries.push_back(entries);
     out.rows.push_back(minibatches * rows);
     out.drawn.push_back(minibatches * drawn);
+    if (l == hops)
+      for (std::size_t i = 0; i < g.groups.size(); ++i) {
+        const auto& grp = g.groups[i];
+        out.input_probability.push_back(
+            1 - (1 - (grp.train ? seed_all : 0)) *
+                    missed(grp.in_degree, edges, minibatches * draws_so_far));
+      }
     if (l < hops) {
       out.draws.push_back(minibatches * draws);
       draws_so_far += draws;
@@ -315,38 +323,31 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
       break;
     }
   }
-  // Every rank takes the same steps of `bulk` minibatches each (the last
-  // step's ranks may hold fewer, even none: exact); every step makes one
-  // collective row fetch per hop, over the distinct frontier of each rank's
-  // bulk. Frontiers are cached by the number of minibatches they union.
-  std::map<std::int64_t, frontier_sizes> by_bulk;
+  // As `bulkgnn sample` and `train` run it: every step takes `bulk`
+  // minibatches (the last step fewer) and every rank samples its slice
+  // (batch / P seeds) of each, with one collective row fetch per hop per step
+  // over its slices' frontiers. Frontiers are cached by the number of slices
+  // they union.
+  const double slice = static_cast<double>(w.batch_size) / ranks;
+  std::map<std::int64_t, frontier_sizes> by_slices;
   const auto frontiers = [&](std::int64_t k) -> const frontier_sizes& {
-    auto it = by_bulk.find(k);
-    if (it == by_bulk.end())
-      it = by_bulk
-               .emplace(k, expected_frontiers(g, w, static_cast<double>(w.batch_size),
-                                              static_cast<double>(k)))
-               .first;
+    auto it = by_slices.find(k);
+    if (it == by_slices.end())
+      it = by_slices.emplace(k, expected_frontiers(g, w, slice, static_cast<double>(k))).first;
     return it->second;
   };
   const double nnz = static_cast<double>(g.edges);
   const double a_columns = kind == grid::two_d_summa ? block_columns(g, side) : 0;
   // 2D-SUMMA setup: each rank all-gathers its A block's size over its process column.
   double total = kind == grid::two_d_summa ? 8.0 * ranks * (side - 1) : 0;
-  const std::int64_t step = w.bulk * ranks;
-  for (std::int64_t first = 0; first < count; first += step) {
-    std::vector<std::int64_t> k(static_cast<std::size_t>(ranks), 0);
-    for (int r = 0; r < ranks; ++r)
-      for (std::int64_t id = first + r; id < std::min(first + step, count); id += ranks) ++k[r];
+  for (std::int64_t first = 0; first < count; first += w.bulk) {
+    const std::int64_t in_step = std::min(w.bulk, count - first);
     for (std::size_t l = 0; l < w.fanouts.size(); ++l) {
-      fetch_load x;
-      for (int r = 0; r < ranks; ++r) {
-        if (k[r] == 0) continue;
-        x.distinct += frontiers(k[r]).frontier[l];
-        x.entries += frontiers(k[r]).row_entries[l];
-        x.rows += frontiers(k[r]).rows[l];
-        x.drawn += frontiers(k[r]).drawn[l];
-      }
+      const auto& mine = frontiers(in_step);
+      fetch_load x{.distinct = ranks * mine.frontier[l],
+                   .entries = ranks * mine.row_entries[l],
+                   .rows = ranks * mine.rows[l],
+                   .drawn = ranks * mine.drawn[l]};
       // Whole rows (fanout -1) are fetched, not drawn, wherever the draw runs.
       const bool draw = w.draw_at_owner && w.fanouts[l] > 0;
       switch (kind) {
@@ -356,24 +357,19 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
           total += draw ? one_and_half_d_draw_bytes(x, ranks, replication, w.weighted)
                         : one_and_half_d_fetch_bytes(x, ranks, replication, w.weighted);
           break;
-        case grid::two_d_summa: {
+        case grid::two_d_summa:
           // S rows of a process row (sampling ranks iq .. iq + q - 1) union
           // their requesters' frontiers in each column block.
-          for (int i = 0; i < side; ++i) {
-            std::int64_t row_bulk = 0;
-            for (int j = 0; j < side; ++j) row_bulk += k[i * side + j];
-            if (row_bulk > 0) x.selection_columns += frontiers(row_bulk).frontier[l];
-          }
+          x.selection_columns = side * frontiers(side * in_step).frontier[l];
           total += two_d_fetch_bytes(x, ranks, nnz, a_columns, w.weighted);
           break;
-        }
         case grid::two_d:
         case grid::three_d: {
           const int layers = kind == grid::two_d ? 1 : replication;
           total += draw ? three_d_draw_bytes(x, ranks, layers, w.weighted)
                         : three_d_fetch_bytes(x, ranks, layers, w.weighted);
           break;
-        } break;
+        }
       }
     }
   }
@@ -385,16 +381,34 @@ double feature_bytes(const graph_stats& g, const workload& w, int ranks, int fea
   const int group = ranks / feature_replication;
   if (group <= 1) return 0;
   const double remote = 1 - 1.0 / group;
-  std::map<double, double> inputs_of_slice;
+  // Groups by in-degree, largest first: the cache holds their remote
+  // vertices (a share `remote` of each group) until it is full.
+  std::vector<std::size_t> by_in_degree(g.groups.size());
+  std::iota(by_in_degree.begin(), by_in_degree.end(), 0);
+  std::stable_sort(by_in_degree.begin(), by_in_degree.end(), [&](std::size_t a, std::size_t b) {
+    return g.groups[a].in_degree > g.groups[b].in_degree;
+  });
+  std::vector<double> cached(g.groups.size(), 0);
+  double room = static_cast<double>(std::max<std::int64_t>(w.feature_cache_rows, 0));
+  for (const auto i : by_in_degree) {
+    cached[i] = std::min(room, remote * g.groups[i].count);
+    room -= cached[i];
+  }
+  // Per slice size: expected remote inputs fetched from their owners.
+  std::map<double, double> fetched_of_slice;
   double total = 0;
   for (const double size : minibatch_sizes(g, w)) {
     // Each rank fetches the input nodes of its 1/P slice of the minibatch.
     const double slice = size / ranks;
-    auto it = inputs_of_slice.find(slice);
-    if (it == inputs_of_slice.end())
-      it = inputs_of_slice.emplace(slice, expected_frontiers(g, w, slice, 1).frontier.back()).first;
+    auto it = fetched_of_slice.find(slice);
+    if (it == fetched_of_slice.end()) {
+      const auto f = expected_frontiers(g, w, slice, 1);
+      double hits = 0;
+      for (std::size_t i = 0; i < g.groups.size(); ++i) hits += cached[i] * f.input_probability[i];
+      it = fetched_of_slice.emplace(slice, remote * f.frontier.back() - hits).first;
+    }
     const double per_rank =
-        remote * it->second * (4.0 + 4.0 * static_cast<double>(w.features)) + 2 * 4.0 * (group - 1);
+        it->second * (4.0 + 4.0 * static_cast<double>(w.features)) + 2 * 4.0 * (group - 1);
     total += ranks * per_rank;
   }
   return total;
@@ -417,6 +431,35 @@ prediction predict(const graph_stats& g, const workload& w, grid kind, int ranks
   p.features = feature_bytes(g, w, ranks, feature_replication);
   p.gradients = gradient_bytes(g, w, ranks);
   p.valid = !std::isnan(p.sampling) && !std::isnan(p.features);
+  const auto minibatches = static_cast<double>(minibatches_per_epoch(g, w));
+  const auto hops = static_cast<double>(w.fanouts.size());
+  const double steps = std::ceil(minibatches / static_cast<double>(w.bulk));
+  const double exchanges = w.weighted ? 3 : 2;  // ids or requests out, rows back (+ values)
+  switch (kind) {
+    case grid::replicated:
+      break;
+    case grid::one_and_half_d:
+      p.sampling_messages = steps * hops * exchanges * (ranks / replication - 1);
+      break;
+    case grid::two_d:
+    case grid::three_d: {
+      const int layers = kind == grid::two_d ? 1 : replication;
+      const double q = std::round(std::sqrt(static_cast<double>(ranks / layers)));
+      // Along the fiber out and back, along the process row list and pieces.
+      p.sampling_messages = steps * hops * exchanges * (layers * q - 1 + q - 1);
+      break;
+    }
+    case grid::two_d_summa: {
+      const double q = std::round(std::sqrt(static_cast<double>(ranks)));
+      // Counts over all ranks, S over the process row, q SUMMA stages each
+      // broadcasting along a row and a column, pieces back.
+      p.sampling_messages =
+          steps * hops * ((ranks - 1) + 2 * (q - 1) + 2 * q * (q - 1) + exchanges * (q - 1));
+      break;
+    }
+  }
+  p.features_messages = minibatches * 2 * (ranks / feature_replication - 1);
+  p.gradients_messages = ranks > 1 ? (minibatches + 1) * 2 * (ranks - 1) : 0;
   return p;
 }
 

@@ -22,7 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path shared_data = BULKGNN_SHARED_DATA;
-const ogb_import_options quiet{.add_inverse_edges = std::nullopt, .quiet = true};
+const ogb_import_options quiet{
+    .add_inverse_edges = std::nullopt, .quiet = true, .edge_weight_column = std::nullopt};
 
 // An independent reader (gzgets, not the importer's line splitter) as oracle.
 std::vector<std::string> gz_read_lines(const fs::path& path) {
@@ -154,7 +155,8 @@ TEST_F(real_dataset_test, CoraMatchesItsMetaAndRawFiles) {
 }
 
 TEST_F(real_dataset_test, OptionOverridesMetaInverseEdges) {
-  const auto d = import("cora", {.add_inverse_edges = false, .quiet = true});
+  const auto d = import(
+      "cora", {.add_inverse_edges = false, .quiet = true, .edge_weight_column = std::nullopt});
   EXPECT_EQ(d.num_edges(), meta_["num_edges"].get<std::int64_t>());
   expect_every_raw_edge_present(d);
 }
@@ -268,7 +270,8 @@ TEST_F(bad_input_test, TheUnbrokenInputImports) {
 }
 
 TEST_F(bad_input_test, InverseEdgesFillBothRows) {
-  import_ogb(in_, out_, {.add_inverse_edges = true, .quiet = true});
+  import_ogb(in_, out_,
+             {.add_inverse_edges = true, .quiet = true, .edge_weight_column = std::nullopt});
   const auto d = dataset::open_native(out_);
   EXPECT_EQ(d.num_edges(), 6);
   const auto row = d.graph().row(1);

@@ -140,6 +140,42 @@ TEST(CostModel, DrawsAtTheOwnerMoveBytesThatGrowWithTheFanoutNotTheDegree) {
   EXPECT_EQ(sampling_bytes(sparse, w, grid::three_d, 8, 2), fetched);
 }
 
+TEST(CostModel, AFeatureCacheCutsFeatureBytesUntilItHoldsEveryRemoteRow) {
+  const auto g = synthetic_stats(100000, 2000000, 100000);
+  auto w = small_workload();
+  w.max_minibatches = 16;
+  const double none = feature_bytes(g, w, 4, 1);
+  double previous = none;
+  for (const std::int64_t rows : {1000, 5000, 20000}) {
+    w.feature_cache_rows = rows;
+    const double cached = feature_bytes(g, w, 4, 1);
+    EXPECT_LT(cached, previous) << rows;
+    previous = cached;
+  }
+  // Every remote vertex cached: only the all-to-alls' counts remain.
+  w.feature_cache_rows = 100000;
+  EXPECT_NEAR(feature_bytes(g, w, 4, 1), 16.0 * 4 * 2 * 4 * 3, 1e-6 * none);
+  // The hottest rows first: 5% of the vertices save more than 5% of the bytes.
+  w.feature_cache_rows = 5000;
+  EXPECT_LT(feature_bytes(g, w, 4, 1), 0.95 * none);
+}
+
+TEST(CostModel, TimeIsBytesOverBandwidthPlusLatencyPerMessage) {
+  const auto g = synthetic_stats(100000, 2000000, 100000);
+  auto w = small_workload();
+  w.max_minibatches = 16;
+  const auto p = predict(g, w, grid::one_and_half_d, 4, 1, 1);
+  const network net{.bandwidth = 1e9, .latency = 1e-5};
+  // 16 minibatches in steps of 2 (every rank samples its slice of each): 8
+  // steps, 2 hops, 2 all-to-alls over 3 others.
+  EXPECT_EQ(p.sampling_messages, 8 * 2 * 2 * 3);
+  EXPECT_EQ(p.features_messages, 16 * 2 * 3);
+  EXPECT_EQ(p.gradients_messages, 17 * 2 * 3);
+  EXPECT_DOUBLE_EQ(p.total_seconds(net),
+                   (p.sampling + p.features + p.gradients) / 4 / 1e9 +
+                       (p.sampling_messages + p.features_messages + p.gradients_messages) * 1e-5);
+}
+
 TEST(CostModel, ThreeDWithOneByOneLayersIsOneAndHalfD) {
   // c = P layers of 1×1: the fiber is every rank, nothing crosses a process
   // row, so the 3D fetch is 1.5D's with one team of P.

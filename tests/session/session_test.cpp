@@ -55,7 +55,7 @@ TEST(Session, RefusalsNameTheLayoutFieldNotAFlag) {
 
 TEST(Session, LayoutSettingsAreNamedByField) {
   const auto settings = layout_settings({.grid = "1.5d", .replication = 2});
-  ASSERT_EQ(settings.size(), 5u);
+  ASSERT_EQ(settings.size(), 7u);
   EXPECT_EQ(settings[0].name, "layout_options.grid");
   EXPECT_EQ(settings[0].value, "1.5d");
   EXPECT_EQ(settings[1].value, "2");

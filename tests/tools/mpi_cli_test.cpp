@@ -165,6 +165,39 @@ TEST(DataParallelTraining, RanksTrainLikeOneProcessOnTheSameGlobalBatches) {
   }
 }
 
+// The cache serves the owners' rows: the same training, fewer feature bytes.
+TEST(DataParallelTraining, AFeatureCacheChangesTheBytesNotTheTraining) {
+  const bulkgnn::testing::scratch_dir dir;
+  const auto no_cache = dir.path() / "no-cache.json";
+  const auto plain = training_curve(4, "", no_cache);
+  ASSERT_EQ(plain.size(), 3u);
+  const auto features_sent = [](const nlohmann::json& epoch) {
+    return epoch.at("traffic").at("features").at("bytes_sent").get<std::int64_t>();
+  };
+  for (const std::string choice : {"degree", "access"}) {
+    const auto metrics = dir.path() / (choice + ".json");
+    EXPECT_EQ(training_curve(4, "--feature-cache 2 --feature-cache-choice " + choice, metrics),
+              plain)
+        << choice;
+    const auto m = read_json(metrics);
+    const auto base = read_json(no_cache);
+    ASSERT_EQ(m.at("epochs").size(), 3u);
+    for (std::size_t e = 0; e < 3; ++e) {
+      const auto& cache = m.at("epochs")[e].at("feature_cache");
+      // Chosen by access, the cache fills after the first epoch; its fetch
+      // counts in the second.
+      if (choice == "degree" || e == 2) {
+        EXPECT_GT(cache.at("hit_rate").get<double>(), 0.05) << choice << " epoch " << e;
+        EXPECT_LT(features_sent(m.at("epochs")[e]), features_sent(base.at("epochs")[e]))
+            << choice << " epoch " << e;
+      }
+      if (choice != "degree" && e == 0) {
+        EXPECT_EQ(cache.at("hits").get<std::int64_t>(), 0);
+      }
+    }
+  }
+}
+
 TEST(MpiFailures, AFailureOnOneRankEndsEveryRankWithItsMessage) {
   // Only rank 0 writes metrics, and checks where before its first collective
   // call, in which the others wait. They hold a native dataset: an OGB one

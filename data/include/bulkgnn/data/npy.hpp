@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bulkgnn::data {
@@ -12,6 +13,16 @@ namespace bulkgnn::data {
 enum class dtype { int32, int64, float32 };
 
 [[nodiscard]] std::size_t dtype_size(dtype t);
+
+// The dict of a .npy header as numpy writes it: the element type's descr
+// ('<i8', '<f2', ...), whether the array is in Fortran order, the shape.
+struct npy_header {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<std::int64_t> shape;
+};
+// Throws data_error naming `path` if `dict` is not such a dict.
+[[nodiscard]] npy_header parse_npy_header(std::string_view dict, const std::string& path);
 
 template <class T>
 constexpr dtype dtype_of();

@@ -100,6 +100,16 @@ struct workload {
   std::int64_t max_minibatches = 0;  // 0: the whole epoch
   bool weighted = false;             // sharded rows carry edge values too
   bool draw_at_owner = true;         // 1.5D/3D node-wise draws at the row's owner
+  // Remote feature rows each rank keeps (the hot-vertex cache), taken as the
+  // remote vertices of largest in-degree: the likeliest inputs, which a cache
+  // chosen by access converges to as well.
+  std::int64_t feature_cache_rows = 0;
+};
+
+// What a network costs: a message of b bytes takes latency + b / bandwidth.
+struct network {
+  double bandwidth = 25e9;  // bytes per second per rank (GPU), each way
+  double latency = 2e-6;    // seconds per message
 };
 
 // GraphSAGE layers f -> hidden -> ... -> classes, each [W_neigh; W_self]
@@ -109,15 +119,17 @@ struct workload {
 // Expected distinct vertices per hop: frontier[l] is what hop l reads rows
 // of (frontier[0] = the seeds, frontier[L] = the input nodes), row_entries[l]
 // the expected sum of their row lengths, draws[l] the fresh neighbour draws of
-// hop l. rows[l] counts the frontier of each minibatch apart (a vertex in two
-// minibatches' frontiers twice) and drawn[l] every entry their draws take
-// (repeats of earlier hops' draws included): what draws at the owner move.
+// hop l. input_probability[i] is the probability that a vertex of group i is
+// among the input nodes (the last frontier). rows[l] counts the frontier of each minibatch apart (a
+// vertex in two minibatches' frontiers twice) and drawn[l] every entry their draws take (repeats of
+// earlier hops' draws included): what draws at the owner move.
 struct frontier_sizes {
   std::vector<double> frontier;
   std::vector<double> row_entries;
   std::vector<double> draws;
   std::vector<double> rows;
   std::vector<double> drawn;
+  std::vector<double> input_probability;
 };
 // For `minibatches` minibatches of `batch` seeds each, sampled together:
 // per-minibatch frontiers drive the draws, the union over them is returned.
@@ -134,7 +146,22 @@ struct prediction {
   double sampling = 0;
   double features = 0;
   double gradients = 0;
+  // Messages each rank sends per epoch, per stage: an all-to-all over T ranks
+  // is T - 1 messages, a ring all-reduce over P ranks 2(P - 1).
+  double sampling_messages = 0;
+  double features_messages = 0;
+  double gradients_messages = 0;
   [[nodiscard]] double per_rank(double total) const { return total / ranks; }
+  // Seconds per epoch a rank spends communicating in one stage on `net`:
+  // its bytes (the model is symmetric over ranks) over the bandwidth plus a
+  // latency per message; no overlap with computation, no contention.
+  [[nodiscard]] double seconds(double bytes, double messages, const network& net) const {
+    return per_rank(bytes) / net.bandwidth + messages * net.latency;
+  }
+  [[nodiscard]] double total_seconds(const network& net) const {
+    return seconds(sampling, sampling_messages, net) + seconds(features, features_messages, net) +
+           seconds(gradients, gradients_messages, net);
+  }
 };
 
 // Expected load of one collective row fetch (one hop of one sampling step),
@@ -184,11 +211,11 @@ struct fetch_load {
 // `side` blocks independently of the columns: Σ_v side·(1 - (1 - 1/side)^in_v).
 [[nodiscard]] double block_columns(const graph_stats& g, int side);
 
-// Sampling as `bulkgnn sample` runs it: rank r samples whole minibatches
-// first+r, first+r+P, ..., `bulk` per rank per step; one row fetch per hop per
-// step. Features and gradients as `bulkgnn train` runs it: every rank takes a
-// contiguous 1/P slice of every minibatch; features are partitioned over
-// groups of P/c ranks (c = feature replication; c = P means replicated).
+// Sampling as `bulkgnn sample` and `train` run it: each step takes `bulk`
+// minibatches and every rank samples its slice (batch / P seeds) of each;
+// one row fetch per hop per step. Features and gradients as `bulkgnn train` runs it: every rank
+// takes a contiguous 1/P slice of every minibatch; features are partitioned over groups of P/c
+// ranks (c = feature replication; c = P means replicated).
 [[nodiscard]] prediction predict(const graph_stats& g, const workload& w, grid kind, int ranks,
                                  int replication, int feature_replication = 1);
 
