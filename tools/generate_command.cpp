@@ -53,6 +53,8 @@ void add_rmat(CLI::App& generate) {
   cmd->add_option("--b", c->options.b)->capture_default_str()->check(probability);
   cmd->add_option("--c", c->options.c)->capture_default_str()->check(probability);
   cmd->add_flag("--undirected", c->options.undirected, "add the reverse of every edge");
+  cmd->add_flag("--weights", c->options.weights,
+                "edge weights uniform in (0, 1] (the same both ways), for --weighted sampling");
   cmd->add_option("--features", c->options.features, "random features per vertex")
       ->capture_default_str()
       ->check(integer_in(0, max_width));

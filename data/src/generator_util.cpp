@@ -190,6 +190,29 @@ std::vector<vertex_t> random_permutation(std::int64_t n, std::uint32_t seed, pur
   return order;
 }
 
+void write_edge_weights(native_writer& writer, std::uint32_t seed, bool quiet) {
+  const auto indptr_array = npy_array::open(writer.temporary_dir() / "indptr.npy");
+  const auto indices_array = npy_array::open(writer.temporary_dir() / "indices.npy");
+  const auto indptr = indptr_array.as<const edge_t>();
+  const auto indices = indices_array.as<const vertex_t>();
+  const auto nodes = static_cast<std::int64_t>(indptr.size()) - 1;
+  npy_array array = writer.create("edge_weight.npy", dtype::float32, {indptr[nodes]});
+  const auto weights = array.as<float>();
+  for_each_chunk(chunks_for(nodes, nodes_per_chunk), "edge weights", quiet,
+                 [&](std::int64_t chunk) {
+                   const std::int64_t end = std::min(nodes, (chunk + 1) * nodes_per_chunk);
+                   for (std::int64_t v = chunk * nodes_per_chunk; v < end; ++v)
+                     for (auto e = indptr[v]; e < indptr[v + 1]; ++e) {
+                       const auto u = static_cast<std::int64_t>(indices[e]);
+                       rng_key key = generator_key(seed, purpose::edge_weights, std::min(u, v));
+                       key.minibatch = static_cast<std::uint32_t>(std::max(u, v));
+                       philox_stream stream(key);
+                       // 24 random bits, shifted off zero: (0, 1] in steps of 2^-24.
+                       weights[e] = static_cast<float>((stream.next_u32() >> 8) + 1) * 0x1p-24F;
+                     }
+                 });
+}
+
 void write_labels(native_writer& writer, std::span<const std::int32_t> labels) {
   npy_array array =
       writer.create("labels.npy", dtype::int32, {static_cast<std::int64_t>(labels.size())});

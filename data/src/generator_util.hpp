@@ -30,6 +30,7 @@ enum class purpose : std::uint32_t {
   split,
   class_directions,
   class_assignment,
+  edge_weights,
 };
 
 [[nodiscard]] inline rng_key generator_key(std::uint32_t seed, purpose what, std::uint64_t row) {
@@ -176,6 +177,11 @@ void write_features(native_writer& writer, std::int64_t nodes, int features, std
                                                        purpose what);
 
 void write_labels(native_writer& writer, std::span<const std::int32_t> labels);
+
+// Writes edge_weight.npy for the indptr.npy and indices.npy already written:
+// entry (v, u) weighs a uniform draw in (0, 1] keyed by the unordered pair
+// {u, v}, so both directions of an undirected edge weigh the same.
+void write_edge_weights(native_writer& writer, std::uint32_t seed, bool quiet);
 
 // Writes split/random/{train,valid,test}.npy: a random 60/20/20 partition of
 // the nodes, each part sorted. Returns the manifest's "splits" list.

@@ -144,6 +144,7 @@ nlohmann::json generator_fields(const rmat_options& options) {
           {"b", options.b},
           {"c", options.c},
           {"undirected", options.undirected},
+          {"weights", options.weights},
           {"seed", options.seed}};
 }
 
@@ -158,6 +159,7 @@ void generate_rmat(const std::filesystem::path& out_dir, const rmat_options& opt
   const edge_t edges =
       assembler.build(writer, sampler.chunks(),
                       [&](std::int64_t chunk, auto&& add) { sampler.emit_chunk(chunk, add); });
+  if (options.weights) detail::write_edge_weights(writer, options.seed, options.quiet);
   if (options.features > 0)
     detail::write_features(writer, nodes, options.features, options.seed, {}, {}, options.quiet);
   nlohmann::json splits = nlohmann::json::array();

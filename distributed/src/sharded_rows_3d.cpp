@@ -36,6 +36,14 @@
 // (Checked against the traffic log, 100k vertices, 765k entries, 2000
 // requests per rank: P = 8, c = 2: 1,078,277 by the formula, 1,080,213
 // counted; P = 4, c = 1: 461,950 and 462,277.)
+//
+// Draws at the owner (draw_rows) change steps 1 and 4: a request per
+// frontier row of each minibatch, (vertex, minibatch) = 8 bytes, goes out;
+// the completing rank completes each requester's distinct rows (steps 2-3
+// unchanged), draws them with the requester's keys, and sends back only the
+// drawn rows: 4 (length) + 4 per drawn entry (+ 4 per weight). With one
+// column block (q = 1) a rank holds its rows whole and steps 2-3 vanish.
+// cost_model.hpp's three_d_draw_bytes sums this over ranks.
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/distributed/sharded_rows.hpp"

@@ -187,6 +187,43 @@ TEST(GenerateRmat, UndirectedGraphIsSymmetric) {
   EXPECT_LE(undirected.num_edges(), 2 * directed.num_edges());
 }
 
+// Weights are uniform in (0, 1] and keyed by the unordered pair, so an
+// undirected edge weighs the same both ways and a seed fixes them.
+TEST(GenerateRmat, WeightsAreUniformInZeroOneAndTheSameBothWays) {
+  scratch_dir dir;
+  generate_rmat(dir / "w",
+                {.scale = 12, .undirected = true, .weights = true, .seed = 3, .quiet = true});
+  const dataset d = dataset::open_native(dir / "w");
+  const csr_view g = d.graph();
+  ASSERT_TRUE(g.weighted());
+  double sum = 0;
+  std::int64_t below_quarter = 0;
+  for (std::int64_t v = 0; v < g.rows; ++v) {
+    const auto row = g.row(v);
+    const auto weights = g.row_values(v);
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      ASSERT_GT(weights[k], 0.0F);
+      ASSERT_LE(weights[k], 1.0F);
+      sum += weights[k];
+      below_quarter += weights[k] <= 0.25F;
+      const auto back = g.row(row[k]);
+      const auto at = std::lower_bound(back.begin(), back.end(), static_cast<vertex_t>(v));
+      ASSERT_TRUE(at != back.end() && *at == v);
+      ASSERT_EQ(g.row_values(row[k])[static_cast<std::size_t>(at - back.begin())], weights[k]);
+    }
+  }
+  // Each unordered pair is one draw: the mean and the quartile over the
+  // stored entries (two per pair) are those of U(0, 1] within a few sigma.
+  const double pairs = static_cast<double>(g.nnz()) / 2;
+  EXPECT_NEAR(sum / g.nnz(), 0.5, 4 * std::sqrt(1.0 / 12 / pairs));
+  EXPECT_NEAR(static_cast<double>(below_quarter) / g.nnz(), 0.25, 4 * std::sqrt(0.1875 / pairs));
+  generate_rmat(dir / "again",
+                {.scale = 12, .undirected = true, .weights = true, .seed = 3, .quiet = true});
+  const dataset again = dataset::open_native(dir / "again");
+  EXPECT_TRUE(std::equal(g.values.begin(), g.values.end(), again.graph().values.begin(),
+                         again.graph().values.end()));
+}
+
 TEST(GenerateRmat, RejectsImpossibleOptions) {
   scratch_dir dir;
   EXPECT_THROW(generate_rmat(dir / "g", {.scale = 0}), option_error);

@@ -284,6 +284,17 @@ TEST(Cli, GeneratedRmatGraphSamples) {
   EXPECT_NE(r.output.find("digest"), std::string::npos);
 }
 
+TEST(Cli, GeneratedWeightsServeWeightedSampling) {
+  const auto dir = scratch("rmat-weighted");
+  ASSERT_EQ(
+      run("generate rmat --quiet --weights --scale 10 --edge-factor 8 " + dir.string()).exit_code,
+      0);
+  const auto r =
+      run("sample --quiet " + dir.string() + " --weighted --fanouts 5,5 --batch-size 100");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("digest"), std::string::npos);
+}
+
 TEST(Cli, EveryCommandHasHelp) {
   for (const auto* cmd : {"sample", "train", "convert", "info", "model", "generate",
                           "generate rmat", "generate csbm"}) {

@@ -15,6 +15,7 @@ struct rmat_options {
   bool undirected = false;  // add the reverse of every edge
   int features = 0;         // random N(0,1) features per node when > 0
   int classes = 0;          // random labels and a 60/20/20 split when > 0
+  bool weights = false;     // edge weights uniform in (0, 1], equal both ways
   std::uint32_t seed = 0;
   bool quiet = false;
 };
