@@ -38,7 +38,7 @@ void add_distribution_options(CLI::App& cmd, session::layout_options& config, bo
                  "vertex partition for shards and features: block or metis")
       ->capture_default_str();
   cmd.add_option("--draw-at", config.draw_at,
-                 "1.5d and 3d node-wise sampling: draw at the rows' owner (only drawn entries "
+                 "1.5d, 2d and 3d node-wise sampling: draw at the rows' owner (only drawn entries "
                  "travel) or at the requester (whole rows travel)")
       ->capture_default_str();
 }

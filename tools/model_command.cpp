@@ -251,7 +251,7 @@ void add_model_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1e6));
   cmd->add_option("--draw-at", config->draw_at,
-                  "1.5d and 3d node-wise draws: at the rows' owner or at the requester")
+                  "1.5d, 2d and 3d node-wise draws: at the rows' owner or at the requester")
       ->capture_default_str()
       ->check(one_of({"owner", "requester"}));
   cmd->add_option("--metrics-out", config->metrics_out, "write the predictions as JSON");

@@ -32,7 +32,7 @@ m = json.load(open(sys.argv[1])); g = json.load(open(sys.argv[2]))
 st = m["stages"]
 # Cost per edge of the sampler's own stages; the epoch shuffle is O(seeds)
 # per epoch and reported apart, as it is amortised over a whole epoch.
-sampler = st["sampler/sample_rows"] + st["sampler/relabel"]
+sampler = st["sampler/draw_rows"] + st["sampler/relabel"]
 print(f"{sys.argv[3]:<6} {g['num_edges']:>14} {sys.argv[4]:>8} {sys.argv[5]:>12} "
       f"{int(sys.argv[6])/1048576:>14.2f} {st['load']:>8.3f} {st['shuffle']:>9.3f} "
       f"{m['sampled_edges']:>13} {1e9 * sampler / m['sampled_edges']:>12.2f}")

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -73,7 +74,7 @@ central_directory find_directory(std::ifstream& file, std::uint64_t file_size,
         throw data_error(path, "malformed zip archive: zip64 sizes without a zip64 locator");
       }
     }
-    if (dir.offset + dir.size > file_size)
+    if (dir.size > file_size || dir.offset > file_size - dir.size)
       throw data_error(path, "malformed zip archive: the central directory lies past the end");
     return dir;
   }
@@ -131,7 +132,10 @@ std::optional<npz_member::location> find_member(std::ifstream& file, const std::
       throw data_error(path, fmt::format("{} uses zip compression method {}; only stored (0) and "
                                          "deflated (8) members are read",
                                          member, loc.method));
-    if (loc.data_offset + loc.compressed > file_size)
+    if (loc.method == 0 && loc.compressed != loc.uncompressed)
+      throw data_error(path, fmt::format("{} is stored with {} bytes but says {} uncompressed",
+                                         member, loc.compressed, loc.uncompressed));
+    if (loc.compressed > file_size || loc.data_offset > file_size - loc.compressed)
       throw data_error(path, fmt::format("{} is truncated", member));
     return loc;
   }
@@ -199,8 +203,9 @@ std::optional<std::int64_t> integer_at(const std::byte* raw, element_type t) {
 struct npz_reader::inflater {
   z_stream z{};
   std::vector<std::byte> input = std::vector<std::byte>(chunk_bytes);
-  inflater() {
-    if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw error("zlib: inflateInit2 failed");
+  explicit inflater(const std::string& where) {
+    if (inflateInit2(&z, -MAX_WBITS) != Z_OK)
+      throw data_error(where, "zlib cannot start inflating (inflateInit2 failed)");
   }
   ~inflater() { inflateEnd(&z); }
   inflater(const inflater&) = delete;
@@ -245,10 +250,12 @@ npz_member::npz_member(fs::path archive, const std::string& name)
       throw data_error(where_, "array shape is too large");
     count *= static_cast<std::uint64_t>(d);
   }
-  if (header_bytes_ + count * item_size_ > at_.uncompressed)
-    throw data_error(where_, fmt::format("truncated: the header promises {} bytes of data, the "
-                                         "member holds {}",
-                                         count * item_size_, at_.uncompressed - header_bytes_));
+  if (header_bytes_ > at_.uncompressed || count * item_size_ > at_.uncompressed - header_bytes_)
+    throw data_error(where_,
+                     fmt::format("truncated: the header promises {} bytes of data, the "
+                                 "member holds {}",
+                                 count * item_size_,
+                                 at_.uncompressed - std::min(header_bytes_, at_.uncompressed)));
 }
 
 bool npz_member::exists(const fs::path& archive, const std::string& name) {
@@ -272,7 +279,7 @@ npz_reader::npz_reader(const fs::path& archive, const npz_member::location& at, 
     : where_(std::move(where)), file_(open_archive(archive)) {
   file_.seekg(static_cast<std::streamoff>(at.data_offset));
   if (at.method == 8) {
-    inflate_ = std::make_unique<inflater>();
+    inflate_ = std::make_unique<inflater>(where_);
     compressed_left_ = at.compressed;
   } else {
     stored_left_ = at.uncompressed;

@@ -596,6 +596,9 @@ void import_ogb(const fs::path& ogb_dir, const fs::path& out_dir,
                 const ogb_import_options& options) {
   const interrupt_scope polled;  // a signal unwinds the import and its staging
   const ogb_layout ogb{ogb_dir};
+  BULKGNN_EXPECTS(!options.edge_weight_column || *options.edge_weight_column >= 0,
+                  "ogb_import_options.edge_weight_column must be >= 0, got {}",
+                  options.edge_weight_column.value_or(0));
   if (!is_ogb_raw_dir(ogb_dir))
     throw data_error(ogb.raw("edge.csv.gz").string(),
                      "missing (and no raw/data.npz): not an OGB raw directory");

@@ -336,6 +336,14 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
       it = by_slices.emplace(k, expected_frontiers(g, w, slice, static_cast<double>(k))).first;
     return it->second;
   };
+  std::map<std::int64_t, frontier_sizes> by_process_row;
+  const auto process_row_frontiers = [&](std::int64_t k) -> const frontier_sizes& {
+    auto it = by_process_row.find(k);
+    if (it == by_process_row.end())
+      it = by_process_row.emplace(k, expected_frontiers(g, w, side * slice, static_cast<double>(k)))
+               .first;
+    return it->second;
+  };
   const double nnz = static_cast<double>(g.edges);
   const double a_columns = kind == grid::two_d_summa ? block_columns(g, side) : 0;
   // 2D-SUMMA setup: each rank all-gathers its A block's size over its process column.
@@ -359,8 +367,9 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
           break;
         case grid::two_d_summa:
           // S rows of a process row (sampling ranks iq .. iq + q - 1) union
-          // their requesters' frontiers in each column block.
-          x.selection_columns = side * frontiers(side * in_step).frontier[l];
+          // their requesters' frontiers in each column block: q slices of
+          // each minibatch, which share its draws, so q·batch/P seeds each.
+          x.selection_columns = side * process_row_frontiers(in_step).frontier[l];
           total += two_d_fetch_bytes(x, ranks, nnz, a_columns, w.weighted);
           break;
         case grid::two_d:
@@ -434,7 +443,9 @@ prediction predict(const graph_stats& g, const workload& w, grid kind, int ranks
   const auto minibatches = static_cast<double>(minibatches_per_epoch(g, w));
   const auto hops = static_cast<double>(w.fanouts.size());
   const double steps = std::ceil(minibatches / static_cast<double>(w.bulk));
-  const double exchanges = w.weighted ? 3 : 2;  // ids or requests out, rows back (+ values)
+  // Ids or requests out, rows back (+ values); each all-to-all sends its
+  // counts first, then its data: two messages to every peer.
+  const double exchanges = 2 * (w.weighted ? 3 : 2);
   switch (kind) {
     case grid::replicated:
       break;
@@ -458,7 +469,7 @@ prediction predict(const graph_stats& g, const workload& w, grid kind, int ranks
       break;
     }
   }
-  p.features_messages = minibatches * 2 * (ranks / feature_replication - 1);
+  p.features_messages = minibatches * 2 * 2 * (ranks / feature_replication - 1);
   p.gradients_messages = ranks > 1 ? (minibatches + 1) * 2 * (ranks - 1) : 0;
   return p;
 }

@@ -116,7 +116,10 @@ void partitioned_features::end_epoch() {
   if (cache_capacity_ == 0 || choice_ == cache_choice::by_degree) return;
   if (choice_ == cache_choice::by_access && epochs_ended_ > 1) return;
   fill_cache(hottest_remote(access_counts_));
-  std::fill(access_counts_.begin(), access_counts_.end(), 0);
+  if (choice_ == cache_choice::by_access)
+    access_counts_ = {};  // chosen for good: stop counting
+  else
+    std::fill(access_counts_.begin(), access_counts_.end(), 0);
 }
 
 feature_cache_counts partitioned_features::take_cache_counts() {

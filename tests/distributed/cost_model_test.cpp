@@ -167,9 +167,9 @@ TEST(CostModel, TimeIsBytesOverBandwidthPlusLatencyPerMessage) {
   const auto p = predict(g, w, grid::one_and_half_d, 4, 1, 1);
   const network net{.bandwidth = 1e9, .latency = 1e-5};
   // 16 minibatches in steps of 2 (every rank samples its slice of each): 8
-  // steps, 2 hops, 2 all-to-alls over 3 others.
-  EXPECT_EQ(p.sampling_messages, 8 * 2 * 2 * 3);
-  EXPECT_EQ(p.features_messages, 16 * 2 * 3);
+  // steps, 2 hops, 2 all-to-alls over 3 others, each sending counts, then data.
+  EXPECT_EQ(p.sampling_messages, 8 * 2 * 2 * 2 * 3);
+  EXPECT_EQ(p.features_messages, 16 * 2 * 2 * 3);
   EXPECT_EQ(p.gradients_messages, 17 * 2 * 3);
   EXPECT_DOUBLE_EQ(p.total_seconds(net),
                    (p.sampling + p.features + p.gradients) / 4 / 1e9 +

@@ -20,7 +20,7 @@ struct cluster_options {
   int feature_replication = 1;  // copies of each feature row
   std::string partition = "block";
   int partition_seed = 0;
-  draw_location draw_at = draw_location::owner;  // 1.5d and 3d node-wise draws
+  draw_location draw_at = draw_location::owner;  // 1.5d, 2d and 3d node-wise draws
   feature_cache_options feature_cache;           // hot remote feature rows kept per rank
 };
 

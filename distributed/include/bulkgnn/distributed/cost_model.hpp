@@ -147,7 +147,9 @@ struct prediction {
   double features = 0;
   double gradients = 0;
   // Messages each rank sends per epoch, per stage: an all-to-all over T ranks
-  // is T - 1 messages, a ring all-reduce over P ranks 2(P - 1).
+  // is 2(T - 1) (its counts, then its data), a ring all-reduce over P ranks
+  // 2(P - 1). The refills of a cache chosen by access every epoch are not
+  // counted, and every cache is taken as chosen by in-degree.
   double sampling_messages = 0;
   double features_messages = 0;
   double gradients_messages = 0;

@@ -123,7 +123,8 @@ class layered_grid_shards final : public sampler::row_source {
 };
 
 // The row source for `kind` (replicated, 1.5D, 2D or 3D) over the sampling
-// communicator; `draw_at` applies to 1.5D and 3D (2D draws at the requester).
+// communicator; `draw_at` applies to 1.5D, 2D and 3D (2D-SUMMA draws at the
+// requester).
 [[nodiscard]] std::unique_ptr<sampler::row_source> make_row_source(
     grid_kind kind, const comm::communicator& sampling, csr_view graph,
     const vertex_partition& partition, int replication,
