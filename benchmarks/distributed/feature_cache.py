@@ -24,7 +24,8 @@ import subprocess
 import sys
 import tempfile
 
-MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-x", "OMP_NUM_THREADS=1", "-np"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_model import MPIRUN, run  # noqa: E402  (the same mpirun line and command log)
 
 
 def dataset_size(binary, data):
@@ -34,16 +35,6 @@ def dataset_size(binary, data):
     nodes = int(re.search(r"^nodes\s+(\d+)", out, re.M).group(1))
     features = int(re.search(r"^features\s+(\d+)", out, re.M).group(1))
     return nodes, features
-
-
-def run(cmd, log):
-    print("$", " ".join(cmd), file=sys.stderr, flush=True)
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    with open(log, "a") as f:
-        f.write("$ " + " ".join(cmd) + "\n" + done.stdout + "\n")
-    if done.returncode != 0:
-        sys.stderr.write(done.stdout[-4000:])
-        raise SystemExit(f"failed ({done.returncode}): {' '.join(cmd)}")
 
 
 def main():

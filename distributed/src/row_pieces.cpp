@@ -72,36 +72,31 @@ draw_requests route_draw_requests(std::span<const vertex_t> vertices,
   return out;
 }
 
-draw_request_list read_draw_requests(const std::vector<vertex_t>& pairs) {
-  draw_request_list list;
-  list.vertices.reserve(pairs.size() / 2);
-  list.minibatches.reserve(pairs.size() / 2);
-  for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
-    list.vertices.push_back(pairs[k]);
-    list.minibatches.push_back(std::bit_cast<std::uint32_t>(pairs[k + 1]));
-  }
-  return list;
+std::vector<vertex_t> requested_vertices(const std::vector<std::vector<vertex_t>>& asked) {
+  std::vector<vertex_t> vertices;
+  for (const auto& pairs : asked)
+    for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) vertices.push_back(pairs[k]);
+  return vertices;
 }
 
 drawn_for_requesters draw_requested_rows(const executor& exec, csr_view rows,
-                                         std::span<const vertex_t> local_index,
+                                         std::span<const vertex_t> row_of_request,
                                          const std::vector<std::vector<vertex_t>>& asked,
                                          const kernels::row_streams& streams,
                                          const kernels::row_sampling_options& draw) {
-  std::vector<vertex_t> local_rows, keys;
+  std::vector<vertex_t> keys;
   std::vector<std::uint32_t> minibatches;
   drawn_for_requesters out;
   out.first.push_back(0);
   for (const auto& pairs : asked) {
     for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) {
-      local_rows.push_back(local_index[static_cast<std::size_t>(pairs[k])]);
       keys.push_back(pairs[k]);
       minibatches.push_back(std::bit_cast<std::uint32_t>(pairs[k + 1]));
     }
     out.first.push_back(keys.size());
   }
   const kernels::row_streams here{streams.seed, streams.epoch, streams.layer, minibatches, keys};
-  out.drawn = kernels::sample_rows(exec, rows, local_rows, here, draw);
+  out.drawn = kernels::sample_rows(exec, rows, row_of_request, here, draw);
   return out;
 }
 
@@ -156,6 +151,23 @@ csr_matrix drawn_rows_from_owners(const received_streams& answered,
     weight_at[o] += length;
   }
   return drawn;
+}
+
+csr_matrix draw_at_owners(comm::communicator& comm, const executor& exec, csr_view rows,
+                          std::span<const std::int32_t> owner,
+                          std::span<const vertex_t> local_index, std::span<const vertex_t> vertices,
+                          const kernels::row_streams& streams,
+                          const kernels::row_sampling_options& draw, bool weighted,
+                          const char* grid) {
+  auto routed = route_draw_requests(vertices, streams, owner, comm.size(), grid);
+  const auto asked = exchange_ids(comm, std::move(routed.pairs));
+  std::vector<vertex_t> local_rows = requested_vertices(asked);
+  for (vertex_t& v : local_rows) v = local_index[static_cast<std::size_t>(v)];
+  auto mine = draw_requested_rows(exec, rows, local_rows, asked, streams, draw);
+  // A rank alone drew exactly its own requests, in their order.
+  if (comm.size() == 1) return std::move(mine.drawn);
+  const auto answered = exchange(comm, drawn_replies(mine.drawn, mine.first), weighted);
+  return drawn_rows_from_owners(answered, routed.owner_of, rows.cols);
 }
 
 piece_reader::piece_reader(const std::vector<std::vector<vertex_t>>& entries,

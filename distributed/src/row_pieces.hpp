@@ -106,22 +106,20 @@ struct draw_requests {
                                                 std::span<const std::int32_t> owner, int owners,
                                                 const char* grid);
 
-// The pairs that one requester sent, split.
-struct draw_request_list {
-  std::vector<vertex_t> vertices;
-  std::vector<std::uint32_t> minibatches;
-};
-[[nodiscard]] draw_request_list read_draw_requests(const std::vector<vertex_t>& pairs);
+// The vertex of each request that requesters asked this rank for (asked[r]:
+// requester r's pairs), all requesters in order.
+[[nodiscard]] std::vector<vertex_t> requested_vertices(
+    const std::vector<std::vector<vertex_t>>& asked);
 
-// The draws that requesters asked this rank for (asked[r]: requester r's
-// pairs), all drawn in one call from `rows`, which holds row v whole as row
-// local_index[v]; requester r's drawn rows are [first[r], first[r + 1]).
+// Those draws, made in one call: request k draws from row row_of_request[k]
+// of `rows`, keyed by its vertex and minibatch; requester r's drawn rows are
+// [first[r], first[r + 1]).
 struct drawn_for_requesters {
   csr_matrix drawn;
   std::vector<std::size_t> first;
 };
 [[nodiscard]] drawn_for_requesters draw_requested_rows(
-    const executor& exec, csr_view rows, std::span<const vertex_t> local_index,
+    const executor& exec, csr_view rows, std::span<const vertex_t> row_of_request,
     const std::vector<std::vector<vertex_t>>& asked, const kernels::row_streams& streams,
     const kernels::row_sampling_options& draw);
 
@@ -137,6 +135,17 @@ struct drawn_for_requesters {
 [[nodiscard]] csr_matrix drawn_rows_from_owners(const received_streams& answered,
                                                 std::span<const std::int32_t> owner_of,
                                                 std::int64_t num_vertices);
+
+// The whole round trip of draws at the owners over `comm`, whose rank r
+// holds the rows of part r whole: row local_index[v] of `rows` is row v of A.
+// Collective; `grid` names the grid in errors.
+[[nodiscard]] csr_matrix draw_at_owners(comm::communicator& comm, const executor& exec,
+                                        csr_view rows, std::span<const std::int32_t> owner,
+                                        std::span<const vertex_t> local_index,
+                                        std::span<const vertex_t> vertices,
+                                        const kernels::row_streams& streams,
+                                        const kernels::row_sampling_options& draw, bool weighted,
+                                        const char* grid);
 
 // Rows held by a rank, restricted to its column block: columns (original
 // ids), slots, and weights (empty if A is unweighted), in CSR layout.

@@ -131,17 +131,8 @@ csr_matrix block_row_shards::draw_rows(const executor& exec, std::span<const ver
   // Whole rows are what every request would return anyway.
   if (draw_at_ == draw_location::requester || draw.fanout < 0)
     return row_source::draw_rows(exec, vertices, streams, draw);
-  auto routed =
-      detail::route_draw_requests(vertices, streams, partition_.owner, team_->size(), "1.5d");
-  const auto asked = detail::exchange_ids(*team_, std::move(routed.pairs));
-
-  auto mine = detail::draw_requested_rows(exec, block_.view(), partition_.local_index, asked,
-                                          streams, draw);
-  // A team of one drew exactly its own requests, in their order.
-  if (team_->size() == 1) return std::move(mine.drawn);
-  const auto answered =
-      detail::exchange(*team_, detail::drawn_replies(mine.drawn, mine.first), weighted_);
-  return detail::drawn_rows_from_owners(answered, routed.owner_of, num_vertices_);
+  return detail::draw_at_owners(*team_, exec, block_.view(), partition_.owner,
+                                partition_.local_index, vertices, streams, draw, weighted_, "1.5d");
 }
 
 std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,

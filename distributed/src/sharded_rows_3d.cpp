@@ -159,49 +159,35 @@ csr_matrix layered_grid_shards::draw_rows(const executor& exec, std::span<const 
   // Whole rows are what every request would return anyway.
   if (draw_at_ == draw_location::requester || draw.fanout < 0)
     return row_source::draw_rows(exec, vertices, streams, draw);
+  // One column block: this rank holds its rows whole and draws in place.
+  if (process_row_->size() == 1)
+    return detail::draw_at_owners(*fiber_, exec, block_->whole_rows(num_vertices_),
+                                  partition_.owner, partition_.local_index, vertices, streams, draw,
+                                  weighted_, "3d");
   auto routed =
       detail::route_draw_requests(vertices, streams, partition_.owner, fiber_->size(), "3d");
   const auto asked = detail::exchange_ids(*fiber_, std::move(routed.pairs));
 
-  if (process_row_->size() == 1) {
-    // One column block: this rank holds its rows whole, so it draws in place.
-    auto mine = detail::draw_requested_rows(exec, block_->whole_rows(num_vertices_),
-                                            partition_.local_index, asked, streams, draw);
-    const auto answered =
-        detail::exchange(*fiber_, detail::drawn_replies(mine.drawn, mine.first), weighted_);
-    return detail::drawn_rows_from_owners(answered, routed.owner_of, num_vertices_);
-  }
-
   // Each requester's distinct vertices are completed once, however many of
   // its minibatches draw from them; then every request draws from its row.
-  std::vector<detail::draw_request_list> requests;
   std::vector<vertex_t> to_complete;
   std::vector<vertex_t> completed_row;
   for (const auto& pairs : asked) {
-    requests.push_back(detail::read_draw_requests(pairs));
-    const auto distinct = detail::distinct_vertices(requests.back().vertices);
+    std::vector<vertex_t> requested;
+    for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) requested.push_back(pairs[k]);
+    const auto distinct = detail::distinct_vertices(requested);
     const auto first = static_cast<vertex_t>(to_complete.size());
-    for (const vertex_t v : requests.back().vertices)
+    for (const vertex_t v : requested)
       completed_row.push_back(
           first + static_cast<vertex_t>(std::lower_bound(distinct.begin(), distinct.end(), v) -
                                         distinct.begin()));
     to_complete.insert(to_complete.end(), distinct.begin(), distinct.end());
   }
   const csr_matrix completed = complete_rows(to_complete);
-
-  std::vector<vertex_t> keys;
-  std::vector<std::uint32_t> minibatches;
-  for (const auto& list : requests) {
-    keys.insert(keys.end(), list.vertices.begin(), list.vertices.end());
-    minibatches.insert(minibatches.end(), list.minibatches.begin(), list.minibatches.end());
-  }
-  const kernels::row_streams here{streams.seed, streams.epoch, streams.layer, minibatches, keys};
-  const auto drawn = kernels::sample_rows(exec, completed.view(), completed_row, here, draw);
-
-  std::vector<std::size_t> first{0};
-  for (const auto& list : requests) first.push_back(first.back() + list.vertices.size());
-  auto replies = detail::drawn_replies(drawn, first);
-  const auto answered = detail::exchange(*fiber_, std::move(replies), weighted_);
+  const auto mine =
+      detail::draw_requested_rows(exec, completed.view(), completed_row, asked, streams, draw);
+  const auto answered =
+      detail::exchange(*fiber_, detail::drawn_replies(mine.drawn, mine.first), weighted_);
   return detail::drawn_rows_from_owners(answered, routed.owner_of, num_vertices_);
 }
 
