@@ -20,6 +20,7 @@ void add_convert_command(CLI::App& app);
 void add_generate_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_model_command(CLI::App& app);
+void add_partition_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 

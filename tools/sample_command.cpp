@@ -4,10 +4,12 @@
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/executor_stage.hpp"
+#include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/data/partitioned_dataset.hpp"
 #include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/loader/feature_cache.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
@@ -187,24 +189,41 @@ void run_sample(const sample_config& c) {
   stopwatch total;
   stage_times times;
 
+  // A partitioned dataset (bulkgnn partition) is read one part per rank.
   std::optional<data::dataset> ds;
+  std::optional<data::dataset_shard> shard;
   {
     scoped_stage stage(times, "load");
-    ds = open_dataset_or_default(c.data, c.quiet);
+    if (!c.data.empty() && data::is_partitioned_dataset(c.data))
+      shard = session::open_shard(c.data, c.distribution);
+    else
+      ds = open_dataset_or_default(c.data, c.quiet);
   }
-  const auto train = ds->training_vertices(c.split);
+  const auto train = shard ? shard->training_vertices(c.split) : ds->training_vertices(c.split);
   sampler::sampler_options options{
       .kind = sampler::parse_sampler_kind(c.sampler),
       .fanouts = parse_fanouts(c.fanouts),
       .replacement = c.replace ? kernels::replacement::with : kernels::replacement::without,
       .weighted = c.weighted,
       .seed = c.seed};
-  session::run_session cluster(*ds, c.distribution, false, shared_settings(c));
+  std::optional<session::run_session> session_holder;
+  if (shard)
+    session_holder.emplace(*shard, c.distribution, shared_settings(c));
+  else
+    session_holder.emplace(*ds, c.distribution, false, shared_settings(c));
+  auto& cluster = *session_holder;
   const executor exec = kernels::make_executor(parse_backend(c.backend));
   BULKGNN_EXPECTS(exec.device() == nullptr || !cluster.distributed(),
                   "--backend cuda: sampling on the GPU under mpirun is not supported yet");
-  const auto placed = place_topology(ds->graph(), exec, c.topology, c.weighted, c.quiet);
-  const csr_view graph = exec.device() != nullptr ? placed.view() : ds->graph();
+  BULKGNN_EXPECTS(!shard || (exec.device() == nullptr && !c.gather_features),
+                  "--backend cuda and --gather-features read a whole dataset; {} is partitioned",
+                  c.data);
+  // Alone, a partitioned dataset has one part: the whole graph.
+  const auto placed =
+      shard ? csr_matrix{} : place_topology(ds->graph(), exec, c.topology, c.weighted, c.quiet);
+  const csr_view graph = shard                      ? shard->rows()
+                         : exec.device() != nullptr ? placed.view()
+                                                    : ds->graph();
   auto sampler = cluster.rows() ? sampler::bulk_sampler(*cluster.rows(), options, exec)
                                 : sampler::bulk_sampler(graph, options, exec);
   const int rank = session::world_rank();
@@ -309,7 +328,9 @@ void run_sample(const sample_config& c) {
       if (dump) {
         scoped_stage stage(times, "dump");
         for (std::int64_t j = 0; j < bulk.count(); ++j)
-          dump->stream() << minibatch_json(bulk.extract(j, ds->labels())).dump() << '\n';
+          dump->stream()
+              << minibatch_json(bulk.extract(j, shard ? shard->labels() : ds->labels())).dump()
+              << '\n';
       }
       minibatches += bulk.count();
       bar.update(first + count + epoch * per_epoch);
@@ -324,6 +345,8 @@ void run_sample(const sample_config& c) {
   for (const auto& [id, d] : all_digests) digest.add(d);
   auto report = cluster.report();
   if (!report.is_null()) report["setup_traffic"] = setup_traffic;
+  // What each rank held at its peak: with a partitioned dataset, its part.
+  const auto peak_bytes_by_rank = cluster.gather_over_ranks(peak_resident_bytes());
   sampled_edges = cluster.sum_over_ranks(sampled_edges);
   sampling_seconds += times.get("shuffle");
   for (const auto& [stage, seconds] : sampler.times().all()) times.add("sampler/" + stage, seconds);
@@ -349,6 +372,11 @@ void run_sample(const sample_config& c) {
         static_cast<double>(gathered.bytes_from_cache()) / 1e9,
         static_cast<double>(gathered.bytes_from_table()) / 1e9,
         memory_space_name(features->table_space()));
+  fmt::print(
+      "peak resident memory: {:.0f} MiB on the largest rank{}\n",
+      static_cast<double>(*std::max_element(peak_bytes_by_rank.begin(), peak_bytes_by_rank.end())) /
+          (1 << 20),
+      shard ? fmt::format(", each rank reading 1 of {} parts", shard->parts()) : "");
   fmt::print("digest {:016x}\n", digest.value());
 
   if (!c.metrics_out.empty()) {
@@ -377,6 +405,8 @@ void run_sample(const sample_config& c) {
         {"replication", c.distribution.replication},
         {"partition", c.distribution.partition},
         {"draw_at", c.distribution.draw_at},
+        {"partitioned_data", shard.has_value()},
+        {"peak_resident_bytes_by_rank", peak_bytes_by_rank},
         {"distributed", report},
         {"traffic_by_epoch", report.is_null() ? nlohmann::json(nullptr) : traffic_by_epoch}};
     if (features)
@@ -404,7 +434,8 @@ void add_sample_command(CLI::App& app) {
   auto config = std::make_shared<sample_config>();
   auto* cmd = app.add_subcommand("sample", "Sample minibatches and report throughput");
   cmd->add_option("DATA", config->data,
-                  "native dataset directory or OGB raw directory (default: embedded CSBM)");
+                  "native dataset directory, OGB raw directory or partitioned dataset (bulkgnn "
+                  "partition; each rank reads its part) (default: embedded CSBM)");
   cmd->add_option("--split", config->split,
                   "split whose training vertices are the seeds (default: the first)");
   cmd->add_option("--sampler", config->sampler, "sage (node-wise), ladies or fastgcn (layer-wise)")

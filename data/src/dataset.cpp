@@ -17,24 +17,17 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/staging.hpp"
 #include "bulkgnn/data/ogb_import.hpp"
-
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_reduce.h>
+#include "native_format.hpp"
 
 namespace bulkgnn::data {
 
 namespace fs = std::filesystem;
 
-namespace {
+namespace detail {
 
-constexpr const char* manifest_name = "manifest.json";
-constexpr const char* format_name = "bulkgnn-native";
-constexpr int format_version = 1;
-constexpr const char* import_staging_prefix = "bulkgnn-import-";
-
-nlohmann::json read_manifest(const fs::path& path) {
+nlohmann::json read_manifest(const fs::path& path, const char* format) {
   std::ifstream in(path);
-  if (!in) throw data_error(path.string(), "missing (not a bulkgnn native dataset?)");
+  if (!in) throw data_error(path.string(), fmt::format("missing (not a {} directory?)", format));
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
@@ -42,13 +35,88 @@ nlohmann::json read_manifest(const fs::path& path) {
     throw data_error(path.string(), fmt::format("invalid JSON: {}", e.what()));
   }
   if (!j.is_object()) throw data_error(path.string(), "is not a JSON object");
-  if (j.value("format", "") != format_name)
-    throw data_error(path.string(), fmt::format("\"format\" is not \"{}\"", format_name));
-  if (j.value("version", 0) != format_version)
-    throw data_error(path.string(),
-                     fmt::format("unsupported version (expected {})", format_version));
+  if (j.value("format", "") != format)
+    throw data_error(path.string(), fmt::format("\"format\" is not \"{}\"", format));
+  if (j.value("version", 0) != 1)
+    throw data_error(path.string(), "unsupported version (expected 1)");
   return j;
 }
+
+void check_shape(const npy_array& a, const std::vector<std::int64_t>& expected) {
+  if (a.shape() != expected)
+    throw data_error(a.path().string(),
+                     fmt::format("has shape ({}), manifest.json implies ({})",
+                                 fmt::join(a.shape(), ", "), fmt::join(expected, ", ")));
+}
+
+std::int64_t manifest_count(const nlohmann::json& m, const char* key, const fs::path& path,
+                            bool required) {
+  if (!m.contains(key)) {
+    if (required) throw data_error(path.string(), fmt::format("lacks \"{}\"", key));
+    return 0;
+  }
+  const auto& v = m[key];
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+    throw data_error(path.string(), fmt::format("\"{}\" is not a non-negative integer", key));
+  return v.get<std::int64_t>();
+}
+
+void check_finite(std::span<const float> values, const fs::path& path) {
+  const auto bad =
+      first_where(std::ssize(values), [&](std::int64_t i) { return !std::isfinite(values[i]); });
+  if (bad != std::ssize(values))
+    throw data_error(path.string(),
+                     fmt::format("non-finite value {} at flat index {}", values[bad], bad));
+}
+
+void check_inside_dataset(const std::string& relative, const fs::path& manifest_path,
+                          const char* field) {
+  const fs::path p(relative);
+  const bool escapes = p.empty() || p.has_root_path() ||
+                       std::any_of(p.begin(), p.end(), [](const fs::path& c) { return c == ".."; });
+  if (escapes)
+    throw data_error(manifest_path.string(),
+                     fmt::format("{} entry '{}' leaves the dataset directory", field, relative));
+}
+
+void check_row_pointer(std::span<const edge_t> indptr, edge_t entries, const fs::path& path) {
+  if (indptr.front() != 0 || indptr.back() != entries)
+    throw data_error(path.string(), fmt::format("starts at {} and ends at {}, expected 0 and {}",
+                                                indptr.front(), indptr.back(), entries));
+  const auto rows = std::ssize(indptr) - 1;
+  const auto decrease =
+      first_where(rows, [&](std::int64_t v) { return indptr[v + 1] < indptr[v]; });
+  if (decrease != rows)
+    throw data_error(path.string(),
+                     fmt::format("decreases at row {} ({} > {}): not a valid CSR row pointer",
+                                 decrease, indptr[decrease], indptr[decrease + 1]));
+}
+
+void check_column_ids(std::span<const vertex_t> indices, std::int64_t columns,
+                      const fs::path& path) {
+  const auto bad_column = first_where(
+      std::ssize(indices), [&](std::int64_t e) { return indices[e] < 0 || indices[e] >= columns; });
+  if (bad_column != std::ssize(indices))
+    throw data_error(path.string(), fmt::format("node id {} at entry {} is outside [0, {})",
+                                                indices[bad_column], bad_column, columns));
+}
+
+void check_labels(std::span<const std::int32_t> labels, int num_classes, const fs::path& path) {
+  const auto bad_label = first_where(std::ssize(labels), [&](std::int64_t v) {
+    return labels[v] < -1 || labels[v] >= num_classes;
+  });
+  if (bad_label != std::ssize(labels))
+    throw data_error(path.string(), fmt::format("label {} of node {} is outside [-1, {})",
+                                                labels[bad_label], bad_label, num_classes));
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::manifest_name;
+constexpr const char* format_name = "bulkgnn-native";
+constexpr const char* import_staging_prefix = "bulkgnn-import-";
 
 // Creates a fresh uniquely named directory "<prefix>XXXXXX" (mkdtemp), so that
 // concurrent writers never share one.
@@ -68,64 +136,6 @@ void fsync_path(const fs::path& path, int flags) {
     throw data_error(path.string(), fmt::format("fsync failed: {}", std::strerror(errno)));
 }
 
-void check_shape(const npy_array& a, const std::vector<std::int64_t>& expected) {
-  if (a.shape() != expected)
-    throw data_error(a.path().string(),
-                     fmt::format("has shape ({}), manifest.json implies ({})",
-                                 fmt::join(a.shape(), ", "), fmt::join(expected, ", ")));
-}
-
-template <class T>
-std::span<const T> typed(const npy_array& a, const std::vector<std::int64_t>& shape) {
-  check_shape(a, shape);
-  return a.as<const T>();
-}
-
-std::int64_t manifest_count(const nlohmann::json& m, const char* key, const fs::path& path,
-                            bool required) {
-  if (!m.contains(key)) {
-    if (required) throw data_error(path.string(), fmt::format("lacks \"{}\"", key));
-    return 0;
-  }
-  const auto& v = m[key];
-  if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
-    throw data_error(path.string(), fmt::format("\"{}\" is not a non-negative integer", key));
-  return v.get<std::int64_t>();
-}
-
-// The smallest i in [0, count) with bad(i), or count if there is none; one
-// parallel pass, so that validating a large graph costs a fraction of a read.
-template <class Predicate>
-std::int64_t first_where(std::int64_t count, const Predicate& bad) {
-  return tbb::parallel_reduce(
-      tbb::blocked_range<std::int64_t>(0, count, std::int64_t{1} << 16), count,
-      [&](const tbb::blocked_range<std::int64_t>& range, std::int64_t found) {
-        for (auto i = range.begin(); i != range.end() && i < found; ++i)
-          if (bad(i)) return i;
-        return found;
-      },
-      [](std::int64_t a, std::int64_t b) { return std::min(a, b); });
-}
-
-void check_finite(std::span<const float> values, const fs::path& path) {
-  const auto bad =
-      first_where(std::ssize(values), [&](std::int64_t i) { return !std::isfinite(values[i]); });
-  if (bad != std::ssize(values))
-    throw data_error(path.string(),
-                     fmt::format("non-finite value {} at flat index {}", values[bad], bad));
-}
-
-// A path from manifest.json must name a file inside the dataset directory.
-void check_inside_dataset(const std::string& relative, const fs::path& manifest_path,
-                          const char* field) {
-  const fs::path p(relative);
-  const bool escapes = p.empty() || p.has_root_path() ||
-                       std::any_of(p.begin(), p.end(), [](const fs::path& c) { return c == ".."; });
-  if (escapes)
-    throw data_error(manifest_path.string(),
-                     fmt::format("{} entry '{}' leaves the dataset directory", field, relative));
-}
-
 void rename_or_throw(const fs::path& from, const fs::path& to) {
   std::error_code ec;
   fs::rename(from, to, ec);
@@ -141,7 +151,7 @@ void move_into_place(const fs::path& tmp, const fs::path& final_dir) {
   if (!fs::is_directory(final_dir) ||
       (!fs::is_empty(final_dir) && !fs::exists(final_dir / manifest_name)))
     throw data_error(final_dir.string(),
-                     "exists and is not a bulkgnn native dataset; refusing to replace it");
+                     "exists and is not a bulkgnn dataset directory; refusing to replace it");
   std::error_code ec;
   // An atomic swap: readers see the old or the new dataset, never neither.
   if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE) == 0) {
@@ -198,10 +208,11 @@ dataset dataset::open_native(const fs::path& dir) {
 }
 
 dataset dataset::read_native(const fs::path& dir) {
+  using namespace detail;
   const fs::path manifest_path = dir / manifest_name;
   dataset d;
   d.dir_ = dir;
-  d.manifest_ = read_manifest(manifest_path);
+  d.manifest_ = read_manifest(manifest_path, format_name);
   const auto& m = d.manifest_;
   const std::int64_t n = manifest_count(m, "num_nodes", manifest_path, true);
   const std::int64_t edges = manifest_count(m, "num_edges", manifest_path, true);
@@ -218,8 +229,6 @@ dataset dataset::read_native(const fs::path& dir) {
   if (m.contains("arrays"))
     for (const auto& rel : m["arrays"])
       check_inside_dataset(rel.get<std::string>(), manifest_path, "\"arrays\"");
-  const auto split_names = m.value("splits", std::vector<std::string>{});
-  for (const auto& name : split_names) check_inside_dataset(name, manifest_path, "\"splits\"");
 
   const auto listed = [&](const std::string& rel) {
     if (!m.contains("arrays")) return fs::exists(dir / rel);
@@ -250,94 +259,74 @@ dataset dataset::read_native(const fs::path& dir) {
     throw data_error((dir / "features.npy").string(), "missing but num_features is not 0");
   }
   if (listed("labels.npy")) d.labels_ = typed<std::int32_t>(load("labels.npy"), {n});
-
-  for (const auto& name : split_names) {
-    split s{name, {}, {}, {}};
-    for (auto [part, span] :
-         {std::pair{"train", &s.train}, {"valid", &s.valid}, {"test", &s.test}}) {
-      const npy_array& a = load(fmt::format("split/{}/{}.npy", name, part));
-      if (a.shape().size() != 1) throw data_error(a.path().string(), "is not one-dimensional");
-      *span = a.as<const vertex_t>();
-    }
-    d.splits_.push_back(std::move(s));
-  }
+  d.splits_ = read_splits(m, manifest_path,
+                          [&](const std::string& rel) -> const npy_array& { return load(rel); });
   return d;
 }
 
 const split& dataset::find_split(const std::string& name) const {
-  if (splits_.empty()) throw option_error(fmt::format("dataset '{}' has no splits", name_));
-  if (name.empty()) return splits_.front();
-  const auto it =
-      std::find_if(splits_.begin(), splits_.end(), [&](const split& s) { return s.name == name; });
-  if (it != splits_.end()) return *it;
-  std::vector<std::string> names;
-  for (const auto& s : splits_) names.push_back(s.name);
-  throw option_error(fmt::format("dataset '{}' has no split '{}' (available: {})", name_, name,
-                                 fmt::join(names, ", ")));
+  return detail::find_split(splits_, name, name_);
 }
 
 std::vector<vertex_t> dataset::training_vertices(const std::string& split_name) const {
-  if (splits_.empty()) {
-    BULKGNN_EXPECTS(split_name.empty(),
-                    "training_vertices: split {} asked for, but the dataset has no splits",
-                    split_name);
-    std::vector<vertex_t> all(static_cast<std::size_t>(num_nodes()));
-    std::iota(all.begin(), all.end(), vertex_t{0});
-    return all;
-  }
-  const auto train = find_split(split_name).train;
-  return {train.begin(), train.end()};
+  return detail::training_vertices(splits_, num_nodes(), split_name, name_);
 }
 
 void dataset::validate() const {
-  validate_graph();
-  const auto bad_label = first_where(std::ssize(labels_), [&](std::int64_t v) {
-    return labels_[v] < -1 || labels_[v] >= num_classes_;
-  });
-  if (bad_label != std::ssize(labels_))
-    throw data_error((dir_ / "labels.npy").string(),
-                     fmt::format("label {} of node {} is outside [-1, {})", labels_[bad_label],
-                                 bad_label, num_classes_));
-  check_finite(features_.data, dir_ / "features.npy");
-  for (const auto& s : splits_) validate_split(s);
+  detail::check_row_pointer(graph_.indptr, graph_.nnz(), dir_ / "indptr.npy");
+  detail::check_column_ids(graph_.indices, num_nodes(), dir_ / "indices.npy");
+  detail::check_finite(graph_.values, dir_ / "edge_weight.npy");
+  detail::check_labels(labels_, num_classes_, dir_ / "labels.npy");
+  detail::check_finite(features_.data, dir_ / "features.npy");
+  for (const auto& s : splits_) detail::validate_split(s, num_nodes(), dir_);
 }
 
-void dataset::validate_graph() const {
-  const fs::path indptr_path = dir_ / "indptr.npy";
-  const auto indptr = graph_.indptr;
-  const auto decrease =
-      first_where(num_nodes(), [&](std::int64_t v) { return indptr[v + 1] < indptr[v]; });
-  if (decrease != num_nodes())
-    throw data_error(indptr_path.string(),
-                     fmt::format("decreases at row {} ({} > {}): not a valid CSR row pointer",
-                                 decrease, indptr[decrease], indptr[decrease + 1]));
-  const auto indices = graph_.indices;
-  const auto bad_column = first_where(std::ssize(indices), [&](std::int64_t e) {
-    return indices[e] < 0 || indices[e] >= num_nodes();
-  });
-  if (bad_column != std::ssize(indices))
-    throw data_error((dir_ / "indices.npy").string(),
-                     fmt::format("node id {} at entry {} is outside [0, {})", indices[bad_column],
-                                 bad_column, num_nodes()));
-  check_finite(graph_.values, dir_ / "edge_weight.npy");
+namespace detail {
+
+const split& find_split(const std::vector<split>& splits, const std::string& name,
+                        const std::string& dataset_name) {
+  if (splits.empty()) throw option_error(fmt::format("dataset '{}' has no splits", dataset_name));
+  if (name.empty()) return splits.front();
+  const auto it =
+      std::find_if(splits.begin(), splits.end(), [&](const split& s) { return s.name == name; });
+  if (it != splits.end()) return *it;
+  std::vector<std::string> names;
+  for (const auto& s : splits) names.push_back(s.name);
+  throw option_error(fmt::format("dataset '{}' has no split '{}' (available: {})", dataset_name,
+                                 name, fmt::join(names, ", ")));
+}
+
+std::vector<vertex_t> training_vertices(const std::vector<split>& splits, std::int64_t num_nodes,
+                                        const std::string& split_name,
+                                        const std::string& dataset_name) {
+  if (splits.empty()) {
+    BULKGNN_EXPECTS(split_name.empty(),
+                    "training_vertices: split {} asked for, but the dataset has no splits",
+                    split_name);
+    std::vector<vertex_t> all(static_cast<std::size_t>(num_nodes));
+    std::iota(all.begin(), all.end(), vertex_t{0});
+    return all;
+  }
+  const auto train = find_split(splits, split_name, dataset_name).train;
+  return {train.begin(), train.end()};
 }
 
 // A node in two parts of a split would be trained on and evaluated on, and a
 // node listed twice in one part counts twice: both are refused.
-void dataset::validate_split(const split& s) const {
+void validate_split(const split& s, std::int64_t num_nodes, const fs::path& dir) {
   // part_of[v]: 1 + the index in `parts` of the part that lists v, or 0.
   constexpr std::uint8_t none = 0;
-  std::vector<std::uint8_t> part_of(static_cast<std::size_t>(num_nodes()), none);
+  std::vector<std::uint8_t> part_of(static_cast<std::size_t>(num_nodes), none);
   const std::array<std::pair<const char*, std::span<const vertex_t>>, 3> parts{
       {{"train", s.train}, {"valid", s.valid}, {"test", s.test}}};
   for (std::uint8_t p = 0; p < parts.size(); ++p) {
     const auto& [part, ids] = parts[p];
-    const fs::path path = dir_ / "split" / s.name / fmt::format("{}.npy", part);
+    const fs::path path = dir / "split" / s.name / fmt::format("{}.npy", part);
     for (std::size_t i = 0; i < ids.size(); ++i) {
       const vertex_t v = ids[i];
-      if (v < 0 || v >= num_nodes())
-        throw data_error(path.string(), fmt::format("node id {} at entry {} is outside [0, {})", v,
-                                                    i, num_nodes()));
+      if (v < 0 || v >= num_nodes)
+        throw data_error(path.string(),
+                         fmt::format("node id {} at entry {} is outside [0, {})", v, i, num_nodes));
       const std::uint8_t mark = part_of[static_cast<std::size_t>(v)];
       if (mark == p + 1)
         throw data_error(path.string(), fmt::format("node {} is listed twice (entry {})", v, i));
@@ -350,7 +339,10 @@ void dataset::validate_split(const split& s) const {
   }
 }
 
-native_writer::native_writer(fs::path final_dir) : final_dir_(std::move(final_dir)) {
+}  // namespace detail
+
+native_writer::native_writer(fs::path final_dir, std::string format)
+    : final_dir_(std::move(final_dir)), format_(std::move(format)) {
   if (final_dir_.filename().empty()) final_dir_ = final_dir_.parent_path();
   const fs::path parent = fs::absolute(final_dir_).parent_path();
   std::error_code ec;
@@ -388,8 +380,8 @@ npy_array native_writer::create(const std::string& relative_path, dtype type,
 
 void native_writer::commit(nlohmann::json manifest) {
   BULKGNN_EXPECTS(!committed_, "native_writer::commit called twice for {}", final_dir_.string());
-  manifest["format"] = format_name;
-  manifest["version"] = format_version;
+  manifest["format"] = format_;
+  manifest["version"] = 1;
   manifest["arrays"] = array_paths_;
   const fs::path manifest_path = tmp_dir_ / manifest_name;
   {

@@ -70,6 +70,31 @@ cluster::cluster(const data::dataset& ds, const cluster_options& options, bool p
   }
 }
 
+cluster::cluster(const data::dataset_shard& shard, const cluster_options& options)
+    : options_(options),
+      world_(MPI_COMM_WORLD, "world", log_),
+      sampling_(MPI_COMM_WORLD, "sampling", log_),
+      features_comm_(MPI_COMM_WORLD, "features", log_),
+      gradients_(MPI_COMM_WORLD, "gradients", log_) {
+  validate(options, ranks());
+  const int parts = grid_partition_parts(options.grid, ranks(), options.replication);
+  const int part = part_of_rank(options.grid, ranks(), options.replication, rank());
+  BULKGNN_EXPECTS(shard.parts() == parts && shard.part() == part,
+                  "grid {}: rank {} holds part {} of {}, but was given part {} of {}",
+                  grid_kind_name(options.grid), rank(), part, parts, shard.part(), shard.parts());
+  grid_partition_ = partition_from_owners({shard.owner().begin(), shard.owner().end()}, parts);
+  const auto& how = shard.manifest().at("partition");
+  layout_["grid"] = {{"kind", grid_kind_name(options.grid)},
+                     {"replication", options.replication},
+                     {"partition", how.at("method")},
+                     {"parts", parts},
+                     {"edge_cut", how.at("edge_cut")},
+                     {"edges", shard.num_edges()},
+                     {"from_shards", true}};
+  rows_ = make_row_source(options.grid, sampling_, part_rows{shard.rows()}, grid_partition_,
+                          options.replication, options.draw_at);
+}
+
 nlohmann::json cluster::end_epoch(bool refill) {
   // The capacity is a function of options shared by every rank: all return here alike.
   if (!features_ || features_->cache_capacity_rows() == 0) return nullptr;

@@ -103,7 +103,26 @@ block_row_shards::block_row_shards(const comm::communicator& sampling, csr_view 
   const auto first = partition.part_offsets[part];
   std::vector<vertex_t> mine(partition.old_id.begin() + first,
                              partition.old_id.begin() + partition.part_offsets[part + 1]);
-  block_ = kernels::gather_rows({}, graph, mine);
+  copied_block_ = kernels::gather_rows({}, graph, mine);
+  block_ = copied_block_.view();
+}
+
+block_row_shards::block_row_shards(const comm::communicator& sampling, part_rows mine,
+                                   const vertex_partition& partition, int replication,
+                                   draw_location draw_at)
+    : team_(sampling.split(sampling.rank() / (sampling.size() / replication),
+                           sampling.rank() % (sampling.size() / replication), sampling.stage())),
+      partition_(partition),
+      num_vertices_(static_cast<vertex_t>(mine.rows.cols)),
+      weighted_(mine.rows.weighted()),
+      draw_at_(draw_at),
+      block_(mine.rows) {
+  BULKGNN_EXPECTS(partition.parts == team_->size(),
+                  "1.5d: the partition has {} parts for teams of {} ranks", partition.parts,
+                  team_->size());
+  BULKGNN_EXPECTS(mine.rows.rows == partition.part_size(team_->rank()),
+                  "1.5d: {} rows given for part {} of {} vertices", mine.rows.rows, team_->rank(),
+                  partition.part_size(team_->rank()));
 }
 
 sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices) {
@@ -119,7 +138,7 @@ sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices
   std::vector<detail::piece_stream> replies(members);
   for (int r = 0; r < members; ++r)
     for (const vertex_t v : asked[r])
-      detail::write_row(block_.view(), partition_.local_index[v], replies[r]);
+      detail::write_row(block_, partition_.local_index[v], replies[r]);
   const auto answered = detail::exchange(*team_, std::move(replies), weighted_);
 
   return detail::rows_from_owners(answered, partition_.owner, num_vertices_, distinct, vertices);
@@ -131,8 +150,8 @@ csr_matrix block_row_shards::draw_rows(const executor& exec, std::span<const ver
   // Whole rows are what every request would return anyway.
   if (draw_at_ == draw_location::requester || draw.fanout < 0)
     return row_source::draw_rows(exec, vertices, streams, draw);
-  return detail::draw_at_owners(*team_, exec, block_.view(), partition_.owner,
-                                partition_.local_index, vertices, streams, draw, weighted_, "1.5d");
+  return detail::draw_at_owners(*team_, exec, block_, partition_.owner, partition_.local_index,
+                                vertices, streams, draw, weighted_, "1.5d");
 }
 
 std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
@@ -161,6 +180,47 @@ std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
   }
   throw option_error("cluster_options.grid " + grid_kind_name(kind) +
                      " is not available in this build");
+}
+
+std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
+                                                     const comm::communicator& sampling,
+                                                     part_rows mine,
+                                                     const vertex_partition& partition,
+                                                     int replication, draw_location draw_at) {
+  validate_grid(kind, sampling.size(), replication);
+  switch (kind) {
+    case grid_kind::replicated:
+      BULKGNN_EXPECTS(partition.parts == 1, "replicated: the partition has {} parts, not 1",
+                      partition.parts);
+      return std::make_unique<sampler::local_rows>(mine.rows);
+    case grid_kind::one_and_half_d:
+      return std::make_unique<block_row_shards>(sampling, mine, partition, replication, draw_at);
+    case grid_kind::two_d:
+      return std::make_unique<layered_grid_shards>(sampling, mine, partition, 1, draw_at);
+    case grid_kind::three_d:
+      return std::make_unique<layered_grid_shards>(sampling, mine, partition, replication, draw_at);
+    case grid_kind::two_d_summa:
+      break;
+  }
+  throw option_error("cluster_options.grid " + grid_kind_name(kind) +
+                     " reads the whole graph (CombBLAS), not a partitioned dataset's part");
+}
+
+int part_of_rank(grid_kind kind, int ranks, int replication, int rank) {
+  switch (kind) {
+    case grid_kind::replicated:
+      return 0;
+    case grid_kind::one_and_half_d:
+      return rank % (ranks / replication);
+    case grid_kind::two_d:
+    case grid_kind::two_d_summa:
+    case grid_kind::three_d: {
+      const int side =
+          static_cast<int>(std::lround(std::sqrt(static_cast<double>(ranks / replication))));
+      return rank / side;
+    }
+  }
+  return 0;
 }
 
 }  // namespace bulkgnn::distributed

@@ -90,13 +90,41 @@ layered_grid_shards::layered_grid_shards(const comm::communicator& sampling, csr
       weighted_(graph.weighted()),
       draw_at_(draw_at),
       block_(std::make_unique<local_block>()) {
+  hold_column_block(graph, layers, [&](std::int64_t id) { return partition.old_id[id]; });
+}
+
+layered_grid_shards::layered_grid_shards(const comm::communicator& sampling, part_rows mine,
+                                         const vertex_partition& partition, int layers,
+                                         draw_location draw_at)
+    : fiber_(sampling.split(sampling.rank() % layer_side(sampling.size(), layers),
+                            sampling.rank() / layer_side(sampling.size(), layers),
+                            sampling.stage())),
+      process_row_(sampling.split(sampling.rank() / layer_side(sampling.size(), layers),
+                                  sampling.rank() % layer_side(sampling.size(), layers),
+                                  sampling.stage())),
+      partition_(partition),
+      num_vertices_(static_cast<vertex_t>(mine.rows.cols)),
+      weighted_(mine.rows.weighted()),
+      draw_at_(draw_at),
+      block_(std::make_unique<local_block>()) {
+  BULKGNN_EXPECTS(
+      partition.parts != fiber_->size() || mine.rows.rows == partition.part_size(fiber_->rank()),
+      "3d: {} rows given for part {} of {} vertices", mine.rows.rows, fiber_->rank(),
+      partition.part_size(fiber_->rank()));
+  const auto first = partition.part_offsets[fiber_->rank()];
+  hold_column_block(mine.rows, layers, [&](std::int64_t id) { return id - first; });
+}
+
+template <class SourceRow>
+void layered_grid_shards::hold_column_block(csr_view source, int layers, SourceRow source_row) {
+  const auto& partition = partition_;
   BULKGNN_EXPECTS(partition.parts == fiber_->size(),
                   "3d: the partition has {} parts for {} layers of {} process rows",
                   partition.parts, layers, process_row_->size());
   const int part = fiber_->rank();
   const int column_block = process_row_->rank();
   for (auto id = partition.part_offsets[part]; id < partition.part_offsets[part + 1]; ++id)
-    block_->rows.push_row(graph, partition.old_id[id], [&](vertex_t column) {
+    block_->rows.push_row(source, source_row(id), [&](vertex_t column) {
       return partition.owner[column] / layers == column_block;
     });
 }

@@ -67,8 +67,9 @@ int world_size() {
 }
 
 struct run_session::impl {
-  impl(const data::dataset& ds, const distributed::cluster_options& options, bool features)
-      : cluster(ds, options, features),
+  template <class Input, class... Extra>
+  impl(const Input& input, const distributed::cluster_options& options, Extra... extra)
+      : cluster(input, options, extra...),
         parallel{.ranks = &cluster.gradients(),
                  .sampling = &cluster.sampling(),
                  .rows = &cluster.rows(),
@@ -102,9 +103,10 @@ distributed::cluster_options cluster_options_from(const layout_options& layout) 
 
 // The first collective of a run: ranks that disagree on anything below would
 // crash, hang or silently differ in the collectives that follow.
-void require_same_settings_on_every_rank(const data::dataset& ds, const layout_options& layout,
+void require_same_settings_on_every_rank(const std::string& data_fingerprint,
+                                         const layout_options& layout,
                                          const std::vector<setting>& shared) {
-  std::vector<distributed::shared_setting> settings{{"DATA", data::content_fingerprint(ds)}};
+  std::vector<distributed::shared_setting> settings{{"DATA", data_fingerprint}};
   for (const auto& s : layout_settings(layout)) settings.push_back({s.name, s.value});
   for (const auto& s : shared) settings.push_back({s.name, s.value});
   comm::traffic_log uncounted;
@@ -112,33 +114,68 @@ void require_same_settings_on_every_rank(const data::dataset& ds, const layout_o
   distributed::require_same_settings(agreement, settings);
 }
 
-}  // namespace
+// A process alone runs the whole graph here: no layout over ranks.
+void require_layout_alone(const layout_options& layout) {
+  require_partition_name(layout.partition);
+  const auto options = cluster_options_from(layout);
+  distributed::validate_grid(options.grid, 1, options.replication);
+  BULKGNN_EXPECTS(
+      options.grid == distributed::grid_kind::replicated && layout.feature_replication == 1 &&
+          layout.feature_cache_mib == 0,
+      "layout_options.grid/layout_options.feature_replication/layout_options.feature_cache_mib "
+      "lay a run out over MPI ranks: start it with mpirun -np P");
+}
 
-run_session::run_session(const data::dataset& ds, const layout_options& layout,
-                         bool partition_features, const std::vector<setting>& shared) {
-  if (!distributed::mpi_session::active()) {
-    require_partition_name(layout.partition);
-    const auto options = cluster_options_from(layout);
-    distributed::validate_grid(options.grid, 1, options.replication);
-    BULKGNN_EXPECTS(
-        options.grid == distributed::grid_kind::replicated && layout.feature_replication == 1 &&
-            layout.feature_cache_mib == 0,
-        "layout_options.grid/layout_options.feature_replication/layout_options.feature_cache_mib "
-        "lay a run out over MPI ranks: start it with mpirun -np P");
-    return;
-  }
-  require_same_settings_on_every_rank(ds, layout, shared);
-  distributed::cluster_options options;
+// The cluster's options, once every rank agreed on the layout.
+distributed::cluster_options agreed_options(const layout_options& layout) {
   try {
     require_partition_name(layout.partition);
-    options = cluster_options_from(layout);
+    auto options = cluster_options_from(layout);
     distributed::validate(options, world_size());
+    return options;
   } catch (const option_error& e) {
     // Every rank has the same layout and rank count, so every rank throws
     // this here: each can end normally.
     throw distributed::collective_error(e.what());
   }
-  impl_ = std::make_unique<impl>(ds, options, partition_features);
+}
+
+}  // namespace
+
+data::dataset_shard open_shard(const std::filesystem::path& dir, const layout_options& layout) {
+  const auto options = cluster_options_from(layout);
+  distributed::validate_grid(options.grid, world_size(), options.replication);
+  const int parts =
+      distributed::grid_partition_parts(options.grid, world_size(), options.replication);
+  const int stored = data::partitioned_dataset_parts(dir);
+  if (stored != parts)
+    throw option_error(fmt::format(
+        "{} is partitioned into {} parts, but layout_options.grid {} over {} ranks "
+        "(layout_options.replication {}) reads {}: partition it with {} parts",
+        dir.string(), stored, layout.grid, world_size(), layout.replication, parts, parts));
+  return data::dataset_shard::open(
+      dir,
+      distributed::part_of_rank(options.grid, world_size(), options.replication, world_rank()));
+}
+
+run_session::run_session(const data::dataset& ds, const layout_options& layout,
+                         bool partition_features, const std::vector<setting>& shared) {
+  if (!distributed::mpi_session::active()) {
+    require_layout_alone(layout);
+    return;
+  }
+  require_same_settings_on_every_rank(data::content_fingerprint(ds), layout, shared);
+  impl_ = std::make_unique<impl>(ds, agreed_options(layout), partition_features);
+}
+
+run_session::run_session(const data::dataset_shard& shard, const layout_options& layout,
+                         const std::vector<setting>& shared) {
+  if (!distributed::mpi_session::active()) {
+    require_layout_alone(layout);
+    return;
+  }
+  require_same_settings_on_every_rank(shard.fingerprint(), layout, shared);
+  impl_ = std::make_unique<impl>(shard, agreed_options(layout));
 }
 
 int run_session::rank() const { return impl_ ? world_rank() : 0; }
@@ -184,6 +221,11 @@ std::int64_t run_session::sum_over_ranks(std::int64_t value) {
   return impl_->cluster.world().all_reduce(value, comm::reduce_op::sum);
 }
 
+std::vector<std::int64_t> run_session::gather_over_ranks(std::int64_t value) {
+  if (!impl_) return {value};
+  return impl_->cluster.world().all_gather_v(std::span<const std::int64_t>(&value, 1));
+}
+
 nlohmann::json run_session::end_epoch(bool refill) {
   if (!impl_) return nullptr;
   return impl_->cluster.end_epoch(refill);
@@ -205,14 +247,34 @@ int world_size() { return 1; }
 
 struct run_session::impl {};
 
-run_session::run_session(const data::dataset&, const layout_options& layout, bool,
-                         const std::vector<setting>&) {
+namespace {
+void require_layout_without_mpi(const layout_options& layout) {
   require_partition_name(layout.partition);
   BULKGNN_EXPECTS(
       layout.grid == "replicated" && layout.replication == 1 && layout.feature_replication == 1 &&
           layout.feature_cache_mib == 0,
       "layout_options.grid/layout_options.replication/layout_options.feature_replication need "
       "MPI, and this build has none");
+}
+}  // namespace
+
+data::dataset_shard open_shard(const std::filesystem::path& dir, const layout_options& layout) {
+  require_layout_without_mpi(layout);
+  const int stored = data::partitioned_dataset_parts(dir);
+  if (stored != 1)
+    throw option_error(
+        fmt::format("{} is partitioned into {} parts; a process alone reads a dataset of 1 part",
+                    dir.string(), stored));
+  return data::dataset_shard::open(dir, 0);
+}
+
+run_session::run_session(const data::dataset&, const layout_options& layout, bool,
+                         const std::vector<setting>&) {
+  require_layout_without_mpi(layout);
+}
+run_session::run_session(const data::dataset_shard&, const layout_options& layout,
+                         const std::vector<setting>&) {
+  require_layout_without_mpi(layout);
 }
 run_session::~run_session() = default;
 int run_session::rank() const { return 0; }
@@ -230,6 +292,7 @@ std::vector<std::pair<std::int64_t, std::uint64_t>> run_session::gather_digests(
   return mine;
 }
 std::int64_t run_session::sum_over_ranks(std::int64_t value) { return value; }
+std::vector<std::int64_t> run_session::gather_over_ranks(std::int64_t value) { return {value}; }
 nlohmann::json run_session::report() { return nullptr; }
 nlohmann::json run_session::end_epoch(bool) { return nullptr; }
 

@@ -327,4 +327,108 @@ TEST(MpiFailures, ImpossibleLayoutsAreRejectedByName) {
   }
 }
 
+// Ranks that read only their part of a partitioned dataset (bulkgnn
+// partition) draw the minibatches of the whole dataset.
+TEST(PartitionedData, EveryGridSamplesTheWholeDatasetsMinibatches) {
+  const bulkgnn::testing::scratch_dir dir;
+  struct sharded_layout {
+    int ranks;
+    std::string grid;
+    int parts;
+    std::string method;
+  };
+  for (const auto& [ranks, grid, parts, method] :
+       {sharded_layout{2, "1.5d", 2, "metis"},
+        sharded_layout{8, "1.5d --replication 2", 4, "block"}, sharded_layout{4, "2d", 2, "metis"},
+        sharded_layout{4, "2d --draw-at requester", 2, "block"},
+        sharded_layout{8, "3d --replication 2", 4, "block"},
+        sharded_layout{0, "replicated", 1, "block"}}) {
+    const auto parted = dir / fmt::format("facebook-{}-{}", parts, method);
+    if (!fs::exists(parted)) {
+      const auto r = run(0, fmt::format("partition {} {} --parts {} --method {} --quiet",
+                                        facebook.string(), parted.string(), parts, method));
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+    }
+    for (const std::string sampler : {"--fanouts 10,5", "--sampler ladies --fanouts 256,256"}) {
+      const std::string arguments =
+          sampler + " --batch-size 512 --bulk 3 --max-minibatches 12 --grid " + grid;
+      const auto alone = digest_of(0,
+                                   "sample " + facebook.string() + " " + sampler +
+                                       " --batch-size 512 --bulk 3 --max-minibatches 12",
+                                   dir / "alone.json");
+      const auto metrics = dir / "shards.json";
+      EXPECT_EQ(digest_of(ranks, "sample " + parted.string() + " " + arguments, metrics), alone)
+          << grid << " " << sampler;
+      EXPECT_TRUE(read_json(metrics).at("partitioned_data").get<bool>());
+    }
+  }
+}
+
+// The largest rank's peak resident set of `sample` on a graph whose topology
+// (60 MiB) outweighs what every rank holds anyway (the program, MPI, 12 bytes
+// per vertex of partition maps).
+std::int64_t peak_resident_mib(int ranks, const fs::path& data, const std::string& grid,
+                               const fs::path& metrics) {
+  const auto r = run(ranks, "sample " + data.string() +
+                                " --fanouts 10,5 --batch-size 256 --bulk 2 --max-minibatches 2 "
+                                "--quiet --grid " +
+                                grid + " --metrics-out " + metrics.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (r.exit_code != 0) return 0;
+  const auto by_rank = read_json(metrics).at("peak_resident_bytes_by_rank");
+  EXPECT_EQ(static_cast<int>(by_rank.size()), std::max(ranks, 1));
+  std::int64_t largest = 0;
+  for (const auto& bytes : by_rank) largest = std::max(largest, bytes.get<std::int64_t>());
+  return largest >> 20;
+}
+
+TEST(PartitionedData, RanksThatReadTheirPartHoldLessThanRanksThatMapTheWholeGraph) {
+  const bulkgnn::testing::scratch_dir dir;
+  const auto whole = dir / "rmat";
+  ASSERT_EQ(run(0, "generate rmat --scale 19 --edge-factor 32 --quiet " + whole.string()).exit_code,
+            0);
+  for (const int parts : {1, 4})
+    ASSERT_EQ(run(0, fmt::format("partition {} {} --parts {} --quiet", whole.string(),
+                                 (dir / fmt::format("rmat-{}", parts)).string(), parts))
+                  .exit_code,
+              0);
+  const auto metrics = dir / "metrics.json";
+  const auto alone = peak_resident_mib(0, dir / "rmat-1", "replicated", metrics);
+  const auto mapping_all = peak_resident_mib(4, whole, "1.5d", metrics);
+  const auto reading_a_part = peak_resident_mib(4, dir / "rmat-4", "1.5d", metrics);
+  // Measured: 93, 109 and 48 MiB.
+  EXPECT_LT(reading_a_part * 10, alone * 7)
+      << alone << " MiB alone, " << reading_a_part << " MiB per rank of 4";
+  EXPECT_LT(reading_a_part * 10, mapping_all * 6)
+      << mapping_all << " MiB mapping the whole graph, " << reading_a_part << " MiB its part";
+}
+
+TEST(PartitionedData, ARankThatCannotReadItsPartEndsEveryRankNamingTheFile) {
+  const bulkgnn::testing::scratch_dir dir;
+  const auto parted = dir / "facebook-2";
+  ASSERT_EQ(run(0, "partition " + facebook.string() + " " + parted.string() + " --parts 2 --quiet")
+                .exit_code,
+            0);
+  fs::remove(parted / "part-1" / "indices.npy");
+  const auto r =
+      run(2, "sample " + parted.string() + " --fanouts 5 --batch-size 64 --quiet --grid 1.5d");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung";
+  EXPECT_NE(r.output.find("rank 1 of 2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("part-1/indices.npy"), std::string::npos) << r.output;
+}
+
+TEST(PartitionedData, ALayoutThatNeedsAnotherPartCountIsRefusedNamingIt) {
+  const bulkgnn::testing::scratch_dir dir;
+  const auto parted = dir / "facebook-4";
+  ASSERT_EQ(run(0, "partition " + facebook.string() + " " + parted.string() + " --parts 4 --quiet")
+                .exit_code,
+            0);
+  const auto r =
+      run(4, "sample " + parted.string() + " --fanouts 5 --batch-size 64 --quiet --grid 2d");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung";
+  EXPECT_NE(r.output.find("partition it with 2 parts"), std::string::npos) << r.output;
+}
+
 }  // namespace

@@ -66,8 +66,6 @@ class dataset {
 
  private:
   static dataset read_native(const std::filesystem::path& dir);
-  void validate_graph() const;
-  void validate_split(const split& s) const;
 
   std::filesystem::path dir_;
   std::string name_;
@@ -88,7 +86,9 @@ class dataset {
 // it is removed, so SIGINT/SIGTERM never kill the process in between.
 class native_writer {
  public:
-  explicit native_writer(std::filesystem::path final_dir);
+  // `format` names the layout in manifest.json ("bulkgnn-partition" for
+  // partitioned datasets).
+  explicit native_writer(std::filesystem::path final_dir, std::string format = "bulkgnn-native");
   ~native_writer();
   native_writer(const native_writer&) = delete;
   native_writer& operator=(const native_writer&) = delete;
@@ -106,6 +106,7 @@ class native_writer {
  private:
   interrupt_scope polled_;  // first: opened before, closed after the directory
   std::filesystem::path final_dir_;
+  std::string format_;
   std::filesystem::path tmp_dir_;
   std::vector<std::string> array_paths_;  // relative, in creation order
   bool committed_ = false;

@@ -2,6 +2,7 @@
 
 #include "bulkgnn/comm/mpi_communicator.hpp"
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/data/partitioned_dataset.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/distributed/partitioned_features.hpp"
 #include "bulkgnn/distributed/sharded_rows.hpp"
@@ -39,6 +40,10 @@ void validate(const cluster_options& options, int ranks);
 class cluster {
  public:
   cluster(const data::dataset& ds, const cluster_options& options, bool partition_features);
+  // From this rank's part of a partitioned dataset (its part_of_rank), which
+  // the cluster reads in place: the rank holds no other rows of A. The
+  // partition is the dataset's; the features stay unpartitioned.
+  cluster(const data::dataset_shard& shard, const cluster_options& options);
 
   [[nodiscard]] int rank() const { return world_.rank(); }
   [[nodiscard]] int ranks() const { return world_.size(); }

@@ -43,6 +43,14 @@ enum class draw_location { owner, requester };
 // SUMMA broadcasts every block of A along its process column in every call
 // (sharded_rows_2d.cpp); it stays for comparison.
 
+// This rank's part of the partition, its rows of A in local_index order with
+// A's column ids (A.rows columns): what a rank maps from its shard of a
+// partitioned dataset (data::dataset_shard::rows) instead of the whole
+// graph. The row source reads them for as long as it lives.
+struct part_rows {
+  csr_view rows;
+};
+
 // Throws option_error if P ranks cannot form `kind` with replication c.
 void validate_grid(grid_kind kind, int ranks, int replication);
 
@@ -53,8 +61,12 @@ void validate_grid(grid_kind kind, int ranks, int replication);
 // per call: vertex ids out, rows (length, then columns) back.
 class block_row_shards final : public sampler::row_source {
  public:
-  // `graph` is read only for this rank's block row.
+  // `graph` is read only for this rank's block row, which is copied.
   block_row_shards(const comm::communicator& sampling, csr_view graph,
+                   const vertex_partition& partition, int replication,
+                   draw_location draw_at = draw_location::owner);
+  // The block row is `mine`, read in place.
+  block_row_shards(const comm::communicator& sampling, part_rows mine,
                    const vertex_partition& partition, int replication,
                    draw_location draw_at = draw_location::owner);
 
@@ -75,7 +87,8 @@ class block_row_shards final : public sampler::row_source {
   vertex_t num_vertices_;
   bool weighted_;
   draw_location draw_at_;
-  csr_matrix block_;  // rows of this rank's part, in local_index order
+  csr_matrix copied_block_;  // empty when the block is read in place
+  csr_view block_;           // rows of this rank's part, in local_index order
 };
 
 // 3D: P = c·q² ranks in c layers of q×q; sampling rank ℓq² + iq + j is
@@ -92,6 +105,11 @@ class layered_grid_shards final : public sampler::row_source {
   layered_grid_shards(const comm::communicator& sampling, csr_view graph,
                       const vertex_partition& partition, int layers,
                       draw_location draw_at = draw_location::owner);
+  // This rank's rows are those of its column block in `mine` (the rows of
+  // part ℓq + i).
+  layered_grid_shards(const comm::communicator& sampling, part_rows mine,
+                      const vertex_partition& partition, int layers,
+                      draw_location draw_at = draw_location::owner);
   ~layered_grid_shards() override;
 
   [[nodiscard]] vertex_t num_vertices() const override { return num_vertices_; }
@@ -106,6 +124,10 @@ class layered_grid_shards final : public sampler::row_source {
 
  private:
   struct local_block;
+  // Keeps, of each row of this rank's part (row `id` of A's relabelling is
+  // row source_row(id) of `source`), the entries in this rank's column block.
+  template <class SourceRow>
+  void hold_column_block(csr_view source, int layers, SourceRow source_row);
   // Rows `to_complete` (this rank's part) whole, from the pieces of every
   // member of the process row (collective over the process row).
   [[nodiscard]] csr_matrix complete_rows(const std::vector<vertex_t>& to_complete);
@@ -129,5 +151,18 @@ class layered_grid_shards final : public sampler::row_source {
     grid_kind kind, const comm::communicator& sampling, csr_view graph,
     const vertex_partition& partition, int replication,
     draw_location draw_at = draw_location::owner);
+
+// The same from this rank's part of the partition alone (replicated: the one
+// part, the whole graph). 2D-SUMMA, which hands CombBLAS the whole graph, is
+// refused.
+[[nodiscard]] std::unique_ptr<sampler::row_source> make_row_source(
+    grid_kind kind, const comm::communicator& sampling, part_rows mine,
+    const vertex_partition& partition, int replication,
+    draw_location draw_at = draw_location::owner);
+
+// The part whose rows rank `rank` of `ranks` holds on `kind`
+// (grid_partition_parts parts): 1.5D team member q holds part q; 2D/3D rank
+// (ℓ, i, j) holds part ℓq + i.
+[[nodiscard]] int part_of_rank(grid_kind kind, int ranks, int replication, int rank);
 
 }  // namespace bulkgnn::distributed

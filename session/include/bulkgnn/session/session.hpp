@@ -1,6 +1,7 @@
 #pragma once
 
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/data/partitioned_dataset.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
@@ -48,6 +50,13 @@ struct setting {
 [[nodiscard]] int world_rank();
 [[nodiscard]] int world_size();
 
+// The part of the partitioned dataset at `dir` (bulkgnn partition) that this
+// rank holds under `layout`: option_error naming layout_options.grid when the
+// dataset has another number of parts than the layout needs, data_error
+// naming the file this rank cannot read.
+[[nodiscard]] data::dataset_shard open_shard(const std::filesystem::path& dir,
+                                             const layout_options& layout);
+
 class run_session {
  public:
   // Collective over every rank. Before anything else checks that every rank
@@ -57,6 +66,11 @@ class run_session {
   // layout_options field for a layout that needs MPI in a process that runs
   // alone, or that the rank count cannot take.
   run_session(const data::dataset& ds, const layout_options& layout, bool partition_features,
+              const std::vector<setting>& shared);
+  // The same from this rank's part of a partitioned dataset (open_shard):
+  // the rank reads no other rows of A. Alone, the one part is the whole
+  // graph, which the caller samples itself.
+  run_session(const data::dataset_shard& shard, const layout_options& layout,
               const std::vector<setting>& shared);
   ~run_session();
   run_session(const run_session&) = delete;
@@ -85,6 +99,8 @@ class run_session {
       const std::vector<std::pair<std::int64_t, std::uint64_t>>& mine);
   // The sum of `value` over every rank (collective).
   [[nodiscard]] std::int64_t sum_over_ranks(std::int64_t value);
+  // Every rank's `value`, by rank (collective).
+  [[nodiscard]] std::vector<std::int64_t> gather_over_ranks(std::int64_t value);
   // Layout (grid, partitions, edge cuts) and every rank's traffic per stage
   // (collective); null for a process alone.
   [[nodiscard]] nlohmann::json report();

@@ -1,0 +1,237 @@
+#include "bulkgnn/data/partitioned_dataset.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/hash.hpp"
+#include "bulkgnn/data/fingerprint.hpp"
+#include "native_format.hpp"
+
+#include <fmt/format.h>
+
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace bulkgnn::data {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* format_name = "bulkgnn-partition";
+
+std::string part_dir(int part) { return fmt::format("part-{}", part); }
+
+// The vertices of each part, ascending: row r of part K is members[K][r].
+std::vector<std::vector<vertex_t>> members_of_parts(std::span<const std::int32_t> owner,
+                                                    int parts) {
+  std::vector<std::vector<vertex_t>> members(static_cast<std::size_t>(parts));
+  for (std::size_t v = 0; v < owner.size(); ++v) {
+    BULKGNN_EXPECTS(owner[v] >= 0 && owner[v] < parts,
+                    "write_partitioned_dataset: vertex {} has owner {}, outside [0, {})", v,
+                    owner[v], parts);
+    members[owner[v]].push_back(static_cast<vertex_t>(v));
+  }
+  return members;
+}
+
+template <class T>
+void copy_into(native_writer& out, const std::string& rel, std::span<const T> values,
+               std::vector<std::int64_t> shape) {
+  const npy_array a = out.create(rel, dtype_of<T>(), std::move(shape));
+  std::copy(values.begin(), values.end(), a.as<T>().begin());
+}
+
+// Part K's rows of A and of the features.
+void write_part(native_writer& out, const dataset& ds, int part,
+                std::span<const vertex_t> members) {
+  const auto graph = ds.graph();
+  const auto rows = static_cast<std::int64_t>(members.size());
+  const std::string dir = part_dir(part);
+  const npy_array indptr_array = out.create(dir + "/indptr.npy", dtype::int64, {rows + 1});
+  const auto indptr = indptr_array.as<edge_t>();
+  indptr[0] = 0;
+  for (std::int64_t r = 0; r < rows; ++r) indptr[r + 1] = indptr[r] + graph.degree(members[r]);
+  const edge_t entries = indptr[rows];
+  const npy_array indices = out.create(dir + "/indices.npy", dtype::int32, {entries});
+  npy_array weights;
+  if (graph.weighted()) weights = out.create(dir + "/edge_weight.npy", dtype::float32, {entries});
+  const auto features = ds.features();
+  npy_array feature_rows;
+  if (!features.empty())
+    feature_rows = out.create(dir + "/features.npy", dtype::float32, {rows, features.cols});
+  tbb::parallel_for(std::int64_t{0}, rows, [&](std::int64_t r) {
+    const vertex_t v = members[r];
+    const auto columns = graph.row(v);
+    std::copy(columns.begin(), columns.end(), indices.as<vertex_t>().begin() + indptr[r]);
+    if (graph.weighted()) {
+      const auto values = graph.row_values(v);
+      std::copy(values.begin(), values.end(), weights.as<float>().begin() + indptr[r]);
+    }
+    if (!features.empty()) {
+      const auto row = features.row(v);
+      std::copy(row.begin(), row.end(), feature_rows.as<float>().begin() + r * features.cols);
+    }
+  });
+}
+
+}  // namespace
+
+void write_partitioned_dataset(const dataset& ds, std::span<const std::int32_t> owner, int parts,
+                               const partition_provenance& how, const fs::path& out) {
+  BULKGNN_EXPECTS(parts >= 1, "write_partitioned_dataset: {} parts", parts);
+  BULKGNN_EXPECTS(std::ssize(owner) == ds.num_nodes(),
+                  "write_partitioned_dataset: {} owners for {} vertices", owner.size(),
+                  ds.num_nodes());
+  const auto members = members_of_parts(owner, parts);
+  native_writer writer(out, format_name);
+  copy_into(writer, "owner.npy", owner, {ds.num_nodes()});
+  if (!ds.labels().empty()) copy_into(writer, "labels.npy", ds.labels(), {ds.num_nodes()});
+  std::vector<std::string> split_names;
+  for (const auto& s : ds.splits()) {
+    split_names.push_back(s.name);
+    for (const auto& [part, ids] :
+         {std::pair{"train", s.train}, {"valid", s.valid}, {"test", s.test}})
+      copy_into(writer, fmt::format("split/{}/{}.npy", s.name, part), ids,
+                {static_cast<std::int64_t>(ids.size())});
+  }
+  std::vector<std::int64_t> part_vertices;
+  std::vector<edge_t> part_edges;
+  for (int k = 0; k < parts; ++k) {
+    write_part(writer, ds, k, members[k]);
+    part_vertices.push_back(static_cast<std::int64_t>(members[k].size()));
+    edge_t entries = 0;
+    for (const vertex_t v : members[k]) entries += ds.graph().degree(v);
+    part_edges.push_back(entries);
+  }
+  writer.commit(
+      {{"name", ds.name()},
+       {"parts", parts},
+       {"num_nodes", ds.num_nodes()},
+       {"num_edges", ds.num_edges()},
+       {"num_features", ds.features().cols},
+       {"num_classes", ds.num_classes()},
+       {"weighted", ds.graph().weighted()},
+       {"part_vertices", part_vertices},
+       {"part_edges", part_edges},
+       {"partition", {{"method", how.method}, {"seed", how.seed}, {"edge_cut", how.edge_cut}}},
+       {"source", {{"name", ds.name()}, {"fingerprint", content_fingerprint(ds)}}},
+       {"splits", split_names}});
+}
+
+bool is_partitioned_dataset(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / detail::manifest_name, ec)) return false;
+  try {
+    (void)detail::read_manifest(dir / detail::manifest_name, format_name);
+    return true;
+  } catch (const data_error&) {
+    return false;
+  }
+}
+
+namespace {
+
+int parts_in(const nlohmann::json& m, const fs::path& manifest_path) {
+  const auto parts = detail::manifest_count(m, "parts", manifest_path, true);
+  if (parts < 1 || parts > std::numeric_limits<std::int32_t>::max())
+    throw data_error(manifest_path.string(),
+                     fmt::format("\"parts\" is {}, not a part count", parts));
+  return static_cast<int>(parts);
+}
+
+// "part_vertices"[part] or "part_edges"[part]: a non-negative integer.
+std::int64_t count_of_part(const nlohmann::json& m, const char* key, int part,
+                           const fs::path& manifest_path) {
+  if (!m.contains(key) || !m[key].is_array() || std::ssize(m[key]) <= part ||
+      !m[key][part].is_number_integer() || m[key][part].get<std::int64_t>() < 0)
+    throw data_error(manifest_path.string(),
+                     fmt::format("\"{}\" has no count for part {}", key, part));
+  return m[key][part].get<std::int64_t>();
+}
+
+}  // namespace
+
+int partitioned_dataset_parts(const fs::path& dir) {
+  const fs::path manifest_path = dir / detail::manifest_name;
+  return parts_in(detail::read_manifest(manifest_path, format_name), manifest_path);
+}
+
+dataset_shard dataset_shard::open(const fs::path& dir, int part) {
+  using namespace detail;
+  const fs::path manifest_path = dir / manifest_name;
+  dataset_shard s;
+  try {
+    s.manifest_ = read_manifest(manifest_path, format_name);
+    const auto& m = s.manifest_;
+    s.parts_ = parts_in(m, manifest_path);
+    BULKGNN_EXPECTS(part >= 0 && part < s.parts_, "{}: part {} asked for, but it has {} parts",
+                    dir.string(), part, s.parts_);
+    s.part_ = part;
+    const auto n = manifest_count(m, "num_nodes", manifest_path, true);
+    if (n > std::numeric_limits<vertex_t>::max())
+      throw data_error(manifest_path.string(),
+                       fmt::format("num_nodes {} exceeds the 32-bit vertex id range", n));
+    s.num_edges_ = manifest_count(m, "num_edges", manifest_path, true);
+    s.feature_dim_ = manifest_count(m, "num_features", manifest_path, false);
+    const auto classes = manifest_count(m, "num_classes", manifest_path, false);
+    if (classes > std::numeric_limits<std::int32_t>::max())
+      throw data_error(manifest_path.string(), fmt::format("num_classes {} is too large", classes));
+    s.num_classes_ = static_cast<int>(classes);
+    s.name_ = m.value("name", dir.filename().string());
+    const auto rows = count_of_part(m, "part_vertices", part, manifest_path);
+    const auto entries = count_of_part(m, "part_edges", part, manifest_path);
+
+    const auto load = [&](const std::string& rel) -> const npy_array& {
+      const fs::path path = dir / rel;
+      if (!fs::exists(path))
+        throw data_error(path.string(), "missing (part of a partitioned dataset)");
+      return s.arrays_.emplace_back(npy_array::open(path));
+    };
+    const std::string mine = part_dir(part);
+    s.owner_ = typed<std::int32_t>(load("owner.npy"), {n});
+    const auto indptr = typed<edge_t>(load(mine + "/indptr.npy"), {rows + 1});
+    const auto indices = typed<vertex_t>(load(mine + "/indices.npy"), {entries});
+    std::span<const float> weights;
+    if (m.value("weighted", false))
+      weights = typed<float>(load(mine + "/edge_weight.npy"), {entries});
+    s.rows_ = csr_view{rows, n, indptr, indices, weights};
+    if (s.feature_dim_ > 0)
+      s.features_ = {rows, s.feature_dim_,
+                     typed<float>(load(mine + "/features.npy"), {rows, s.feature_dim_})};
+    if (fs::exists(dir / "labels.npy")) s.labels_ = typed<std::int32_t>(load("labels.npy"), {n});
+    s.splits_ = read_splits(m, manifest_path, load);
+
+    check_row_pointer(indptr, entries, dir / mine / "indptr.npy");
+    check_column_ids(indices, n, dir / mine / "indices.npy");
+    check_finite(weights, dir / mine / "edge_weight.npy");
+    check_finite(s.features_.data, dir / mine / "features.npy");
+    check_labels(s.labels_, s.num_classes_, dir / "labels.npy");
+    for (const auto& split : s.splits_) validate_split(split, n, dir);
+    const auto owners = s.owner_;
+    const auto bad_owner = first_where(
+        std::ssize(owners), [&](std::int64_t v) { return owners[v] < 0 || owners[v] >= s.parts_; });
+    if (bad_owner != std::ssize(owners))
+      throw data_error((dir / "owner.npy").string(),
+                       fmt::format("vertex {} has owner {}, outside [0, {})", bad_owner,
+                                   owners[bad_owner], s.parts_));
+    const auto owned = std::count(owners.begin(), owners.end(), part);
+    if (owned != rows)
+      throw data_error((dir / "owner.npy").string(),
+                       fmt::format("gives part {} {} vertices, but {} holds {} rows", part, owned,
+                                   (dir / mine / "indptr.npy").string(), rows));
+  } catch (const nlohmann::json::exception& e) {
+    throw data_error(manifest_path.string(), std::string("malformed field: ") + e.what());
+  }
+  digest_hasher hash;
+  for (const char c : s.manifest_.dump()) hash.add(static_cast<unsigned char>(c));
+  s.fingerprint_ = fmt::format("{:016x}", hash.value());
+  return s;
+}
+
+std::vector<vertex_t> dataset_shard::training_vertices(const std::string& split_name) const {
+  return detail::training_vertices(splits_, num_nodes(), split_name, name_);
+}
+
+}  // namespace bulkgnn::data
