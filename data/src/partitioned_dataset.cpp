@@ -151,6 +151,24 @@ std::int64_t count_of_part(const nlohmann::json& m, const char* key, int part,
   return m[key][part].get<std::int64_t>();
 }
 
+// owner.npy: n parts in [0, parts), `rows` of them `part` (the rows that
+// `indptr` holds). Mapped for the check only, so that it leaves no pages
+// resident.
+void check_owners(const fs::path& path, std::int64_t n, int parts, int part, std::int64_t rows,
+                  const fs::path& indptr) {
+  const auto mapped = npy_array::open(path);
+  const auto owners = detail::typed<std::int32_t>(mapped, {n});
+  const auto bad_owner = detail::first_where(
+      std::ssize(owners), [&](std::int64_t v) { return owners[v] < 0 || owners[v] >= parts; });
+  if (bad_owner != std::ssize(owners))
+    throw data_error(path.string(), fmt::format("vertex {} has owner {}, outside [0, {})",
+                                                bad_owner, owners[bad_owner], parts));
+  const auto owned = std::count(owners.begin(), owners.end(), part);
+  if (owned != rows)
+    throw data_error(path.string(), fmt::format("gives part {} {} vertices, but {} holds {} rows",
+                                                part, owned, indptr.string(), rows));
+}
+
 }  // namespace
 
 int partitioned_dataset_parts(const fs::path& dir) {
@@ -190,7 +208,7 @@ dataset_shard dataset_shard::open(const fs::path& dir, int part) {
       return s.arrays_.emplace_back(npy_array::open(path));
     };
     const std::string mine = part_dir(part);
-    s.owner_ = typed<std::int32_t>(load("owner.npy"), {n});
+    s.owner_path_ = dir / "owner.npy";
     const auto indptr = typed<edge_t>(load(mine + "/indptr.npy"), {rows + 1});
     const auto indices = typed<vertex_t>(load(mine + "/indices.npy"), {entries});
     std::span<const float> weights;
@@ -209,18 +227,7 @@ dataset_shard dataset_shard::open(const fs::path& dir, int part) {
     check_finite(s.features_.data, dir / mine / "features.npy");
     check_labels(s.labels_, s.num_classes_, dir / "labels.npy");
     for (const auto& split : s.splits_) validate_split(split, n, dir);
-    const auto owners = s.owner_;
-    const auto bad_owner = first_where(
-        std::ssize(owners), [&](std::int64_t v) { return owners[v] < 0 || owners[v] >= s.parts_; });
-    if (bad_owner != std::ssize(owners))
-      throw data_error((dir / "owner.npy").string(),
-                       fmt::format("vertex {} has owner {}, outside [0, {})", bad_owner,
-                                   owners[bad_owner], s.parts_));
-    const auto owned = std::count(owners.begin(), owners.end(), part);
-    if (owned != rows)
-      throw data_error((dir / "owner.npy").string(),
-                       fmt::format("gives part {} {} vertices, but {} holds {} rows", part, owned,
-                                   (dir / mine / "indptr.npy").string(), rows));
+    check_owners(s.owner_path_, n, s.parts_, part, rows, dir / mine / "indptr.npy");
   } catch (const nlohmann::json::exception& e) {
     throw data_error(manifest_path.string(), std::string("malformed field: ") + e.what());
   }
@@ -228,6 +235,12 @@ dataset_shard dataset_shard::open(const fs::path& dir, int part) {
   for (const char c : s.manifest_.dump()) hash.add(static_cast<unsigned char>(c));
   s.fingerprint_ = fmt::format("{:016x}", hash.value());
   return s;
+}
+
+std::vector<std::int32_t> dataset_shard::owners() const {
+  const auto mapped = npy_array::open(owner_path_);
+  const auto owner = mapped.as<const std::int32_t>();
+  return {owner.begin(), owner.end()};
 }
 
 std::vector<vertex_t> dataset_shard::training_vertices(const std::string& split_name) const {

@@ -82,7 +82,8 @@ cluster::cluster(const data::dataset_shard& shard, const cluster_options& option
   BULKGNN_EXPECTS(shard.parts() == parts && shard.part() == part,
                   "grid {}: rank {} holds part {} of {}, but was given part {} of {}",
                   grid_kind_name(options.grid), rank(), part, parts, shard.part(), shard.parts());
-  grid_partition_ = partition_from_owners({shard.owner().begin(), shard.owner().end()}, parts);
+  // Rows are looked up by vertex, never by new id: no old_id.
+  grid_partition_ = partition_from_owners(shard.owners(), parts, relabelling::by_vertex);
   const auto& how = shard.manifest().at("partition");
   layout_["grid"] = {{"kind", grid_kind_name(options.grid)},
                      {"replication", options.replication},

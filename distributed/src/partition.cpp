@@ -9,7 +9,8 @@
 
 namespace bulkgnn::distributed {
 
-vertex_partition partition_from_owners(std::vector<std::int32_t> owner, int parts) {
+vertex_partition partition_from_owners(std::vector<std::int32_t> owner, int parts,
+                                       relabelling maps) {
   BULKGNN_EXPECTS(parts >= 1, "a partition needs at least one part, got {}", parts);
   vertex_partition p;
   p.parts = parts;
@@ -22,6 +23,7 @@ vertex_partition partition_from_owners(std::vector<std::int32_t> owner, int part
   }
   p.part_offsets.assign(static_cast<std::size_t>(parts) + 1, 0);
   for (int q = 0; q < parts; ++q) p.part_offsets[q + 1] = p.part_offsets[q] + sizes[q];
+  if (maps == relabelling::by_vertex) return p;
   p.old_id.resize(p.owner.size());
   for (std::size_t v = 0; v < p.owner.size(); ++v)
     p.old_id[p.new_id(static_cast<vertex_t>(v))] = static_cast<vertex_t>(v);

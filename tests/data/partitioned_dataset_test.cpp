@@ -59,7 +59,7 @@ TEST_F(partitioned_dataset_test, EachPartHoldsItsVerticesRowsAndFeaturesInIdOrde
     const auto shard = dataset_shard::open(parted_, part);
     EXPECT_EQ(shard.num_nodes(), ds_.num_nodes());
     EXPECT_EQ(shard.num_edges(), ds_.num_edges());
-    EXPECT_EQ(to_vector(shard.owner()), owner_);
+    EXPECT_EQ(shard.owners(), owner_);
     EXPECT_EQ(to_vector(shard.labels()), to_vector(ds_.labels()));
     EXPECT_EQ(shard.training_vertices(""), ds_.training_vertices(""));
     const auto rows = shard.rows();

@@ -54,6 +54,17 @@ void expect_consistent(const vertex_partition& p, std::int64_t n) {
   }
 }
 
+TEST(PartitionFromOwners, MapsByVertexAloneAreTheBothWayMapsWithoutOldIds) {
+  const std::vector<std::int32_t> owner{2, 0, 1, 0, 2, 2, 1, 0};
+  const auto both = partition_from_owners(owner, 3);
+  expect_consistent(both, 8);
+  const auto by_vertex = partition_from_owners(owner, 3, relabelling::by_vertex);
+  EXPECT_TRUE(by_vertex.old_id.empty());
+  EXPECT_EQ(by_vertex.owner, both.owner);
+  EXPECT_EQ(by_vertex.local_index, both.local_index);
+  EXPECT_EQ(by_vertex.part_offsets, both.part_offsets);
+}
+
 TEST(BlockPartition, ContiguousNearlyEqualRangesInOrder) {
   const auto p = block_partition(10, 3);
   expect_consistent(p, 10);

@@ -64,14 +64,16 @@ class dataset_shard {
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] int parts() const { return parts_; }
   [[nodiscard]] int part() const { return part_; }
-  [[nodiscard]] std::int64_t num_nodes() const { return static_cast<std::int64_t>(owner_.size()); }
+  [[nodiscard]] std::int64_t num_nodes() const { return rows_.cols; }
   [[nodiscard]] edge_t num_edges() const { return num_edges_; }
   // Part K's rows of A: n_K rows, num_nodes() columns.
   [[nodiscard]] csr_view rows() const { return rows_; }
   // Part K's rows of the features (n_K × f; empty without features).
   [[nodiscard]] dense_view<const float> features() const { return features_; }
   [[nodiscard]] std::int64_t feature_dim() const { return feature_dim_; }
-  [[nodiscard]] std::span<const std::int32_t> owner() const { return owner_; }
+  // The part of every vertex, read from owner.npy into memory that the caller
+  // owns (4 bytes per vertex): a rank keeps one copy, not a mapping besides.
+  [[nodiscard]] std::vector<std::int32_t> owners() const;
   [[nodiscard]] std::span<const std::int32_t> labels() const { return labels_; }
   [[nodiscard]] int num_classes() const { return num_classes_; }
   [[nodiscard]] const std::vector<split>& splits() const { return splits_; }
@@ -94,7 +96,7 @@ class dataset_shard {
   std::vector<npy_array> arrays_;  // keeps the mappings alive
   csr_view rows_;
   dense_view<const float> features_;
-  std::span<const std::int32_t> owner_;
+  std::filesystem::path owner_path_;
   std::span<const std::int32_t> labels_;
   std::vector<split> splits_;
 };

@@ -20,7 +20,7 @@ struct vertex_partition {
   std::vector<std::int32_t> owner;            // by vertex
   std::vector<vertex_t> local_index;          // position within its part
   std::vector<std::int64_t> part_offsets{0};  // parts + 1
-  std::vector<vertex_t> old_id;               // by new id
+  std::vector<vertex_t> old_id;               // by new id (empty: relabelling::by_vertex)
 
   [[nodiscard]] std::int64_t num_vertices() const {
     return static_cast<std::int64_t>(owner.size());
@@ -33,8 +33,15 @@ struct vertex_partition {
   }
 };
 
+// Which maps of the relabelling a partition holds: both ways, or only from
+// vertex to new id (owner and local_index), 4 bytes per vertex less, for
+// ranks that never look a vertex up by its new id (those that read their part
+// of a partitioned dataset).
+enum class relabelling { both_ways, by_vertex };
+
 // Builds the relabelling from an owner per vertex (each in [0, parts)).
-[[nodiscard]] vertex_partition partition_from_owners(std::vector<std::int32_t> owner, int parts);
+[[nodiscard]] vertex_partition partition_from_owners(std::vector<std::int32_t> owner, int parts,
+                                                     relabelling maps = relabelling::both_ways);
 
 // Contiguous ranges of ceil(n / parts) vertices (the last ones shorter).
 [[nodiscard]] vertex_partition block_partition(std::int64_t num_vertices, int parts);
