@@ -208,7 +208,7 @@ void run_sample(const sample_config& c) {
       .seed = c.seed};
   std::optional<session::run_session> session_holder;
   if (shard)
-    session_holder.emplace(*shard, c.distribution, shared_settings(c));
+    session_holder.emplace(*shard, c.distribution, false, shared_settings(c));
   else
     session_holder.emplace(*ds, c.distribution, false, shared_settings(c));
   auto& cluster = *session_holder;

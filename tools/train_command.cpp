@@ -7,7 +7,9 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/data/partitioned_dataset.hpp"
 #include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
@@ -149,7 +151,7 @@ trainer::train_options options_from(const train_config& c) {
 
 // Where each stage runs and the data lives, and how ranks sum their
 // gradients.
-std::string placement_text(const data::dataset& ds, const trainer::train_options& o) {
+std::string placement_text(const trainer::training_data& ds, const trainer::train_options& o) {
   const auto& model = trainer::model_executor(o);
   if (model.device() == nullptr)
     return fmt::format("sampling, gathering and training on the {}", backend_name(o.exec.kind()));
@@ -219,9 +221,10 @@ struct run_traffic {
   std::map<std::int64_t, nlohmann::json> feature_cache_by_epoch;
 };
 
+// `peaks`: each rank's peak resident bytes in the last epoch, once the run is done.
 nlohmann::json metrics_json(const train_config& c, const trainer::train_result& result,
                             double total_seconds, nlohmann::json distributed,
-                            const run_traffic& traffic) {
+                            const run_traffic& traffic, const std::vector<std::int64_t>& peaks) {
   nlohmann::json epochs = nlohmann::json::array();
   for (const auto& r : result.epochs) {
     auto record = r.to_json();
@@ -264,6 +267,8 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
           {"epochs", epochs},
           {"final", final_record},
           {"total_seconds", total_seconds},
+          {"peak_resident_bytes_by_rank",
+           peaks.empty() ? nlohmann::json(nullptr) : nlohmann::json(peaks)},
           {"distributed", distributed}};
 }
 
@@ -279,9 +284,21 @@ void run_train(const train_config& c) {
   const stopwatch total;
   options.quiet = c.quiet || !rank_zero;
 
-  const auto ds = open_dataset_or_default(c.data, options.quiet);
+  // A partitioned dataset (bulkgnn partition) is read one part per rank.
+  std::optional<data::dataset> whole;
+  std::optional<data::dataset_shard> shard;
+  if (!c.data.empty() && data::is_partitioned_dataset(c.data))
+    shard = session::open_shard(c.data, c.distribution);
+  else
+    whole = open_dataset_or_default(c.data, options.quiet);
+  const auto ds = shard ? trainer::part_of_dataset(*shard) : trainer::whole_dataset(*whole);
   require_memory_for(ds, options);
-  session::run_session cluster(ds, c.distribution, true, shared_settings(c));
+  std::optional<session::run_session> session_holder;
+  if (shard)
+    session_holder.emplace(*shard, c.distribution, true, shared_settings(c));
+  else
+    session_holder.emplace(*whole, c.distribution, true, shared_settings(c));
+  auto& cluster = *session_holder;
   // GPU ranks that each own a GPU sum their gradients over NCCL.
   std::optional<trainer::data_parallel> parallel;
   std::unique_ptr<comm::device_reducer> nccl;
@@ -296,8 +313,8 @@ void run_train(const train_config& c) {
   }
   if (rank_zero)
     fmt::print("{}: {} vertices, {} edges, {} features, {} classes; {} sampler, fanouts {}{}\n",
-               ds.name(), ds.num_nodes(), ds.num_edges(), ds.features().cols, ds.num_classes(),
-               c.sampler, c.fanouts,
+               ds.name, ds.num_nodes, ds.num_edges, ds.feature_dim, ds.num_classes, c.sampler,
+               c.fanouts,
                session::world_size() > 1
                    ? fmt::format("; {} ranks, grid {}", session::world_size(), c.distribution.grid)
                    : std::string());
@@ -309,10 +326,12 @@ void run_train(const train_config& c) {
                       .by_epoch = {},
                       .feature_cache_by_epoch = {}};
   const auto write_metrics = [&](const trainer::train_result& so_far,
-                                 const nlohmann::json& report) {
+                                 const nlohmann::json& report,
+                                 const std::vector<std::int64_t>& peaks = {}) {
     if (!c.metrics_out.empty() && rank_zero)
       write_file_atomically(
-          c.metrics_out, metrics_json(c, so_far, total.seconds(), report, traffic).dump(2) + "\n");
+          c.metrics_out,
+          metrics_json(c, so_far, total.seconds(), report, traffic, peaks).dump(2) + "\n");
   };
   const auto result = trainer::train(
       ds, options, [&](const trainer::epoch_record& r, const trainer::train_result& so_far) {
@@ -329,7 +348,7 @@ void run_train(const train_config& c) {
         write_metrics(so_far, report);
       });
   const auto report = cluster.report();
-  write_metrics(result, report);
+  write_metrics(result, report, cluster.gather_over_ranks(peak_resident_bytes()));
   if (!rank_zero) return;
 
   print_summary(result, total.seconds());
@@ -345,7 +364,8 @@ void add_train_command(CLI::App& app) {
   auto config = std::make_shared<train_config>();
   auto* cmd = app.add_subcommand("train", "Train GraphSAGE (or GCN on LADIES samples) end to end");
   cmd->add_option("DATA", config->data,
-                  "native dataset directory or OGB raw directory (default: embedded CSBM)");
+                  "native dataset directory, OGB raw directory or partitioned dataset (bulkgnn "
+                  "partition; each rank reads its part) (default: embedded CSBM)");
   cmd->add_option("--split", config->split, "split to train and evaluate on (default: the first)");
   cmd->add_option("--sampler", config->sampler,
                   "sage (node-wise, GraphSAGE layers) or ladies/fastgcn (layer-wise, GCN layers "

@@ -20,21 +20,22 @@ constexpr double float_bytes = sizeof(float);
 constexpr double gib = 1024.0 * 1024.0 * 1024.0;
 
 // Input and output width of each layer, input first.
-std::vector<std::pair<double, double>> layer_widths(const data::dataset& ds,
+std::vector<std::pair<double, double>> layer_widths(const trainer::training_data& ds,
                                                     const trainer::train_options& o) {
   std::vector<std::pair<double, double>> widths;
   const auto layers = o.model.layers;
   for (int l = 0; l < layers; ++l)
-    widths.emplace_back(static_cast<double>(l == 0 ? ds.features().cols : o.model.hidden),
-                        static_cast<double>(l + 1 == layers ? ds.num_classes() : o.model.hidden));
+    widths.emplace_back(static_cast<double>(l == 0 ? ds.feature_dim : o.model.hidden),
+                        static_cast<double>(l + 1 == layers ? ds.num_classes : o.model.hidden));
   return widths;
 }
 
 // Vertices per hop of one minibatch, seeds first: each hop adds at most
 // `fanout` neighbours per vertex (node-wise) or `fanout` vertices
 // (layer-wise), and never more than the graph holds.
-std::vector<double> frontier_sizes(const data::dataset& ds, const trainer::train_options& o) {
-  const auto n = static_cast<double>(ds.num_nodes());
+std::vector<double> frontier_sizes(const trainer::training_data& ds,
+                                   const trainer::train_options& o) {
+  const auto n = static_cast<double>(ds.num_nodes);
   std::vector<double> sizes{std::min(n, static_cast<double>(o.loading.batch_size))};
   for (const auto fanout : o.sampling.fanouts) {
     const double f = fanout < 0 ? n : static_cast<double>(fanout);
@@ -80,11 +81,12 @@ double cgroup_limit_in(const std::string& path) {
 
 }  // namespace
 
-train_memory estimate_train_memory(const data::dataset& ds, const trainer::train_options& o) {
+train_memory estimate_train_memory(const trainer::training_data& ds,
+                                   const trainer::train_options& o) {
   const bool sage = o.sampling.kind == sampler::sampler_kind::node_wise;
   const auto widths = layer_widths(ds, o);
   const auto frontier = frontier_sizes(ds, o);
-  const auto n = static_cast<double>(ds.num_nodes());
+  const auto n = static_cast<double>(ds.num_nodes);
   train_memory m;
   for (std::size_t l = 0; l < widths.size(); ++l) {
     const auto [in, out] = widths[l];
@@ -106,14 +108,14 @@ double available_memory_bytes() {
   return std::min({std::isfinite(meminfo) ? meminfo : physical, cgroup_v2, cgroup_v1});
 }
 
-void require_memory_for(const data::dataset& ds, const trainer::train_options& o) {
+void require_memory_for(const trainer::training_data& ds, const trainer::train_options& o) {
   const auto m = estimate_train_memory(ds, o);
   const double available = available_memory_bytes();
   if (m.total() <= available) return;
   std::string culprit = fmt::format(
       "lower --hidden (model state {:.1f} GiB: weights, gradients, "
       "Adam moments for {} input features)",
-      m.model / gib, ds.features().cols);
+      m.model / gib, ds.feature_dim);
   if (m.minibatch > m.model && m.minibatch >= m.evaluation)
     culprit = fmt::format("lower --batch-size, --fanouts or --hidden (one minibatch {:.1f} GiB)",
                           m.minibatch / gib);
@@ -121,7 +123,7 @@ void require_memory_for(const data::dataset& ds, const trainer::train_options& o
     culprit = fmt::format(
         "use --eval sampled or lower --hidden (full-graph evaluation over {} "
         "vertices {:.1f} GiB)",
-        ds.num_nodes(), m.evaluation / gib);
+        ds.num_nodes, m.evaluation / gib);
   throw option_error(fmt::format(
       "--hidden {} with --batch-size {} and --fanouts {}: the run needs at least {:.1f} GiB, "
       "more than the {:.1f} GiB of memory available; {}",

@@ -15,7 +15,7 @@ struct train_memory {
   [[nodiscard]] double total() const { return model + minibatch + evaluation; }
 };
 
-[[nodiscard]] train_memory estimate_train_memory(const data::dataset& ds,
+[[nodiscard]] train_memory estimate_train_memory(const trainer::training_data& ds,
                                                  const trainer::train_options& options);
 
 // The memory this process can still use: the kernel's MemAvailable, or less
@@ -24,6 +24,6 @@ struct train_memory {
 
 // option_error before anything large is allocated when the estimate exceeds
 // what is available, naming the options that ask for the largest part.
-void require_memory_for(const data::dataset& ds, const trainer::train_options& options);
+void require_memory_for(const trainer::training_data& ds, const trainer::train_options& options);
 
 }  // namespace bulkgnn::tools

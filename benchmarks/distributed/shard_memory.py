@@ -13,7 +13,10 @@ enough to reach the steady state of the sampler's buffers, and reports every
 rank's peak resident set (VmHWM, `peak_resident_bytes_by_rank` in
 --metrics-out); the table gives the largest rank's, the topology's share of
 it (the part's bytes on disk), and the digest, which must be the same in
-every row of a dataset.
+every row of a dataset. With --command train the runs train instead (one
+epoch of --max-minibatches, features partitioned over the ranks, no
+evaluation): the peak is the epoch's, per rank, and the epoch's loss stands
+for the digest.
 
   python3 benchmarks/distributed/shard_memory.py --bin build/tools/bulkgnn \\
       --data /tmp/bulkgnn-bench-cache/rmat-s22-e16 /tmp/bulkgnn-bench-cache/rmat-s24-e16 \\
@@ -37,16 +40,20 @@ def directory_bytes(path):
 
 
 def sample(args, data, ranks, metrics, log):
+    """(largest rank's peak bytes, digest or final loss, seconds) of one run."""
     grid = "replicated" if ranks == 1 else "1.5d"
     cmd = ([] if ranks == 1 else MPIRUN + [str(ranks)]) + [
-        args.bin, "sample", data, "--grid", grid, "--fanouts", args.fanouts,
+        args.bin, args.command, data, "--grid", grid, "--fanouts", args.fanouts,
         "--batch-size", str(args.batch_size), "--bulk", str(args.bulk),
         "--max-minibatches", str(args.max_minibatches), "--threads", str(args.threads),
         "--quiet", "--metrics-out", metrics]
+    if args.command == "train":
+        cmd += ["--epochs", "1", "--eval-every", "0", "--hidden", str(args.hidden)]
     seconds = run(cmd, log)
     with open(metrics) as f:
         m = json.load(f)
-    return max(m["peak_resident_bytes_by_rank"]), m["digest"], seconds
+    outcome = m["digest"] if args.command == "sample" else f"{m['epochs'][-1]['loss']:.6f}"
+    return max(m["peak_resident_bytes_by_rank"]), outcome, seconds
 
 
 def main():
@@ -55,6 +62,8 @@ def main():
     ap.add_argument("--bin", default="build/tools/bulkgnn")
     ap.add_argument("--data", nargs="+", required=True)
     ap.add_argument("--ranks", default="1,2,4,8")
+    ap.add_argument("--command", default="sample", choices=["sample", "train"])
+    ap.add_argument("--hidden", type=int, default=64, help="train: hidden width")
     ap.add_argument("--fanouts", default="15,10,5")
     ap.add_argument("--batch-size", type=int, default=1024)
     ap.add_argument("--bulk", type=int, default=4)
@@ -104,6 +113,8 @@ def main():
             f"| {r['part_bytes'] / mib:.0f} | {r['whole_peak'] / mib:.0f} "
             f"| {r['part_peak'] / mib:.0f} | {r['part_peak'] / first['part_peak']:.2f} "
             f"| {r['partition_seconds']:.1f} | {'equal' if r['digests_equal'] else 'DIFFER'} |")
+    if args.command == "train":
+        lines[0] = lines[0].replace("| digests |", "| losses |")
     table = "\n".join(lines) + "\n"
     print(table)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
@@ -111,7 +122,7 @@ def main():
     with open(os.path.join(out_dir, "rows.json"), "w") as f:
         json.dump(rows, f, indent=1)
     if not all(r["digests_equal"] for r in rows):
-        raise SystemExit("a partitioned run drew other minibatches than the whole dataset's")
+        raise SystemExit("a partitioned run differs from the whole dataset's")
 
 
 if __name__ == "__main__":

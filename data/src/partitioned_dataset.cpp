@@ -87,6 +87,11 @@ void write_partitioned_dataset(const dataset& ds, std::span<const std::int32_t> 
   const auto members = members_of_parts(owner, parts);
   native_writer writer(out, format_name);
   copy_into(writer, "owner.npy", owner, {ds.num_nodes()});
+  {
+    const npy_array in_degree = writer.create("in_degree.npy", dtype::int64, {ds.num_nodes()});
+    const auto counts = in_degree.as<std::int64_t>();
+    for (const vertex_t column : ds.graph().indices) ++counts[column];
+  }
   if (!ds.labels().empty()) copy_into(writer, "labels.npy", ds.labels(), {ds.num_nodes()});
   std::vector<std::string> split_names;
   for (const auto& s : ds.splits()) {
@@ -208,7 +213,7 @@ dataset_shard dataset_shard::open(const fs::path& dir, int part) {
       return s.arrays_.emplace_back(npy_array::open(path));
     };
     const std::string mine = part_dir(part);
-    s.owner_path_ = dir / "owner.npy";
+    s.dir_ = dir;
     const auto indptr = typed<edge_t>(load(mine + "/indptr.npy"), {rows + 1});
     const auto indices = typed<vertex_t>(load(mine + "/indices.npy"), {entries});
     std::span<const float> weights;
@@ -227,7 +232,7 @@ dataset_shard dataset_shard::open(const fs::path& dir, int part) {
     check_finite(s.features_.data, dir / mine / "features.npy");
     check_labels(s.labels_, s.num_classes_, dir / "labels.npy");
     for (const auto& split : s.splits_) validate_split(split, n, dir);
-    check_owners(s.owner_path_, n, s.parts_, part, rows, dir / mine / "indptr.npy");
+    check_owners(dir / "owner.npy", n, s.parts_, part, rows, dir / mine / "indptr.npy");
   } catch (const nlohmann::json::exception& e) {
     throw data_error(manifest_path.string(), std::string("malformed field: ") + e.what());
   }
@@ -238,9 +243,43 @@ dataset_shard dataset_shard::open(const fs::path& dir, int part) {
 }
 
 std::vector<std::int32_t> dataset_shard::owners() const {
-  const auto mapped = npy_array::open(owner_path_);
-  const auto owner = mapped.as<const std::int32_t>();
+  const auto mapped = npy_array::open(dir_ / "owner.npy");
+  const auto owner = detail::typed<std::int32_t>(mapped, {num_nodes()});
   return {owner.begin(), owner.end()};
+}
+
+std::vector<std::int64_t> dataset_shard::in_degrees() const {
+  const auto mapped = npy_array::open(dir_ / "in_degree.npy");
+  const auto degrees = detail::typed<std::int64_t>(mapped, {num_nodes()});
+  const auto bad = detail::first_where(std::ssize(degrees), [&](std::int64_t v) {
+    return degrees[v] < 0 || degrees[v] > num_edges_;
+  });
+  if (bad != std::ssize(degrees))
+    throw data_error(
+        mapped.path().string(),
+        fmt::format("vertex {} has in-degree {}, outside [0, {}]", bad, degrees[bad], num_edges_));
+  return {degrees.begin(), degrees.end()};
+}
+
+mapped_feature_rows dataset_shard::feature_rows_of(int part) const {
+  BULKGNN_EXPECTS(part >= 0 && part < parts_, "{}: part {} asked for, but it has {} parts",
+                  dir_.string(), part, parts_);
+  if (part == part_ || feature_dim_ == 0) {
+    BULKGNN_EXPECTS(part == part_, "{}: has no features", dir_.string());
+    return {{}, features_};
+  }
+  const fs::path manifest_path = dir_ / detail::manifest_name;
+  const auto rows = count_of_part(manifest_, "part_vertices", part, manifest_path);
+  const fs::path path = dir_ / part_dir(part) / "features.npy";
+  if (!fs::exists(path)) throw data_error(path.string(), "missing (part of a partitioned dataset)");
+  mapped_feature_rows mapped{npy_array::open(path), {}};
+  mapped.rows = {rows, feature_dim_, detail::typed<float>(mapped.array, {rows, feature_dim_})};
+  detail::check_finite(mapped.rows.data, path);
+  return mapped;
+}
+
+const split& dataset_shard::find_split(const std::string& name) const {
+  return detail::find_split(splits_, name, name_);
 }
 
 std::vector<vertex_t> dataset_shard::training_vertices(const std::string& split_name) const {

@@ -70,7 +70,8 @@ cluster::cluster(const data::dataset& ds, const cluster_options& options, bool p
   }
 }
 
-cluster::cluster(const data::dataset_shard& shard, const cluster_options& options)
+cluster::cluster(const data::dataset_shard& shard, const cluster_options& options,
+                 bool partition_features)
     : options_(options),
       world_(MPI_COMM_WORLD, "world", log_),
       sampling_(MPI_COMM_WORLD, "sampling", log_),
@@ -94,6 +95,24 @@ cluster::cluster(const data::dataset_shard& shard, const cluster_options& option
                      {"from_shards", true}};
   rows_ = make_row_source(options.grid, sampling_, part_rows{shard.rows()}, grid_partition_,
                           options.replication, options.draw_at);
+  if (!partition_features || shard.feature_dim() == 0) return;
+  const int feature_parts = ranks() / options.feature_replication;
+  BULKGNN_EXPECTS(feature_parts == parts,
+                  "cluster_options.feature_replication {} splits the features into {} parts over "
+                  "{} ranks, but the partitioned dataset has {}: give "
+                  "cluster_options.feature_replication {}",
+                  options.feature_replication, feature_parts, ranks(), parts, ranks() / parts);
+  // The feature group's position, as partitioned_features places its rows.
+  feature_rows_ = shard.feature_rows_of(rank() % feature_parts);
+  features_ = std::make_unique<partitioned_features>(
+      features_comm_, feature_rows_.rows, grid_partition_, options.feature_replication,
+      options.feature_cache, [&] { return shard.in_degrees(); });
+  layout_["features"] = {{"replication", options.feature_replication},
+                         {"parts", parts},
+                         {"edge_cut", how.at("edge_cut")},
+                         {"local_rows", features_->local_rows()},
+                         {"cache_rows_per_rank", features_->cache_capacity_rows()},
+                         {"cache_choice", cache_choice_name(options.feature_cache.choice)}};
 }
 
 nlohmann::json cluster::end_epoch(bool refill) {

@@ -57,32 +57,57 @@ partitioned_features::partitioned_features(const comm::communicator& features_co
   const int part = group_->rank();
   const auto first = partition.part_offsets[part];
   const auto count = partition.part_size(part);
-  rows_.resize(static_cast<std::size_t>(count * columns_));
+  copied_rows_.resize(static_cast<std::size_t>(count * columns_));
   for (std::int64_t i = 0; i < count; ++i) {
     const auto row = features.row(partition.old_id[first + i]);
-    std::copy(row.begin(), row.end(), rows_.begin() + i * columns_);
+    std::copy(row.begin(), row.end(), copied_rows_.begin() + i * columns_);
   }
+  rows_ = {count, columns_, std::span<const float>(copied_rows_)};
+  start_cache(cache, [&] {
+    BULKGNN_EXPECTS(graph.rows == partition.num_vertices(),
+                    "features: a cache by degree needs the graph ({} rows for {} vertices)",
+                    graph.rows, partition.num_vertices());
+    std::vector<std::int64_t> in_degree(static_cast<std::size_t>(graph.rows), 0);
+    for (const vertex_t column : graph.indices) ++in_degree[static_cast<std::size_t>(column)];
+    return in_degree;
+  });
+}
+
+partitioned_features::partitioned_features(
+    const comm::communicator& features_comm, dense_view<const float> mine,
+    const vertex_partition& partition, int replication, const feature_cache_options& cache,
+    const std::function<std::vector<std::int64_t>()>& in_degrees)
+    : group_(group_of(features_comm, replication)),
+      partition_(partition),
+      columns_(mine.cols),
+      rows_(mine),
+      choice_(cache.choice) {
+  BULKGNN_EXPECTS(partition.parts == group_->size(),
+                  "features: the partition has {} parts for groups of {} ranks", partition.parts,
+                  group_->size());
+  BULKGNN_EXPECTS(mine.rows == partition.part_size(group_->rank()),
+                  "features: {} rows given for part {} of {} vertices", mine.rows, group_->rank(),
+                  partition.part_size(group_->rank()));
+  start_cache(cache, in_degrees);
+}
+
+void partitioned_features::start_cache(
+    const feature_cache_options& cache,
+    const std::function<std::vector<std::int64_t>()>& in_degrees) {
   BULKGNN_EXPECTS(cache.bytes >= 0, "cluster_options.feature_cache_bytes must be >= 0, got {}",
                   cache.bytes);
   const std::int64_t row_bytes = 4 * std::max<std::int64_t>(columns_, 1);
-  cache_capacity_ = std::min(cache.bytes / row_bytes, partition.num_vertices());
+  cache_capacity_ = std::min(cache.bytes / row_bytes, partition_.num_vertices());
   if (cache_capacity_ == 0) return;
-  cache_slot_.assign(static_cast<std::size_t>(partition.num_vertices()), -1);
+  cache_slot_.assign(static_cast<std::size_t>(partition_.num_vertices()), -1);
   if (choice_ != cache_choice::by_degree) {
-    access_counts_.assign(static_cast<std::size_t>(partition.num_vertices()), 0);
+    access_counts_.assign(static_cast<std::size_t>(partition_.num_vertices()), 0);
     return;
   }
-  BULKGNN_EXPECTS(graph.rows == partition.num_vertices(),
-                  "features: a cache by degree needs the graph ({} rows for {} vertices)",
-                  graph.rows, partition.num_vertices());
-  std::vector<std::int64_t> in_degree(static_cast<std::size_t>(graph.rows), 0);
-  for (const vertex_t column : graph.indices) ++in_degree[static_cast<std::size_t>(column)];
-  fill_cache(hottest_remote(in_degree));
+  fill_cache(hottest_remote(in_degrees()));
 }
 
-std::int64_t partitioned_features::local_rows() const {
-  return columns_ > 0 ? static_cast<std::int64_t>(rows_.size()) / columns_ : 0;
-}
+std::int64_t partitioned_features::local_rows() const { return rows_.rows; }
 
 std::vector<vertex_t> partitioned_features::hottest_remote(
     std::span<const std::int64_t> score) const {
@@ -177,8 +202,8 @@ void partitioned_features::fetch_from_owners(std::span<const vertex_t> vertices,
   for (int r = 0; r < members; ++r) {
     replies[r].reserve(asked[r].size() * static_cast<std::size_t>(columns_));
     for (const vertex_t v : asked[r]) {
-      const auto first = rows_.begin() + partition_.local_index[v] * columns_;
-      replies[r].insert(replies[r].end(), first, first + columns_);
+      const auto row = rows_.row(partition_.local_index[v]);
+      replies[r].insert(replies[r].end(), row.begin(), row.end());
     }
   }
   const auto answered = group_->all_to_all(replies);

@@ -169,13 +169,13 @@ run_session::run_session(const data::dataset& ds, const layout_options& layout,
 }
 
 run_session::run_session(const data::dataset_shard& shard, const layout_options& layout,
-                         const std::vector<setting>& shared) {
+                         bool partition_features, const std::vector<setting>& shared) {
   if (!distributed::mpi_session::active()) {
     require_layout_alone(layout);
     return;
   }
   require_same_settings_on_every_rank(shard.fingerprint(), layout, shared);
-  impl_ = std::make_unique<impl>(shard, agreed_options(layout));
+  impl_ = std::make_unique<impl>(shard, agreed_options(layout), partition_features);
 }
 
 int run_session::rank() const { return impl_ ? world_rank() : 0; }
@@ -272,7 +272,7 @@ run_session::run_session(const data::dataset&, const layout_options& layout, boo
                          const std::vector<setting>&) {
   require_layout_without_mpi(layout);
 }
-run_session::run_session(const data::dataset_shard&, const layout_options& layout,
+run_session::run_session(const data::dataset_shard&, const layout_options& layout, bool,
                          const std::vector<setting>&) {
   require_layout_without_mpi(layout);
 }

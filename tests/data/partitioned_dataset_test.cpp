@@ -82,6 +82,20 @@ TEST_F(partitioned_dataset_test, EachPartHoldsItsVerticesRowsAndFeaturesInIdOrde
   EXPECT_EQ(rows_seen, ds_.num_nodes());
 }
 
+TEST_F(partitioned_dataset_test, InDegreesCountEachColumnAndOtherPartsFeaturesAreTheirRows) {
+  std::vector<std::int64_t> expected(static_cast<std::size_t>(ds_.num_nodes()), 0);
+  for (const vertex_t column : ds_.graph().indices) ++expected[column];
+  const auto shard = dataset_shard::open(parted_, 0);
+  EXPECT_EQ(shard.in_degrees(), expected);
+  const auto other = shard.feature_rows_of(2);
+  const auto shard_two = dataset_shard::open(parted_, 2);
+  const auto part_two = shard_two.features();
+  ASSERT_EQ(other.rows.rows, part_two.rows);
+  EXPECT_TRUE(std::equal(other.rows.data.begin(), other.rows.data.end(), part_two.data.begin(),
+                         part_two.data.end()));
+  EXPECT_EQ(shard.find_split("").train.size(), ds_.find_split("").train.size());
+}
+
 TEST_F(partitioned_dataset_test, PartsOfOnePartitionShareAFingerprintThatAnotherDoesNot) {
   const auto first = dataset_shard::open(parted_, 0).fingerprint();
   EXPECT_EQ(dataset_shard::open(parted_, 2).fingerprint(), first);

@@ -102,8 +102,9 @@ TEST_P(SampleOnEveryGrid, DigestEqualsTheSingleProcessDigest) {
 
 // Per-epoch losses and accuracies of a training run.
 std::vector<std::array<double, 3>> training_curve(int ranks, const std::string& extra,
-                                                  const fs::path& metrics) {
-  const auto r = run(ranks, "train " + cora.string() +
+                                                  const fs::path& metrics,
+                                                  const fs::path& data = cora) {
+  const auto r = run(ranks, "train " + data.string() +
                                 " --fanouts 10,10 --batch-size 64 --hidden 32 --epochs 3 "
                                 "--quiet --metrics-out " +
                                 metrics.string() + " " + extra);
@@ -429,6 +430,39 @@ TEST(PartitionedData, ALayoutThatNeedsAnotherPartCountIsRefusedNamingIt) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung";
   EXPECT_NE(r.output.find("partition it with 2 parts"), std::string::npos) << r.output;
+}
+
+// Ranks that read only their part of the graph and of the features train
+// as one process on the whole dataset.
+TEST(PartitionedData, TrainingOnPartsIsTrainingOnTheWholeDataset) {
+  const bulkgnn::testing::scratch_dir dir;
+  for (const auto& [parts, method] : {std::pair<int, std::string>{2, "metis"}, {4, "block"}})
+    ASSERT_EQ(run(0, fmt::format("partition {} {} --parts {} --method {} --quiet", cora.string(),
+                                 (dir / fmt::format("cora-{}", parts)).string(), parts, method))
+                  .exit_code,
+              0);
+  const auto alone = training_curve(0, "--eval sampled", dir / "alone.json");
+  ASSERT_EQ(alone.size(), 3u);
+  for (const auto& [ranks, extra, parts] : {std::tuple<int, std::string, int>{2, "--grid 1.5d", 2},
+                                            {4, "--grid 2d --feature-replication 2", 2},
+                                            {4, "--grid 1.5d --feature-cache 1", 4}}) {
+    const auto metrics = dir / "parts.json";
+    const auto curve = training_curve(ranks, extra + " --eval sampled", metrics,
+                                      dir / fmt::format("cora-{}", parts));
+    ASSERT_EQ(curve.size(), alone.size()) << extra;
+    for (std::size_t e = 0; e < curve.size(); ++e) {
+      EXPECT_NEAR(curve[e][0], alone[e][0], 1e-3) << extra << ": loss, epoch " << e;
+      EXPECT_NEAR(curve[e][1], alone[e][1], 0.02) << extra << ": train accuracy, epoch " << e;
+      EXPECT_NEAR(curve[e][2], alone[e][2], 0.02) << extra << ": test accuracy, epoch " << e;
+    }
+    const auto layout = read_json(metrics).at("distributed").at("layout");
+    EXPECT_TRUE(layout.at("grid").at("from_shards").get<bool>()) << extra;
+    EXPECT_EQ(layout.at("features").at("parts").get<int>(), parts) << extra;
+  }
+  const auto r = run(2, "train " + (dir / "cora-2").string() + " --grid 1.5d --quiet");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung";
+  EXPECT_NE(r.output.find("--eval: full-graph evaluation"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -48,11 +48,11 @@ layer_kind layer_kind_for(sampler::sampler_kind kind) {
 // that reads back as the same float.
 double as_typed(float value) { return std::strtod(fmt::format("{}", value).c_str(), nullptr); }
 
-nlohmann::json fingerprint_of(const data::dataset& ds, const train_options& o,
+nlohmann::json fingerprint_of(const training_data& ds, const train_options& o,
                               const model_config& model, const std::string& split) {
-  return {{"dataset", ds.name()},
-          {"num_nodes", ds.num_nodes()},
-          {"num_edges", ds.num_edges()},
+  return {{"dataset", ds.name},
+          {"num_nodes", ds.num_nodes},
+          {"num_edges", ds.num_edges},
           {"split", split},
           {"sampler", sampler::sampler_kind_name(o.sampling.kind)},
           {"fanouts", o.sampling.fanouts},
@@ -73,12 +73,12 @@ nlohmann::json fingerprint_of(const data::dataset& ds, const train_options& o,
 }
 
 // The labels of `vertices`; option_error if one has none (-1).
-std::vector<std::int32_t> labels_of(const data::dataset& ds, std::span<const vertex_t> vertices,
+std::vector<std::int32_t> labels_of(const training_data& ds, std::span<const vertex_t> vertices,
                                     const char* split_part) {
   std::vector<std::int32_t> labels;
   labels.reserve(vertices.size());
   for (const vertex_t v : vertices) {
-    const auto label = ds.labels()[v];
+    const auto label = ds.labels[v];
     BULKGNN_EXPECTS(label >= 0, "train_options.split: vertex {} of the {} set has no label", v,
                     split_part);
     labels.push_back(label);
@@ -163,7 +163,7 @@ bool same_on_every_rank(comm::communicator& ranks, std::uint64_t value) {
 // their slice of every minibatch.
 class own_loaders {
  public:
-  own_loaders(const data::dataset& ds, const train_options& o,
+  own_loaders(const training_data& ds, const train_options& o,
               const loader::row_normalizer* normalizer)
       : ds_(ds),
         options_(o),
@@ -183,7 +183,7 @@ class own_loaders {
         device_copies_->graph.space() == memory_space::device &&
         device_copies_->features.space() == memory_space::device) {
       s.device_graph = device_copies_->graph.view();
-      s.device_features = {ds_.features().rows, ds_.features().cols,
+      s.device_features = {ds_.features.rows, ds_.features.cols,
                            std::span<const float>(device_copies_->features), memory_space::device};
     }
     return s;
@@ -209,24 +209,27 @@ class own_loaders {
     buffer<float> features;
   };
 
-  static std::optional<device_copies> device_copies_for(const data::dataset& ds,
+  static std::optional<device_copies> device_copies_for(const training_data& ds,
                                                         const train_options& o,
                                                         const loader::row_normalizer* normalizer) {
     if (o.exec.device() == nullptr) return std::nullopt;
     BULKGNN_EXPECTS(o.parallel == nullptr,
                     "train_options.exec: sampling on the GPU under mpirun is not supported yet "
                     "(sample on the cpu: --sample-on cpu)");
+    BULKGNN_EXPECTS(ds.whole,
+                    "train_options.exec: sampling on the GPU reads the whole graph, which a rank "
+                    "of a partitioned dataset does not hold");
     const auto placement = gpu_placement_for(ds, o.exec);
     const auto resource = [&](memory_space space) -> memory_resource& {
       return space == memory_space::device ? o.exec.memory() : o.exec.device()->pinned_memory();
     };
     device_copies copies;
-    copies.graph = copy_to(ds.graph(), resource(placement.graph));
+    copies.graph = copy_to(ds.graph, resource(placement.graph));
     if (normalizer == nullptr) {
-      copies.features = copy_to(ds.features().data, resource(placement.features));
+      copies.features = copy_to(ds.features.data, resource(placement.features));
     } else {
-      matrix normalized(ds.features().rows, ds.features().cols);
-      std::copy(ds.features().data.begin(), ds.features().data.end(), normalized.data().begin());
+      matrix normalized(ds.features.rows, ds.features.cols);
+      std::copy(ds.features.data.begin(), ds.features.data.end(), normalized.data().begin());
       normalizer->apply_to_all(normalized.view());
       copies.features =
           copy_to(std::span<const float>(normalized.data()), resource(placement.features));
@@ -240,25 +243,25 @@ class own_loaders {
     if (o.parallel != nullptr && o.parallel->rows != nullptr)
       return std::make_unique<sampler::bulk_sampler>(*o.parallel->rows, o.sampling, o.exec);
     return std::make_unique<sampler::bulk_sampler>(
-        device_copies_ ? device_copies_->graph.view() : ds_.graph(), o.sampling, o.exec);
+        device_copies_ ? device_copies_->graph.view() : ds_.graph, o.sampling, o.exec);
   }
 
   loader::graph_source source() const {
     if (device_copies_)
       return {.graph = device_copies_->graph.view(),
-              .features = {ds_.features().rows, ds_.features().cols,
+              .features = {ds_.features.rows, ds_.features.cols,
                            std::span<const float>(device_copies_->features),
                            device_copies_->features.space()},
-              .labels = ds_.labels()};
+              .labels = ds_.labels};
     if (options_.parallel == nullptr)
-      return {.graph = ds_.graph(),
-              .features = ds_.features(),
-              .labels = ds_.labels(),
+      return {.graph = ds_.graph,
+              .features = ds_.features,
+              .labels = ds_.labels,
               .normalizer = normalizer_};
     auto* remote = options_.parallel->features;
-    return {.graph = ds_.graph(),
-            .features = remote ? dense_view<const float>{} : ds_.features(),
-            .labels = ds_.labels(),
+    return {.graph = ds_.graph,
+            .features = remote ? dense_view<const float>{} : ds_.features,
+            .labels = ds_.labels,
             .rows = options_.parallel->rows,
             .remote_features = remote,
             .normalizer = normalizer_};
@@ -287,7 +290,7 @@ class own_loaders {
     l.host_to_device = [copy_exec] { return loader::make_host_to_device_stage(copy_exec); };
   }
 
-  const data::dataset& ds_;
+  const training_data& ds_;
   const train_options& options_;
   const loader::row_normalizer* normalizer_;
   std::optional<device_copies> device_copies_;
@@ -327,7 +330,7 @@ struct training_state {
 // data-parallel ranks).
 class evaluator {
  public:
-  evaluator(const data::dataset& ds, const train_options& o, const model_config& config,
+  evaluator(const training_data& ds, const train_options& o, const model_config& config,
             const data::split& split, const loader::row_normalizer* normalizer)
       : ds_(ds),
         options_(o),
@@ -339,7 +342,13 @@ class evaluator {
         test_(model_executor(o), split.test, test_labels_),
         normalizer_(normalizer) {
     // Refused before the first epoch rather than after it.
-    if (o.eval == evaluation::full && o.eval_every > 0) check_fits(model_executor(o));
+    if (o.eval == evaluation::full && o.eval_every > 0) {
+      BULKGNN_EXPECTS(ds.whole,
+                      "train_options.eval: full-graph evaluation reads the whole graph and every "
+                      "feature row, which a rank of a partitioned dataset does not hold; use "
+                      "sampled evaluation (or train_options.eval_every 0)");
+      check_fits(model_executor(o));
+    }
   }
 
   void evaluate(epoch_record& r, gnn_model& model, const minibatch_sources& sources) {
@@ -348,7 +357,7 @@ class evaluator {
       const executor& exec = model.exec();
       if (!full_block_)
         full_block_ = full_graph_block(
-            exec, sources.device_graph.rows > 0 ? sources.device_graph : ds_.graph(), config_.kind);
+            exec, sources.device_graph.rows > 0 ? sources.device_graph : ds_.graph, config_.kind);
       const auto logits = predict_full_graph(
           model, *full_block_,
           sources.device_features.rows > 0 ? sources.device_features : features_for(exec));
@@ -366,7 +375,7 @@ class evaluator {
   // A normalised copy of every feature row for one full-graph evaluation
   // (whose first layer aggregates a matrix of the same size anyway).
   matrix normalized_features() const {
-    const auto features = ds_.features();
+    const auto features = ds_.features;
     matrix normalized(features.rows, features.cols);
     std::copy(features.data.begin(), features.data.end(), normalized.data().begin());
     normalizer_->apply_to_all(normalized.view());
@@ -391,7 +400,7 @@ class evaluator {
   // for one (evaluate() drops it), as it would only add to the epochs' peak.
   dense_view<const float> features_for(const executor& exec) {
     if (placed_features_) return placed_features_->view();
-    dense_view<const float> host = ds_.features();
+    dense_view<const float> host = ds_.features;
     if (normalizer_ != nullptr) {
       normalized_features_ = normalized_features();
       host = normalized_features_->view();
@@ -425,7 +434,7 @@ class evaluator {
     return counts[0] / counts[1];
   }
 
-  const data::dataset& ds_;
+  const training_data& ds_;
   const train_options& options_;
   const model_config& config_;
   const data::split& split_;
@@ -520,7 +529,7 @@ class checkpointer {
 // and checkpoints after epochs and the data-parallel weight check at the end.
 class run {
  public:
-  run(const data::dataset& ds, const train_options& o)
+  run(const training_data& ds, const train_options& o)
       : ds_(ds),
         options_(o),
         config_(model_for(ds, o)),
@@ -566,10 +575,13 @@ class run {
  private:
   // Every rank maps the whole dataset, so each computes the same factors
   // from all rows, whichever rows it owns.
-  static std::optional<loader::row_normalizer> normalizer_for(const data::dataset& ds,
+  static std::optional<loader::row_normalizer> normalizer_for(const training_data& ds,
                                                               const train_options& o) {
     if (o.normalize_features == loader::feature_normalization::none) return std::nullopt;
-    return loader::row_normalizer(ds.features());
+    BULKGNN_EXPECTS(ds.whole,
+                    "train_options.normalize_features: the factors are computed from every feature "
+                    "row, which a rank of a partitioned dataset does not hold");
+    return loader::row_normalizer(ds.features);
   }
 
   // Seeds of minibatch `index` of an epoch over `seeds` vertices.
@@ -586,15 +598,15 @@ class run {
     return options_.parallel == nullptr || options_.parallel->ranks->rank() == 0;
   }
 
-  static model_config model_for(const data::dataset& ds, const train_options& o) {
-    BULKGNN_EXPECTS(!ds.features().empty(), "{}: the dataset has no node features to train on",
-                    ds.name());
-    BULKGNN_EXPECTS(ds.num_classes() > 0 && !ds.labels().empty(),
-                    "{}: the dataset has no labels to train on", ds.name());
+  static model_config model_for(const training_data& ds, const train_options& o) {
+    BULKGNN_EXPECTS(ds.feature_dim > 0, "{}: the dataset has no node features to train on",
+                    ds.name);
+    BULKGNN_EXPECTS(ds.num_classes > 0 && !ds.labels.empty(),
+                    "{}: the dataset has no labels to train on", ds.name);
     auto config = o.model;
     config.kind = layer_kind_for(o.sampling.kind);
-    config.in_features = ds.features().cols;
-    config.num_classes = ds.num_classes();
+    config.in_features = ds.feature_dim;
+    config.num_classes = ds.num_classes;
     BULKGNN_EXPECTS(static_cast<std::int64_t>(o.sampling.fanouts.size()) == config.layers,
                     "sampler_options.fanouts has {} hops but model_config.layers is {}; give one "
                     "fanout per layer",
@@ -673,7 +685,7 @@ class run {
     return r;
   }
 
-  const data::dataset& ds_;
+  const training_data& ds_;
   const train_options& options_;
   model_config config_;
   const data::split& split_;
@@ -699,17 +711,18 @@ void validate(const train_options& o) {
   validate(o.optimizer);
 }
 
-gpu_placement gpu_placement_for(const data::dataset& ds, const executor& exec) {
+gpu_placement gpu_placement_for(const training_data& ds, const executor& exec) {
   BULKGNN_EXPECTS(exec.device() != nullptr, "gpu_placement_for: a {} executor has no GPU",
                   backend_name(exec.kind()));
+  BULKGNN_EXPECTS(ds.whole, "gpu_placement_for: {} is a part of a partitioned dataset", ds.name);
   const auto device_bytes =
       static_cast<double>(kernels::visible_cuda_devices()
                               .at(static_cast<std::size_t>(exec.device()->device()))
                               .memory_bytes);
-  const auto graph = ds.graph();
+  const auto graph = ds.graph;
   const double graph_bytes =
       static_cast<double>(graph.indptr.size_bytes() + graph.indices.size_bytes());
-  const auto feature_bytes = static_cast<double>(ds.features().data.size_bytes());
+  const auto feature_bytes = static_cast<double>(ds.features.data.size_bytes());
   return {
       .graph = graph_bytes <= device_bytes / 2 ? memory_space::device : memory_space::pinned_host,
       .features =
@@ -747,13 +760,23 @@ nlohmann::json epoch_record::to_json() const {
 
 train_result train(const data::dataset& ds, const train_options& options,
                    const epoch_callback& on_epoch) {
+  return train(whole_dataset(ds), options, on_epoch);
+}
+
+train_result train(const data::dataset& ds, const train_options& options,
+                   const minibatch_sources& sources, const epoch_callback& on_epoch) {
+  return train(whole_dataset(ds), options, sources, on_epoch);
+}
+
+train_result train(const training_data& ds, const train_options& options,
+                   const epoch_callback& on_epoch) {
   validate(options);
   run r(ds, options);
   own_loaders loaders(ds, options, r.normalizer());
   return r.execute(loaders.sources(), on_epoch);
 }
 
-train_result train(const data::dataset& ds, const train_options& options,
+train_result train(const training_data& ds, const train_options& options,
                    const minibatch_sources& sources, const epoch_callback& on_epoch) {
   validate(options);
   BULKGNN_EXPECTS(

@@ -26,6 +26,7 @@ namespace bulkgnn::data {
 //                    "partition": {"method", "seed", "edge_cut"},
 //                    "source": {"name", "fingerprint"}, "splits": [...]}
 //   owner.npy              int32 [n]        the part of each vertex
+//   in_degree.npy          int64 [n]        entries of each column of A
 //   labels.npy             int32 [n]        optional
 //   split/NAME/{train,valid,test}.npy       as in a native dataset
 //   part-K/indptr.npy      int64 [n_K + 1]  the rows of part K's vertices,
@@ -57,6 +58,12 @@ void write_partitioned_dataset(const dataset& ds, std::span<const std::int32_t> 
 // maps as dataset::open does (row pointer, column ids, finite weights and
 // features, labels, splits, owners in range and part K's size), throwing
 // data_error naming the file.
+// Rows of the features of one part, mapped (empty without features).
+struct mapped_feature_rows {
+  npy_array array;  // keeps the mapping alive
+  dense_view<const float> rows;
+};
+
 class dataset_shard {
  public:
   static dataset_shard open(const std::filesystem::path& dir, int part);
@@ -77,8 +84,15 @@ class dataset_shard {
   [[nodiscard]] std::span<const std::int32_t> labels() const { return labels_; }
   [[nodiscard]] int num_classes() const { return num_classes_; }
   [[nodiscard]] const std::vector<split>& splits() const { return splits_; }
-  // As dataset::training_vertices.
+  // As dataset::training_vertices and dataset::find_split.
   [[nodiscard]] std::vector<vertex_t> training_vertices(const std::string& split_name) const;
+  [[nodiscard]] const split& find_split(const std::string& name) const;
+  // The feature rows of another part (a rank whose feature group position
+  // differs from its grid part), checked as the own part's are.
+  [[nodiscard]] mapped_feature_rows feature_rows_of(int part) const;
+  // The in-degree of every vertex, read into memory the caller owns (8 bytes
+  // per vertex): what a feature cache by degree ranks vertices by.
+  [[nodiscard]] std::vector<std::int64_t> in_degrees() const;
   // The same on every part of one partitioned dataset, different for another
   // partition or source dataset: what ranks agree on before a run.
   [[nodiscard]] std::string fingerprint() const { return fingerprint_; }
@@ -96,7 +110,7 @@ class dataset_shard {
   std::vector<npy_array> arrays_;  // keeps the mappings alive
   csr_view rows_;
   dense_view<const float> features_;
-  std::filesystem::path owner_path_;
+  std::filesystem::path dir_;
   std::span<const std::int32_t> labels_;
   std::vector<split> splits_;
 };

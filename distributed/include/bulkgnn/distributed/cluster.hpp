@@ -41,9 +41,12 @@ class cluster {
  public:
   cluster(const data::dataset& ds, const cluster_options& options, bool partition_features);
   // From this rank's part of a partitioned dataset (its part_of_rank), which
-  // the cluster reads in place: the rank holds no other rows of A. The
-  // partition is the dataset's; the features stay unpartitioned.
-  cluster(const data::dataset_shard& shard, const cluster_options& options);
+  // the cluster reads in place: the rank holds no other rows of A, and, with
+  // `partition_features`, no other feature rows than those of its feature
+  // group position (the dataset's parts must then be P / feature_replication).
+  // The partition is the dataset's.
+  cluster(const data::dataset_shard& shard, const cluster_options& options,
+          bool partition_features);
 
   [[nodiscard]] int rank() const { return world_.rank(); }
   [[nodiscard]] int ranks() const { return world_.size(); }
@@ -77,6 +80,7 @@ class cluster {
   vertex_partition grid_partition_;
   std::optional<vertex_partition> feature_partition_;
   std::unique_ptr<sampler::row_source> rows_;
+  data::mapped_feature_rows feature_rows_;  // read by features_ (partitioned datasets)
   std::unique_ptr<partitioned_features> features_;
   nlohmann::json layout_;
 };

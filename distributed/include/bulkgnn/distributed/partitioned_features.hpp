@@ -6,6 +6,7 @@
 #include "bulkgnn/loader/loader.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,13 @@ class partitioned_features final : public loader::feature_fetcher {
   partitioned_features(const comm::communicator& features_comm, dense_view<const float> features,
                        const vertex_partition& partition, int replication,
                        const feature_cache_options& cache = {}, csr_view graph = {});
+  // From this rank's rows alone (its part of a partitioned dataset, in
+  // local_index order), read in place; `in_degrees` is called once, only for
+  // a cache by degree.
+  partitioned_features(const comm::communicator& features_comm, dense_view<const float> mine,
+                       const vertex_partition& partition, int replication,
+                       const feature_cache_options& cache,
+                       const std::function<std::vector<std::int64_t>()>& in_degrees);
 
   [[nodiscard]] std::int64_t columns() const override { return columns_; }
   void fetch(std::span<const vertex_t> vertices, dense_view<float> out) override;
@@ -67,6 +75,9 @@ class partitioned_features final : public loader::feature_fetcher {
   [[nodiscard]] std::int64_t cache_capacity_rows() const { return cache_capacity_; }
 
  private:
+  // The cache's room and, for a choice by degree, its rows (collective).
+  void start_cache(const feature_cache_options& cache,
+                   const std::function<std::vector<std::int64_t>()>& in_degrees);
   // Every requested row from its owner, none from the cache (collective).
   void fetch_from_owners(std::span<const vertex_t> vertices, dense_view<float> out);
   // Replaces the cache by the rows of `chosen` (collective).
@@ -77,7 +88,8 @@ class partitioned_features final : public loader::feature_fetcher {
   std::unique_ptr<comm::communicator> group_;
   const vertex_partition& partition_;
   std::int64_t columns_;
-  std::vector<float> rows_;  // this rank's part, in local_index order
+  std::vector<float> copied_rows_;  // empty when the rows are read in place
+  dense_view<const float> rows_;    // this rank's part, in local_index order
 
   cache_choice choice_;
   std::int64_t cache_capacity_ = 0;  // rows

@@ -71,7 +71,7 @@ class run_session {
   // the rank reads no other rows of A. Alone, the one part is the whole
   // graph, which the caller samples itself.
   run_session(const data::dataset_shard& shard, const layout_options& layout,
-              const std::vector<setting>& shared);
+              bool partition_features, const std::vector<setting>& shared);
   ~run_session();
   run_session(const run_session&) = delete;
   run_session& operator=(const run_session&) = delete;

@@ -8,6 +8,7 @@
 #include "bulkgnn/trainer/adam.hpp"
 #include "bulkgnn/trainer/data_parallel.hpp"
 #include "bulkgnn/trainer/model.hpp"
+#include "bulkgnn/trainer/training_data.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -70,7 +71,7 @@ struct gpu_placement {
   memory_space graph = memory_space::device;
   memory_space features = memory_space::device;
 };
-[[nodiscard]] gpu_placement gpu_placement_for(const data::dataset& ds, const executor& exec);
+[[nodiscard]] gpu_placement gpu_placement_for(const training_data& ds, const executor& exec);
 
 struct epoch_record {
   std::int64_t epoch = 0;  // from 0 here; from 1 in to_json(), as the console prints it
@@ -109,6 +110,10 @@ using epoch_callback = std::function<void(const epoch_record&, const train_resul
 // and `resume` continues from it bit-exactly.
 [[nodiscard]] train_result train(const data::dataset& ds, const train_options& options,
                                  const epoch_callback& on_epoch = {});
+// The same over a part of a partitioned dataset (or any training_data),
+// whose rows the data-parallel row source and feature fetcher reach.
+[[nodiscard]] train_result train(const training_data& data, const train_options& options,
+                                 const epoch_callback& on_epoch = {});
 
 // Where a training run takes its minibatches from.
 struct minibatch_sources {
@@ -134,6 +139,9 @@ struct minibatch_sources {
 // minibatch sizes the losses are weighted by, so they must describe how the
 // sources draw.
 [[nodiscard]] train_result train(const data::dataset& ds, const train_options& options,
+                                 const minibatch_sources& sources,
+                                 const epoch_callback& on_epoch = {});
+[[nodiscard]] train_result train(const training_data& data, const train_options& options,
                                  const minibatch_sources& sources,
                                  const epoch_callback& on_epoch = {});
 
