@@ -5,9 +5,9 @@
 #include "bulkgnn/comm/device_reducer.hpp"
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/timer.hpp"
-#include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/partitioned_dataset.hpp"
 #include "bulkgnn/kernels/devices.hpp"
@@ -325,8 +325,7 @@ void run_train(const train_config& c) {
   run_traffic traffic{.setup = meter.since_previous(cluster.report()),
                       .by_epoch = {},
                       .feature_cache_by_epoch = {}};
-  const auto write_metrics = [&](const trainer::train_result& so_far,
-                                 const nlohmann::json& report,
+  const auto write_metrics = [&](const trainer::train_result& so_far, const nlohmann::json& report,
                                  const std::vector<std::int64_t>& peaks = {}) {
     if (!c.metrics_out.empty() && rank_zero)
       write_file_atomically(

@@ -459,10 +459,53 @@ TEST(PartitionedData, TrainingOnPartsIsTrainingOnTheWholeDataset) {
     EXPECT_TRUE(layout.at("grid").at("from_shards").get<bool>()) << extra;
     EXPECT_EQ(layout.at("features").at("parts").get<int>(), parts) << extra;
   }
-  const auto r = run(2, "train " + (dir / "cora-2").string() + " --grid 1.5d --quiet");
+  const auto r = run(2, "train " + (dir / "cora-2").string() +
+                            " --grid 1.5d --quiet --normalize-features row --eval sampled");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung";
-  EXPECT_NE(r.output.find("--eval: full-graph evaluation"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--normalize-features"), std::string::npos) << r.output;
+}
+
+// {valid, test} accuracy of full-graph evaluation after one epoch whose
+// steps leave the initial weights as they are (lr 1e-30), so that every
+// layout evaluates the same model.
+std::array<double, 2> untrained_accuracy(int ranks, const fs::path& data, const std::string& extra,
+                                         const fs::path& metrics) {
+  const auto r = run(ranks, "train " + data.string() +
+                                " --batch-size 64 --hidden 16 --epochs 1 --lr 1e-30 --quiet "
+                                "--eval full --metrics-out " +
+                                metrics.string() + " " + extra);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (r.exit_code != 0) return {-1, -1};
+  const auto m = read_json(metrics);
+  const auto& epoch = m.at("epochs").back();
+  return {epoch.at("valid_acc").get<double>(), epoch.at("test_acc").get<double>()};
+}
+
+// Each rank evaluates its share of the vertices layer by layer, reading rows
+// and features through its grid and feature layout: the accuracies are the
+// single process's to the last bit, for GraphSAGE and for GCN over D̃⁻¹(A+I).
+TEST(DataParallelTraining, FullGraphEvaluationBySharesIsTheSingleProcesssEvaluation) {
+  const bulkgnn::testing::scratch_dir dir;
+  ASSERT_EQ(run(0, "partition " + cora.string() + " " + (dir / "cora-2").string() +
+                       " --parts 2 --method metis --quiet")
+                .exit_code,
+            0);
+  for (const std::string model :
+       {"--fanouts 5,5 --normalize-features row", "--sampler ladies --fanouts 64,64"}) {
+    const auto alone = untrained_accuracy(0, cora, model, dir / "alone.json");
+    ASSERT_GT(alone[0], 0) << model;
+    for (const auto& [ranks, layout] : {std::pair<int, std::string>{2, "--grid 1.5d"},
+                                        {3, "--grid replicated --feature-replication 1"},
+                                        {4, "--grid 2d"},
+                                        {8, "--grid 3d --replication 2"}})
+      EXPECT_EQ(untrained_accuracy(ranks, cora, model + " " + layout, dir / "ranks.json"), alone)
+          << model << " " << layout;
+  }
+  // A partitioned dataset (normalising features needs every row: not here).
+  const std::string model = "--fanouts 5,5";
+  EXPECT_EQ(untrained_accuracy(2, dir / "cora-2", model + " --grid 1.5d", dir / "parts.json"),
+            untrained_accuracy(0, cora, model, dir / "alone.json"));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "bulkgnn/trainer/checkpoint.hpp"
 #include "bulkgnn/trainer/layers.hpp"
 #include "bulkgnn/trainer/placement.hpp"
+#include "bulkgnn/trainer/share_inference.hpp"
 
 #include <fmt/format.h>
 
@@ -343,17 +344,26 @@ class evaluator {
         normalizer_(normalizer) {
     // Refused before the first epoch rather than after it.
     if (o.eval == evaluation::full && o.eval_every > 0) {
-      BULKGNN_EXPECTS(ds.whole,
-                      "train_options.eval: full-graph evaluation reads the whole graph and every "
-                      "feature row, which a rank of a partitioned dataset does not hold; use "
-                      "sampled evaluation (or train_options.eval_every 0)");
-      check_fits(model_executor(o));
+      // Data-parallel ranks each evaluate their share, reading the rest
+      // through the row source and feature fetcher (predict_share).
+      BULKGNN_EXPECTS(o.parallel == nullptr || model_executor(o).device() == nullptr,
+                      "train_options.eval: full-graph evaluation over data-parallel ranks runs on "
+                      "the host only so far; use sampled evaluation");
+      if (o.parallel == nullptr) check_fits(model_executor(o));
     }
   }
 
   void evaluate(epoch_record& r, gnn_model& model, const minibatch_sources& sources) {
     const stopwatch watch;
-    if (options_.eval == evaluation::full) {
+    if (options_.eval == evaluation::full && options_.parallel != nullptr) {
+      const auto logits = predict_share(model, {.parallel = options_.parallel,
+                                                .graph = ds_.graph,
+                                                .features = ds_.features,
+                                                .normalizer = normalizer_,
+                                                .num_vertices = ds_.num_nodes});
+      r.valid_acc = share_accuracy(model.exec(), logits.view(), split_.valid, valid_labels_);
+      r.test_acc = share_accuracy(model.exec(), logits.view(), split_.test, test_labels_);
+    } else if (options_.eval == evaluation::full) {
       const executor& exec = model.exec();
       if (!full_block_)
         full_block_ = full_graph_block(
@@ -372,6 +382,30 @@ class evaluator {
   }
 
  private:
+  // Accuracy over `vertices` whose logits this rank's share holds, summed over
+  // the ranks (collective); absent for no vertices.
+  std::optional<double> share_accuracy(const executor& exec, dense_view<const float> share_logits,
+                                       std::span<const vertex_t> vertices,
+                                       std::span<const std::int32_t> labels) const {
+    if (vertices.empty()) return std::nullopt;
+    auto& ranks = *options_.parallel->ranks;
+    const auto share = share_of_rank(ds_.num_nodes, ranks.rank(), ranks.size());
+    std::vector<vertex_t> rows;
+    std::vector<std::int32_t> their_labels;
+    for (std::size_t i = 0; i < vertices.size(); ++i)
+      if (vertices[i] >= share.first && vertices[i] < share.last) {
+        rows.push_back(vertices[i] - share.first);
+        their_labels.push_back(labels[i]);
+      }
+    matrix selected(static_cast<std::int64_t>(rows.size()), share_logits.cols, exec.memory());
+    kernels::gather_dense_rows(exec, share_logits, rows, selected.view());
+    double counts[2] = {
+        static_cast<double>(kernels::count_correct(exec, selected.view(), their_labels)),
+        static_cast<double>(rows.size())};
+    ranks.all_reduce(std::span<double>(counts));
+    return counts[0] / counts[1];
+  }
+
   // A normalised copy of every feature row for one full-graph evaluation
   // (whose first layer aggregates a matrix of the same size anyway).
   matrix normalized_features() const {

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/dense.hpp"
+#include "bulkgnn/loader/feature_normalization.hpp"
+#include "bulkgnn/trainer/data_parallel.hpp"
+#include "bulkgnn/trainer/matrix.hpp"
+#include "bulkgnn/trainer/model.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace bulkgnn::trainer {
+
+// The vertices [first, last) whose outputs rank `rank` of `ranks` computes in
+// a full-graph inference: contiguous ranges of nearly n / ranks.
+struct inference_share {
+  vertex_t first = 0;
+  vertex_t last = 0;
+};
+[[nodiscard]] inference_share share_of_rank(std::int64_t num_vertices, int rank, int ranks);
+
+// Where a rank's share of a full-graph inference reads what it does not hold:
+// rows of A through parallel.rows (else `graph`), input feature rows through
+// parallel.features (else `features`, normalised by `normalizer` if given).
+struct inference_inputs {
+  const data_parallel* parallel = nullptr;
+  csr_view graph;
+  dense_view<const float> features;
+  const loader::row_normalizer* normalizer = nullptr;
+  std::int64_t num_vertices = 0;
+};
+
+// The logits of this rank's share (share_of_rank over parallel.ranks), layer
+// by layer over whole neighbourhoods: the share's rows of A are fetched once,
+// the input rows of its sources once, and before each further layer the
+// hidden rows of the sources other ranks computed, one all-to-all each way
+// over parallel.sampling (collective over the ranks). Bit for bit the rows
+// predict_full_graph computes for the share: each row sums the same entries
+// in the same order. Host executors only.
+[[nodiscard]] matrix predict_share(const gnn_model& model, const inference_inputs& inputs);
+
+}  // namespace bulkgnn::trainer
