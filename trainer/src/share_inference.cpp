@@ -101,19 +101,44 @@ share_block block_of_share(const executor& exec, const inference_inputs& in, lay
   return out;
 }
 
-// Input feature rows of `vertices`, in order.
+// Rows moved per collective step: bounds the exchange buffers (a rank's share
+// of an R-MAT graph reaches nearly every vertex) to this many rows each way.
+constexpr std::int64_t rows_per_step = std::int64_t{1} << 16;
+
+// Calls step(begin, end) over [0, count) in pieces of rows_per_step, as many
+// times on every rank (collective steps need every rank; some get empty
+// pieces).
+template <class Step>
+void in_steps(comm::communicator& ranks, std::int64_t count, const Step& step) {
+  const auto steps =
+      ranks.all_reduce((count + rows_per_step - 1) / rows_per_step, comm::reduce_op::max);
+  for (std::int64_t k = 0; k < steps; ++k) {
+    const auto begin = std::min(count, k * rows_per_step);
+    step(begin, std::min(count, begin + rows_per_step));
+  }
+}
+
+// Input feature rows of `vertices`, in order (collective).
 matrix input_rows(const inference_inputs& in, std::span<const vertex_t> vertices,
                   std::int64_t columns) {
   matrix x(static_cast<std::int64_t>(vertices.size()), columns);
-  if (in.parallel->features != nullptr) {
-    in.parallel->features->fetch(vertices, x.view());
-  } else {
-    for (std::size_t i = 0; i < vertices.size(); ++i) {
-      const auto row = in.features.row(vertices[i]);
-      std::copy(row.begin(), row.end(), x.view().row(static_cast<std::int64_t>(i)).begin());
+  in_steps(*in.parallel->ranks, std::ssize(vertices), [&](std::int64_t begin, std::int64_t end) {
+    const auto piece =
+        vertices.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
+    const dense_view<float> rows{
+        end - begin, columns,
+        x.data().subspan(static_cast<std::size_t>(begin * columns),
+                         static_cast<std::size_t>((end - begin) * columns))};
+    if (in.parallel->features != nullptr) {
+      in.parallel->features->fetch(piece, rows);
+    } else {
+      for (std::size_t i = 0; i < piece.size(); ++i) {
+        const auto row = in.features.row(piece[i]);
+        std::copy(row.begin(), row.end(), rows.row(static_cast<std::int64_t>(i)).begin());
+      }
     }
-  }
-  if (in.normalizer != nullptr) in.normalizer->apply(vertices, x.view());
+    if (in.normalizer != nullptr) in.normalizer->apply(piece, rows);
+  });
   return x;
 }
 
@@ -123,26 +148,29 @@ matrix with_outside_rows(comm::communicator& ranks, std::int64_t num_vertices,
                          inference_share share, dense_view<const float> h,
                          std::span<const vertex_t> outside) {
   const int count = ranks.size();
-  std::vector<std::vector<vertex_t>> requests(static_cast<std::size_t>(count));
-  int owner = 0;
-  for (const vertex_t v : outside) {  // ascending, so owners ascend too
-    while (v >= share_of_rank(num_vertices, owner, count).last) ++owner;
-    requests[owner].push_back(v);
-  }
-  const auto asked = ranks.all_to_all(requests);
-  std::vector<std::vector<float>> replies(static_cast<std::size_t>(count));
-  for (int r = 0; r < count; ++r) {
-    replies[r].reserve(asked[r].size() * static_cast<std::size_t>(h.cols));
-    for (const vertex_t v : asked[r]) {
-      BULKGNN_ASSERT(v >= share.first && v < share.last);
-      const auto row = h.row(v - share.first);
-      replies[r].insert(replies[r].end(), row.begin(), row.end());
-    }
-  }
-  const auto answered = ranks.all_to_all(replies);
   matrix x(h.rows + static_cast<std::int64_t>(outside.size()), h.cols);
   auto next = std::copy(h.data.begin(), h.data.end(), x.data().begin());
-  for (const auto& rows : answered) next = std::copy(rows.begin(), rows.end(), next);
+  in_steps(ranks, std::ssize(outside), [&](std::int64_t begin, std::int64_t end) {
+    std::vector<std::vector<vertex_t>> requests(static_cast<std::size_t>(count));
+    int owner = 0;
+    for (auto i = begin; i < end; ++i) {  // ascending, so owners ascend too
+      const vertex_t v = outside[static_cast<std::size_t>(i)];
+      while (v >= share_of_rank(num_vertices, owner, count).last) ++owner;
+      requests[owner].push_back(v);
+    }
+    const auto asked = ranks.all_to_all(requests);
+    std::vector<std::vector<float>> replies(static_cast<std::size_t>(count));
+    for (int r = 0; r < count; ++r) {
+      replies[r].reserve(asked[r].size() * static_cast<std::size_t>(h.cols));
+      for (const vertex_t v : asked[r]) {
+        BULKGNN_ASSERT(v >= share.first && v < share.last);
+        const auto row = h.row(v - share.first);
+        replies[r].insert(replies[r].end(), row.begin(), row.end());
+      }
+    }
+    for (const auto& rows : ranks.all_to_all(replies))
+      next = std::copy(rows.begin(), rows.end(), next);
+  });
   return x;
 }
 
@@ -153,8 +181,7 @@ matrix predict_share(const gnn_model& model, const inference_inputs& in) {
       in.parallel != nullptr && in.parallel->ranks != nullptr && in.parallel->sampling != nullptr,
       "predict_share: needs the data-parallel ranks");
   BULKGNN_EXPECTS(model.exec().device() == nullptr,
-                  "train_options.eval: full-graph evaluation over data-parallel ranks runs on "
-                  "the host only so far; use sampled evaluation");
+                  "predict_share: runs on host executors only so far");
   const auto share =
       share_of_rank(in.num_vertices, in.parallel->ranks->rank(), in.parallel->ranks->size());
   const auto rows = block_of_share(model.exec(), in, model.config().kind, share);
@@ -166,7 +193,9 @@ matrix predict_share(const gnn_model& model, const inference_inputs& in) {
   for (int l = 0;; ++l) {
     matrix h = model.forward_layer(l, rows.block, x.view());
     if (l + 1 == model.config().layers) return h;
-    x = with_outside_rows(*in.parallel->sampling, in.num_vertices, share, h.view(), rows.outside);
+    x = with_outside_rows(
+        in.parallel->sampling != nullptr ? *in.parallel->sampling : *in.parallel->ranks,
+        in.num_vertices, share, h.view(), rows.outside);
   }
 }
 

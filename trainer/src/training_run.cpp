@@ -343,19 +343,18 @@ class evaluator {
         test_(model_executor(o), split.test, test_labels_),
         normalizer_(normalizer) {
     // Refused before the first epoch rather than after it.
-    if (o.eval == evaluation::full && o.eval_every > 0) {
-      // Data-parallel ranks each evaluate their share, reading the rest
-      // through the row source and feature fetcher (predict_share).
-      BULKGNN_EXPECTS(o.parallel == nullptr || model_executor(o).device() == nullptr,
-                      "train_options.eval: full-graph evaluation over data-parallel ranks runs on "
-                      "the host only so far; use sampled evaluation");
-      if (o.parallel == nullptr) check_fits(model_executor(o));
+    if (o.eval == evaluation::full && o.eval_every > 0 && !by_shares()) {
+      BULKGNN_EXPECTS(ds.whole,
+                      "train_options.eval: full-graph evaluation on a GPU reads the whole graph "
+                      "and every feature row, which a rank of a partitioned dataset does not "
+                      "hold; use sampled evaluation");
+      check_fits(model_executor(o));
     }
   }
 
   void evaluate(epoch_record& r, gnn_model& model, const minibatch_sources& sources) {
     const stopwatch watch;
-    if (options_.eval == evaluation::full && options_.parallel != nullptr) {
+    if (options_.eval == evaluation::full && by_shares()) {
       const auto logits = predict_share(model, {.parallel = options_.parallel,
                                                 .graph = ds_.graph,
                                                 .features = ds_.features,
@@ -382,6 +381,13 @@ class evaluator {
   }
 
  private:
+  // Several data-parallel ranks on the host evaluate the full graph by shares
+  // (predict_share); a GPU model evaluates it whole on every rank.
+  [[nodiscard]] bool by_shares() const {
+    return options_.parallel != nullptr && options_.parallel->ranks->size() > 1 &&
+           model_executor(options_).device() == nullptr;
+  }
+
   // Accuracy over `vertices` whose logits this rank's share holds, summed over
   // the ranks (collective); absent for no vertices.
   std::optional<double> share_accuracy(const executor& exec, dense_view<const float> share_logits,

@@ -34,8 +34,8 @@ struct inference_inputs {
 // The logits of this rank's share (share_of_rank over parallel.ranks), layer
 // by layer over whole neighbourhoods: the share's rows of A are fetched once,
 // the input rows of its sources once, and before each further layer the
-// hidden rows of the sources other ranks computed, one all-to-all each way
-// over parallel.sampling (collective over the ranks). Bit for bit the rows
+// hidden rows of the sources other ranks computed, all-to-alls each way over
+// parallel.sampling (else parallel.ranks; collective over the ranks). Bit for bit the rows
 // predict_full_graph computes for the share: each row sums the same entries
 // in the same order. Host executors only.
 [[nodiscard]] matrix predict_share(const gnn_model& model, const inference_inputs& inputs);
