@@ -195,7 +195,7 @@ void run_sample(const sample_config& c) {
   {
     scoped_stage stage(times, "load");
     if (!c.data.empty() && data::is_partitioned_dataset(c.data))
-      shard = session::open_shard(c.data, c.distribution);
+      shard = session::open_shard(c.data, c.distribution, false);
     else
       ds = open_dataset_or_default(c.data, c.quiet);
   }

@@ -288,7 +288,7 @@ void run_train(const train_config& c) {
   std::optional<data::dataset> whole;
   std::optional<data::dataset_shard> shard;
   if (!c.data.empty() && data::is_partitioned_dataset(c.data))
-    shard = session::open_shard(c.data, c.distribution);
+    shard = session::open_shard(c.data, c.distribution, true);
   else
     whole = open_dataset_or_default(c.data, options.quiet);
   const auto ds = shard ? trainer::part_of_dataset(*shard) : trainer::whole_dataset(*whole);

@@ -146,14 +146,27 @@ int parts_in(const nlohmann::json& m, const fs::path& manifest_path) {
   return static_cast<int>(parts);
 }
 
-// "part_vertices"[part] or "part_edges"[part]: a non-negative integer.
-std::int64_t count_of_part(const nlohmann::json& m, const char* key, int part,
-                           const fs::path& manifest_path) {
-  if (!m.contains(key) || !m[key].is_array() || std::ssize(m[key]) <= part ||
-      !m[key][part].is_number_integer() || m[key][part].get<std::int64_t>() < 0)
+// "part_vertices" or "part_edges": a non-negative count per part, summing to
+// `total`.
+std::vector<std::int64_t> counts_of_parts(const nlohmann::json& m, const char* key, int parts,
+                                          std::int64_t total, const fs::path& manifest_path) {
+  if (!m.contains(key) || !m[key].is_array() || std::ssize(m[key]) != parts)
     throw data_error(manifest_path.string(),
-                     fmt::format("\"{}\" has no count for part {}", key, part));
-  return m[key][part].get<std::int64_t>();
+                     fmt::format("\"{}\" is not a list of {} counts", key, parts));
+  std::vector<std::int64_t> counts;
+  std::int64_t sum = 0;
+  for (const auto& c : m[key]) {
+    if (!c.is_number_integer() || c.get<std::int64_t>() < 0 || c.get<std::int64_t>() > total)
+      throw data_error(
+          manifest_path.string(),
+          fmt::format("\"{}\" holds {}, not a count in [0, {}]", key, c.dump(), total));
+    counts.push_back(c.get<std::int64_t>());
+    sum += counts.back();
+  }
+  if (sum != total)
+    throw data_error(manifest_path.string(),
+                     fmt::format("\"{}\" sums to {}, not {}", key, sum, total));
+  return counts;
 }
 
 // owner.npy: n parts in [0, parts), `rows` of them `part` (the rows that
@@ -174,6 +187,21 @@ void check_owners(const fs::path& path, std::int64_t n, int parts, int part, std
                                                 part, owned, indptr.string(), rows));
 }
 
+// "partition": {"method": text, "seed": integer, "edge_cut": count}.
+void check_provenance(const nlohmann::json& m, const fs::path& manifest_path) {
+  const auto bad = [&] {
+    return !m.contains("partition") || !m["partition"].is_object() ||
+           !m["partition"].value("method", nlohmann::json()).is_string() ||
+           !m["partition"].value("seed", nlohmann::json()).is_number_integer() ||
+           !m["partition"].value("edge_cut", nlohmann::json()).is_number_integer() ||
+           m["partition"]["edge_cut"].get<std::int64_t>() < 0;
+  };
+  if (bad())
+    throw data_error(manifest_path.string(),
+                     "\"partition\" is not {\"method\": text, \"seed\": integer, "
+                     "\"edge_cut\": count}");
+}
+
 }  // namespace
 
 int partitioned_dataset_parts(const fs::path& dir) {
@@ -181,7 +209,7 @@ int partitioned_dataset_parts(const fs::path& dir) {
   return parts_in(detail::read_manifest(manifest_path, format_name), manifest_path);
 }
 
-dataset_shard dataset_shard::open(const fs::path& dir, int part) {
+dataset_shard dataset_shard::open(const fs::path& dir, int part, bool with_features) {
   using namespace detail;
   const fs::path manifest_path = dir / manifest_name;
   dataset_shard s;
@@ -203,8 +231,11 @@ dataset_shard dataset_shard::open(const fs::path& dir, int part) {
       throw data_error(manifest_path.string(), fmt::format("num_classes {} is too large", classes));
     s.num_classes_ = static_cast<int>(classes);
     s.name_ = m.value("name", dir.filename().string());
-    const auto rows = count_of_part(m, "part_vertices", part, manifest_path);
-    const auto entries = count_of_part(m, "part_edges", part, manifest_path);
+    const auto rows = counts_of_parts(m, "part_vertices", s.parts_, n, manifest_path)[part];
+    const auto entries =
+        counts_of_parts(m, "part_edges", s.parts_, s.num_edges_, manifest_path)[part];
+    check_provenance(m, manifest_path);
+    s.weighted_ = m.value("weighted", false);
 
     const auto load = [&](const std::string& rel) -> const npy_array& {
       const fs::path path = dir / rel;
@@ -217,10 +248,9 @@ dataset_shard dataset_shard::open(const fs::path& dir, int part) {
     const auto indptr = typed<edge_t>(load(mine + "/indptr.npy"), {rows + 1});
     const auto indices = typed<vertex_t>(load(mine + "/indices.npy"), {entries});
     std::span<const float> weights;
-    if (m.value("weighted", false))
-      weights = typed<float>(load(mine + "/edge_weight.npy"), {entries});
+    if (s.weighted_) weights = typed<float>(load(mine + "/edge_weight.npy"), {entries});
     s.rows_ = csr_view{rows, n, indptr, indices, weights};
-    if (s.feature_dim_ > 0)
+    if (with_features && s.feature_dim_ > 0)
       s.features_ = {rows, s.feature_dim_,
                      typed<float>(load(mine + "/features.npy"), {rows, s.feature_dim_})};
     if (fs::exists(dir / "labels.npy")) s.labels_ = typed<std::int32_t>(load("labels.npy"), {n});
@@ -264,12 +294,11 @@ std::vector<std::int64_t> dataset_shard::in_degrees() const {
 mapped_feature_rows dataset_shard::feature_rows_of(int part) const {
   BULKGNN_EXPECTS(part >= 0 && part < parts_, "{}: part {} asked for, but it has {} parts",
                   dir_.string(), part, parts_);
-  if (part == part_ || feature_dim_ == 0) {
-    BULKGNN_EXPECTS(part == part_, "{}: has no features", dir_.string());
-    return {{}, features_};
-  }
+  BULKGNN_EXPECTS(feature_dim_ > 0, "{}: has no features", dir_.string());
+  if (part == part_ && !features_.empty()) return {{}, features_};
   const fs::path manifest_path = dir_ / detail::manifest_name;
-  const auto rows = count_of_part(manifest_, "part_vertices", part, manifest_path);
+  const auto rows =
+      counts_of_parts(manifest_, "part_vertices", parts_, num_nodes(), manifest_path)[part];
   const fs::path path = dir_ / part_dir(part) / "features.npy";
   if (!fs::exists(path)) throw data_error(path.string(), "missing (part of a partitioned dataset)");
   mapped_feature_rows mapped{npy_array::open(path), {}};

@@ -93,8 +93,8 @@ cluster::cluster(const data::dataset_shard& shard, const cluster_options& option
                      {"edge_cut", how.at("edge_cut")},
                      {"edges", shard.num_edges()},
                      {"from_shards", true}};
-  rows_ = make_row_source(options.grid, sampling_, part_rows{shard.rows()}, grid_partition_,
-                          options.replication, options.draw_at);
+  rows_ = make_row_source(options.grid, sampling_, part_rows{shard.rows(), shard.weighted()},
+                          grid_partition_, options.replication, options.draw_at);
   if (!partition_features || shard.feature_dim() == 0) return;
   const int feature_parts = ranks() / options.feature_replication;
   BULKGNN_EXPECTS(feature_parts == parts,

@@ -166,16 +166,18 @@ void partitioned_features::fetch(std::span<const vertex_t> vertices, dense_view<
   for (std::size_t i = 0; i < vertices.size(); ++i) {
     const auto v = static_cast<std::size_t>(vertices[i]);
     const bool remote = partition_.owner[v] != mine;
-    if (remote && !access_counts_.empty()) ++access_counts_[v];
+    if (counting_ && remote && !access_counts_.empty()) ++access_counts_[v];
     const std::int32_t slot = cache_slot_.empty() ? -1 : cache_slot_[v];
     if (slot < 0) {
-      ++(remote ? counts_.misses : counts_.local);
+      if (counting_) ++(remote ? counts_.misses : counts_.local);
       uncached.push_back(vertices[i]);
       uncached_at.push_back(i);
       continue;
     }
-    ++counts_.hits;
-    counts_.bytes_saved += 4 + 4 * columns_;
+    if (counting_) {
+      ++counts_.hits;
+      counts_.bytes_saved += 4 + 4 * columns_;
+    }
     const auto first = cached_rows_.begin() + static_cast<std::ptrdiff_t>(slot) * columns_;
     std::copy(first, first + columns_, out.row(static_cast<std::int64_t>(i)).begin());
   }

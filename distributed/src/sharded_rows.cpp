@@ -114,7 +114,7 @@ block_row_shards::block_row_shards(const comm::communicator& sampling, part_rows
                            sampling.rank() % (sampling.size() / replication), sampling.stage())),
       partition_(partition),
       num_vertices_(static_cast<vertex_t>(mine.rows.cols)),
-      weighted_(mine.rows.weighted()),
+      weighted_(mine.weighted),
       draw_at_(draw_at),
       block_(mine.rows) {
   BULKGNN_EXPECTS(partition.parts == team_->size(),

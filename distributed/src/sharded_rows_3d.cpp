@@ -104,13 +104,15 @@ layered_grid_shards::layered_grid_shards(const comm::communicator& sampling, par
                                   sampling.stage())),
       partition_(partition),
       num_vertices_(static_cast<vertex_t>(mine.rows.cols)),
-      weighted_(mine.rows.weighted()),
+      weighted_(mine.weighted),
       draw_at_(draw_at),
       block_(std::make_unique<local_block>()) {
-  BULKGNN_EXPECTS(
-      partition.parts != fiber_->size() || mine.rows.rows == partition.part_size(fiber_->rank()),
-      "3d: {} rows given for part {} of {} vertices", mine.rows.rows, fiber_->rank(),
-      partition.part_size(fiber_->rank()));
+  BULKGNN_EXPECTS(partition.parts == fiber_->size(),
+                  "3d: the partition has {} parts for {} layers of {} process rows",
+                  partition.parts, layers, process_row_->size());
+  BULKGNN_EXPECTS(mine.rows.rows == partition.part_size(fiber_->rank()),
+                  "3d: {} rows given for part {} of {} vertices", mine.rows.rows, fiber_->rank(),
+                  partition.part_size(fiber_->rank()));
   const auto first = partition.part_offsets[fiber_->rank()];
   hold_column_block(mine.rows, layers, [&](std::int64_t id) { return id - first; });
 }

@@ -142,7 +142,8 @@ distributed::cluster_options agreed_options(const layout_options& layout) {
 
 }  // namespace
 
-data::dataset_shard open_shard(const std::filesystem::path& dir, const layout_options& layout) {
+data::dataset_shard open_shard(const std::filesystem::path& dir, const layout_options& layout,
+                               bool features) {
   const auto options = cluster_options_from(layout);
   distributed::validate_grid(options.grid, world_size(), options.replication);
   const int parts =
@@ -153,9 +154,13 @@ data::dataset_shard open_shard(const std::filesystem::path& dir, const layout_op
         "{} is partitioned into {} parts, but layout_options.grid {} over {} ranks "
         "(layout_options.replication {}) reads {}: partition it with {} parts",
         dir.string(), stored, layout.grid, world_size(), layout.replication, parts, parts));
-  return data::dataset_shard::open(
-      dir,
-      distributed::part_of_rank(options.grid, world_size(), options.replication, world_rank()));
+  const int part =
+      distributed::part_of_rank(options.grid, world_size(), options.replication, world_rank());
+  // partitioned_features places part q on feature group position q.
+  const bool own_features =
+      features && options.feature_replication >= 1 &&
+      world_rank() % std::max(1, world_size() / options.feature_replication) == part;
+  return data::dataset_shard::open(dir, part, own_features);
 }
 
 run_session::run_session(const data::dataset& ds, const layout_options& layout,
@@ -258,14 +263,15 @@ void require_layout_without_mpi(const layout_options& layout) {
 }
 }  // namespace
 
-data::dataset_shard open_shard(const std::filesystem::path& dir, const layout_options& layout) {
+data::dataset_shard open_shard(const std::filesystem::path& dir, const layout_options& layout,
+                               bool features) {
   require_layout_without_mpi(layout);
   const int stored = data::partitioned_dataset_parts(dir);
   if (stored != 1)
     throw option_error(
         fmt::format("{} is partitioned into {} parts; a process alone reads a dataset of 1 part",
                     dir.string(), stored));
-  return data::dataset_shard::open(dir, 0);
+  return data::dataset_shard::open(dir, 0, features);
 }
 
 run_session::run_session(const data::dataset&, const layout_options& layout, bool,

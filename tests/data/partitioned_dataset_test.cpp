@@ -147,6 +147,37 @@ TEST_F(partitioned_dataset_test, OwnersThatDisagreeWithAPartsRowsAreRefused) {
   EXPECT_NE(message.find("owner.npy"), std::string::npos) << message;
 }
 
+TEST_F(partitioned_dataset_test, ManifestCountsThatDoNotAddUpAreRefused) {
+  const auto path = parted_ / "manifest.json";
+  auto manifest = nlohmann::json::parse(std::ifstream(path));
+  manifest["part_edges"][0] = manifest["part_edges"][0].get<std::int64_t>() + 1;
+  std::ofstream(path) << manifest.dump();
+  const auto message = open_error(parted_, 1);
+  EXPECT_NE(message.find("manifest.json"), std::string::npos) << message;
+  EXPECT_NE(message.find("part_edges"), std::string::npos) << message;
+}
+
+// A part whose rows hold no entries maps no weights, yet belongs to a weighted
+// graph: every rank must agree that it is, or their exchanges differ.
+TEST(PartitionedDataset, APartWithoutEntriesOfAWeightedGraphIsWeighted) {
+  bulkgnn::testing::scratch_dir dir;
+  const auto ds = small_dataset(dir / "whole");
+  std::vector<std::int32_t> owner(static_cast<std::size_t>(ds.num_nodes()), 0);
+  std::int64_t empty_rows = 0;
+  for (vertex_t v = 0; v < ds.num_nodes(); ++v)
+    if (ds.graph().degree(v) == 0) {
+      owner[v] = 1;
+      ++empty_rows;
+    }
+  ASSERT_GT(empty_rows, 0) << "the R-MAT graph has vertices without in-neighbours";
+  write_partitioned_dataset(ds, owner, 2, {.method = "test", .seed = 0, .edge_cut = 0},
+                            dir / "parted");
+  const auto empty = dataset_shard::open(dir / "parted", 1);
+  EXPECT_EQ(empty.rows().nnz(), 0);
+  EXPECT_TRUE(empty.weighted());
+  EXPECT_TRUE(dataset_shard::open(dir / "parted", 0).weighted());
+}
+
 TEST(PartitionedDataset, WriterRefusesOwnersOutsideThePartsAndLeavesNothing) {
   bulkgnn::testing::scratch_dir dir;
   const auto ds = small_dataset(dir / "whole");

@@ -15,6 +15,56 @@ inference_share share_of_rank(std::int64_t num_vertices, int rank, int ranks) {
 
 namespace {
 
+// Rows moved per collective step: bounds the exchange buffers (a rank's share
+// of an R-MAT graph reaches nearly every vertex) to this many rows each way.
+constexpr std::int64_t rows_per_step = std::int64_t{1} << 16;
+
+// Calls step(begin, end) over [0, count) in pieces of rows_per_step, as many
+// times on every rank (collective steps need every rank; some get empty
+// pieces).
+template <class Step>
+void in_steps(comm::communicator& ranks, std::int64_t count, const Step& step) {
+  const auto steps =
+      ranks.all_reduce((count + rows_per_step - 1) / rows_per_step, comm::reduce_op::max);
+  for (std::int64_t k = 0; k < steps; ++k) {
+    const auto begin = std::min(count, k * rows_per_step);
+    step(begin, std::min(count, begin + rows_per_step));
+  }
+}
+
+// The share's rows of A, vertex first + r in row r, with A's column ids,
+// fetched in steps (collective).
+csr_matrix rows_of_share(const inference_inputs& in, inference_share share) {
+  std::vector<edge_t> indptr{0};
+  std::vector<vertex_t> indices;
+  in_steps(*in.parallel->ranks, share.last - share.first,
+           [&](std::int64_t begin, std::int64_t end) {
+             std::vector<vertex_t> piece(static_cast<std::size_t>(end - begin));
+             for (std::size_t i = 0; i < piece.size(); ++i)
+               piece[i] = share.first + static_cast<vertex_t>(begin) + static_cast<vertex_t>(i);
+             sampler::gathered_rows fetched;
+             if (in.parallel->rows != nullptr) {
+               fetched = in.parallel->rows->rows(piece);
+             } else {
+               fetched.rows = in.graph;
+               fetched.row_of = piece;
+             }
+             for (std::size_t i = 0; i < piece.size(); ++i) {
+               const auto row = fetched.rows.row(fetched.row_of[i]);
+               indices.insert(indices.end(), row.begin(), row.end());
+               indptr.push_back(static_cast<edge_t>(indices.size()));
+             }
+           });
+  csr_matrix m;
+  m.rows = share.last - share.first;
+  m.cols = in.num_vertices;
+  m.indptr = buffer<edge_t>(indptr.size());
+  std::copy(indptr.begin(), indptr.end(), m.indptr.begin());
+  m.indices = buffer<vertex_t>(indices.size());
+  std::copy(indices.begin(), indices.end(), m.indices.begin());
+  return m;
+}
+
 // The share's aggregation block, with columns renumbered: the share's vertices
 // first (vertex first + i is column i), then `outside`, the other sources,
 // ascending. Each row keeps A's stored order, so the model sums it as
@@ -30,6 +80,11 @@ struct share_block {
 // merged, in column order.
 void merge_self_loop(std::span<const vertex_t> row, vertex_t u,
                      std::vector<std::pair<vertex_t, float>>& out) {
+  // As kernels::add, which full_graph_block merges the self loops with.
+  BULKGNN_EXPECTS(std::is_sorted(row.begin(), row.end()),
+                  "full_graph_block: the row of vertex {} does not have sorted columns (a gcn "
+                  "layer adds each self loop in column order)",
+                  u);
   out.clear();
   bool self_done = false;
   for (const vertex_t v : row) {
@@ -48,16 +103,11 @@ void merge_self_loop(std::span<const vertex_t> row, vertex_t u,
 
 share_block block_of_share(const executor& exec, const inference_inputs& in, layer_kind kind,
                            inference_share share) {
+  const csr_matrix rows_of_a = rows_of_share(in, share);
+  const csr_view a = rows_of_a.view();
   std::vector<vertex_t> mine(static_cast<std::size_t>(share.last - share.first));
   for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = share.first + static_cast<vertex_t>(i);
-  sampler::gathered_rows fetched;
-  if (in.parallel->rows != nullptr) {
-    fetched = in.parallel->rows->rows(mine);
-  } else {
-    fetched.rows = in.graph;
-    fetched.row_of = mine;
-  }
-  const auto row = [&](std::size_t i) { return fetched.rows.row(fetched.row_of[i]); };
+  const auto row = [&](std::size_t i) { return a.row(static_cast<std::int64_t>(i)); };
   share_block out;
   for (std::size_t i = 0; i < mine.size(); ++i)
     for (const vertex_t v : row(i))
@@ -99,23 +149,6 @@ share_block block_of_share(const executor& exec, const inference_inputs& in, lay
   std::copy(values.begin(), values.end(), m.values.begin());
   kernels::normalize_rows(exec, m);
   return out;
-}
-
-// Rows moved per collective step: bounds the exchange buffers (a rank's share
-// of an R-MAT graph reaches nearly every vertex) to this many rows each way.
-constexpr std::int64_t rows_per_step = std::int64_t{1} << 16;
-
-// Calls step(begin, end) over [0, count) in pieces of rows_per_step, as many
-// times on every rank (collective steps need every rank; some get empty
-// pieces).
-template <class Step>
-void in_steps(comm::communicator& ranks, std::int64_t count, const Step& step) {
-  const auto steps =
-      ranks.all_reduce((count + rows_per_step - 1) / rows_per_step, comm::reduce_op::max);
-  for (std::int64_t k = 0; k < steps; ++k) {
-    const auto begin = std::min(count, k * rows_per_step);
-    step(begin, std::min(count, begin + rows_per_step));
-  }
 }
 
 // Input feature rows of `vertices`, in order (collective).
@@ -177,9 +210,14 @@ matrix with_outside_rows(comm::communicator& ranks, std::int64_t num_vertices,
 }  // namespace
 
 matrix predict_share(const gnn_model& model, const inference_inputs& in) {
-  BULKGNN_EXPECTS(
-      in.parallel != nullptr && in.parallel->ranks != nullptr && in.parallel->sampling != nullptr,
-      "predict_share: needs the data-parallel ranks");
+  BULKGNN_EXPECTS(in.parallel != nullptr && in.parallel->ranks != nullptr,
+                  "predict_share: needs the data-parallel ranks");
+  // Shares follow the ranks' order; hidden rows move over the sampling
+  // context when it has the same ranks in the same order.
+  auto* exchange = in.parallel->sampling;
+  if (exchange == nullptr || exchange->size() != in.parallel->ranks->size() ||
+      exchange->rank() != in.parallel->ranks->rank())
+    exchange = in.parallel->ranks;
   BULKGNN_EXPECTS(model.exec().device() == nullptr,
                   "predict_share: runs on host executors only so far");
   const auto share =
@@ -189,13 +227,27 @@ matrix predict_share(const gnn_model& model, const inference_inputs& in) {
   for (std::size_t i = 0; i < sources.size(); ++i)
     sources[i] = share.first + static_cast<vertex_t>(i);
   sources.insert(sources.end(), rows.outside.begin(), rows.outside.end());
-  matrix x = input_rows(in, sources, model.config().in_features);
+  // Evaluation's fetches are not the training's accesses.
+  struct uncounted_fetches {
+    loader::feature_fetcher* fetcher;
+    explicit uncounted_fetches(loader::feature_fetcher* f) : fetcher(f) {
+      if (fetcher != nullptr) fetcher->count_fetches(false);
+    }
+    ~uncounted_fetches() {
+      if (fetcher != nullptr) fetcher->count_fetches(true);
+    }
+    uncounted_fetches(const uncounted_fetches&) = delete;
+    uncounted_fetches& operator=(const uncounted_fetches&) = delete;
+  };
+  matrix x;
+  {
+    const uncounted_fetches pause(in.parallel->features);
+    x = input_rows(in, sources, model.config().in_features);
+  }
   for (int l = 0;; ++l) {
     matrix h = model.forward_layer(l, rows.block, x.view());
     if (l + 1 == model.config().layers) return h;
-    x = with_outside_rows(
-        in.parallel->sampling != nullptr ? *in.parallel->sampling : *in.parallel->ranks,
-        in.num_vertices, share, h.view(), rows.outside);
+    x = with_outside_rows(*exchange, in.num_vertices, share, h.view(), rows.outside);
   }
 }
 

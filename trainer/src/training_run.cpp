@@ -613,8 +613,8 @@ class run {
   }
 
  private:
-  // Every rank maps the whole dataset, so each computes the same factors
-  // from all rows, whichever rows it owns.
+  // Each rank of a whole dataset computes the same factors from all rows,
+  // whichever rows it owns; a part of a partitioned dataset cannot.
   static std::optional<loader::row_normalizer> normalizer_for(const training_data& ds,
                                                               const train_options& o) {
     if (o.normalize_features == loader::feature_normalization::none) return std::nullopt;

@@ -53,20 +53,23 @@ void write_partitioned_dataset(const dataset& ds, std::span<const std::int32_t> 
 // The number of parts, from manifest.json alone.
 [[nodiscard]] int partitioned_dataset_parts(const std::filesystem::path& dir);
 
-// One part of a partitioned dataset, memory-mapped: the part's own files and
-// the whole small arrays, nothing of the other parts. Opening checks all it
-// maps as dataset::open does (row pointer, column ids, finite weights and
-// features, labels, splits, owners in range and part K's size), throwing
-// data_error naming the file.
 // Rows of the features of one part, mapped (empty without features).
 struct mapped_feature_rows {
   npy_array array;  // keeps the mapping alive
   dense_view<const float> rows;
 };
 
+// One part of a partitioned dataset, memory-mapped: the part's own files and
+// the whole small arrays, nothing of the other parts. Opening checks the
+// manifest's counts (one per part, summing to the dataset's) and all it maps
+// as dataset::open does (row pointer, column ids, finite weights and
+// features, labels, splits, owners in range and part K's size), throwing
+// data_error naming the file.
 class dataset_shard {
  public:
-  static dataset_shard open(const std::filesystem::path& dir, int part);
+  // Without `with_features` the part's feature rows are not mapped
+  // (features() is empty; feature_rows_of maps any part's on demand).
+  static dataset_shard open(const std::filesystem::path& dir, int part, bool with_features = true);
 
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] int parts() const { return parts_; }
@@ -75,6 +78,9 @@ class dataset_shard {
   [[nodiscard]] edge_t num_edges() const { return num_edges_; }
   // Part K's rows of A: n_K rows, num_nodes() columns.
   [[nodiscard]] csr_view rows() const { return rows_; }
+  // Whether A carries edge weights (a part may hold no entries, and so no
+  // weights, in a weighted graph).
+  [[nodiscard]] bool weighted() const { return weighted_; }
   // Part K's rows of the features (n_K × f; empty without features).
   [[nodiscard]] dense_view<const float> features() const { return features_; }
   [[nodiscard]] std::int64_t feature_dim() const { return feature_dim_; }
@@ -105,6 +111,7 @@ class dataset_shard {
   edge_t num_edges_ = 0;
   std::int64_t feature_dim_ = 0;
   int num_classes_ = 0;
+  bool weighted_ = false;
   nlohmann::json manifest_;
   std::string fingerprint_;
   std::vector<npy_array> arrays_;  // keeps the mappings alive

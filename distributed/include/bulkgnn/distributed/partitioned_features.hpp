@@ -65,6 +65,7 @@ class partitioned_features final : public loader::feature_fetcher {
 
   [[nodiscard]] std::int64_t columns() const override { return columns_; }
   void fetch(std::span<const vertex_t> vertices, dense_view<float> out) override;
+  void count_fetches(bool on) override { counting_ = on; }
   [[nodiscard]] std::int64_t local_rows() const;
 
   // Call on every rank when an epoch's fetches are done (collective): a
@@ -98,6 +99,7 @@ class partitioned_features final : public loader::feature_fetcher {
   std::vector<float> cached_rows_;
   std::vector<std::int64_t> access_counts_;  // by vertex, remote fetches this epoch (by access)
   feature_cache_counts counts_;
+  bool counting_ = true;
 };
 
 }  // namespace bulkgnn::distributed

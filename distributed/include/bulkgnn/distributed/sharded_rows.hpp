@@ -49,6 +49,7 @@ enum class draw_location { owner, requester };
 // graph. The row source reads them for as long as it lives.
 struct part_rows {
   csr_view rows;
+  bool weighted = false;  // A's, which a part without entries cannot show
 };
 
 // Throws option_error if P ranks cannot form `kind` with replication c.

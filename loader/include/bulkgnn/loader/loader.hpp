@@ -30,6 +30,9 @@ class feature_fetcher {
   [[nodiscard]] virtual std::int64_t columns() const = 0;
   // out is vertices.size() × columns().
   virtual void fetch(std::span<const vertex_t> vertices, dense_view<float> out) = 0;
+  // Whether fetches count toward what the fetcher learns from them and
+  // reports (a cache chosen by access, hit counts); evaluation turns it off.
+  virtual void count_fetches(bool on) { (void)on; }
 };
 
 // What minibatches are drawn from. Features and labels are indexed by global

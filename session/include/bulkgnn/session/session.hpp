@@ -54,8 +54,11 @@ struct setting {
 // rank holds under `layout`: option_error naming layout_options.grid when the
 // dataset has another number of parts than the layout needs, data_error
 // naming the file this rank cannot read.
+// With `features`, the part's feature rows are mapped too when this rank's
+// feature group position is its part (else the cluster maps those of its
+// position).
 [[nodiscard]] data::dataset_shard open_shard(const std::filesystem::path& dir,
-                                             const layout_options& layout);
+                                             const layout_options& layout, bool features);
 
 class run_session {
  public:
