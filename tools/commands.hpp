@@ -4,10 +4,13 @@
 
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/data/partitioned_dataset.hpp"
+#include "bulkgnn/session/session.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +32,21 @@ void add_train_command(CLI::App& app);
 // features, whose labels a GNN can learn (no download needed). `quiet`
 // silences every progress display of this process from here on.
 data::dataset open_dataset_or_default(const std::string& path, bool quiet);
+
+// DATA of a command that runs over MPI ranks: this rank's part of a
+// partitioned dataset (session::open_shard; `features`: its feature rows
+// too), else the whole dataset (open_dataset_or_default). One is set.
+struct run_data {
+  std::optional<data::dataset> whole;
+  std::optional<data::dataset_shard> part;
+};
+[[nodiscard]] run_data open_run_data(const std::string& path, const session::layout_options& layout,
+                                     bool features, bool quiet);
+
+// Starts `session` (collective) over whichever of `data` is set.
+void start_session(std::optional<session::run_session>& session, const run_data& data,
+                   const session::layout_options& layout, bool partition_features,
+                   const std::vector<session::setting>& shared);
 
 // The --backend option: cpu, reference or cuda.
 backend parse_backend(const std::string& name);

@@ -27,6 +27,25 @@ data::dataset open_dataset_or_default(const std::string& path, bool quiet) {
   return data::open_default_dataset(quiet);
 }
 
+run_data open_run_data(const std::string& path, const session::layout_options& layout,
+                       bool features, bool quiet) {
+  run_data data;
+  if (!path.empty() && data::is_partitioned_dataset(path))
+    data.part = session::open_shard(path, layout, features);
+  else
+    data.whole = open_dataset_or_default(path, quiet);
+  return data;
+}
+
+void start_session(std::optional<session::run_session>& session, const run_data& data,
+                   const session::layout_options& layout, bool partition_features,
+                   const std::vector<session::setting>& shared) {
+  if (data.part)
+    session.emplace(*data.part, layout, partition_features, shared);
+  else
+    session.emplace(*data.whole, layout, partition_features, shared);
+}
+
 backend parse_backend(const std::string& name) {
   if (name == "cpu") return backend::cpu;
   if (name == "reference") return backend::reference;

@@ -190,15 +190,13 @@ void run_sample(const sample_config& c) {
   stage_times times;
 
   // A partitioned dataset (bulkgnn partition) is read one part per rank.
-  std::optional<data::dataset> ds;
-  std::optional<data::dataset_shard> shard;
+  run_data data;
   {
     scoped_stage stage(times, "load");
-    if (!c.data.empty() && data::is_partitioned_dataset(c.data))
-      shard = session::open_shard(c.data, c.distribution, false);
-    else
-      ds = open_dataset_or_default(c.data, c.quiet);
+    data = open_run_data(c.data, c.distribution, false, c.quiet);
   }
+  const auto& ds = data.whole;
+  const auto& shard = data.part;
   const auto train = shard ? shard->training_vertices(c.split) : ds->training_vertices(c.split);
   sampler::sampler_options options{
       .kind = sampler::parse_sampler_kind(c.sampler),
@@ -207,10 +205,7 @@ void run_sample(const sample_config& c) {
       .weighted = c.weighted,
       .seed = c.seed};
   std::optional<session::run_session> session_holder;
-  if (shard)
-    session_holder.emplace(*shard, c.distribution, false, shared_settings(c));
-  else
-    session_holder.emplace(*ds, c.distribution, false, shared_settings(c));
+  start_session(session_holder, data, c.distribution, false, shared_settings(c));
   auto& cluster = *session_holder;
   const executor exec = kernels::make_executor(parse_backend(c.backend));
   BULKGNN_EXPECTS(exec.device() == nullptr || !cluster.distributed(),

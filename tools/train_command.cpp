@@ -285,19 +285,12 @@ void run_train(const train_config& c) {
   options.quiet = c.quiet || !rank_zero;
 
   // A partitioned dataset (bulkgnn partition) is read one part per rank.
-  std::optional<data::dataset> whole;
-  std::optional<data::dataset_shard> shard;
-  if (!c.data.empty() && data::is_partitioned_dataset(c.data))
-    shard = session::open_shard(c.data, c.distribution, true);
-  else
-    whole = open_dataset_or_default(c.data, options.quiet);
-  const auto ds = shard ? trainer::part_of_dataset(*shard) : trainer::whole_dataset(*whole);
+  const auto data = open_run_data(c.data, c.distribution, true, options.quiet);
+  const auto ds =
+      data.part ? trainer::part_of_dataset(*data.part) : trainer::whole_dataset(*data.whole);
   require_memory_for(ds, options);
   std::optional<session::run_session> session_holder;
-  if (shard)
-    session_holder.emplace(*shard, c.distribution, true, shared_settings(c));
-  else
-    session_holder.emplace(*whole, c.distribution, true, shared_settings(c));
+  start_session(session_holder, data, c.distribution, true, shared_settings(c));
   auto& cluster = *session_holder;
   // GPU ranks that each own a GPU sum their gradients over NCCL.
   std::optional<trainer::data_parallel> parallel;

@@ -32,13 +32,17 @@ int grid_partition_parts(grid_kind grid, int ranks, int replication) {
   return 1;
 }
 
-cluster::cluster(const data::dataset& ds, const cluster_options& options, bool partition_features)
+cluster::cluster(const cluster_options& options)
     : options_(options),
       world_(MPI_COMM_WORLD, "world", log_),
       sampling_(MPI_COMM_WORLD, "sampling", log_),
       features_comm_(MPI_COMM_WORLD, "features", log_),
       gradients_(MPI_COMM_WORLD, "gradients", log_) {
   validate(options, ranks());
+}
+
+cluster::cluster(const data::dataset& ds, const cluster_options& options, bool partition_features)
+    : cluster(options) {
   const auto graph = ds.graph();
   grid_partition_ = make_partition(options.partition, graph,
                                    grid_partition_parts(options.grid, ranks(), options.replication),
@@ -72,12 +76,7 @@ cluster::cluster(const data::dataset& ds, const cluster_options& options, bool p
 
 cluster::cluster(const data::dataset_shard& shard, const cluster_options& options,
                  bool partition_features)
-    : options_(options),
-      world_(MPI_COMM_WORLD, "world", log_),
-      sampling_(MPI_COMM_WORLD, "sampling", log_),
-      features_comm_(MPI_COMM_WORLD, "features", log_),
-      gradients_(MPI_COMM_WORLD, "gradients", log_) {
-  validate(options, ranks());
+    : cluster(options) {
   const int parts = grid_partition_parts(options.grid, ranks(), options.replication);
   const int part = part_of_rank(options.grid, ranks(), options.replication, rank());
   BULKGNN_EXPECTS(shard.parts() == parts && shard.part() == part,

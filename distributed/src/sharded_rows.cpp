@@ -87,18 +87,25 @@ void validate_grid(grid_kind kind, int ranks, int replication) {
   }
 }
 
-block_row_shards::block_row_shards(const comm::communicator& sampling, csr_view graph,
+block_row_shards::block_row_shards(const comm::communicator& sampling,
                                    const vertex_partition& partition, int replication,
-                                   draw_location draw_at)
+                                   draw_location draw_at, vertex_t num_vertices, bool weighted)
     : team_(sampling.split(sampling.rank() / (sampling.size() / replication),
                            sampling.rank() % (sampling.size() / replication), sampling.stage())),
       partition_(partition),
-      num_vertices_(static_cast<vertex_t>(graph.rows)),
-      weighted_(graph.weighted()),
+      num_vertices_(num_vertices),
+      weighted_(weighted),
       draw_at_(draw_at) {
   BULKGNN_EXPECTS(partition.parts == team_->size(),
                   "1.5d: the partition has {} parts for teams of {} ranks", partition.parts,
                   team_->size());
+}
+
+block_row_shards::block_row_shards(const comm::communicator& sampling, csr_view graph,
+                                   const vertex_partition& partition, int replication,
+                                   draw_location draw_at)
+    : block_row_shards(sampling, partition, replication, draw_at, static_cast<vertex_t>(graph.rows),
+                       graph.weighted()) {
   const int part = team_->rank();
   const auto first = partition.part_offsets[part];
   std::vector<vertex_t> mine(partition.old_id.begin() + first,
@@ -110,19 +117,12 @@ block_row_shards::block_row_shards(const comm::communicator& sampling, csr_view 
 block_row_shards::block_row_shards(const comm::communicator& sampling, part_rows mine,
                                    const vertex_partition& partition, int replication,
                                    draw_location draw_at)
-    : team_(sampling.split(sampling.rank() / (sampling.size() / replication),
-                           sampling.rank() % (sampling.size() / replication), sampling.stage())),
-      partition_(partition),
-      num_vertices_(static_cast<vertex_t>(mine.rows.cols)),
-      weighted_(mine.weighted),
-      draw_at_(draw_at),
-      block_(mine.rows) {
-  BULKGNN_EXPECTS(partition.parts == team_->size(),
-                  "1.5d: the partition has {} parts for teams of {} ranks", partition.parts,
-                  team_->size());
+    : block_row_shards(sampling, partition, replication, draw_at,
+                       static_cast<vertex_t>(mine.rows.cols), mine.weighted) {
   BULKGNN_EXPECTS(mine.rows.rows == partition.part_size(team_->rank()),
                   "1.5d: {} rows given for part {} of {} vertices", mine.rows.rows, team_->rank(),
                   partition.part_size(team_->rank()));
+  block_ = mine.rows;
 }
 
 sampler::gathered_rows block_row_shards::rows(std::span<const vertex_t> vertices) {

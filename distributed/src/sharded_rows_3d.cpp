@@ -76,9 +76,10 @@ int layer_side(int ranks, int layers) {
 }
 }  // namespace
 
-layered_grid_shards::layered_grid_shards(const comm::communicator& sampling, csr_view graph,
+layered_grid_shards::layered_grid_shards(const comm::communicator& sampling,
                                          const vertex_partition& partition, int layers,
-                                         draw_location draw_at)
+                                         draw_location draw_at, vertex_t num_vertices,
+                                         bool weighted)
     : fiber_(sampling.split(sampling.rank() % layer_side(sampling.size(), layers),
                             sampling.rank() / layer_side(sampling.size(), layers),
                             sampling.stage())),
@@ -86,30 +87,28 @@ layered_grid_shards::layered_grid_shards(const comm::communicator& sampling, csr
                                   sampling.rank() % layer_side(sampling.size(), layers),
                                   sampling.stage())),
       partition_(partition),
-      num_vertices_(static_cast<vertex_t>(graph.rows)),
-      weighted_(graph.weighted()),
+      num_vertices_(num_vertices),
+      weighted_(weighted),
       draw_at_(draw_at),
       block_(std::make_unique<local_block>()) {
+  BULKGNN_EXPECTS(partition.parts == fiber_->size(),
+                  "3d: the partition has {} parts for {} layers of {} process rows",
+                  partition.parts, layers, process_row_->size());
+}
+
+layered_grid_shards::layered_grid_shards(const comm::communicator& sampling, csr_view graph,
+                                         const vertex_partition& partition, int layers,
+                                         draw_location draw_at)
+    : layered_grid_shards(sampling, partition, layers, draw_at, static_cast<vertex_t>(graph.rows),
+                          graph.weighted()) {
   hold_column_block(graph, layers, [&](std::int64_t id) { return partition.old_id[id]; });
 }
 
 layered_grid_shards::layered_grid_shards(const comm::communicator& sampling, part_rows mine,
                                          const vertex_partition& partition, int layers,
                                          draw_location draw_at)
-    : fiber_(sampling.split(sampling.rank() % layer_side(sampling.size(), layers),
-                            sampling.rank() / layer_side(sampling.size(), layers),
-                            sampling.stage())),
-      process_row_(sampling.split(sampling.rank() / layer_side(sampling.size(), layers),
-                                  sampling.rank() % layer_side(sampling.size(), layers),
-                                  sampling.stage())),
-      partition_(partition),
-      num_vertices_(static_cast<vertex_t>(mine.rows.cols)),
-      weighted_(mine.weighted),
-      draw_at_(draw_at),
-      block_(std::make_unique<local_block>()) {
-  BULKGNN_EXPECTS(partition.parts == fiber_->size(),
-                  "3d: the partition has {} parts for {} layers of {} process rows",
-                  partition.parts, layers, process_row_->size());
+    : layered_grid_shards(sampling, partition, layers, draw_at,
+                          static_cast<vertex_t>(mine.rows.cols), mine.weighted) {
   BULKGNN_EXPECTS(mine.rows.rows == partition.part_size(fiber_->rank()),
                   "3d: {} rows given for part {} of {} vertices", mine.rows.rows, fiber_->rank(),
                   partition.part_size(fiber_->rank()));
@@ -120,9 +119,6 @@ layered_grid_shards::layered_grid_shards(const comm::communicator& sampling, par
 template <class SourceRow>
 void layered_grid_shards::hold_column_block(csr_view source, int layers, SourceRow source_row) {
   const auto& partition = partition_;
-  BULKGNN_EXPECTS(partition.parts == fiber_->size(),
-                  "3d: the partition has {} parts for {} layers of {} process rows",
-                  partition.parts, layers, process_row_->size());
   const int part = fiber_->rank();
   const int column_block = process_row_->rank();
   for (auto id = partition.part_offsets[part]; id < partition.part_offsets[part + 1]; ++id)

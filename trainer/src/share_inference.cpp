@@ -105,16 +105,14 @@ share_block block_of_share(const executor& exec, const inference_inputs& in, lay
                            inference_share share) {
   const csr_matrix rows_of_a = rows_of_share(in, share);
   const csr_view a = rows_of_a.view();
-  std::vector<vertex_t> mine(static_cast<std::size_t>(share.last - share.first));
-  for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = share.first + static_cast<vertex_t>(i);
+  const auto own = static_cast<vertex_t>(share.last - share.first);
   const auto row = [&](std::size_t i) { return a.row(static_cast<std::int64_t>(i)); };
   share_block out;
-  for (std::size_t i = 0; i < mine.size(); ++i)
+  for (std::size_t i = 0; i < static_cast<std::size_t>(own); ++i)
     for (const vertex_t v : row(i))
       if (v < share.first || v >= share.last) out.outside.push_back(v);
   std::sort(out.outside.begin(), out.outside.end());
   out.outside.erase(std::unique(out.outside.begin(), out.outside.end()), out.outside.end());
-  const auto own = static_cast<vertex_t>(mine.size());
   const auto renumbered = [&](vertex_t v) {
     if (v >= share.first && v < share.last) return v - share.first;
     return own + static_cast<vertex_t>(std::lower_bound(out.outside.begin(), out.outside.end(), v) -
@@ -126,16 +124,16 @@ share_block block_of_share(const executor& exec, const inference_inputs& in, lay
   auto& m = out.block.forward;
   m.rows = own;
   m.cols = own + static_cast<std::int64_t>(out.outside.size());
-  m.indptr = buffer<edge_t>(mine.size() + 1);
+  m.indptr = buffer<edge_t>(static_cast<std::size_t>(own) + 1);
   m.indptr[0] = 0;
-  for (std::size_t i = 0; i < mine.size(); ++i) {
+  for (std::size_t i = 0; i < static_cast<std::size_t>(own); ++i) {
     if (kind == layer_kind::sage) {
       for (const vertex_t v : row(i)) {
         columns.push_back(renumbered(v));
         values.push_back(1.0f);
       }
     } else {
-      merge_self_loop(row(i), mine[i], merged);
+      merge_self_loop(row(i), share.first + static_cast<vertex_t>(i), merged);
       for (const auto& [v, count] : merged) {
         columns.push_back(renumbered(v));
         values.push_back(count);

@@ -71,6 +71,9 @@ class cluster {
   [[nodiscard]] nlohmann::json end_epoch(bool refill);
 
  private:
+  // The communicators, for options valid over MPI_COMM_WORLD's ranks.
+  explicit cluster(const cluster_options& options);
+
   cluster_options options_;
   comm::traffic_log log_;
   comm::mpi_communicator world_;

@@ -83,6 +83,10 @@ class block_row_shards final : public sampler::row_source {
   [[nodiscard]] edge_t local_nnz() const { return block_.nnz(); }
 
  private:
+  // The team and the fields both public constructors set (no block yet).
+  block_row_shards(const comm::communicator& sampling, const vertex_partition& partition,
+                   int replication, draw_location draw_at, vertex_t num_vertices, bool weighted);
+
   std::unique_ptr<comm::communicator> team_;
   const vertex_partition& partition_;
   vertex_t num_vertices_;
@@ -125,6 +129,10 @@ class layered_grid_shards final : public sampler::row_source {
 
  private:
   struct local_block;
+  // The fiber and process row and the fields both public constructors set
+  // (no rows held yet).
+  layered_grid_shards(const comm::communicator& sampling, const vertex_partition& partition,
+                      int layers, draw_location draw_at, vertex_t num_vertices, bool weighted);
   // Keeps, of each row of this rank's part (row `id` of A's relabelling is
   // row source_row(id) of `source`), the entries in this rank's column block.
   template <class SourceRow>
