@@ -51,8 +51,8 @@ buffer<std::uint32_t> repeat_per_segment(std::span<const std::int64_t> offsets,
 }
 
 csr_matrix frontier_selection(const segmented_vertices& frontier,
-                              std::span<const vertex_t> distinct, csr_view rows,
-                              std::span<const vertex_t> row_of, std::int64_t num_vertices) {
+                              std::span<const vertex_t> distinct, std::span<const edge_t> degrees,
+                              std::int64_t num_vertices) {
   csr_matrix q;
   q.rows = frontier.segments();
   q.cols = num_vertices;
@@ -63,11 +63,20 @@ csr_matrix frontier_selection(const segmented_vertices& frontier,
     std::sort(q.indices.begin() + q.indptr[j], q.indices.begin() + q.indptr[j + 1]);
   });
   for_each_index(static_cast<std::int64_t>(q.indices.size()), [&](std::int64_t e) {
-    const auto row = row_of[static_cast<std::size_t>(position_of(q.indices[e], distinct))];
-    const double degree = static_cast<double>(rows.degree(row)) + 1.0;
+    const auto k = static_cast<std::size_t>(position_of(q.indices[e], distinct));
+    const double degree = static_cast<double>(degrees[k]) + 1.0;
     q.values[e] = static_cast<float>(1.0 / (degree * degree));
   });
   return q;
+}
+
+csr_matrix frontier_selection(const segmented_vertices& frontier,
+                              std::span<const vertex_t> distinct, csr_view rows,
+                              std::span<const vertex_t> row_of, std::int64_t num_vertices) {
+  std::vector<edge_t> degrees(distinct.size());
+  for_each_index(static_cast<std::int64_t>(degrees.size()),
+                 [&](std::int64_t k) { degrees[k] = rows.degree(row_of[k]); });
+  return frontier_selection(frontier, distinct, degrees, num_vertices);
 }
 
 csr_matrix rename_columns(csr_view m, std::span<const vertex_t> sorted_keys,

@@ -28,8 +28,8 @@ buffer<std::uint32_t> repeat_per_segment(std::span<const std::int64_t> offsets,
 }
 
 csr_matrix frontier_selection(const segmented_vertices& frontier,
-                              std::span<const vertex_t> distinct, csr_view rows,
-                              std::span<const vertex_t> row_of, std::int64_t num_vertices) {
+                              std::span<const vertex_t> distinct, std::span<const edge_t> degrees,
+                              std::int64_t num_vertices) {
   const auto positions = positions_in_sorted(frontier.vertices, distinct);
   csr_matrix q;
   q.rows = frontier.segments();
@@ -37,7 +37,7 @@ csr_matrix frontier_selection(const segmented_vertices& frontier,
   for (std::int64_t j = 0; j < q.rows; ++j) {
     std::vector<std::pair<vertex_t, float>> entries;
     for (std::int64_t i = frontier.offsets[j]; i < frontier.offsets[j + 1]; ++i) {
-      const double degree = static_cast<double>(rows.degree(row_of[positions[i]])) + 1.0;
+      const double degree = static_cast<double>(degrees[positions[i]]) + 1.0;
       entries.emplace_back(frontier.vertices[i], static_cast<float>(1.0 / (degree * degree)));
     }
     std::sort(entries.begin(), entries.end());
@@ -48,6 +48,14 @@ csr_matrix frontier_selection(const segmented_vertices& frontier,
     q.indptr.push_back(static_cast<edge_t>(q.indices.size()));
   }
   return q;
+}
+
+csr_matrix frontier_selection(const segmented_vertices& frontier,
+                              std::span<const vertex_t> distinct, csr_view rows,
+                              std::span<const vertex_t> row_of, std::int64_t num_vertices) {
+  std::vector<edge_t> degrees;
+  for (const vertex_t row : row_of) degrees.push_back(rows.degree(row));
+  return frontier_selection(frontier, distinct, degrees, num_vertices);
 }
 
 csr_matrix rename_columns(csr_view m, std::span<const vertex_t> sorted_keys,

@@ -85,6 +85,10 @@ void adam_step(const adam_constants& constants, std::span<float> parameters,
 [[nodiscard]] buffer<std::uint32_t> repeat_per_segment(std::span<const std::int64_t> offsets,
                                                        std::span<const std::uint32_t> values);
 [[nodiscard]] csr_matrix frontier_selection(const segmented_vertices& frontier,
+                                            std::span<const vertex_t> distinct,
+                                            std::span<const edge_t> degrees,
+                                            std::int64_t num_vertices);
+[[nodiscard]] csr_matrix frontier_selection(const segmented_vertices& frontier,
                                             std::span<const vertex_t> distinct, csr_view rows,
                                             std::span<const vertex_t> row_of,
                                             std::int64_t num_vertices);

@@ -101,6 +101,30 @@ csr_matrix frontier_selection(const executor& exec, const segmented_vertices& fr
       });
 }
 
+csr_matrix frontier_selection(const executor& exec, const segmented_vertices& frontier,
+                              std::span<const vertex_t> distinct, std::span<const edge_t> degrees,
+                              std::int64_t num_vertices) {
+  constexpr std::string_view function = "frontier_selection";
+  detail::check_segments(exec, frontier, function, "frontier");
+  if (detail::span_reachable(exec, distinct.data(), function, "distinct"))
+    check_strictly_ascending(distinct, function, "distinct");
+  BULKGNN_EXPECTS(degrees.size() == distinct.size(), "{}: degrees has {} entries for {} vertices",
+                  function, degrees.size(), distinct.size());
+  if (detail::span_reachable(exec, degrees.data(), function, "degrees")) {
+    const auto negative =
+        std::find_if(degrees.begin(), degrees.end(), [](edge_t d) { return d < 0; });
+    BULKGNN_EXPECTS(negative == degrees.end(), "{}: degrees holds {} at position {}", function,
+                    negative == degrees.end() ? 0 : *negative, negative - degrees.begin());
+  }
+  if (host_accessible(frontier.vertices.space()))
+    detail::check_vertices_below(frontier.vertices, num_vertices, function, "frontier.vertices");
+  check_all_found(exec, frontier.vertices, distinct, function, "frontier.vertices");
+  return detail::dispatch(
+      exec, function,
+      [&] { return reference::frontier_selection(frontier, distinct, degrees, num_vertices); },
+      [&] { return cpu::frontier_selection(frontier, distinct, degrees, num_vertices); });
+}
+
 csr_matrix rename_columns(const executor& exec, csr_view m, std::span<const vertex_t> sorted_keys,
                           std::span<const vertex_t> mapped, std::int64_t cols) {
   constexpr std::string_view function = "rename_columns";

@@ -76,10 +76,9 @@ void bulk_sampler::initialise() {
   BULKGNN_EXPECTS(exec_.kind() != backend::cuda || rows_.whole_graph() != nullptr,
                   "bulk_sampler: the cuda back end samples a graph held whole in this process "
                   "only so far");
-  if (options_.kind == sampler_kind::fastgcn) {
-    BULKGNN_EXPECTS(rows_.whole_graph() != nullptr,
-                    "sampler_options.kind fastgcn needs the whole graph in every process "
-                    "(layout_options.grid replicated)");
+  // A sharded graph computes FastGCN's distribution by columns at the first
+  // hop (global_weights_in_range), collectively.
+  if (options_.kind == sampler_kind::fastgcn && rows_.whole_graph() != nullptr) {
     segmented_vertices everyone;
     everyone.vertices.resize(static_cast<std::size_t>(rows_.num_vertices()));
     std::iota(everyone.vertices.begin(), everyone.vertices.end(), 0);

@@ -15,6 +15,7 @@
 #include "bulkgnn/kernels/spgemm.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "hop_helpers.hpp"
+#include "sliced_blocks.hpp"
 
 #include <limits>
 #include <numeric>
@@ -130,6 +131,69 @@ csr_matrix bulk_sampler::column_weights_in_range(const segmented_vertices& front
   return kernels::add(exec_, qa.view(), owned_q.view());
 }
 
+column_slices bulk_sampler::fetch_columns(std::span<const vertex_t> vertices, vertex_t first,
+                                          vertex_t last) {
+  executor_stage stage(exec_, times_, device_log_, "fetch_rows");
+  return rows_.rows_in_columns(vertices, first, last);
+}
+
+csr_matrix bulk_sampler::column_weights_from_slices(const segmented_vertices& frontier,
+                                                    std::span<const vertex_t> distinct,
+                                                    const column_slices& slices, vertex_t first,
+                                                    vertex_t last) {
+  executor_stage stage(exec_, times_, device_log_, "spgemm");
+  const vertex_t n = rows_.num_vertices();
+  const csr_matrix q = kernels::frontier_selection(exec_, frontier, distinct, slices.degrees, n);
+  // Row k of the slices is the row of distinct[k]: Q renamed to those rows
+  // multiplies them in the order column_weights_in_range does whole rows.
+  std::vector<vertex_t> row_numbers(distinct.size());
+  std::iota(row_numbers.begin(), row_numbers.end(), 0);
+  const csr_matrix q_on_rows =
+      kernels::rename_columns(exec_, q.view(), distinct, row_numbers, slices.rows.rows);
+  const csr_matrix qa = kernels::spgemm(exec_, q_on_rows.view(), pattern_of(slices.rows.view()));
+  const csr_matrix owned_q = kernels::columns_in_range(exec_, q.view(), first, last);
+  return kernels::add(exec_, qa.view(), owned_q.view());
+}
+
+csr_view bulk_sampler::global_weights_in_range(vertex_t first, vertex_t last) {
+  auto& cache = owned_global_weights_;
+  if (cache.first != first || cache.last != last) {
+    segmented_vertices everyone;
+    everyone.vertices.resize(static_cast<std::size_t>(rows_.num_vertices()));
+    std::iota(everyone.vertices.begin(), everyone.vertices.end(), 0);
+    everyone.offsets.push_back(rows_.num_vertices());
+    const auto all_rows = fetch_columns(everyone.vertices, first, last);
+    cache.columns = column_weights_from_slices(everyone, everyone.vertices, all_rows, first, last);
+    cache.first = first;
+    cache.last = last;
+  }
+  return cache.columns.view();
+}
+
+csr_matrix bulk_sampler::blocks_from_slices(
+    const segmented_vertices& whole, const segmented_vertices& part,
+    const segmented_vertices& sources, std::span<const float> inverse_p,
+    std::span<const vertex_t> distinct, const column_slices& slices, comm::communicator& ranks) {
+  std::vector<detail::block_entry> mine;
+  {
+    executor_stage stage(exec_, times_, device_log_, "extract");
+    mine = detail::block_entries_in_slices(whole, sources, distinct, slices);
+  }
+  std::vector<detail::block_entry> everyones;
+  {
+    executor_stage stage(exec_, times_, device_log_, "exchange");
+    everyones = ranks.all_gather_v(std::span<const detail::block_entry>(mine));
+  }
+  executor_stage stage(exec_, times_, device_log_, "extract");
+  const auto looped =
+      detail::part_rows_from_entries(whole, part, std::move(everyones), rows_.num_vertices());
+  segmented_vertices destination_rows;
+  destination_rows.vertices.resize(part.vertices.size());
+  std::iota(destination_rows.vertices.begin(), destination_rows.vertices.end(), 0);
+  destination_rows.offsets = part.offsets;
+  return kernels::extract_blocks(exec_, looped.view(), destination_rows, sources, inverse_p, false);
+}
+
 csr_matrix bulk_sampler::draw_split_rows(csr_view weights, std::span<const vertex_t> weight_row,
                                          const kernels::row_streams& streams, std::int64_t fanout,
                                          comm::communicator& ranks) {
@@ -175,18 +239,32 @@ bulk_sampler::split_hop bulk_sampler::sample_layer_wise_part(
   const vertex_t n = rows_.num_vertices();
   const auto first = static_cast<vertex_t>(std::int64_t{n} * ranks.rank() / ranks.size());
   const auto last = static_cast<vertex_t>(std::int64_t{n} * (ranks.rank() + 1) / ranks.size());
+  // A sharded graph's owners may cut the frontier's rows to this rank's
+  // columns (then the ranks move one copy of the rows between them, not one
+  // each); FastGCN has no whole graph to read its blocks from either way.
+  const bool sliced = rows_.whole_graph() == nullptr && (global || rows_.slices_at_owners());
   const auto distinct =
-      global ? buffer<vertex_t>{} : kernels::sorted_distinct(exec_, whole.vertices);
+      global && !sliced ? buffer<vertex_t>{} : kernels::sorted_distinct(exec_, whole.vertices);
   gathered_rows rows;
-  if (global)
+  column_slices slices;
+  csr_matrix local_weights;
+  csr_view weights;
+  if (sliced) {
+    slices = fetch_columns(distinct, first, last);
+    if (global) {
+      weights = global_weights_in_range(first, last);
+    } else {
+      local_weights = column_weights_from_slices(whole, distinct, slices, first, last);
+      weights = local_weights.view();
+    }
+  } else if (global) {
     rows.rows = *rows_.whole_graph();
-  else
+    weights = owned_columns(global_column_weights_.view(), owned_global_weights_, first, last);
+  } else {
     rows = fetch_rows(distinct);
-  const csr_matrix local_weights =
-      global ? csr_matrix{} : column_weights_in_range(whole, distinct, rows, first, last);
-  const csr_view weights =
-      global ? owned_columns(global_column_weights_.view(), owned_global_weights_, first, last)
-             : local_weights.view();
+    local_weights = column_weights_in_range(whole, distinct, rows, first, last);
+    weights = local_weights.view();
+  }
 
   std::vector<vertex_t> row_numbers(count, 0);
   if (!global) std::iota(row_numbers.begin(), row_numbers.end(), 0);
@@ -226,7 +304,9 @@ bulk_sampler::split_hop bulk_sampler::sample_layer_wise_part(
   executor_stage stage(exec_, times_, device_log_, "extract");
   kernels::invert_probabilities(exec_, inverse_p);
 
-  csr_matrix blocks = extract_layer_blocks(part, sources, inverse_p, distinct, rows);
+  csr_matrix blocks =
+      sliced ? blocks_from_slices(whole, part, sources, inverse_p, distinct, slices, ranks)
+             : extract_layer_blocks(part, sources, inverse_p, distinct, rows);
   kernels::normalize_rows(exec_, blocks);
   // Renumbered as restrict_to_seeds does: the part's destinations first,
   // then the other sources its rows use, in order of first use.

@@ -5,11 +5,13 @@
 #include "../sampler/test_graphs.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
+#include "bulkgnn/sampler/part_digests.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 namespace bulkgnn::distributed {
@@ -152,7 +154,8 @@ TEST(ShardedRows, SamplersDrawTheSameMinibatchesOnEveryGrid) {
   std::vector<vertex_t> train(700);
   std::iota(train.begin(), train.end(), 0);
   const sampler::epoch_plan plan(train, 20, 5, 1);
-  for (const auto kind : {sampler::sampler_kind::node_wise, sampler::sampler_kind::ladies}) {
+  for (const auto kind : {sampler::sampler_kind::node_wise, sampler::sampler_kind::ladies,
+                          sampler::sampler_kind::fastgcn}) {
     const sampler::sampler_options options{.kind = kind,
                                            .fanouts = kind == sampler::sampler_kind::node_wise
                                                           ? std::vector<std::int64_t>{6, 4}
@@ -183,6 +186,92 @@ TEST(ShardedRows, SamplersDrawTheSameMinibatchesOnEveryGrid) {
                 << "minibatch " << ids[k];
         }
       }
+  }
+}
+
+TEST(ShardedRows, EveryGridCutsRowsToAColumnRangeAsTheWholeGraphDoes) {
+  comm::traffic_log log;
+  comm::mpi_communicator sampling(MPI_COMM_WORLD, "sampling", log);
+  const auto g = weighted_backwards(testing::random_graph(500, 9));
+  // Each rank its own range (the last one empty on one rank) and rows, with repeats.
+  const auto first = static_cast<vertex_t>(500 * sampling.rank() / sampling.size());
+  const auto last = sampling.rank() == 0 && sampling.size() > 1
+                        ? first
+                        : static_cast<vertex_t>(500 * (sampling.rank() + 1) / sampling.size());
+  std::vector<vertex_t> wanted;
+  for (int i = 0; i < 60; ++i)
+    wanted.push_back(static_cast<vertex_t>((i * 37 + sampling.rank() * 11) % 500));
+  wanted.push_back(wanted.front());
+  const auto expected = sampler::slice_columns(g.view(), wanted, first, last);
+  for (const auto grid : grids_for(sampling.size()))
+    for (const auto draw_at : {draw_location::owner, draw_location::requester}) {
+      const auto partition = scattered_partition(g.rows, parts_for(grid, sampling.size()));
+      const auto source = row_source_or_null(grid, sampling, g.view(), partition, draw_at);
+      if (!source) continue;
+      SCOPED_TRACE(grid_kind_name(grid.kind) + " c=" + std::to_string(grid.replication) +
+                   " cut at the " + draw_location_name(draw_at));
+      const auto cut = source->rows_in_columns(wanted, first, last);
+      ASSERT_EQ(cut.rows.rows, expected.rows.rows);
+      EXPECT_EQ(std::vector<edge_t>(cut.rows.indptr.begin(), cut.rows.indptr.end()),
+                std::vector<edge_t>(expected.rows.indptr.begin(), expected.rows.indptr.end()));
+      EXPECT_EQ(std::vector<vertex_t>(cut.rows.indices.begin(), cut.rows.indices.end()),
+                std::vector<vertex_t>(expected.rows.indices.begin(), expected.rows.indices.end()));
+      EXPECT_EQ(cut.degrees, expected.degrees);
+    }
+}
+
+// Layer-wise hops split over the ranks (sample_slices) on a sharded graph:
+// the merged parts are the whole minibatches on every grid, and LADIES on
+// 1.5d moves fewer bytes when the owners cut the frontier's rows to each
+// rank's columns than when every rank fetches them whole.
+TEST(ShardedRows, SplitLayerWiseSamplingDrawsTheWholeMinibatchesOnEveryGrid) {
+  comm::traffic_log log;
+  comm::mpi_communicator sampling(MPI_COMM_WORLD, "sampling", log);
+  comm::traffic_log uncounted;
+  comm::mpi_communicator merging(MPI_COMM_WORLD, "merging", uncounted);
+  // Sparse enough that a block row keeps few of a frontier row's entries,
+  // as on real graphs (on a graph barely larger than a minibatch's sources,
+  // gathering the block entries would cost what cutting the rows saves).
+  const auto g = testing::random_graph(3000, 24);
+  std::vector<vertex_t> train(3000);
+  std::iota(train.begin(), train.end(), 0);
+  const sampler::epoch_plan plan(train, 40, 2, 1);
+  const sampler::minibatch_split split{
+      .slice = sampling.rank(), .slices = sampling.size(), .ranks = &sampling};
+  for (const auto kind : {sampler::sampler_kind::ladies, sampler::sampler_kind::fastgcn}) {
+    const sampler::sampler_options options{.kind = kind, .fanouts = {40, 40}, .seed = 5};
+    sampler::bulk_sampler whole(g.view(), options);
+    std::map<draw_location, std::int64_t> ladies_bytes_on_one_and_half_d;
+    for (const auto grid : grids_for(sampling.size()))
+      for (const auto draw_at : {draw_location::owner, draw_location::requester}) {
+        const auto partition = scattered_partition(g.rows, parts_for(grid, sampling.size()));
+        const auto source = row_source_or_null(grid, sampling, g.view(), partition, draw_at);
+        if (!source) continue;
+        SCOPED_TRACE(grid_kind_name(grid.kind) + " c=" + std::to_string(grid.replication) + " " +
+                     sampler::sampler_kind_name(kind) + " at the " + draw_location_name(draw_at));
+        sampler::bulk_sampler sharded(*source, options);
+        const auto sent_before = log.all()["sampling"].bytes_sent;
+        for (std::int64_t first = 0; first < 12; first += 4) {
+          const std::int64_t count = 4;
+          const auto parts = sharded.sample_slices(plan, first, count, split);
+          const auto expected = whole.sample(plan, first, count);
+          std::vector<sampler::destination_edges> mine;
+          for (std::int64_t j = 0; j < count; ++j) {
+            const auto d = parts.destinations(j);
+            mine.insert(mine.end(), d.begin(), d.end());
+          }
+          for (const auto& [id, digest] : sampler::merge_part_digests(merging, plan, 2, mine))
+            EXPECT_EQ(digest, expected.digest(id - first)) << "minibatch " << id;
+        }
+        if (kind == sampler::sampler_kind::ladies && grid.kind == grid_kind::one_and_half_d &&
+            grid.replication == 1)
+          ladies_bytes_on_one_and_half_d[draw_at] = merging.all_reduce(
+              log.all()["sampling"].bytes_sent - sent_before, comm::reduce_op::sum);
+      }
+    if (sampling.size() > 1 && kind == sampler::sampler_kind::ladies) {
+      EXPECT_LT(ladies_bytes_on_one_and_half_d.at(draw_location::owner),
+                ladies_bytes_on_one_and_half_d.at(draw_location::requester));
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <tuple>
 #include <vector>
 
 // The sampler's frontier bookkeeping: cpu equals the reference on random
@@ -106,6 +107,14 @@ TEST(Frontier, SelectionWeighsEachVertexByItsSquaredNormalisedDegree) {
       EXPECT_EQ(q.view().row_values(j)[e], static_cast<float>(1.0 / (d * d)));
     }
   }
+  // A rank holding only some columns of the rows passes their degrees.
+  std::vector<edge_t> degrees;
+  for (const vertex_t v : distinct) degrees.push_back(graph.view().degree(v));
+  expect_identical(frontier_selection(cpu_exec, frontier, distinct, degrees, n), q);
+  expect_identical(frontier_selection(reference_exec, frontier, distinct, degrees, n), q);
+  degrees.pop_back();
+  EXPECT_THROW(std::ignore = frontier_selection(cpu_exec, frontier, distinct, degrees, n),
+               option_error);
 }
 
 TEST(Frontier, RenameColumnsMapsEveryKeyAndKeepsValues) {

@@ -74,7 +74,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_P(SampleOnEveryGrid, DigestEqualsTheSingleProcessDigest) {
   const bulkgnn::testing::scratch_dir dir;
-  for (const std::string sampler : {"--fanouts 10,5", "--sampler ladies --fanouts 256,256"}) {
+  for (const std::string sampler : {"--fanouts 10,5", "--sampler ladies --fanouts 256,256",
+                                    "--sampler fastgcn --fanouts 256,256"}) {
     const std::string arguments = "sample " + facebook.string() + " " + sampler +
                                   " --batch-size 512 --bulk 3 --max-minibatches 12";
     const auto alone = digest_of(0, arguments, dir.path() / "alone.json");
@@ -350,7 +351,8 @@ TEST(PartitionedData, EveryGridSamplesTheWholeDatasetsMinibatches) {
                                         facebook.string(), parted.string(), parts, method));
       ASSERT_EQ(r.exit_code, 0) << r.output;
     }
-    for (const std::string sampler : {"--fanouts 10,5", "--sampler ladies --fanouts 256,256"}) {
+    for (const std::string sampler : {"--fanouts 10,5", "--sampler ladies --fanouts 256,256",
+                                      "--sampler fastgcn --fanouts 256,256"}) {
       const std::string arguments =
           sampler + " --batch-size 512 --bulk 3 --max-minibatches 12 --grid " + grid;
       const auto alone = digest_of(0,

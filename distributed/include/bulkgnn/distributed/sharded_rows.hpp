@@ -80,6 +80,15 @@ class block_row_shards final : public sampler::row_source {
                                      const kernels::row_streams& streams,
                                      const kernels::row_sampling_options& draw) override;
 
+  // At the owner: the column range goes out with the vertex ids, and only
+  // the columns in it come back, with each row's degree.
+  [[nodiscard]] sampler::column_slices rows_in_columns(std::span<const vertex_t> vertices,
+                                                       vertex_t first, vertex_t last) override;
+  // A team of one holds every row, so nothing is saved by cutting them.
+  [[nodiscard]] bool slices_at_owners() const override {
+    return draw_at_ == draw_location::owner && team_->size() > 1;
+  }
+
   [[nodiscard]] edge_t local_nnz() const { return block_.nnz(); }
 
  private:

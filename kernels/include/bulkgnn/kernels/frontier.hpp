@@ -42,6 +42,16 @@ namespace bulkgnn::kernels {
                                             std::span<const vertex_t> row_of,
                                             std::int64_t num_vertices);
 
+// The same from the degrees of A's rows alone: degrees[k] is the length of
+// A's row distinct[k]. A rank that holds only some columns of the frontier's
+// rows (the split layer-wise hop) still knows each whole row's degree.
+// Host back ends only so far.
+[[nodiscard]] csr_matrix frontier_selection(const executor& exec,
+                                            const segmented_vertices& frontier,
+                                            std::span<const vertex_t> distinct,
+                                            std::span<const edge_t> degrees,
+                                            std::int64_t num_vertices);
+
 // `m` with each column c renamed to mapped[k] where sorted_keys[k] == c (every
 // column must be a key), and `cols` columns. An order-preserving renaming
 // keeps every product with `m` summing in the same order.

@@ -91,7 +91,7 @@ struct minibatch_split {
 class bulk_sampler {
  public:
   bulk_sampler(csr_view graph, sampler_options options, executor exec = {});
-  // `rows` must outlive the sampler. FastGCN needs the whole graph.
+  // `rows` must outlive the sampler.
   bulk_sampler(row_source& rows, sampler_options options, executor exec = {});
 
   // The minibatches [first_minibatch, first_minibatch + count) of `plan`.
@@ -150,6 +150,22 @@ class bulk_sampler {
   csr_matrix column_weights_in_range(const segmented_vertices& frontier,
                                      std::span<const vertex_t> distinct, const gathered_rows& rows,
                                      vertex_t first, vertex_t last);
+  // Where the owners cut the rows (or FastGCN has no whole graph here): the
+  // frontier's rows restricted to [first, last), the columns [first, last)
+  // of Q·(A + I) from them, and of FastGCN's distribution (computed from
+  // every row's slice at the first hop, collectively, then kept), each entry
+  // bit-identical to the whole product's.
+  column_slices fetch_columns(std::span<const vertex_t> vertices, vertex_t first, vertex_t last);
+  csr_matrix column_weights_from_slices(const segmented_vertices& frontier,
+                                        std::span<const vertex_t> distinct,
+                                        const column_slices& slices, vertex_t first, vertex_t last);
+  csr_view global_weights_in_range(vertex_t first, vertex_t last);
+  // The block rows of `part`'s destinations from every rank's slices of the
+  // whole frontier's rows: each rank's entries into the sources, gathered.
+  csr_matrix blocks_from_slices(const segmented_vertices& whole, const segmented_vertices& part,
+                                const segmented_vertices& sources, std::span<const float> inverse_p,
+                                std::span<const vertex_t> distinct, const column_slices& slices,
+                                comm::communicator& ranks);
   // The columns [first, last) of a matrix sample_slices reads often, kept
   // between calls (the range is the same for every call of a run's ranks).
   struct column_slice {

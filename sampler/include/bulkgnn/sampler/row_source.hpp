@@ -21,6 +21,21 @@ struct gathered_rows {
   std::vector<vertex_t> positions;  // owns `row_of` when fetched
 };
 
+// The entries of some rows of A whose columns lie in [first, last), as the
+// rank that computes those columns of a split layer-wise hop needs them. Row
+// k holds row vertices[k]'s entries in the range, in A's stored order
+// (pattern only); degrees[k] is the whole row's length, which the row's
+// weight in LADIES' distribution needs. (Layer-wise blocks sort each row by
+// column, so pieces of one row need no positions to be put back together.)
+struct column_slices {
+  csr_matrix rows;
+  std::vector<edge_t> degrees;
+};
+
+// The rows row_of[k] of `rows`, each restricted to the columns [first, last).
+[[nodiscard]] column_slices slice_columns(csr_view rows, std::span<const vertex_t> row_of,
+                                          vertex_t first, vertex_t last);
+
 // Where the bulk sampler reads rows of A: the whole graph in this process, or
 // a graph sharded over ranks (distributed/), where a call is collective over
 // the sampling communicator: every rank calls rows() once per hop, in the same
@@ -43,6 +58,15 @@ class row_source {
                                              std::span<const vertex_t> vertices,
                                              const kernels::row_streams& streams,
                                              const kernels::row_sampling_options& draw);
+  // The rows of `vertices` restricted to the columns [first, last), which
+  // may differ between ranks: collective like rows(). This one fetches whole
+  // rows and cuts them here; a sharded source may cut them at the owners.
+  [[nodiscard]] virtual column_slices rows_in_columns(std::span<const vertex_t> vertices,
+                                                      vertex_t first, vertex_t last);
+  // Whether rows_in_columns moves only the requested columns (the owners cut
+  // the rows), so that a split hop moves one copy of its frontier's rows over
+  // all ranks instead of one per rank.
+  [[nodiscard]] virtual bool slices_at_owners() const { return false; }
   // The whole graph when this process holds it, else nullptr.
   [[nodiscard]] virtual const csr_view* whole_graph() const { return nullptr; }
 };
