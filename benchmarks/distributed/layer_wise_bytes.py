@@ -43,7 +43,7 @@ def run_sample(args, sampler, ranks, grid, draw_at, metrics):
     with open(metrics) as f:
         m = json.load(f)
     sent = 0
-    if "distributed" in m:
+    if m.get("distributed"):
         for epoch in m["traffic_by_epoch"]:
             sent += epoch["sampling"]["bytes_sent"]
         sent += m["distributed"]["setup_traffic"]["sampling"]["bytes_sent"]
