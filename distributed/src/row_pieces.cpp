@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 
 namespace bulkgnn::distributed::detail {
 
@@ -168,6 +169,63 @@ csr_matrix draw_at_owners(comm::communicator& comm, const executor& exec, csr_vi
   if (comm.size() == 1) return std::move(mine.drawn);
   const auto answered = exchange(comm, drawn_replies(mine.drawn, mine.first), weighted);
   return drawn_rows_from_owners(answered, routed.owner_of, rows.cols);
+}
+
+std::vector<std::vector<vertex_t>> route_sliced_requests(std::span<const vertex_t> vertices,
+                                                         std::span<const std::int32_t> owner,
+                                                         int owners, vertex_t first, vertex_t last,
+                                                         const char* grid) {
+  std::vector<std::vector<vertex_t>> requests(static_cast<std::size_t>(owners),
+                                              std::vector<vertex_t>{first, last});
+  for (const vertex_t v : vertices) {
+    BULKGNN_EXPECTS(v >= 0 && static_cast<std::size_t>(v) < owner.size(),
+                    "{}: vertex {} outside the graph", grid, v);
+    requests[static_cast<std::size_t>(owner[v])].push_back(v);
+  }
+  return requests;
+}
+
+std::span<const vertex_t> sliced_request_vertices(const std::vector<vertex_t>& asked) {
+  return std::span<const vertex_t>(asked).subspan(2);
+}
+
+std::vector<vertex_t> write_sliced_rows(csr_view rows, std::span<const vertex_t> row_of,
+                                        const std::vector<vertex_t>& asked, const char* grid) {
+  const auto cut = sampler::slice_columns(rows, row_of, asked[0], asked[1]);
+  std::vector<vertex_t> out;
+  out.reserve(2 * row_of.size() + cut.rows.indices.size());
+  for (std::int64_t row = 0; row < cut.rows.rows; ++row) {
+    const auto begin = cut.rows.indptr[row], end = cut.rows.indptr[row + 1];
+    BULKGNN_EXPECTS(cut.degrees[row] <= std::numeric_limits<vertex_t>::max(),
+                    "{}: a row of {} entries is too long to send", grid, cut.degrees[row]);
+    out.push_back(static_cast<vertex_t>(end - begin));
+    out.push_back(static_cast<vertex_t>(cut.degrees[row]));
+    out.insert(out.end(), cut.rows.indices.begin() + begin, cut.rows.indices.begin() + end);
+  }
+  return out;
+}
+
+sampler::column_slices slices_from_owners(const std::vector<std::vector<vertex_t>>& answered,
+                                          std::span<const std::int32_t> owner,
+                                          std::span<const vertex_t> vertices,
+                                          vertex_t num_vertices) {
+  sampler::column_slices out;
+  out.rows.rows = static_cast<std::int64_t>(vertices.size());
+  out.rows.cols = num_vertices;
+  out.degrees.reserve(vertices.size());
+  std::vector<std::size_t> cursor(answered.size(), 0);
+  for (const vertex_t v : vertices) {
+    const auto from_owner = static_cast<std::size_t>(owner[v]);
+    const auto& from = answered[from_owner];
+    auto& at = cursor[from_owner];
+    const auto count = static_cast<std::size_t>(from[at]);
+    out.degrees.push_back(from[at + 1]);
+    out.rows.indices.insert(out.rows.indices.end(), from.begin() + at + 2,
+                            from.begin() + at + 2 + count);
+    at += 2 + count;
+    out.rows.indptr.push_back(static_cast<edge_t>(out.rows.indices.size()));
+  }
+  return out;
 }
 
 piece_reader::piece_reader(const std::vector<std::vector<vertex_t>>& entries,

@@ -147,6 +147,26 @@ struct drawn_for_requesters {
                                         const kernels::row_sampling_options& draw, bool weighted,
                                         const char* grid);
 
+// Rows cut to a column range at their owners (row_source::rows_in_columns).
+// A requester sends each owner its range, then the vertices it wants there,
+// in request order (route_sliced_requests); the owner answers each with its
+// entry count in the range and its whole degree, then the columns in the
+// range (write_sliced_rows); slices_from_owners reads the answers back in
+// request order.
+[[nodiscard]] std::vector<std::vector<vertex_t>> route_sliced_requests(
+    std::span<const vertex_t> vertices, std::span<const std::int32_t> owner, int owners,
+    vertex_t first, vertex_t last, const char* grid);
+// The vertices one requester asked for (without its range).
+[[nodiscard]] std::span<const vertex_t> sliced_request_vertices(const std::vector<vertex_t>& asked);
+// Rows row_of[k] of `rows` cut to the range that `asked` names.
+[[nodiscard]] std::vector<vertex_t> write_sliced_rows(csr_view rows,
+                                                      std::span<const vertex_t> row_of,
+                                                      const std::vector<vertex_t>& asked,
+                                                      const char* grid);
+[[nodiscard]] sampler::column_slices slices_from_owners(
+    const std::vector<std::vector<vertex_t>>& answered, std::span<const std::int32_t> owner,
+    std::span<const vertex_t> vertices, vertex_t num_vertices);
+
 // Rows held by a rank, restricted to its column block: columns (original
 // ids), slots, and weights (empty if A is unweighted), in CSR layout.
 struct row_block {

@@ -7,7 +7,6 @@
 #include "bulkgnn/kernels/gather_rows.hpp"
 
 #include <cmath>
-#include <limits>
 
 namespace bulkgnn::distributed {
 
@@ -158,53 +157,18 @@ csr_matrix block_row_shards::draw_rows(const executor& exec, std::span<const ver
 sampler::column_slices block_row_shards::rows_in_columns(std::span<const vertex_t> vertices,
                                                          vertex_t first, vertex_t last) {
   if (!slices_at_owners()) return row_source::rows_in_columns(vertices, first, last);
-  const int members = team_->size();
-  // Each request starts with the requester's column range.
-  std::vector<std::vector<vertex_t>> requests(members, std::vector<vertex_t>{first, last});
-  for (const vertex_t v : vertices) {
-    BULKGNN_EXPECTS(v >= 0 && v < num_vertices_, "1.5d: vertex {} outside the graph", v);
-    requests[partition_.owner[v]].push_back(v);
-  }
-  const auto asked = team_->all_to_all(requests);
-
-  // Per row: its entry count in the range and its whole degree, then the
-  // columns in the range.
-  std::vector<std::vector<vertex_t>> replies(members);
-  for (int r = 0; r < members; ++r) {
+  const auto asked = detail::exchange_ids(
+      *team_, detail::route_sliced_requests(vertices, partition_.owner, team_->size(), first, last,
+                                            "1.5d"));
+  std::vector<std::vector<vertex_t>> replies(asked.size());
+  for (std::size_t r = 0; r < asked.size(); ++r) {
     std::vector<vertex_t> local_rows;
-    for (std::size_t k = 2; k < asked[r].size(); ++k)
-      local_rows.push_back(partition_.local_index[asked[r][k]]);
-    const auto cut = sampler::slice_columns(block_, local_rows, asked[r][0], asked[r][1]);
-    auto& out = replies[r];
-    out.reserve(2 * local_rows.size() + cut.rows.indices.size());
-    for (std::int64_t row = 0; row < cut.rows.rows; ++row) {
-      const auto begin = cut.rows.indptr[row], end = cut.rows.indptr[row + 1];
-      BULKGNN_EXPECTS(cut.degrees[row] <= std::numeric_limits<vertex_t>::max(),
-                      "1.5d: row of {} entries is too long to send", cut.degrees[row]);
-      out.push_back(static_cast<vertex_t>(end - begin));
-      out.push_back(static_cast<vertex_t>(cut.degrees[row]));
-      out.insert(out.end(), cut.rows.indices.begin() + begin, cut.rows.indices.begin() + end);
-    }
+    for (const vertex_t v : detail::sliced_request_vertices(asked[r]))
+      local_rows.push_back(partition_.local_index[v]);
+    replies[r] = detail::write_sliced_rows(block_, local_rows, asked[r], "1.5d");
   }
-  const auto answered = detail::exchange_ids(*team_, std::move(replies));
-
-  sampler::column_slices out;
-  out.rows.rows = static_cast<std::int64_t>(vertices.size());
-  out.rows.cols = num_vertices_;
-  out.degrees.reserve(vertices.size());
-  std::vector<std::size_t> cursor(members, 0);
-  for (const vertex_t v : vertices) {
-    const int owner = partition_.owner[v];
-    const auto& from = answered[owner];
-    auto& at = cursor[owner];
-    const auto count = static_cast<std::size_t>(from[at]);
-    out.degrees.push_back(from[at + 1]);
-    out.rows.indices.insert(out.rows.indices.end(), from.begin() + at + 2,
-                            from.begin() + at + 2 + count);
-    at += 2 + count;
-    out.rows.indptr.push_back(static_cast<edge_t>(out.rows.indices.size()));
-  }
-  return out;
+  return detail::slices_from_owners(detail::exchange_ids(*team_, std::move(replies)),
+                                    partition_.owner, vertices, num_vertices_);
 }
 
 std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,

@@ -53,6 +53,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace bulkgnn::distributed {
 
@@ -152,6 +153,31 @@ sampler::gathered_rows layered_grid_shards::rows(std::span<const vertex_t> verti
   const auto answered = detail::exchange(*fiber_, std::move(replies), weighted_);
 
   return detail::rows_from_owners(answered, partition_.owner, num_vertices_, distinct, vertices);
+}
+
+sampler::column_slices layered_grid_shards::rows_in_columns(std::span<const vertex_t> vertices,
+                                                            vertex_t first, vertex_t last) {
+  if (!slices_at_owners()) return row_source::rows_in_columns(vertices, first, last);
+  const auto asked = detail::exchange_ids(
+      *fiber_,
+      detail::route_sliced_requests(vertices, partition_.owner, fiber_->size(), first, last, "3d"));
+  std::vector<vertex_t> to_complete;
+  for (const auto& from_requester : asked) {
+    const auto wanted = detail::sliced_request_vertices(from_requester);
+    to_complete.insert(to_complete.end(), wanted.begin(), wanted.end());
+  }
+  const csr_matrix completed = complete_rows(to_complete);
+  std::vector<std::vector<vertex_t>> replies(asked.size());
+  std::vector<vertex_t> rows_of_requester;
+  vertex_t next_completed = 0;
+  for (std::size_t r = 0; r < asked.size(); ++r) {
+    rows_of_requester.resize(asked[r].size() - 2);
+    std::iota(rows_of_requester.begin(), rows_of_requester.end(), next_completed);
+    next_completed += static_cast<vertex_t>(rows_of_requester.size());
+    replies[r] = detail::write_sliced_rows(completed.view(), rows_of_requester, asked[r], "3d");
+  }
+  return detail::slices_from_owners(detail::exchange_ids(*fiber_, std::move(replies)),
+                                    partition_.owner, vertices, num_vertices_);
 }
 
 csr_matrix layered_grid_shards::complete_rows(const std::vector<vertex_t>& to_complete) {

@@ -135,6 +135,13 @@ class layered_grid_shards final : public sampler::row_source {
   [[nodiscard]] csr_matrix draw_rows(const executor& exec, std::span<const vertex_t> vertices,
                                      const kernels::row_streams& streams,
                                      const kernels::row_sampling_options& draw) override;
+  // At the rank completing the rows: each is completed as rows() does, then
+  // cut to the requester's column range before it goes back.
+  [[nodiscard]] sampler::column_slices rows_in_columns(std::span<const vertex_t> vertices,
+                                                       vertex_t first, vertex_t last) override;
+  [[nodiscard]] bool slices_at_owners() const override {
+    return draw_at_ == draw_location::owner && fiber_->size() > 1;
+  }
 
  private:
   struct local_block;
