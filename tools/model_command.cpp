@@ -39,6 +39,7 @@ struct model_config {
   std::string ranks = "1,2,4,8,16,32,64,128,256,512,1024";
   bool weighted = false;
   std::string draw_at = "owner";
+  std::string sampler = "sage";
   double feature_cache_mib = 0;
   double bandwidth_gbs = 25;
   double latency_us = 2;
@@ -89,7 +90,10 @@ void run_model(model_config c) {
   const auto fanouts = parse_fanouts(c.fanouts);
   const auto stats = stats_of(c);
   if (c.classes == 0) c.classes = 2;
-  const cost::workload w{.batch_size = c.batch_size,
+  const cost::workload w{.sampler = c.sampler == "ladies"    ? cost::sampler_family::ladies
+                                    : c.sampler == "fastgcn" ? cost::sampler_family::fastgcn
+                                                             : cost::sampler_family::node_wise,
+                         .batch_size = c.batch_size,
                          .fanouts = fanouts,
                          .bulk = c.bulk,
                          .features = c.features,
@@ -116,16 +120,23 @@ void run_model(model_config c) {
              stats.edges, stats.train, m1, m1 > 0 ? m2 / m1 : 0.0,
              c.data.empty() ? "log-normal degree assumption" : "measured degree histogram");
   fmt::print(
-      "workload: batch {} fanouts {} bulk {} features {} parameters {} minibatches/epoch {}; "
-      "1.5d/2d/3d draw at the {}; feature cache {} rows per rank\n",
-      c.batch_size, c.fanouts, c.bulk, c.features, cost::sage_parameters(w),
+      "workload: {} sampler, batch {} fanouts {} bulk {} features {} parameters {} "
+      "minibatches/epoch {}; 1.5d/2d/3d draw at the {}; feature cache {} rows per rank\n",
+      c.sampler, c.batch_size, c.fanouts, c.bulk, c.features, cost::model_parameters(w),
       cost::minibatches_per_epoch(stats, w), c.draw_at, w.feature_cache_rows);
   fmt::print(
       "network: {} GB/s per rank, {} us per message; time = bytes / bandwidth + messages "
       "x latency, per rank, no overlap\n",
       c.bandwidth_gbs, c.latency_us);
-  fmt::print("expected distinct vertices per minibatch by hop:");
-  for (const double f : mb.frontier) fmt::print(" {:.0f}", f);
+  if (w.sampler == cost::sampler_family::node_wise) {
+    fmt::print("expected distinct vertices per minibatch by hop:");
+    for (const double f : mb.frontier) fmt::print(" {:.0f}", f);
+  } else {
+    fmt::print("expected frontier rows per minibatch by hop:");
+    for (const auto& hop : cost::expected_layer_wise_hops(stats, w, 1, 1))
+      fmt::print(" {:.0f}", hop.frontier_rows);
+    fmt::print("\nlayer-wise sampler: features are not modelled (nan)");
+  }
   fmt::print("\n\n{:<11} {:>6} {:>3} {:>14} {:>14} {:>14} {:>14} {:>14} {:>12}\n", "grid", "P", "c",
              "sampling MB", "features MB", "gradients MB", "total MB", "per rank MB",
              "comm s/epoch");
@@ -180,7 +191,8 @@ void run_model(model_config c) {
         {"fanouts", w.fanouts},
         {"bulk", c.bulk},
         {"features", c.features},
-        {"parameters", cost::sage_parameters(w)},
+        {"parameters", cost::model_parameters(w)},
+        {"sampler", c.sampler},
         {"minibatches", cost::minibatches_per_epoch(stats, w)},
         {"frontier_per_minibatch", mb.frontier},
         {"network",
@@ -254,6 +266,11 @@ void add_model_command(CLI::App& app) {
                   "1.5d, 2d and 3d node-wise draws: at the rows' owner or at the requester")
       ->capture_default_str()
       ->check(one_of({"owner", "requester"}));
+  cmd->add_option("--sampler", config->sampler,
+                  "sage (node-wise) or ladies/fastgcn (layer-wise: sampling and gradients "
+                  "only, features not modelled)")
+      ->capture_default_str()
+      ->check(one_of({"sage", "ladies", "fastgcn"}));
   cmd->add_option("--metrics-out", config->metrics_out, "write the predictions as JSON");
   cmd->callback([config] { run_model(*config); });
 }

@@ -51,6 +51,21 @@ def run_sample(args, sampler, ranks, grid, draw_at, metrics):
             "sampling_seconds": round(m.get("seconds", seconds), 2)}
 
 
+def predicted_bytes(args, sampler, ranks, grid, draw_at, metrics):
+    """The cost model's sampling bytes (`bulkgnn model`) for the same run."""
+    command = [args.bin, "model", args.data, "--sampler", sampler, "--fanouts", args.fanouts,
+               "--batch-size", str(args.batch_size), "--bulk", str(args.bulk),
+               "--max-minibatches", str(args.max_minibatches), "--grid", grid,
+               "--ranks", str(ranks), "--draw-at", draw_at or "owner",
+               "--metrics-out", metrics]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"failed ({result.returncode}): {' '.join(command)}\n{result.stderr}")
+    with open(metrics) as f:
+        rows = json.load(f)["predictions"]
+    return rows[0]["sampling_bytes_sent"] if rows else float("nan")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -71,7 +86,7 @@ def main():
         for sampler in args.samplers.split(","):
             alone = run_sample(args, sampler, 0, "", "", metrics)
             rows.append({"sampler": sampler, "ranks": 1, "grid": "alone", "draw_at": "-",
-                         **alone})
+                         **alone, "predicted_bytes": 0})
             print(rows[-1], flush=True)
             for ranks in [int(r) for r in args.ranks.split(",")]:
                 layouts = [("replicated", "")] + [("1.5d", d) for d in ("owner", "requester")]
@@ -80,17 +95,23 @@ def main():
                     if got["digest"] != alone["digest"]:
                         sys.exit(f"{sampler} P={ranks} {grid} {draw_at}: digest "
                                  f"{got['digest']} differs from {alone['digest']}")
+                    predicted = predicted_bytes(args, sampler, ranks, grid, draw_at, metrics)
                     rows.append({"sampler": sampler, "ranks": ranks, "grid": grid,
-                                 "draw_at": draw_at or "-", **got})
+                                 "draw_at": draw_at or "-", **got,
+                                 "predicted_bytes": round(predicted)})
                     print(rows[-1], flush=True)
     with open(os.path.join(args.out_dir, "layer-wise-bytes.csv"), "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         writer.writeheader()
         writer.writerows(rows)
-    lines = ["| sampler | P | grid | rows cut at | sampling MB | time s |", "|---|---|---|---|---|---|"]
+    lines = ["| sampler | P | grid | draw at | sampling MB | predicted MB | error | time s |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        error = ("exact" if r["bytes"] == r["predicted_bytes"] else
+                 f"{100 * (r['predicted_bytes'] / r['bytes'] - 1):+.1f}%" if r["bytes"] else "-")
         lines.append(f"| {r['sampler']} | {r['ranks']} | {r['grid']} | {r['draw_at']} | "
-                     f"{r['bytes'] / 1e6:.2f} | {r['seconds']} |")
+                     f"{r['bytes'] / 1e6:.2f} | {r['predicted_bytes'] / 1e6:.2f} | {error} | "
+                     f"{r['seconds']} |")
     with open(os.path.join(args.out_dir, "layer-wise-bytes.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

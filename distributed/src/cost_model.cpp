@@ -153,6 +153,18 @@ std::int64_t sage_parameters(const workload& w) {
   return total;
 }
 
+std::int64_t model_parameters(const workload& w) {
+  if (w.parameters > 0 || w.sampler == sampler_family::node_wise) return sage_parameters(w);
+  const auto layers = static_cast<std::int64_t>(w.fanouts.size());
+  std::int64_t total = 0, in = w.features;
+  for (std::int64_t l = 0; l < layers; ++l) {
+    const std::int64_t out = l + 1 == layers ? w.classes : w.hidden;
+    total += in * out + out;
+    in = out;
+  }
+  return total;
+}
+
 std::int64_t minibatches_per_epoch(const graph_stats& g, const workload& w) {
   const std::int64_t all = (g.train + w.batch_size - 1) / w.batch_size;
   return w.max_minibatches > 0 ? std::min(all, w.max_minibatches) : all;
@@ -300,9 +312,220 @@ double three_d_fetch_bytes(const fetch_load& x, int ranks, int layers, bool weig
   return bytes;
 }
 
+namespace {
+
+// Vertices a layer-wise draw may take, alike in weight: `count` of them,
+// each of relative weight `weight`.
+struct draw_class {
+  double count = 0;
+  double weight = 0;
+};
+
+// λ with Σ count·(1 - exp(-λ·weight)) = draws: inclusion probabilities of
+// `draws` distinct draws with probability ∝ weight.
+double inclusion_rate(const std::vector<draw_class>& classes, double draws) {
+  const auto included = [&](double rate) {
+    double sum = 0;
+    for (const auto& c : classes) sum += c.count * (1 - std::exp(-rate * c.weight));
+    return sum;
+  };
+  double low = 0, high = 1;
+  while (included(high) < draws && high < 1e300) high *= 2;
+  for (int step = 0; step < 200; ++step) {
+    const double mid = (low + high) / 2;
+    (included(mid) < draws ? low : high) = mid;
+  }
+  return high;
+}
+
+}  // namespace
+
+std::vector<layer_wise_load> expected_layer_wise_hops(const graph_stats& g, const workload& w,
+                                                      double minibatches, int ranks) {
+  const bool fastgcn = w.sampler == sampler_family::fastgcn;
+  const double n = std::max<double>(1, static_cast<double>(g.nodes));
+  const double train = std::max<double>(1, static_cast<double>(g.train));
+  const double seed_one = std::min(1.0, static_cast<double>(w.batch_size) / train);
+  const double seed_all = std::min(1.0, minibatches * static_cast<double>(w.batch_size) / train);
+  const std::size_t groups = g.groups.size();
+  const auto self_weight = [](double degree) { return 1 / ((degree + 1) * (degree + 1)); };
+  // Â(u,v)² of an entry averaged over the entries of every row: what an
+  // in-neighbour adds to a column's weight (its row picked by its length).
+  double entries_all = 0, weight_all = 0, in_weighted = 0;
+  for (const auto& grp : g.groups) {
+    entries_all += grp.count * grp.out_degree;
+    weight_all += grp.count * grp.out_degree * self_weight(grp.out_degree);
+    in_weighted += grp.count * grp.in_degree;
+  }
+  std::vector<double> missed(groups, 1.0);  // no draw of one minibatch took it so far
+  std::vector<layer_wise_load> hops;
+  for (const std::int64_t fanout : w.fanouts) {
+    std::vector<double> in_frontier(groups);
+    double frontier = 0, frontier_entries = 0, frontier_weight = 0;
+    for (std::size_t i = 0; i < groups; ++i) {
+      const auto& grp = g.groups[i];
+      in_frontier[i] = 1 - (1 - (grp.train ? seed_one : 0)) * missed[i];
+      frontier += grp.count * in_frontier[i];
+      frontier_entries += grp.count * in_frontier[i] * grp.out_degree;
+      frontier_weight += grp.count * in_frontier[i] * grp.out_degree * self_weight(grp.out_degree);
+    }
+    // LADIES: a column's weight is Σ over its in-neighbours in the frontier;
+    // frontier vertices add their own self loop. FastGCN: over every
+    // in-neighbour, and the draw keeps what the frontier reaches.
+    const double per_link = fastgcn
+                                ? (entries_all > 0 ? weight_all / entries_all : 0)
+                                : (frontier_entries > 0 ? frontier_weight / frontier_entries : 0);
+    std::vector<draw_class> classes;
+    std::vector<double> links(groups), outside_reached(groups);
+    double weight_row = 0;
+    for (std::size_t i = 0; i < groups; ++i) {
+      const auto& grp = g.groups[i];
+      links[i] = grp.in_degree * frontier / n;
+      outside_reached[i] = (1 - in_frontier[i]) * (1 - std::exp(-links[i]));
+      const double self = self_weight(grp.out_degree);
+      if (fastgcn) {
+        classes.push_back({grp.count, grp.in_degree * per_link + self});
+      } else {
+        // Given at least one in-neighbour in F, links / (1 - e^-links) of them.
+        const double given_reached = links[i] > 1e-9 ? links[i] / (1 - std::exp(-links[i])) : 1;
+        classes.push_back({grp.count * in_frontier[i], self + links[i] * per_link});
+        classes.push_back({grp.count * outside_reached[i], given_reached * per_link});
+      }
+      weight_row += fastgcn ? grp.count : grp.count * (in_frontier[i] + outside_reached[i]);
+    }
+    const double draws = fanout < 0 ? weight_row : std::min<double>(fanout, weight_row);
+    const double rate = inclusion_rate(classes, draws);
+    layer_wise_load hop;
+    double sources = 0, sources_in_weighted = 0;
+    std::vector<double> next_missed(groups);
+    for (std::size_t i = 0; i < groups; ++i) {
+      const auto& grp = g.groups[i];
+      // New sources: drawn vertices outside the frontier that it reaches.
+      const auto& outside = fastgcn ? classes[i] : classes[2 * i + 1];
+      const double drawn_new = outside_reached[i] * (1 - std::exp(-rate * outside.weight)) /
+                               std::max(1e-300, 1 - in_frontier[i]);
+      next_missed[i] = missed[i] * (1 - drawn_new);
+      const double source =
+          in_frontier[i] + outside_reached[i] * (1 - std::exp(-rate * outside.weight));
+      sources += grp.count * source;
+      sources_in_weighted += grp.count * grp.in_degree * source;
+      const double in_step =
+          1 - (1 - (grp.train ? seed_all : 0)) * std::pow(missed[i], minibatches);
+      hop.frontier_rows += grp.count * in_step;
+      hop.entries += grp.count * in_step * grp.out_degree;
+    }
+    // A frontier row's entries land on sources in proportion to their
+    // in-degree; its self loop always does.
+    const double on_sources = in_weighted > 0 ? sources_in_weighted / in_weighted : 0;
+    double block = 0;
+    for (std::size_t i = 0; i < groups; ++i)
+      block += g.groups[i].count * in_frontier[i] * (g.groups[i].out_degree * on_sources + 1);
+    hop.sources = minibatches * sources;
+    hop.block_entries = minibatches * block;
+    const double per_rank_range = weight_row / ranks;
+    const double offered =
+        fanout < 0 ? per_rank_range : std::min<double>(static_cast<double>(fanout), per_rank_range);
+    hop.candidates = minibatches * ranks * offered;
+    hops.push_back(hop);
+    missed = std::move(next_missed);
+  }
+  return hops;
+}
+
+double layer_wise_row_bytes(const layer_wise_load& x, grid kind, int ranks, int replication,
+                            bool cut_at_owners) {
+  const double p = ranks;
+  const fetch_load whole{.distinct = p * x.frontier_rows, .entries = p * x.entries};
+  switch (kind) {
+    case grid::replicated:
+    case grid::two_d_summa:
+      return 0;
+    case grid::one_and_half_d: {
+      const double team = p / replication;
+      if (team <= 1) return 0;
+      if (!cut_at_owners) return one_and_half_d_fetch_bytes(whole, ranks, replication, false);
+      return 16 * p * (team - 1) + (1 - 1 / team) * (12 * p * x.frontier_rows + 4 * x.entries);
+    }
+    case grid::two_d:
+    case grid::three_d: {
+      const int layers = kind == grid::two_d ? 1 : replication;
+      const double q = std::round(std::sqrt(p / layers)), f = layers * q;
+      if (f <= 1) return 0;
+      if (!cut_at_owners) return three_d_fetch_bytes(whole, ranks, layers, false);
+      return 16 * p * (f - 1) + 8 * p * (q - 1) +
+             p * x.frontier_rows * (12 * (1 - 1 / f) + 8 * (q - 1)) +
+             p * x.entries * 8 * (1 - 1 / q) + 4 * x.entries * (1 - 1 / f);
+    }
+  }
+  return 0;
+}
+
+double layer_wise_hop_bytes(const layer_wise_load& x, grid kind, int ranks, int replication,
+                            const layer_wise_path& path, double minibatches) {
+  const double p = ranks;
+  if (ranks <= 1) return 0;
+  const double draw = 8 * minibatches * p * (p - 1) + 8 * p * (p - 1) +
+                      32 * x.candidates * (p - 1) + 8 * (p - 1) * x.sources;
+  const double blocks = path.blocks_gathered ? 8 * p * (p - 1) + 8 * (p - 1) * x.block_entries : 0;
+  return draw + blocks + layer_wise_row_bytes(x, kind, ranks, replication, path.cut_at_owners);
+}
+
+layer_wise_path layer_wise_path_of(const workload& w, grid kind, int ranks, int replication) {
+  double holders = 1;  // ranks holding pieces of a row: a 1.5D team, a 3D fiber
+  if (kind == grid::one_and_half_d) holders = static_cast<double>(ranks) / replication;
+  if (kind == grid::two_d || kind == grid::three_d) holders = ranks > 1 ? 2 : 1;
+  const bool sharded = kind != grid::replicated;
+  layer_wise_path path;
+  path.cut_at_owners = sharded && w.draw_at_owner && holders > 1;
+  path.blocks_gathered = sharded && (w.sampler == sampler_family::fastgcn || path.cut_at_owners);
+  return path;
+}
+
+namespace {
+
+// Layer-wise sampling bytes of an epoch (sampling_bytes' layer-wise case),
+// FastGCN's distribution on a sharded grid (every row, read once per run)
+// counted in it.
+double layer_wise_sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ranks,
+                                 int replication) {
+  if (kind == grid::two_d_summa) return std::nan("");
+  const auto path = layer_wise_path_of(w, kind, ranks, replication);
+  double total = 0;
+  if (w.sampler == sampler_family::fastgcn && kind != grid::replicated && ranks > 1) {
+    const layer_wise_load every_row{.frontier_rows = static_cast<double>(g.nodes),
+                                    .entries = static_cast<double>(g.edges)};
+    total += layer_wise_row_bytes(every_row, kind, ranks, replication, path.cut_at_owners);
+  }
+  const std::int64_t count = minibatches_per_epoch(g, w);
+  std::map<std::int64_t, std::vector<layer_wise_load>> by_step;
+  for (std::int64_t first = 0; first < count; first += w.bulk) {
+    const std::int64_t in_step = std::min(w.bulk, count - first);
+    auto it = by_step.find(in_step);
+    if (it == by_step.end())
+      it =
+          by_step
+              .emplace(in_step, expected_layer_wise_hops(g, w, static_cast<double>(in_step), ranks))
+              .first;
+    for (const auto& hop : it->second)
+      total +=
+          layer_wise_hop_bytes(hop, kind, ranks, replication, path, static_cast<double>(in_step));
+  }
+  return total;
+}
+
+}  // namespace
+
 double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ranks,
                       int replication) {
   if (ranks < 1 || replication < 1 || ranks % replication != 0) return std::nan("");
+  if (w.sampler != sampler_family::node_wise) {
+    if (kind == grid::replicated && replication != 1) return std::nan("");
+    if ((kind == grid::two_d || kind == grid::three_d) &&
+        (ranks % replication != 0 || !is_square(ranks / replication) ||
+         (kind == grid::two_d && replication != 1)))
+      return std::nan("");
+    return layer_wise_sampling_bytes(g, w, kind, ranks, replication);
+  }
   const std::int64_t count = minibatches_per_epoch(g, w);
   int side = 1;
   switch (kind) {
@@ -430,16 +653,21 @@ double gradient_bytes(const graph_stats& g, const workload& w, int ranks) {
   };
   const auto steps = static_cast<double>(minibatches_per_epoch(g, w));
   // One all-reduce of every parameter per step, then the epoch's 3 metrics.
-  return ranks * (steps * ring(4 * sage_parameters(w)) + ring(3 * 8));
+  return ranks * (steps * ring(4 * model_parameters(w)) + ring(3 * 8));
 }
 
 prediction predict(const graph_stats& g, const workload& w, grid kind, int ranks, int replication,
                    int feature_replication) {
   prediction p{.kind = kind, .ranks = ranks, .replication = replication};
   p.sampling = sampling_bytes(g, w, kind, ranks, replication);
-  p.features = feature_bytes(g, w, ranks, feature_replication);
+  // Layer-wise inputs (the last hop's sources each slice reaches) are not
+  // modelled: features stay NaN for them.
+  p.features = w.sampler == sampler_family::node_wise
+                   ? feature_bytes(g, w, ranks, feature_replication)
+                   : std::nan("");
   p.gradients = gradient_bytes(g, w, ranks);
-  p.valid = !std::isnan(p.sampling) && !std::isnan(p.features);
+  p.valid = !std::isnan(p.sampling) &&
+            (!std::isnan(p.features) || w.sampler != sampler_family::node_wise);
   const auto minibatches = static_cast<double>(minibatches_per_epoch(g, w));
   const auto hops = static_cast<double>(w.fanouts.size());
   const double steps = std::ceil(minibatches / static_cast<double>(w.bulk));

@@ -160,6 +160,67 @@ TEST(CostModel, AFeatureCacheCutsFeatureBytesUntilItHoldsEveryRemoteRow) {
   EXPECT_LT(feature_bytes(g, w, 4, 1), 0.95 * none);
 }
 
+TEST(CostModel, LayerWiseHopBytesAsTheSplitSamplerCountsThem) {
+  const layer_wise_load x{.frontier_rows = 1000,
+                          .entries = 20000,
+                          .sources = 3000,
+                          .block_entries = 1500,
+                          .candidates = 4096};
+  const double p = 4, k = 2;
+  // The draw on every grid: sizes of the weight rows and of the candidates,
+  // 32 bytes per candidate, the ring all-reduce of 1/p.
+  const double draw =
+      8 * k * p * (p - 1) + 8 * p * (p - 1) + 32 * 4096 * (p - 1) + 8 * (p - 1) * 3000;
+  const layer_wise_path whole_rows{}, cut{.cut_at_owners = true, .blocks_gathered = true};
+  EXPECT_DOUBLE_EQ(layer_wise_hop_bytes(x, grid::replicated, 4, 1, whole_rows, k), draw);
+  // 1.5D, a team of 4: ranges and (count, degree) per row, one copy of the
+  // entries, and the block entries gathered by every rank.
+  EXPECT_DOUBLE_EQ(layer_wise_hop_bytes(x, grid::one_and_half_d, 4, 1, cut, k),
+                   draw + 16 * p * 3 + 0.75 * (12 * p * 1000 + 4 * 20000) + 8 * p * (p - 1) +
+                       8 * (p - 1) * 1500);
+  // Whole rows to every rank: the fetch of P copies of the rows.
+  EXPECT_DOUBLE_EQ(
+      layer_wise_hop_bytes(x, grid::one_and_half_d, 4, 1, whole_rows, k),
+      draw + one_and_half_d_fetch_bytes({.distinct = p * 1000, .entries = p * 20000}, 4, 1, false));
+  // A 1.5D team of one holds every row: LADIES moves what replicated moves.
+  auto w = small_workload();
+  w.sampler = sampler_family::ladies;
+  const auto g = synthetic_stats(20000, 400000, 20000);
+  EXPECT_DOUBLE_EQ(sampling_bytes(g, w, grid::one_and_half_d, 4, 4),
+                   sampling_bytes(g, w, grid::replicated, 4, 1));
+  // Cutting rows at the owners moves less than every rank fetching them
+  // whole, and more than replicated.
+  const double cut_bytes = sampling_bytes(g, w, grid::one_and_half_d, 8, 1);
+  w.draw_at_owner = false;
+  EXPECT_LT(cut_bytes, sampling_bytes(g, w, grid::one_and_half_d, 8, 1));
+  EXPECT_GT(cut_bytes, sampling_bytes(g, w, grid::replicated, 8, 1));
+  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid::two_d_summa, 4, 1)));
+  // Features of layer-wise samplers are not modelled; the prediction still is.
+  const auto pred = predict(g, w, grid::one_and_half_d, 8, 1);
+  EXPECT_TRUE(pred.valid);
+  EXPECT_TRUE(std::isnan(pred.features));
+}
+
+TEST(CostModel, LayerWiseFrontiersGrowByWhatTheDrawAdds) {
+  auto w = small_workload();
+  w.fanouts = {50, 50};
+  const auto g = synthetic_stats(100000, 1000000, 100000);
+  for (const auto sampler : {sampler_family::ladies, sampler_family::fastgcn}) {
+    w.sampler = sampler;
+    const auto one = expected_layer_wise_hops(g, w, 1, 1);
+    ASSERT_EQ(one.size(), 2u);
+    EXPECT_NEAR(one[0].frontier_rows, 64, 1e-9);  // the seeds
+    // Sources are the frontier plus at most the fanout's new vertices.
+    EXPECT_GT(one[1].frontier_rows, one[0].frontier_rows);
+    EXPECT_LE(one[1].frontier_rows, one[0].frontier_rows + 50 + 1e-6);
+    EXPECT_NEAR(one[0].sources, one[1].frontier_rows, 1e-6);
+    // Minibatches of a step share few vertices on a large graph.
+    const auto four = expected_layer_wise_hops(g, w, 4, 1);
+    EXPECT_NEAR(four[0].frontier_rows, 4 * 64, 1e-6);
+    EXPECT_GT(four[1].frontier_rows, 3.9 * one[1].frontier_rows);
+  }
+}
+
 TEST(CostModel, TimeIsBytesOverBandwidthPlusLatencyPerMessage) {
   const auto g = synthetic_stats(100000, 2000000, 100000);
   auto w = small_workload();

@@ -89,7 +89,12 @@ struct graph_stats {
 enum class grid { replicated, one_and_half_d, two_d, two_d_summa, three_d };
 [[nodiscard]] std::string grid_name(grid g);
 
+// Which sampler draws the minibatches (sampler::sampler_kind, which this
+// MPI-free module does not include).
+enum class sampler_family { node_wise, ladies, fastgcn };
+
 struct workload {
+  sampler_family sampler = sampler_family::node_wise;
   std::int64_t batch_size = 1024;
   std::vector<std::int64_t> fanouts{15, 10, 5};  // -1: every neighbour
   std::int64_t bulk = 32;                        // minibatches per rank per step (sample)
@@ -99,7 +104,9 @@ struct workload {
   std::int64_t parameters = 0;       // 0: GraphSAGE count from the widths
   std::int64_t max_minibatches = 0;  // 0: the whole epoch
   bool weighted = false;             // sharded rows carry edge values too
-  bool draw_at_owner = true;         // 1.5D/3D node-wise draws at the row's owner
+  // 1.5D/3D node-wise draws at the row's owner; layer-wise hops have the
+  // frontier's rows cut to each rank's columns there.
+  bool draw_at_owner = true;
   // Remote feature rows each rank keeps (the hot-vertex cache), taken as the
   // remote vertices of largest in-degree: the likeliest inputs, which a cache
   // chosen by access converges to as well.
@@ -115,6 +122,9 @@ struct network {
 // GraphSAGE layers f -> hidden -> ... -> classes, each [W_neigh; W_self]
 // (2·in·out) plus a bias (out).
 [[nodiscard]] std::int64_t sage_parameters(const workload& w);
+// The model's parameters: GraphSAGE layers for node-wise sampling, GCN
+// layers (in·out + out each) for layer-wise, unless w.parameters gives them.
+[[nodiscard]] std::int64_t model_parameters(const workload& w);
 
 // Expected distinct vertices per hop: frontier[l] is what hop l reads rows
 // of (frontier[0] = the seeds, frontier[L] = the input nodes), row_entries[l]
@@ -212,6 +222,63 @@ struct fetch_load {
 // n_c: non-empty (block row, column) pairs of A when its rows are split over
 // `side` blocks independently of the columns: Σ_v side·(1 - (1 - 1/side)^in_v).
 [[nodiscard]] double block_columns(const graph_stats& g, int side);
+
+// Layer-wise hops (LADIES, FastGCN), split over the ranks by columns
+// (bulk_sampler::sample_slices): every rank reads the whole frontier of every
+// minibatch of a step. Expected load of one hop of a step, whole minibatches:
+//  frontier_rows D and entries E: the distinct frontier vertices of the
+//    step's minibatches and their row lengths;
+//  sources: Σ_j |sources_j|, the inverse probabilities all-reduced;
+//  block_entries: Σ_j block entries (A + I between frontier and sources);
+//  candidates: Σ_j min(fanout, entries of the weight row), over all ranks'
+//    column ranges, each rank offering at most `fanout` per minibatch.
+// Approximations: a hop draws `fanout` distinct vertices with probability
+// ∝ in-degree (LADIES: among the vertices the frontier reaches, an
+// in-neighbour being in a frontier of F vertices with probability F/n;
+// FastGCN: among all, keeping those the frontier reaches), inclusion
+// 1 - exp(-λ·in_v) with λ matching the fanout; membership of different
+// minibatches independent apart from disjoint seeds.
+struct layer_wise_load {
+  double frontier_rows = 0;
+  double entries = 0;
+  double sources = 0;
+  double block_entries = 0;
+  double candidates = 0;
+};
+[[nodiscard]] std::vector<layer_wise_load> expected_layer_wise_hops(const graph_stats& g,
+                                                                    const workload& w,
+                                                                    double minibatches, int ranks);
+// How a grid reads a layer-wise hop's rows: cut to each rank's columns at
+// the rows' owners (1.5D teams and 2D/3D fibers of more than one rank,
+// --draw-at owner), or whole to every rank; and whether the ranks then
+// gather the block entries (when cut, and always for FastGCN on a sharded
+// grid, which has no whole graph to extract from).
+struct layer_wise_path {
+  bool cut_at_owners = false;
+  bool blocks_gathered = false;
+};
+[[nodiscard]] layer_wise_path layer_wise_path_of(const workload& w, grid kind, int ranks,
+                                                 int replication);
+// Bytes of the rows of one split layer-wise hop, summed over ranks:
+//  cut at the owners, 1.5D (T = P/c): 16P(T-1) + (1 - 1/T)(12·P·D + 4E) for
+//    the requests with each rank's range, each row's (count, degree) and its
+//    columns in the range;
+//  cut at the completing rank, 2D/3D: three_d_fetch_bytes of P·D rows and
+//    P·E entries, but 8 bytes per row plus the range headers and one copy of
+//    the entries back along the fiber:
+//    16P(F-1) + 8P(q-1) + P·D(12(1-1/F) + 8(q-1)) + 8·P·E(1-1/q) + 4E(1-1/F);
+//  whole rows to every rank: each grid's fetch bytes of P·D rows, P·E entries.
+[[nodiscard]] double layer_wise_row_bytes(const layer_wise_load& x, grid kind, int ranks,
+                                          int replication, bool cut_at_owners);
+// Bytes of one split layer-wise hop of a step of `minibatches`, summed over
+// ranks: the rows, plus on every grid the draw's all-gathers (8 bytes per
+// minibatch and rank for the weight rows' sizes, 8 per rank for the
+// candidate count, 32 per candidate, each to P - 1 ranks) and the ring
+// all-reduce of 4 bytes per source (2(P - 1)/P per rank), plus the block
+// entries when gathered (8 bytes each to P - 1 ranks, 8 per rank for sizes).
+[[nodiscard]] double layer_wise_hop_bytes(const layer_wise_load& x, grid kind, int ranks,
+                                          int replication, const layer_wise_path& path,
+                                          double minibatches);
 
 // Sampling as `bulkgnn sample` and `train` run it: each step takes `bulk`
 // minibatches and every rank samples its slice (batch / P seeds) of each;
