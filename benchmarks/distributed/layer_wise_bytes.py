@@ -15,6 +15,7 @@ hop, included).
 import argparse
 import csv
 import json
+import math
 import os
 import subprocess
 import sys
@@ -55,7 +56,7 @@ def predicted_bytes(args, sampler, ranks, grid, draw_at, metrics):
     """The cost model's sampling bytes (`bulkgnn model`) for the same run."""
     command = [args.bin, "model", args.data, "--sampler", sampler, "--fanouts", args.fanouts,
                "--batch-size", str(args.batch_size), "--bulk", str(args.bulk),
-               "--max-minibatches", str(args.max_minibatches), "--grid", grid,
+               "--max-minibatches", str(args.max_minibatches), "--grid"] + grid.split() + [
                "--ranks", str(ranks), "--draw-at", draw_at or "owner",
                "--metrics-out", metrics]
     result = subprocess.run(command, capture_output=True, text=True)
@@ -73,6 +74,8 @@ def main():
     ap.add_argument("--data", required=True)
     ap.add_argument("--ranks", default="1,2,4,8")
     ap.add_argument("--samplers", default="ladies,fastgcn")
+    ap.add_argument("--grids", default="replicated,1.5d,2d,3d:2",
+                    help="grids to run where P allows them (3d:C: C layers)")
     ap.add_argument("--fanouts", default="512,512")
     ap.add_argument("--batch-size", type=int, default=1024)
     ap.add_argument("--bulk", type=int, default=8)
@@ -89,7 +92,18 @@ def main():
                          **alone, "predicted_bytes": 0})
             print(rows[-1], flush=True)
             for ranks in [int(r) for r in args.ranks.split(",")]:
-                layouts = [("replicated", "")] + [("1.5d", d) for d in ("owner", "requester")]
+                layouts = []
+                for grid in args.grids.split(","):
+                    if grid == "replicated":
+                        layouts.append(("replicated", ""))
+                        continue
+                    name, _, layers = grid.partition(":")
+                    side = math.isqrt(ranks // int(layers or 1))
+                    if ranks == 1 or (name != "1.5d" and (ranks % int(layers or 1) or
+                                                        side * side * int(layers or 1) != ranks)):
+                        continue
+                    spelled = name + (f" --replication {layers}" if layers else "")
+                    layouts += [(spelled, d) for d in ("owner", "requester")]
                 for grid, draw_at in layouts:
                     got = run_sample(args, sampler, ranks, grid, draw_at, metrics)
                     if got["digest"] != alone["digest"]:
