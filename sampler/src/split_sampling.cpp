@@ -8,6 +8,10 @@
 // stream, and the fanout smallest keys of all ranks' candidates are the whole
 // row's draw. Every rank then knows the hop's sources; it extracts only the
 // block rows its part reaches, renumbered as restrict_to_seeds numbers them.
+// On a sharded graph whose owners cut rows (row_source::slices_at_owners),
+// and for FastGCN on any sharded graph, a rank reads only its columns of the
+// frontier's rows; the block entries, found among each rank's columns, are
+// then gathered by every rank (sliced_blocks.cpp).
 #include "bulkgnn/comm/self_communicator.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/frontier.hpp"
