@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace bulkgnn::loader {
 
@@ -23,12 +24,10 @@ std::string_view feature_normalization_name(feature_normalization kind) {
   return kind == feature_normalization::row ? "row" : "none";
 }
 
-namespace {
-
 // The minimum is exact in any order, so the parallel reduction is
 // deterministic.
-float minimum_of(std::span<const float> values) {
-  if (values.empty()) return 0;
+float row_normalizer::minimum(dense_view<const float> rows) {
+  const std::span<const float> values = rows.data;
   return tbb::parallel_reduce(
       tbb::blocked_range<std::size_t>(0, values.size()), std::numeric_limits<float>::infinity(),
       [&](const tbb::blocked_range<std::size_t>& r, float lowest) {
@@ -38,17 +37,23 @@ float minimum_of(std::span<const float> values) {
       [](float a, float b) { return std::min(a, b); });
 }
 
-}  // namespace
+std::vector<float> row_normalizer::row_divisors(dense_view<const float> rows, float shift) {
+  std::vector<float> divisors(static_cast<std::size_t>(rows.rows), 1.0f);
+  // Each row is summed by one thread in column order: deterministic.
+  tbb::parallel_for(std::int64_t{0}, rows.rows, [&](std::int64_t r) {
+    double sum = 0;
+    for (const float x : rows.row(r)) sum += static_cast<double>(x - shift);
+    divisors[static_cast<std::size_t>(r)] = std::max(static_cast<float>(sum), 1.0f);
+  });
+  return divisors;
+}
 
 row_normalizer::row_normalizer(dense_view<const float> features)
-    : shift_(minimum_of(features.data)), divisors_(static_cast<std::size_t>(features.rows), 1.0f) {
-  // Each row is summed by one thread in column order: deterministic.
-  tbb::parallel_for(std::int64_t{0}, features.rows, [&](std::int64_t r) {
-    double sum = 0;
-    for (const float x : features.row(r)) sum += static_cast<double>(x - shift_);
-    divisors_[static_cast<std::size_t>(r)] = std::max(static_cast<float>(sum), 1.0f);
-  });
-}
+    : shift_(features.data.empty() ? 0.0f : minimum(features)),
+      divisors_(row_divisors(features, shift_)) {}
+
+row_normalizer::row_normalizer(float shift, std::vector<float> divisors)
+    : shift_(shift), divisors_(std::move(divisors)) {}
 
 void row_normalizer::apply(std::span<const vertex_t> vertices, dense_view<float> rows) const {
   BULKGNN_EXPECTS(static_cast<std::int64_t>(vertices.size()) == rows.rows,

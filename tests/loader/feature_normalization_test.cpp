@@ -68,6 +68,28 @@ TEST(row_normalizer, rows_sum_to_one_or_stay_zero_as_pyg_normalizes_them) {
   }
 }
 
+// What the ranks of a partitioned dataset do: each part's minimum and
+// divisors apart, the smallest minimum as the shift.
+TEST(row_normalizer, factors_computed_by_parts_are_the_whole_matrixs) {
+  const features_with_edge_cases f;
+  const row_normalizer whole(f.view());
+  const auto whole_divisors = whole.divisors();
+  for (const std::int64_t split : {std::int64_t{0}, std::int64_t{7}, std::int64_t{250}}) {
+    const dense_view<const float> first{split, f.cols, std::span(f.values).first(split * f.cols)};
+    const dense_view<const float> second{f.rows - split, f.cols,
+                                         std::span(f.values).subspan(split * f.cols)};
+    const float shift = std::min(row_normalizer::minimum(first), row_normalizer::minimum(second));
+    auto divisors = row_normalizer::row_divisors(first, shift);
+    const auto rest = row_normalizer::row_divisors(second, shift);
+    divisors.insert(divisors.end(), rest.begin(), rest.end());
+    const row_normalizer by_parts(shift, divisors);
+    EXPECT_EQ(by_parts.shift(), whole.shift());
+    EXPECT_TRUE(std::equal(by_parts.divisors().begin(), by_parts.divisors().end(),
+                           whole_divisors.begin(), whole_divisors.end()))
+        << "split at " << split;
+  }
+}
+
 TEST(row_normalizer, the_same_bits_for_any_thread_count) {
   const features_with_edge_cases f;
   std::vector<std::vector<float>> results;

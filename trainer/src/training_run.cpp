@@ -614,14 +614,16 @@ class run {
 
  private:
   // Each rank of a whole dataset computes the same factors from all rows,
-  // whichever rows it owns; a part of a partitioned dataset cannot.
+  // whichever rows it owns; the ranks of a partitioned dataset gather them
+  // from the parts.
   static std::optional<loader::row_normalizer> normalizer_for(const training_data& ds,
                                                               const train_options& o) {
     if (o.normalize_features == loader::feature_normalization::none) return std::nullopt;
-    BULKGNN_EXPECTS(ds.whole,
-                    "train_options.normalize_features: the factors are computed from every feature "
-                    "row, which a rank of a partitioned dataset does not hold");
-    return loader::row_normalizer(ds.features);
+    if (ds.whole) return loader::row_normalizer(ds.features);
+    BULKGNN_EXPECTS(o.parallel != nullptr && ds.normalizer_of_parts,
+                    "train_options.normalize_features: a part of a partitioned dataset needs the "
+                    "other ranks to compute the factors");
+    return ds.normalizer_of_parts(*o.parallel->ranks);
   }
 
   // Seeds of minibatch `index` of an epoch over `seeds` vertices.

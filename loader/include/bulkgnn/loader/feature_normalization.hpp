@@ -37,6 +37,15 @@ enum class feature_normalization { none, row };
 class row_normalizer {
  public:
   explicit row_normalizer(dense_view<const float> features);
+  // From factors computed apart (a partitioned dataset's parts): `shift` the
+  // minimum over every row, divisors[v] vertex v's row_divisors.
+  row_normalizer(float shift, std::vector<float> divisors);
+
+  // The pieces of the constructor, for rows held in parts: the minimum of
+  // `rows` (+infinity when empty; exact, so parts combine in any order) and
+  // the divisor of each row given the whole matrix's shift.
+  [[nodiscard]] static float minimum(dense_view<const float> rows);
+  [[nodiscard]] static std::vector<float> row_divisors(dense_view<const float> rows, float shift);
 
   [[nodiscard]] float shift() const { return shift_; }
   [[nodiscard]] std::span<const float> divisors() const { return divisors_; }
