@@ -128,15 +128,19 @@ void run_model(model_config c) {
       "network: {} GB/s per rank, {} us per message; time = bytes / bandwidth + messages "
       "x latency, per rank, no overlap\n",
       c.bandwidth_gbs, c.latency_us);
+  // Node-wise: the distinct vertices of each hop's frontier and the inputs;
+  // layer-wise: the frontier rows each hop reads.
+  std::vector<double> frontier_per_minibatch = mb.frontier;
   if (w.sampler == cost::sampler_family::node_wise) {
     fmt::print("expected distinct vertices per minibatch by hop:");
-    for (const double f : mb.frontier) fmt::print(" {:.0f}", f);
   } else {
-    fmt::print("expected frontier rows per minibatch by hop:");
+    frontier_per_minibatch.clear();
     for (const auto& hop : cost::expected_layer_wise_hops(stats, w, 1, 1))
-      fmt::print(" {:.0f}", hop.frontier_rows);
-    fmt::print("\nlayer-wise sampler: features are not modelled (nan)");
+      frontier_per_minibatch.push_back(hop.frontier_rows);
+    fmt::print("layer-wise sampler: features are not modelled (nan)\n");
+    fmt::print("expected frontier rows per minibatch by hop:");
   }
+  for (const double f : frontier_per_minibatch) fmt::print(" {:.0f}", f);
   fmt::print("\n\n{:<11} {:>6} {:>3} {:>14} {:>14} {:>14} {:>14} {:>14} {:>12}\n", "grid", "P", "c",
              "sampling MB", "features MB", "gradients MB", "total MB", "per rank MB",
              "comm s/epoch");
@@ -194,7 +198,7 @@ void run_model(model_config c) {
         {"parameters", cost::model_parameters(w)},
         {"sampler", c.sampler},
         {"minibatches", cost::minibatches_per_epoch(stats, w)},
-        {"frontier_per_minibatch", mb.frontier},
+        {"frontier_per_minibatch", frontier_per_minibatch},
         {"network",
          {{"bandwidth_bytes_per_second", net.bandwidth}, {"latency_seconds", net.latency}}},
         {"predictions", rows}};

@@ -433,7 +433,8 @@ std::vector<layer_wise_load> expected_layer_wise_hops(const graph_stats& g, cons
 }
 
 double layer_wise_row_bytes(const layer_wise_load& x, grid kind, int ranks, int replication,
-                            bool cut_at_owners) {
+                            const layer_wise_path& path) {
+  const bool cut_at_owners = path.cut_at_owners;
   const double p = ranks;
   const fetch_load whole{.distinct = p * x.frontier_rows, .entries = p * x.entries};
   switch (kind) {
@@ -443,7 +444,8 @@ double layer_wise_row_bytes(const layer_wise_load& x, grid kind, int ranks, int 
     case grid::one_and_half_d: {
       const double team = p / replication;
       if (team <= 1) return 0;
-      if (!cut_at_owners) return one_and_half_d_fetch_bytes(whole, ranks, replication, false);
+      if (!cut_at_owners)
+        return one_and_half_d_fetch_bytes(whole, ranks, replication, path.weighted);
       return 16 * p * (team - 1) + (1 - 1 / team) * (12 * p * x.frontier_rows + 4 * x.entries);
     }
     case grid::two_d:
@@ -451,7 +453,7 @@ double layer_wise_row_bytes(const layer_wise_load& x, grid kind, int ranks, int 
       const int layers = kind == grid::two_d ? 1 : replication;
       const double q = std::round(std::sqrt(p / layers)), f = layers * q;
       if (f <= 1) return 0;
-      if (!cut_at_owners) return three_d_fetch_bytes(whole, ranks, layers, false);
+      if (!cut_at_owners) return three_d_fetch_bytes(whole, ranks, layers, path.weighted);
       return 16 * p * (f - 1) + 8 * p * (q - 1) +
              p * x.frontier_rows * (12 * (1 - 1 / f) + 8 * (q - 1)) +
              p * x.entries * 8 * (1 - 1 / q) + 4 * x.entries * (1 - 1 / f);
@@ -467,7 +469,7 @@ double layer_wise_hop_bytes(const layer_wise_load& x, grid kind, int ranks, int 
   const double draw = 8 * minibatches * p * (p - 1) + 8 * p * (p - 1) +
                       32 * x.candidates * (p - 1) + 8 * (p - 1) * x.sources;
   const double blocks = path.blocks_gathered ? 8 * p * (p - 1) + 8 * (p - 1) * x.block_entries : 0;
-  return draw + blocks + layer_wise_row_bytes(x, kind, ranks, replication, path.cut_at_owners);
+  return draw + blocks + layer_wise_row_bytes(x, kind, ranks, replication, path);
 }
 
 layer_wise_path layer_wise_path_of(const workload& w, grid kind, int ranks, int replication) {
@@ -478,6 +480,7 @@ layer_wise_path layer_wise_path_of(const workload& w, grid kind, int ranks, int 
   layer_wise_path path;
   path.cut_at_owners = sharded && w.draw_at_owner && holders > 1;
   path.blocks_gathered = sharded && (w.sampler == sampler_family::fastgcn || path.cut_at_owners);
+  path.weighted = w.weighted;
   return path;
 }
 
@@ -494,7 +497,7 @@ double layer_wise_sampling_bytes(const graph_stats& g, const workload& w, grid k
   if (w.sampler == sampler_family::fastgcn && kind != grid::replicated && ranks > 1) {
     const layer_wise_load every_row{.frontier_rows = static_cast<double>(g.nodes),
                                     .entries = static_cast<double>(g.edges)};
-    total += layer_wise_row_bytes(every_row, kind, ranks, replication, path.cut_at_owners);
+    total += layer_wise_row_bytes(every_row, kind, ranks, replication, path);
   }
   const std::int64_t count = minibatches_per_epoch(g, w);
   std::map<std::int64_t, std::vector<layer_wise_load>> by_step;
@@ -521,8 +524,7 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
   if (w.sampler != sampler_family::node_wise) {
     if (kind == grid::replicated && replication != 1) return std::nan("");
     if ((kind == grid::two_d || kind == grid::three_d) &&
-        (ranks % replication != 0 || !is_square(ranks / replication) ||
-         (kind == grid::two_d && replication != 1)))
+        (!is_square(ranks / replication) || (kind == grid::two_d && replication != 1)))
       return std::nan("");
     return layer_wise_sampling_bytes(g, w, kind, ranks, replication);
   }

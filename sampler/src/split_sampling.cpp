@@ -159,9 +159,11 @@ csr_matrix bulk_sampler::column_weights_from_slices(const segmented_vertices& fr
   return kernels::add(exec_, qa.view(), owned_q.view());
 }
 
-csr_view bulk_sampler::global_weights_in_range(vertex_t first, vertex_t last) {
+csr_view bulk_sampler::global_weights_in_range(vertex_t first, vertex_t last, int slices) {
+  // Keyed by the slice count, which every rank of the call shares, so that
+  // all of them enter the collective fetch or none does.
   auto& cache = owned_global_weights_;
-  if (cache.first != first || cache.last != last) {
+  if (cache.slices != slices) {
     segmented_vertices everyone;
     everyone.vertices.resize(static_cast<std::size_t>(rows_.num_vertices()));
     std::iota(everyone.vertices.begin(), everyone.vertices.end(), 0);
@@ -170,6 +172,7 @@ csr_view bulk_sampler::global_weights_in_range(vertex_t first, vertex_t last) {
     cache.columns = column_weights_from_slices(everyone, everyone.vertices, all_rows, first, last);
     cache.first = first;
     cache.last = last;
+    cache.slices = slices;
   }
   return cache.columns.view();
 }
@@ -244,8 +247,9 @@ bulk_sampler::split_hop bulk_sampler::sample_layer_wise_part(
   const auto first = static_cast<vertex_t>(std::int64_t{n} * ranks.rank() / ranks.size());
   const auto last = static_cast<vertex_t>(std::int64_t{n} * (ranks.rank() + 1) / ranks.size());
   // A sharded graph's owners may cut the frontier's rows to this rank's
-  // columns (then the ranks move one copy of the rows between them, not one
-  // each); FastGCN has no whole graph to read its blocks from either way.
+  // columns (on 1.5D the ranks then move one copy of the rows between them,
+  // not one each); FastGCN without the whole graph reads its distribution by
+  // columns, and its blocks from slices too.
   const bool sliced = rows_.whole_graph() == nullptr && (global || rows_.slices_at_owners());
   const auto distinct =
       global && !sliced ? buffer<vertex_t>{} : kernels::sorted_distinct(exec_, whole.vertices);
@@ -256,7 +260,7 @@ bulk_sampler::split_hop bulk_sampler::sample_layer_wise_part(
   if (sliced) {
     slices = fetch_columns(distinct, first, last);
     if (global) {
-      weights = global_weights_in_range(first, last);
+      weights = global_weights_in_range(first, last, ranks.size());
     } else {
       local_weights = column_weights_from_slices(whole, distinct, slices, first, last);
       weights = local_weights.view();

@@ -256,6 +256,7 @@ struct layer_wise_load {
 struct layer_wise_path {
   bool cut_at_owners = false;
   bool blocks_gathered = false;
+  bool weighted = false;  // whole rows of a weighted A carry its weights too
 };
 [[nodiscard]] layer_wise_path layer_wise_path_of(const workload& w, grid kind, int ranks,
                                                  int replication);
@@ -269,7 +270,7 @@ struct layer_wise_path {
 //    16P(F-1) + 8P(q-1) + P·D(12(1-1/F) + 8(q-1)) + 8·P·E(1-1/q) + 4E(1-1/F);
 //  whole rows to every rank: each grid's fetch bytes of P·D rows, P·E entries.
 [[nodiscard]] double layer_wise_row_bytes(const layer_wise_load& x, grid kind, int ranks,
-                                          int replication, bool cut_at_owners);
+                                          int replication, const layer_wise_path& path);
 // Bytes of one split layer-wise hop of a step of `minibatches`, summed over
 // ranks: the rows, plus on every grid the draw's all-gathers (8 bytes per
 // minibatch and rank for the weight rows' sizes, 8 per rank for the

@@ -159,7 +159,7 @@ class bulk_sampler {
   csr_matrix column_weights_from_slices(const segmented_vertices& frontier,
                                         std::span<const vertex_t> distinct,
                                         const column_slices& slices, vertex_t first, vertex_t last);
-  csr_view global_weights_in_range(vertex_t first, vertex_t last);
+  csr_view global_weights_in_range(vertex_t first, vertex_t last, int slices);
   // The block rows of `part`'s destinations from every rank's slices of the
   // whole frontier's rows: each rank's entries into the sources, gathered.
   csr_matrix blocks_from_slices(const segmented_vertices& whole, const segmented_vertices& part,
@@ -171,6 +171,7 @@ class bulk_sampler {
   struct column_slice {
     vertex_t first = 0;
     vertex_t last = -1;
+    int slices = 0;  // global_weights_in_range's key
     csr_matrix columns;
   };
   csr_view owned_columns(csr_view whole, column_slice& cache, vertex_t first, vertex_t last);

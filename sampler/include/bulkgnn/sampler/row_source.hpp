@@ -64,8 +64,9 @@ class row_source {
   [[nodiscard]] virtual column_slices rows_in_columns(std::span<const vertex_t> vertices,
                                                       vertex_t first, vertex_t last);
   // Whether rows_in_columns moves only the requested columns (the owners cut
-  // the rows), so that a split hop moves one copy of its frontier's rows over
-  // all ranks instead of one per rank.
+  // the rows). On 1.5D a split hop then moves one copy of its frontier's rows
+  // over all ranks instead of one per rank; on 2D/3D only the last leg back
+  // to the requester is cut.
   [[nodiscard]] virtual bool slices_at_owners() const { return false; }
   // The whole graph when this process holds it, else nullptr.
   [[nodiscard]] virtual const csr_view* whole_graph() const { return nullptr; }
