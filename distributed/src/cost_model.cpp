@@ -473,9 +473,13 @@ double layer_wise_hop_bytes(const layer_wise_load& x, grid kind, int ranks, int 
 }
 
 layer_wise_path layer_wise_path_of(const workload& w, grid kind, int ranks, int replication) {
-  double holders = 1;  // ranks holding pieces of a row: a 1.5D team, a 3D fiber
+  // The ranks that own rows: a 1.5D team (P/c), a 2D/3D fiber (c·√(P/c)).
+  double holders = 1;
   if (kind == grid::one_and_half_d) holders = static_cast<double>(ranks) / replication;
-  if (kind == grid::two_d || kind == grid::three_d) holders = ranks > 1 ? 2 : 1;
+  if (kind == grid::two_d || kind == grid::three_d) {
+    const int layers = kind == grid::two_d ? 1 : replication;
+    holders = layers * std::round(std::sqrt(static_cast<double>(ranks) / layers));
+  }
   const bool sharded = kind != grid::replicated;
   layer_wise_path path;
   path.cut_at_owners = sharded && w.draw_at_owner && holders > 1;

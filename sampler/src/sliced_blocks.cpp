@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 namespace bulkgnn::sampler::detail {
@@ -14,9 +15,10 @@ std::vector<block_entry> block_entries_in_slices(const segmented_vertices& whole
                                                  const column_slices& slices) {
   const csr_view rows = slices.rows.view();
   std::vector<block_entry> found;
-  BULKGNN_EXPECTS(whole.vertices.size() <= static_cast<std::size_t>(INT32_MAX),
-                  "bulk_sampler: a bulk's frontier of {} vertices is too large to split",
-                  whole.vertices.size());
+  BULKGNN_EXPECTS(
+      whole.vertices.size() <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
+      "bulk_sampler: a bulk's frontier of {} vertices is too large to split",
+      whole.vertices.size());
   std::vector<vertex_t> sorted_sources;
   for (std::int64_t j = 0; j < whole.segments(); ++j) {
     const auto in_segment = sources.segment(j);
