@@ -239,6 +239,16 @@ void mpi_communicator::reduce_scatter_blocks(std::span<const std::byte> send,
         "MPI_Reduce_scatter_block");
 }
 
+void mpi_communicator::reduce_scatter_sized_blocks(std::span<const std::byte> send,
+                                                   std::span<std::byte> receive,
+                                                   std::span<const std::int64_t> counts,
+                                                   datatype type, reduce_op op) {
+  const layout blocks(counts, "MPI_Reduce_scatter");
+  check(MPI_Reduce_scatter(send.data(), receive.data(), blocks.counts.data(), mpi_type(type),
+                           mpi_op(op), comm_),
+        "MPI_Reduce_scatter");
+}
+
 void mpi_communicator::broadcast_bytes(std::span<std::byte> values, int root, std::size_t unit) {
   const unit_type type(unit);
   check(MPI_Bcast(values.data(), element_count(values.size(), unit, "MPI_Bcast"), type.get(), root,

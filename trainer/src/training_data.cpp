@@ -52,7 +52,8 @@ training_data whole_dataset(const data::dataset& ds) {
           .num_classes = ds.num_classes(),
           .find_split = [&ds](const std::string& name) -> const data::split& {
             return ds.find_split(name);
-          }};
+          },
+          .normalizer_of_parts = {}};
 }
 
 training_data part_of_dataset(const data::dataset_shard& shard) {

@@ -81,8 +81,12 @@ class request {
 //    all-gather).
 //  - reduce_scatter: (P-1)·B each way, B the bytes of one rank's block (the
 //    ring's first half).
+//  - reduce_scatter with counts given: the bytes of every block but this
+//    rank's, each way (the ring's first half; (P-1)·B for equal blocks).
 //  - all_gather: the other ranks' contributions each way, (P-1)·N for a fixed
 //    size; all_gather_v first gathers the sizes (8 bytes each, its own call).
+//  - all_gather_v with counts given: (P-1)·(this rank's bytes) sent, the
+//    other ranks' bytes received.
 //  - broadcast: every rank but the root receives N; a pipelined chain root,
 //    root+1, ... (mod P) forwards it, so every rank but the chain's last sends
 //    N; with a codec N is the encoded bytes plus an 8-byte length sent before.
@@ -143,6 +147,11 @@ class communicator {
   // rank's `send` (P blocks), into `receive` on rank r.
   template <class T>
   void reduce_scatter(std::span<const T> send, std::span<T> receive, reduce_op op = reduce_op::sum);
+  // The same with blocks of any size: block r has counts[r] elements
+  // (receive.size() == counts[rank()], send.size() == their sum).
+  template <class T>
+  void reduce_scatter(std::span<const T> send, std::span<T> receive,
+                      std::span<const std::int64_t> counts, reduce_op op = reduce_op::sum);
 
   // Every rank's `value`, by rank.
   template <class T>
@@ -154,6 +163,11 @@ class communicator {
   template <class T>
   [[nodiscard]] std::vector<T> all_gather_v(std::span<const T> values,
                                             const codec& wire = identity());
+  // Every rank's `mine` into `all`, in rank order, when every rank knows
+  // every count (counts[r] elements from rank r; no sizes exchanged).
+  template <class T>
+  void all_gather_v(std::span<const T> mine, std::span<T> all,
+                    std::span<const std::int64_t> counts);
 
   // The root's `values` into every rank's `values` (the same count on each).
   template <class T>
@@ -199,6 +213,11 @@ class communicator {
       std::span<std::byte> values, datatype type, reduce_op op) = 0;
   virtual void reduce_scatter_blocks(std::span<const std::byte> send, std::span<std::byte> receive,
                                      datatype type, reduce_op op) = 0;
+  // Counts in elements of `type`, one per rank.
+  virtual void reduce_scatter_sized_blocks(std::span<const std::byte> send,
+                                           std::span<std::byte> receive,
+                                           std::span<const std::int64_t> counts, datatype type,
+                                           reduce_op op) = 0;
   virtual void broadcast_bytes(std::span<std::byte> values, int root, std::size_t unit) = 0;
   virtual void send_bytes(std::span<const std::byte> values, int destination, int tag,
                           std::size_t unit) = 0;
@@ -389,6 +408,28 @@ void communicator::reduce_scatter(std::span<const T> send, std::span<T> receive,
 }
 
 template <class T>
+void communicator::reduce_scatter(std::span<const T> send, std::span<T> receive,
+                                  std::span<const std::int64_t> counts, reduce_op op) {
+  BULKGNN_EXPECTS(static_cast<int>(counts.size()) == size_,
+                  "comm::reduce_scatter: {} counts for {} ranks", counts.size(), size_);
+  std::int64_t total = 0;
+  for (const auto c : counts) {
+    BULKGNN_EXPECTS(c >= 0, "comm::reduce_scatter: a negative count, {}", c);
+    total += c;
+  }
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(send.size()) == total &&
+                      static_cast<std::int64_t>(receive.size()) == counts[rank_],
+                  "comm::reduce_scatter: send has {} elements for counts summing to {}, receive "
+                  "{} for this rank's {}",
+                  send.size(), total, receive.size(), counts[rank_]);
+  const stopwatch watch;
+  reduce_scatter_sized_blocks(bytes_of(send), writable_bytes_of(receive), counts, datatype_of<T>(),
+                              op);
+  const auto others = (total - counts[rank_]) * static_cast<std::int64_t>(sizeof(T));
+  count(others, others, watch.seconds());
+}
+
+template <class T>
 std::vector<T> communicator::all_gather(T value) {
   return all_gather(std::span<const T>(&value, 1));
 }
@@ -433,6 +474,27 @@ std::vector<T> communicator::all_gather_v(std::span<const T> values, const codec
   }
   count(others, others, watch.seconds());
   return gathered;
+}
+
+template <class T>
+void communicator::all_gather_v(std::span<const T> mine, std::span<T> all,
+                                std::span<const std::int64_t> counts) {
+  BULKGNN_EXPECTS(static_cast<int>(counts.size()) == size_,
+                  "comm::all_gather_v: {} counts for {} ranks", counts.size(), size_);
+  std::int64_t total = 0;
+  for (const auto c : counts) {
+    BULKGNN_EXPECTS(c >= 0, "comm::all_gather_v: a negative count, {}", c);
+    total += c;
+  }
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(mine.size()) == counts[rank_] &&
+                      static_cast<std::int64_t>(all.size()) == total,
+                  "comm::all_gather_v: {} elements here for a count of {}, room for {} of {}",
+                  mine.size(), counts[rank_], all.size(), total);
+  const stopwatch watch;
+  gather_v(bytes_of(mine), writable_bytes_of(all), counts, sizeof(T));
+  const auto bytes = static_cast<std::int64_t>(sizeof(T));
+  count(static_cast<std::int64_t>(size_ - 1) * counts[rank_] * bytes,
+        (total - counts[rank_]) * bytes, watch.seconds());
 }
 
 template <class T>

@@ -42,6 +42,9 @@ class self_communicator final : public communicator {
                                                                         reduce_op op) override;
   void reduce_scatter_blocks(std::span<const std::byte> send, std::span<std::byte> receive,
                              datatype type, reduce_op op) override;
+  void reduce_scatter_sized_blocks(std::span<const std::byte> send, std::span<std::byte> receive,
+                                   std::span<const std::int64_t> counts, datatype type,
+                                   reduce_op op) override;
   void broadcast_bytes(std::span<std::byte> values, int root, std::size_t unit) override;
   void send_bytes(std::span<const std::byte> values, int destination, int tag,
                   std::size_t unit) override;

@@ -1,0 +1,53 @@
+#include "bulkgnn/fullbatch/closed_forms.hpp"
+
+namespace bulkgnn::fullbatch {
+
+namespace {
+
+// A rank's bytes of a ring all-reduce of `bytes` over `ranks` (as counted).
+double ring_bytes(std::int64_t bytes, int ranks) {
+  return ranks > 1 ? static_cast<double>(2 * (ranks - 1) * bytes / ranks) : 0.0;
+}
+
+}  // namespace
+
+double product_bytes(const grid_layout& layout, std::int64_t vertices, std::int64_t width,
+                     std::int64_t boundary_rows) {
+  const double p = layout.ranks();
+  const double c = layout.replication();
+  const double q = layout.side();
+  const double matrix = 4.0 * static_cast<double>(vertices) * static_cast<double>(width);
+  switch (layout.kind()) {
+    case grid_kind::one_d:
+      return (p - 1) * matrix;
+    case grid_kind::one_and_half_d: {
+      const auto team_rows = 4 * vertices * width * layout.replication() / layout.ranks();
+      return (p / c - 1) * matrix + p * ring_bytes(team_rows, layout.replication());
+    }
+    case grid_kind::two_d:
+      return 2 * (q - 1) * matrix;
+    case grid_kind::three_d:
+      return 2 * (q - 1) * matrix + 2 * (c - 1) / c * matrix;
+    case grid_kind::sar:
+      return 4.0 * static_cast<double>(boundary_rows) * static_cast<double>(width);
+  }
+  return 0;
+}
+
+epoch_bytes predicted_epoch_bytes(const grid_layout& layout, std::int64_t vertices,
+                                  const trainer::model_config& model, std::int64_t parameters,
+                                  std::int64_t boundary_rows) {
+  epoch_bytes bytes;
+  for (int l = 0; l < model.layers; ++l) {
+    const auto width = l == 0 ? model.in_features : model.hidden;
+    bytes.forward += product_bytes(layout, vertices, width, boundary_rows);
+    if (l > 0) bytes.backward += product_bytes(layout, vertices, width, boundary_rows);
+  }
+  const int summing = layout.kind() == grid_kind::one_and_half_d
+                          ? layout.ranks() / layout.replication()
+                          : layout.ranks();
+  bytes.gradients = layout.ranks() * ring_bytes(4 * parameters, summing);
+  return bytes;
+}
+
+}  // namespace bulkgnn::fullbatch

@@ -1,0 +1,321 @@
+#include "bulkgnn/fullbatch/full_batch_training.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/memory.hpp"
+#include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/distributed/partition.hpp"
+#include "bulkgnn/fullbatch/distributed_aggregation.hpp"
+#include "bulkgnn/fullbatch/normalised_adjacency.hpp"
+#include "bulkgnn/kernels/loss.hpp"
+#include "bulkgnn/kernels/spmm.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+namespace bulkgnn::fullbatch {
+
+namespace {
+
+// The stages whose bytes a run reports; every rank counts all of them.
+constexpr std::array<const char*, 4> counted_stages{"setup", "forward", "backward", "gradients"};
+
+stage_bytes sent_by_stage(const comm::traffic_log& log) {
+  stage_bytes bytes;
+  const auto all = log.all();
+  for (const char* stage : counted_stages) {
+    const auto found = all.find(stage);
+    bytes[stage] = found == all.end() ? 0 : found->second.bytes_sent;
+  }
+  return bytes;
+}
+
+// after − before, summed over every rank (collective over `metrics`).
+stage_bytes sum_over_ranks(comm::communicator& metrics, const stage_bytes& after,
+                           const stage_bytes& before) {
+  std::vector<std::int64_t> values;
+  for (const char* stage : counted_stages) values.push_back(after.at(stage) - before.at(stage));
+  metrics.all_reduce(std::span<std::int64_t>(values));
+  stage_bytes sums;
+  for (std::size_t i = 0; i < counted_stages.size(); ++i) sums[counted_stages[i]] = values[i];
+  return sums;
+}
+
+nlohmann::json to_json(const stage_bytes& bytes) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [stage, sent] : bytes) out[stage] = sent;
+  return out;
+}
+
+// This rank's rows: the part it computes, as old ids in new-id order, and
+// where each old id of the part sits among them.
+struct part_rows_of_rank {
+  int part = 0;
+  std::int64_t first = 0;
+  std::vector<vertex_t> vertices;
+};
+
+part_rows_of_rank rows_of_rank(const distributed::vertex_partition& partition, int part) {
+  part_rows_of_rank rows{.part = part, .first = partition.part_offsets[part], .vertices = {}};
+  for (std::int64_t id = rows.first; id < partition.part_offsets[part + 1]; ++id)
+    rows.vertices.push_back(partition.old_id.empty() ? static_cast<vertex_t>(id)
+                                                     : partition.old_id[id]);
+  return rows;
+}
+
+// d̃ of every vertex by new id: each rank counts its part's rows and the
+// ranks all-gather them (4 bytes of traffic per vertex per rank, once).
+std::vector<std::int64_t> degrees_by_new_id(comm::communicator& setup, const grid_layout& layout,
+                                            const distributed::vertex_partition& partition,
+                                            csr_view graph, const part_rows_of_rank& mine) {
+  const auto own = degrees_with_self_loops(graph, mine.vertices);
+  std::vector<std::int64_t> counts, rank_start{0};
+  for (int r = 0; r < layout.ranks(); ++r) {
+    counts.push_back(partition.part_size(layout.part_of_rank(r)));
+    rank_start.push_back(rank_start.back() + counts.back());
+  }
+  std::vector<std::int64_t> gathered(static_cast<std::size_t>(rank_start.back()));
+  setup.all_gather_v(std::span<const std::int64_t>(own), std::span<std::int64_t>(gathered), counts);
+  std::vector<std::int64_t> degrees(static_cast<std::size_t>(partition.num_vertices()));
+  for (int p = 0; p < partition.parts; ++p)
+    std::copy_n(gathered.begin() + rank_start[layout.rank_of_part(p)], partition.part_size(p),
+                degrees.begin() + partition.part_offsets[p]);
+  return degrees;
+}
+
+// The positions among this rank's rows of the split's vertices it holds.
+std::vector<vertex_t> local_rows_of(std::span<const vertex_t> vertices,
+                                    const distributed::vertex_partition& partition, int part) {
+  std::vector<vertex_t> rows;
+  for (const auto v : vertices)
+    if (partition.owner[v] == part) rows.push_back(partition.local_index[v]);
+  return rows;
+}
+
+std::vector<std::int32_t> labels_at(std::span<const std::int32_t> labels,
+                                    const part_rows_of_rank& mine, std::span<const vertex_t> rows) {
+  std::vector<std::int32_t> out;
+  for (const auto r : rows) out.push_back(labels[mine.vertices[r]]);
+  return out;
+}
+
+// This rank's feature rows, normalised as --normalize-features asks (the
+// shift a minimum over every rank, the divisors each row's own).
+trainer::matrix feature_rows(const trainer::training_data& data, const part_rows_of_rank& mine,
+                             loader::feature_normalization normalisation,
+                             comm::communicator& ranks) {
+  trainer::matrix x(static_cast<std::int64_t>(mine.vertices.size()), data.feature_dim);
+  kernels::gather_dense_rows(executor{}, data.features, mine.vertices, x.view());
+  if (normalisation == loader::feature_normalization::row) {
+    const float shift =
+        ranks.all_reduce(loader::row_normalizer::minimum(x.view()), comm::reduce_op::min);
+    std::vector<float> divisors(static_cast<std::size_t>(data.num_nodes), 1.0f);
+    const auto own = loader::row_normalizer::row_divisors(x.view(), shift);
+    for (std::size_t i = 0; i < own.size(); ++i) divisors[mine.vertices[i]] = own[i];
+    loader::row_normalizer(shift, std::move(divisors)).apply(mine.vertices, x.view());
+  }
+  return x;
+}
+
+// Shape-only blocks: the model checks them, the distributed aggregation
+// does the product.
+std::vector<trainer::aggregation_block> shape_blocks(std::int64_t rows, int layers) {
+  csr_matrix shape;
+  shape.rows = rows;
+  shape.cols = rows;
+  shape.indptr = buffer<edge_t>(static_cast<std::size_t>(rows + 1), edge_t{0});
+  std::vector<trainer::aggregation_block> blocks;
+  for (int l = 0; l < layers; ++l) blocks.push_back({.forward = shape, .backward = shape});
+  return blocks;
+}
+
+struct accuracy_counts {
+  double correct = 0;
+  double total = 0;
+  [[nodiscard]] std::optional<double> accuracy() const {
+    return total > 0 ? std::optional<double>(correct / total) : std::nullopt;
+  }
+};
+
+}  // namespace
+
+void validate(const full_batch_options& options, int ranks) {
+  trainer::validate(options.optimizer);
+  BULKGNN_EXPECTS(options.epochs >= 1, "--epochs {}: must be at least 1", options.epochs);
+  BULKGNN_EXPECTS(options.eval_every >= 0, "--eval-every {}: must be 0 or more",
+                  options.eval_every);
+  BULKGNN_EXPECTS(options.partition == "block" || options.partition == "metis",
+                  "--partition {}: full-batch training takes block or metis", options.partition);
+  BULKGNN_EXPECTS(options.exec.device() == nullptr,
+                  "--mode full-batch trains on the host back ends (cpu, reference) in this "
+                  "version, not on {}",
+                  backend_name(options.exec.kind()));
+  const grid_layout layout(options.grid, ranks, options.replication);
+  BULKGNN_EXPECTS(!options.compression.compresses() || options.grid == grid_kind::one_d ||
+                      options.grid == grid_kind::sar,
+                  "--compress {} with --grid {}: compression covers the partitioned modes that "
+                  "send activation rows alone (--grid 1d or sar); the 1.5d, 2d and 3d grids "
+                  "also send partial sums",
+                  options.compression.text(), grid_kind_name(options.grid));
+}
+
+nlohmann::json full_batch_epoch::to_json() const {
+  const auto optional = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"epoch", epoch + 1},
+          {"loss", loss},
+          {"train_acc", train_acc},
+          {"valid_acc", optional(valid_acc)},
+          {"test_acc", optional(test_acc)},
+          {"seconds", seconds},
+          {"eval_seconds", eval_seconds},
+          {"compression_rate", compression_rate},
+          {"traffic_bytes", fullbatch::to_json(traffic)},
+          {"eval_traffic_bytes", fullbatch::to_json(eval_traffic)},
+          {"peak_resident_bytes", peak_resident_bytes},
+          {"aggregation_peak_bytes", aggregation_peak_bytes}};
+}
+
+full_batch_result train_full_batch(const trainer::training_data& data,
+                                   const full_batch_options& options, comm::communicator& world,
+                                   const full_batch_callback& on_epoch) {
+  validate(options, world.size());
+  BULKGNN_EXPECTS(data.whole, "full-batch training reads a whole dataset (not one part)");
+  const grid_layout layout(options.grid, world.size(), options.replication);
+  const int rank = world.rank();
+  const auto& exec = options.exec;
+  const auto before_setup = sent_by_stage(world.log());
+  comm::traffic_log uncounted;
+  const auto metrics = world.duplicate("metrics", uncounted);
+
+  const auto partition =
+      distributed::make_partition(options.partition, data.graph, layout.parts(), options.seed);
+  const auto mine = rows_of_rank(partition, layout.part_of_rank(rank));
+  std::unique_ptr<distributed_aggregation> aggregation;
+  {
+    const auto setup = world.split(0, rank, "setup");
+    const auto degrees = options.model.kind == trainer::layer_kind::gcn
+                             ? degrees_by_new_id(*setup, layout, partition, data.graph, mine)
+                             : std::vector<std::int64_t>{};
+    const auto rows =
+        normalised_rows(data.graph, mine.vertices, partition, options.model.kind, degrees);
+    aggregation = make_distributed_aggregation(layout, world, partition, rows);
+  }
+  // Gradients and accuracies are summed over one copy of each part's rows:
+  // every rank, or on 1.5d the ranks of one replica.
+  const int colour = layout.kind() == grid_kind::one_and_half_d ? rank % layout.replication() : 0;
+  const auto gradients = world.split(colour, rank, "gradients");
+  const auto part_metrics = metrics->split(colour, rank, "metrics");
+
+  const auto& split = data.find_split(options.split);
+  const auto train_rows = local_rows_of(split.train, partition, mine.part);
+  const auto valid_rows = local_rows_of(split.valid, partition, mine.part);
+  const auto test_rows = local_rows_of(split.test, partition, mine.part);
+  const auto train_labels = labels_at(data.labels, mine, train_rows);
+  const auto valid_labels = labels_at(data.labels, mine, valid_rows);
+  const auto test_labels = labels_at(data.labels, mine, test_rows);
+  const auto train_total = static_cast<double>(split.train.size());
+  BULKGNN_EXPECTS(train_total > 0, "split '{}' has no training vertices", split.name);
+
+  const auto x = feature_rows(data, mine, options.normalize_features, *metrics);
+  auto config = options.model;
+  config.in_features = data.feature_dim;
+  config.num_classes = data.num_classes;
+  trainer::gnn_model model(config, options.seed, exec);
+  model.set_aggregation(*aggregation);
+  trainer::adam optimiser(model.parameters().size(), options.optimizer, exec);
+  const auto blocks = shape_blocks(aggregation->row_count(), config.layers);
+
+  full_batch_result result;
+  result.parameter_count = static_cast<std::int64_t>(model.parameters().size());
+  result.setup_traffic = sum_over_ranks(*metrics, sent_by_stage(world.log()), before_setup);
+  const auto n_classes = static_cast<std::int64_t>(config.num_classes);
+  trainer::matrix train_logits(static_cast<std::int64_t>(train_rows.size()), n_classes);
+  trainer::matrix train_grad(static_cast<std::int64_t>(train_rows.size()), n_classes);
+  trainer::matrix grad_logits(aggregation->row_count(), n_classes);
+  const auto train_share = static_cast<float>(static_cast<double>(train_rows.size()) / train_total);
+
+  for (std::int64_t epoch = 0; epoch < options.epochs; ++epoch) {
+    full_batch_epoch record;
+    record.epoch = epoch;
+    record.compression_rate = options.compression.rate_at(epoch);
+    aggregation->set_compression_rate(record.compression_rate);
+    aggregation->reset_peak();
+    reset_peak_resident_bytes();
+    const auto before = sent_by_stage(world.log());
+    const stopwatch step;
+    const auto logits =
+        model.forward(blocks, x.view(),
+                      kernels::dropout_key{.seed = options.seed,
+                                           .epoch = static_cast<std::uint32_t>(epoch),
+                                           .minibatch = 0,
+                                           .row_ids = mine.vertices});
+    kernels::gather_dense_rows(exec, logits, train_rows, train_logits.view());
+    const auto loss =
+        kernels::softmax_cross_entropy(exec, train_logits.view(), train_labels, train_grad.view());
+    std::fill(grad_logits.data().begin(), grad_logits.data().end(), 0.0f);
+    for (std::size_t i = 0; i < train_rows.size(); ++i)
+      for (std::int64_t k = 0; k < n_classes; ++k)
+        grad_logits.data()[train_rows[i] * n_classes + k] =
+            train_grad.data()[static_cast<std::int64_t>(i) * n_classes + k] * train_share;
+    model.backward(grad_logits.view());
+    gradients->all_reduce(model.mutable_gradients());
+    optimiser.step(model.parameters(), model.gradients());
+    record.seconds = step.seconds();
+    const auto after_step = sent_by_stage(world.log());
+
+    std::array<double, 2> totals{loss.loss * static_cast<double>(train_rows.size()),
+                                 static_cast<double>(loss.correct)};
+    part_metrics->all_reduce(std::span<double>(totals));
+    record.loss = totals[0] / train_total;
+    record.train_acc = totals[1] / train_total;
+
+    const bool last = epoch + 1 == options.epochs;
+    if (options.eval_every > 0 && ((epoch + 1) % options.eval_every == 0 || last)) {
+      const stopwatch evaluation;
+      const auto eval_logits = model.forward(blocks, x.view(), std::nullopt);
+      const auto correct_in = [&](const std::vector<vertex_t>& rows,
+                                  const std::vector<std::int32_t>& labels) {
+        trainer::matrix picked(static_cast<std::int64_t>(rows.size()), n_classes);
+        kernels::gather_dense_rows(exec, eval_logits, rows, picked.view());
+        return static_cast<double>(kernels::count_correct(exec, picked.view(), labels));
+      };
+      std::array<double, 2> counts{correct_in(valid_rows, valid_labels),
+                                   correct_in(test_rows, test_labels)};
+      part_metrics->all_reduce(std::span<double>(counts));
+      record.valid_acc =
+          accuracy_counts{counts[0], static_cast<double>(split.valid.size())}.accuracy();
+      record.test_acc =
+          accuracy_counts{counts[1], static_cast<double>(split.test.size())}.accuracy();
+      record.eval_seconds = evaluation.seconds();
+    }
+    record.traffic = sum_over_ranks(*metrics, after_step, before);
+    record.eval_traffic = sum_over_ranks(*metrics, sent_by_stage(world.log()), after_step);
+    record.peak_resident_bytes = metrics->all_reduce(peak_resident_bytes(), comm::reduce_op::max);
+    record.aggregation_peak_bytes =
+        metrics->all_reduce(aggregation->peak_transient_bytes(), comm::reduce_op::max);
+    if (record.valid_acc && (!result.best_epoch || *record.valid_acc > result.best_valid_acc)) {
+      result.best_epoch = epoch;
+      result.best_valid_acc = *record.valid_acc;
+      result.test_acc_at_best = record.test_acc.value_or(0.0);
+    }
+    result.epochs.push_back(record);
+    if (on_epoch) on_epoch(record);
+  }
+
+  // Every rank applied the same summed gradients to the same weights; a
+  // difference would mean ranks trained different models.
+  result.parameters = model.parameters_on_host();
+  auto reference = result.parameters;
+  metrics->broadcast(std::span<float>(reference), 0);
+  const bool same = std::memcmp(reference.data(), result.parameters.data(),
+                                reference.size() * sizeof(float)) == 0;
+  const auto differing = metrics->all_reduce(same ? 0 : 1, comm::reduce_op::sum);
+  if (differing != 0)
+    throw error(
+        fmt::format("full-batch: {} rank(s) ended with other weights than rank 0", differing));
+  return result;
+}
+
+}  // namespace bulkgnn::fullbatch
