@@ -1,5 +1,6 @@
 #include "commands.hpp"
 #include "distribution.hpp"
+#include "full_batch_train.hpp"
 #include "train_memory.hpp"
 
 #include "bulkgnn/comm/device_reducer.hpp"
@@ -27,6 +28,9 @@ namespace bulkgnn::tools {
 namespace {
 
 struct train_config {
+  std::string mode = "minibatch";
+  std::string model;  // full-batch: gcn or sage; minibatch: from --sampler
+  std::string compress = "none";
   std::string data;
   std::string split;
   std::string sampler = "sage";
@@ -67,6 +71,9 @@ std::vector<session::setting> shared_settings(const train_config& c) {
   const auto fanouts = parse_fanouts(c.fanouts);
   const auto layers = c.layers == 0 ? static_cast<int>(fanouts.size()) : c.layers;
   return {{"command", "train"},
+          {"--mode", c.mode},
+          {"--model", c.model},
+          {"--compress", c.compress},
           {"--split", c.split},
           {"--sampler", sampler::sampler_kind_name(sampler::parse_sampler_kind(c.sampler))},
           {"--fanouts", fmt::format("{}", fmt::join(fanouts, ","))},
@@ -272,6 +279,58 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
           {"distributed", distributed}};
 }
 
+// The minibatch options that mean nothing to full-batch training, refused
+// when given, so that a run never silently ignores what it was asked.
+constexpr std::array<const char*, 16> minibatch_only_options{"--sampler",
+                                                             "--fanouts",
+                                                             "--batch-size",
+                                                             "--bulk",
+                                                             "--bulk-queue",
+                                                             "--ready-queue",
+                                                             "--max-minibatches",
+                                                             "--eval",
+                                                             "--replace",
+                                                             "--sample-on",
+                                                             "--checkpoint-dir",
+                                                             "--resume",
+                                                             "--feature-replication",
+                                                             "--feature-cache",
+                                                             "--feature-cache-choice",
+                                                             "--draw-at"};
+
+full_batch_config full_batch_config_from(const train_config& c, const CLI::App& cmd) {
+  for (const char* option : minibatch_only_options)
+    BULKGNN_EXPECTS(cmd.count(option) == 0, "{} applies to --mode minibatch, not full-batch",
+                    option);
+  BULKGNN_EXPECTS(cmd.count("--grid") == 0 || c.distribution.grid != "replicated",
+                  "--grid replicated: full-batch training lays the graph out over 1d, 1.5d, 2d, "
+                  "3d or sar");
+  full_batch_config f;
+  f.data = c.data;
+  f.split = c.split;
+  f.model = c.model.empty() ? "gcn" : c.model;
+  f.layers = c.layers == 0 ? 2 : c.layers;
+  f.hidden = c.hidden;
+  f.dropout = c.dropout;
+  if (cmd.count("--lr") > 0) f.lr = c.lr;
+  f.weight_decay = c.weight_decay;
+  f.normalize_features = c.normalize_features;
+  if (cmd.count("--epochs") > 0) f.epochs = c.epochs;
+  f.eval_every = c.eval_every;
+  f.seed = c.seed;
+  f.threads = c.threads;
+  f.backend = c.backend;
+  f.metrics_out = c.metrics_out;
+  f.quiet = c.quiet;
+  f.grid = cmd.count("--grid") > 0 ? c.distribution.grid : "1d";
+  f.replication = c.distribution.replication;
+  f.partition = c.distribution.partition;
+  f.compress = c.compress;
+  f.shared = shared_settings(c);
+  for (const auto& s : session::layout_settings(c.distribution)) f.shared.push_back(s);
+  return f;
+}
+
 void run_train(const train_config& c) {
   auto options = options_from(c);
   trainer::validate(options);
@@ -358,6 +417,19 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("DATA", config->data,
                   "native dataset directory, OGB raw directory or partitioned dataset (bulkgnn "
                   "partition; each rank reads its part) (default: embedded CSBM)");
+  cmd->add_option("--mode", config->mode,
+                  "minibatch (sampled, pipelined) or full-batch (the whole graph every epoch, "
+                  "over --grid 1d, 1.5d, 2d, 3d or sar; defaults there: 200 epochs, lr 0.01, 2 "
+                  "layers)")
+      ->capture_default_str()
+      ->check(one_of({"minibatch", "full-batch"}));
+  cmd->add_option("--model", config->model,
+                  "full-batch layers: gcn (D̃^-1/2(A+I)D̃^-1/2) or sage (mean) (default: gcn)")
+      ->check(one_of({"gcn", "sage"}));
+  cmd->add_option("--compress", config->compress,
+                  "full-batch on 1d or sar: compress the rows sent between ranks, none, "
+                  "fixed:RATE or variable:RATE:EPOCH (RATE 2-32 halving to 1 by EPOCH)")
+      ->capture_default_str();
   cmd->add_option("--split", config->split, "split to train and evaluate on (default: the first)");
   cmd->add_option("--sampler", config->sampler,
                   "sage (node-wise, GraphSAGE layers) or ladies/fastgcn (layer-wise, GCN layers "
@@ -435,6 +507,15 @@ void add_train_command(CLI::App& app) {
   add_distribution_options(*cmd, config->distribution, true);
   cmd->callback([config, cmd] {
     require_every_option_decided(*cmd, shared_settings(*config), per_rank_train_options);
+    if (config->mode == "full-batch") {
+      run_full_batch_train(full_batch_config_from(*config, *cmd));
+      return;
+    }
+    for (const char* option : {"--model", "--compress"})
+      BULKGNN_EXPECTS(cmd->count(option) == 0,
+                      "{} applies to --mode full-batch (minibatch training takes its layers from "
+                      "--sampler and sends features uncompressed)",
+                      option);
     run_train(*config);
   });
 }

@@ -4,14 +4,17 @@
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/distributed/partition.hpp"
+#include "bulkgnn/fullbatch/closed_forms.hpp"
 #include "bulkgnn/fullbatch/distributed_aggregation.hpp"
 #include "bulkgnn/fullbatch/normalised_adjacency.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
+#include "part_lists.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <unordered_set>
 
 namespace bulkgnn::fullbatch {
 
@@ -129,6 +132,16 @@ std::vector<trainer::aggregation_block> shape_blocks(std::int64_t rows, int laye
   return blocks;
 }
 
+// The distinct columns of `rows` that other parts hold: this part's share
+// of SAR's boundary.
+std::int64_t remote_columns(const csr_matrix& rows, const distributed::vertex_partition& partition,
+                            int part) {
+  std::unordered_set<vertex_t> remote;
+  for (const auto u : rows.indices)
+    if (detail::part_of_new_id(partition, u) != part) remote.insert(u);
+  return static_cast<std::int64_t>(remote.size());
+}
+
 struct accuracy_counts {
   double correct = 0;
   double total = 0;
@@ -193,6 +206,7 @@ full_batch_result train_full_batch(const trainer::training_data& data,
       distributed::make_partition(options.partition, data.graph, layout.parts(), options.seed);
   const auto mine = rows_of_rank(partition, layout.part_of_rank(rank));
   std::unique_ptr<distributed_aggregation> aggregation;
+  std::int64_t boundary_rows = 0;
   {
     const auto setup = world.split(0, rank, "setup");
     const auto degrees = options.model.kind == trainer::layer_kind::gcn
@@ -201,6 +215,7 @@ full_batch_result train_full_batch(const trainer::training_data& data,
     const auto rows =
         normalised_rows(data.graph, mine.vertices, partition, options.model.kind, degrees);
     aggregation = make_distributed_aggregation(layout, world, partition, rows);
+    boundary_rows = remote_columns(rows, partition, mine.part);
   }
   // Gradients and accuracies are summed over one copy of each part's rows:
   // every rank, or on 1.5d the ranks of one replica.
@@ -230,6 +245,9 @@ full_batch_result train_full_batch(const trainer::training_data& data,
   full_batch_result result;
   result.parameter_count = static_cast<std::int64_t>(model.parameters().size());
   result.setup_traffic = sum_over_ranks(*metrics, sent_by_stage(world.log()), before_setup);
+  result.boundary_rows = part_metrics->all_reduce(boundary_rows, comm::reduce_op::sum);
+  result.predicted = predicted_epoch_bytes(layout, data.num_nodes, config, result.parameter_count,
+                                           result.boundary_rows);
   const auto n_classes = static_cast<std::int64_t>(config.num_classes);
   trainer::matrix train_logits(static_cast<std::int64_t>(train_rows.size()), n_classes);
   trainer::matrix train_grad(static_cast<std::int64_t>(train_rows.size()), n_classes);

@@ -163,6 +163,15 @@ data::dataset_shard open_shard(const std::filesystem::path& dir, const layout_op
   return data::dataset_shard::open(dir, part, own_features);
 }
 
+std::unique_ptr<comm::communicator> agreed_world(const data::dataset& ds,
+                                                 const std::vector<setting>& shared,
+                                                 comm::traffic_log& log) {
+  if (!distributed::mpi_session::active())
+    return std::make_unique<comm::self_communicator>("world", log);
+  require_same_settings_on_every_rank(data::content_fingerprint(ds), layout_options{}, shared);
+  return std::make_unique<comm::mpi_communicator>(MPI_COMM_WORLD, "world", log);
+}
+
 run_session::run_session(const data::dataset& ds, const layout_options& layout,
                          bool partition_features, const std::vector<setting>& shared) {
   if (!distributed::mpi_session::active()) {
@@ -272,6 +281,11 @@ data::dataset_shard open_shard(const std::filesystem::path& dir, const layout_op
         fmt::format("{} is partitioned into {} parts; a process alone reads a dataset of 1 part",
                     dir.string(), stored));
   return data::dataset_shard::open(dir, 0, features);
+}
+
+std::unique_ptr<comm::communicator> agreed_world(const data::dataset&, const std::vector<setting>&,
+                                                 comm::traffic_log& log) {
+  return std::make_unique<comm::self_communicator>("world", log);
 }
 
 run_session::run_session(const data::dataset&, const layout_options& layout, bool,

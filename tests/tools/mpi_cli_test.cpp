@@ -519,4 +519,98 @@ TEST(DataParallelTraining, FullGraphEvaluationBySharesIsTheSingleProcesssEvaluat
             untrained_accuracy(0, cora, model, dir / "alone.json"));
 }
 
+// Per-epoch losses and the final test accuracy of a full-batch run, and its
+// metrics.
+nlohmann::json full_batch(int ranks, const std::string& extra, const fs::path& metrics) {
+  const auto r = run(ranks, "train " + cora.string() +
+                                " --mode full-batch --hidden 16 --epochs 5 --eval-every 5 "
+                                "--normalize-features row --quiet --metrics-out " +
+                                metrics.string() + " " + extra);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return r.exit_code == 0 ? read_json(metrics) : nlohmann::json();
+}
+
+class FullBatchOnEveryGrid : public ::testing::TestWithParam<layout> {};
+
+INSTANTIATE_TEST_SUITE_P(Layouts, FullBatchOnEveryGrid,
+                         ::testing::Values(layout{2, "1d"}, layout{2, "sar"},
+                                           layout{4, "1.5d --replication 2"}, layout{4, "2d"},
+                                           layout{4, "sar --partition metis"},
+                                           layout{8, "3d --replication 2"}),
+                         [](const auto& info) {
+                           std::string name =
+                               "np" + std::to_string(info.param.ranks) + "_" + info.param.grid;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+// GCN and GraphSAGE on the whole graph: every grid trains the single
+// process's model (losses and accuracy), and moves the bytes of its closed
+// forms (exact where the parts are equal, as cora's 2708 rows on 2 and 4).
+TEST_P(FullBatchOnEveryGrid, TrainsTheSingleProcesssModelMovingTheClosedFormsBytes) {
+  const bulkgnn::testing::scratch_dir dir;
+  for (const std::string model : {"--model gcn", "--model sage"}) {
+    const auto alone = full_batch(0, model, dir / "alone.json");
+    const auto ranks =
+        full_batch(GetParam().ranks, model + " --grid " + GetParam().grid, dir / "ranks.json");
+    ASSERT_FALSE(alone.is_null() || ranks.is_null()) << model;
+    ASSERT_EQ(ranks.at("config").at("ranks"), GetParam().ranks);
+    for (std::size_t e = 0; e < 5; ++e)
+      EXPECT_NEAR(ranks.at("epochs")[e].at("loss").get<double>(),
+                  alone.at("epochs")[e].at("loss").get<double>(), 1e-5)
+          << model << " epoch " << e;
+    EXPECT_NEAR(ranks.at("final").at("test_acc").get<double>(),
+                alone.at("final").at("test_acc").get<double>(), 0.002)
+        << model;
+    const auto& traffic = ranks.at("epochs")[4].at("traffic_bytes");
+    const auto& predicted = ranks.at("predicted_epoch_bytes");
+    for (const char* stage : {"forward", "backward", "gradients"}) {
+      const auto want = predicted.at(stage).get<double>();
+      EXPECT_GT(want, 0) << stage;
+      EXPECT_NEAR(traffic.at(stage).get<double>(), want, 0.01 * want) << model << " " << stage;
+      if (GetParam().ranks <= 4) {
+        EXPECT_EQ(traffic.at(stage).get<double>(), want) << stage;
+      }
+    }
+  }
+}
+
+// The compressed exchanges of 1d and sar: the variable schedule sends fewer
+// bytes while compressed and the uncompressed bytes from its last epoch on.
+TEST(FullBatchCompression, TheVariableScheduleEndsAtTheUncompressedBytes) {
+  const bulkgnn::testing::scratch_dir dir;
+  for (const std::string grid : {"1d", "sar"}) {
+    const auto none = full_batch(4, "--grid " + grid, dir / "none.json");
+    const auto variable =
+        full_batch(4, "--grid " + grid + " --compress variable:8:4", dir / "variable.json");
+    ASSERT_FALSE(none.is_null() || variable.is_null()) << grid;
+    const auto forward = [](const nlohmann::json& m, int e) {
+      return m.at("epochs")[e].at("traffic_bytes").at("forward").get<double>();
+    };
+    EXPECT_EQ(variable.at("epochs")[0].at("compression_rate"), 8);
+    EXPECT_LT(forward(variable, 0), forward(none, 0) / 4) << grid;
+    EXPECT_EQ(variable.at("epochs")[4].at("compression_rate"), 1);
+    EXPECT_EQ(forward(variable, 4), forward(none, 4)) << grid;
+  }
+}
+
+// Impossible full-batch options end every rank with a message naming them.
+TEST(FullBatchOptions, ImpossibleCombinationsFailNamingTheOption) {
+  const std::string base = "train " + cora.string() + " --quiet --epochs 1 ";
+  for (const auto& [ranks, arguments, named] :
+       std::vector<std::tuple<int, std::string, std::string>>{
+           {2, "--mode full-batch --grid 2d", "square number of ranks"},
+           {4, "--mode full-batch --grid 1.5d --replication 3", "c must divide"},
+           {4, "--mode full-batch --grid 3d --replication 2", "c·q²"},
+           {0, "--compress fixed:4", "--compress applies to --mode full-batch"},
+           {0, "--mode full-batch --grid 2d --compress fixed:4", "--grid 1d or sar"},
+           {0, "--mode full-batch --fanouts 5,5", "--fanouts applies to --mode minibatch"},
+           {0, "--mode full-batch --compress variable:8", "--compress variable:8"}}) {
+    const auto r = run(ranks, base + arguments);
+    EXPECT_NE(r.exit_code, 0) << arguments;
+    EXPECT_NE(r.output.find(named), std::string::npos) << arguments << "\n" << r.output;
+  }
+}
+
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "bulkgnn/comm/communicator.hpp"
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/fullbatch/closed_forms.hpp"
 #include "bulkgnn/fullbatch/compression.hpp"
 #include "bulkgnn/fullbatch/grid.hpp"
 #include "bulkgnn/loader/feature_normalization.hpp"
@@ -70,6 +71,10 @@ struct full_batch_result {
   std::vector<float> parameters;  // final weights, the same on every rank (checked)
   stage_bytes setup_traffic;      // degrees and tiles, before the first epoch
   std::int64_t parameter_count = 0;
+  // SAR's boundary (closed_forms.hpp) and the bytes the closed forms give an
+  // epoch's training step on this grid.
+  std::int64_t boundary_rows = 0;
+  epoch_bytes predicted;
 };
 
 using full_batch_callback = std::function<void(const full_batch_epoch&)>;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "bulkgnn/comm/communicator.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/partitioned_dataset.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
@@ -59,6 +60,15 @@ struct setting {
 // position).
 [[nodiscard]] data::dataset_shard open_shard(const std::filesystem::path& dir,
                                              const layout_options& layout, bool features);
+
+// The ranks of a run that lays its data out itself (full-batch training),
+// after the check run_session makes first: every rank opened the same
+// dataset (by content) and gave the same `shared` settings, else a
+// collective_error on every rank naming each difference. Traffic is counted
+// in `log`. A process alone gets a self communicator.
+[[nodiscard]] std::unique_ptr<comm::communicator> agreed_world(const data::dataset& ds,
+                                                               const std::vector<setting>& shared,
+                                                               comm::traffic_log& log);
 
 class run_session {
  public:
