@@ -4,6 +4,8 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/distributed/cost_model.hpp"
+#include "bulkgnn/distributed/partition.hpp"
+#include "bulkgnn/fullbatch/closed_forms.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,6 +13,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <unordered_set>
 
 namespace bulkgnn::tools {
 
@@ -19,6 +22,10 @@ namespace {
 namespace cost = distributed::cost;
 
 struct model_config {
+  std::string mode = "minibatch";
+  std::string model = "gcn";  // full-batch layers
+  int layers = 2;             // full-batch depth
+  std::string partition = "block";
   std::string data;
   std::string split;
   std::int64_t nodes = 0;
@@ -84,7 +91,113 @@ cost::graph_stats stats_of(model_config& c) {
   return stats;
 }
 
+// SAR's boundary under `method`'s partition into `parts`: for each part, the
+// distinct vertices of other parts its rows reference.
+std::int64_t boundary_rows(csr_view graph, const std::string& method, int parts) {
+  const auto partition = distributed::make_partition(method, graph, parts, 0);
+  std::int64_t boundary = 0;
+  std::vector<std::unordered_set<vertex_t>> referenced(static_cast<std::size_t>(parts));
+  for (std::int64_t v = 0; v < graph.rows; ++v)
+    for (auto e = graph.indptr[v]; e < graph.indptr[v + 1]; ++e)
+      if (partition.owner[graph.indices[e]] != partition.owner[v])
+        referenced[partition.owner[v]].insert(graph.indices[e]);
+  for (const auto& r : referenced) boundary += static_cast<std::int64_t>(r.size());
+  return boundary;
+}
+
+// The parameters of a full-batch model: gcn has W (in × out) and b per
+// layer, sage also W_self.
+std::int64_t full_batch_parameters(const trainer::model_config& m) {
+  std::int64_t count = 0;
+  for (int l = 0; l < m.layers; ++l) {
+    const auto in = l == 0 ? m.in_features : m.hidden;
+    const auto out = l + 1 == m.layers ? m.num_classes : m.hidden;
+    count += (m.kind == trainer::layer_kind::sage ? 2 : 1) * in * out + out;
+  }
+  return count;
+}
+
+// `bulkgnn model --mode full-batch`: each grid's closed forms per epoch
+// (fullbatch/closed_forms.hpp) over the rank counts it can take.
+void run_full_batch_model(model_config c) {
+  const auto ranks = parse_int_list_in(c.ranks, "--ranks", 1, max_ranks);
+  std::optional<data::dataset> ds;
+  if (!c.data.empty()) {
+    ds.emplace(data::dataset::open(c.data));
+    c.nodes = ds->num_nodes();
+    c.edges = ds->num_edges();
+    if (!ds->features().empty()) c.features = ds->features().cols;
+    if (c.classes == 0) c.classes = ds->num_classes();
+  }
+  BULKGNN_EXPECTS(c.nodes > 0, "model --mode full-batch: give DATA or --nodes");
+  const trainer::model_config m{.kind = trainer::parse_layer_kind(c.model),
+                                .in_features = c.features,
+                                .hidden = c.hidden,
+                                .num_classes = c.classes == 0 ? 2 : c.classes,
+                                .layers = c.layers};
+  const auto parameters = c.parameters > 0 ? c.parameters : full_batch_parameters(m);
+  std::vector<std::string> grids{"1d", "1.5d", "2d", "3d", "sar"};
+  if (c.grid != "all") grids = {c.grid};
+  fmt::print("full-batch {}: n {} features {} hidden {} classes {} layers {} parameters {}\n",
+             c.model, c.nodes, c.features, c.hidden, m.num_classes, c.layers, parameters);
+  fmt::print("{:<6} {:>6} {:>3} {:>14} {:>14} {:>14} {:>14} {:>14} {:>12}\n", "grid", "P", "c",
+             "forward MB", "backward MB", "gradients MB", "total MB", "per rank MB",
+             "comm s/epoch");
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& name : grids) {
+    const auto kind = fullbatch::parse_grid_kind(name);
+    if (kind == fullbatch::grid_kind::sar && !ds) continue;  // needs the partition's boundary
+    for (const auto p64 : ranks) {
+      const int p = static_cast<int>(p64);
+      const bool replicates =
+          kind == fullbatch::grid_kind::one_and_half_d || kind == fullbatch::grid_kind::three_d;
+      std::optional<fullbatch::grid_layout> layout;
+      try {
+        layout.emplace(kind, p, replicates ? c.replication : 1);
+      } catch (const option_error&) {
+        continue;  // this rank count cannot take the grid
+      }
+      const auto boundary =
+          kind == fullbatch::grid_kind::sar ? boundary_rows(ds->graph(), c.partition, p) : 0;
+      const auto bytes =
+          fullbatch::predicted_epoch_bytes(*layout, c.nodes, m, parameters, boundary);
+      const double total = bytes.forward + bytes.backward + bytes.gradients;
+      const double per_rank = total / p;
+      fmt::print("{:<6} {:>6} {:>3} {:>14.4f} {:>14.4f} {:>14.4f} {:>14.4f} {:>14.4f} {:>12.4g}\n",
+                 name, p, layout->replication(), bytes.forward / 1e6, bytes.backward / 1e6,
+                 bytes.gradients / 1e6, total / 1e6, per_rank / 1e6,
+                 per_rank / (c.bandwidth_gbs * 1e9));
+      rows.push_back({{"grid", name},
+                      {"ranks", p},
+                      {"replication", layout->replication()},
+                      {"boundary_rows", boundary},
+                      {"forward_bytes_sent", bytes.forward},
+                      {"backward_bytes_sent", bytes.backward},
+                      {"gradients_bytes_sent", bytes.gradients},
+                      {"seconds_per_epoch", per_rank / (c.bandwidth_gbs * 1e9)}});
+    }
+  }
+  if (!c.metrics_out.empty())
+    write_file_atomically(c.metrics_out, nlohmann::json{{"command", "model"},
+                                                        {"mode", "full-batch"},
+                                                        {"data", c.data},
+                                                        {"nodes", c.nodes},
+                                                        {"features", c.features},
+                                                        {"hidden", c.hidden},
+                                                        {"layers", c.layers},
+                                                        {"model", c.model},
+                                                        {"parameters", parameters},
+                                                        {"predictions", rows}}
+                                                 .dump(2) +
+                                             "\n");
+}
+
 void run_model(model_config c) {
+  if (c.mode == "full-batch") {
+    require_writable_file(c.metrics_out, "--metrics-out");
+    run_full_batch_model(std::move(c));
+    return;
+  }
   require_writable_file(c.metrics_out, "--metrics-out");
   const auto ranks = parse_int_list_in(c.ranks, "--ranks", 1, max_ranks);
   const auto fanouts = parse_fanouts(c.fanouts);
@@ -244,7 +357,9 @@ void add_model_command(CLI::App& app) {
       ->capture_default_str()
       ->check(integer_in(0, max_vertices));
   cmd->add_option("--fanouts", config->fanouts)->capture_default_str();
-  cmd->add_option("--grid", config->grid, "all, replicated, 1.5d, 2d, 2d-summa or 3d")
+  cmd->add_option("--grid", config->grid,
+                  "all, replicated, 1.5d, 2d, 2d-summa or 3d (full-batch: all, 1d, 1.5d, 2d, 3d "
+                  "or sar)")
       ->capture_default_str()
       ->check(one_of({"all", "replicated", "1.5d", "2d", "2d-summa", "3d"}));
   cmd->add_option("--replication", config->replication, "1.5d copies / 3d layers")
@@ -275,6 +390,20 @@ void add_model_command(CLI::App& app) {
                   "only, features not modelled)")
       ->capture_default_str()
       ->check(one_of({"sage", "ladies", "fastgcn"}));
+  cmd->add_option("--mode", config->mode,
+                  "minibatch (sampling, features, gradients) or full-batch (the closed forms of "
+                  "--grid 1d, 1.5d, 2d, 3d or sar; sar needs DATA)")
+      ->capture_default_str()
+      ->check(one_of({"minibatch", "full-batch"}));
+  cmd->add_option("--model", config->model, "full-batch layers: gcn or sage")
+      ->capture_default_str()
+      ->check(one_of({"gcn", "sage"}));
+  cmd->add_option("--layers", config->layers, "full-batch layers")
+      ->capture_default_str()
+      ->check(integer_in(1, max_layers));
+  cmd->add_option("--partition", config->partition, "full-batch sar: block or metis parts")
+      ->capture_default_str()
+      ->check(one_of({"block", "metis"}));
   cmd->add_option("--metrics-out", config->metrics_out, "write the predictions as JSON");
   cmd->callback([config] { run_model(*config); });
 }
