@@ -88,7 +88,7 @@ def accuracy(args):
             cells = [f"{r['mean']:.4f} ± {r['std']:.4f}" for r in results
                      if r["dataset"] == dataset and r["model"] == model]
             rows.append(f"| {dataset} | {model} | " + " | ".join(cells) + " |")
-    write(Path(args.out), "accuracy", {"epochs": args.epochs, "seeds": args.seeds,
+    write(Path(args.out), "accuracy-" + "-".join(args.datasets), {"epochs": args.epochs, "seeds": args.seeds,
                                        "results": results}, "\n".join(rows))
 
 
@@ -118,15 +118,21 @@ def communication(args):
                 record[stage + "_closed_form"] = m["predicted_epoch_bytes"][stage]
             results.append(record)
             print(record, flush=True)
+            write_communication(Path(args.out), results)
+
+
+def write_communication(out, results):
+    """The table so far (written after every run: the s20 runs are long)."""
     rows = ["| R-MAT | P | grid | forward MB (closed form) | backward MB (closed form) | "
             "gradients MB (closed form) | s/epoch |", "|---|---|---|---|---|---|---|"]
     for r in results:
         cells = [f"{r[s] / 1e6:.1f} ({r[s + '_closed_form'] / 1e6:.1f}, "
-                 f"{100 * (r[s] / r[s + '_closed_form'] - 1):+.1f}%)"
+                 + (f"{100 * (r[s] / r[s + '_closed_form'] - 1):+.1f}%)"
+                    if r[s + "_closed_form"] > 0 else ("exact)" if r[s] == 0 else "n/a)"))
                  for s in ("forward", "backward", "gradients")]
         rows.append(f"| s{r['scale']} | {r['ranks']} | {r['grid']} | " + " | ".join(cells) +
                     f" | {r['seconds_per_epoch']:.2f} |")
-    write(Path(args.out), "communication", {"results": results}, "\n".join(rows))
+    write(out, "communication", {"results": results}, "\n".join(rows))
 
 
 def memory(args):
@@ -135,7 +141,7 @@ def memory(args):
     for ranks in (1, 2, 4, 8):
         for grid in ("sar", "1d"):
             m = train(args.cli, ranks if ranks > 1 else 0, data,
-                      ["--grid", grid, "--epochs", "2", "--hidden", "128", "--eval-every", "2",
+                      ["--grid", grid, "--epochs", "1", "--hidden", "128", "--eval-every", "1",
                        "--threads", "1"])
             last = m["epochs"][-1]
             results.append({"ranks": ranks, "grid": grid,
@@ -183,13 +189,14 @@ def compression(args):
     for r in results:
         rows.append(f"| {r['dataset']} | {r['compress']} | {r['mean']:.4f} ± {r['std']:.4f} | "
                     f"{r['bytes'] / 1e6:.1f} |")
-    write(Path(args.out), "compression", {"grid": args.grid, "epochs": args.epochs,
+    name = f"compression-{args.grid}-" + "-".join(args.datasets)
+    write(Path(args.out), name, {"grid": args.grid, "epochs": args.epochs,
                                           "seeds": args.seeds, "results": results},
           "\n".join(rows))
-    plot_compression(Path(args.out), results, args.datasets)
+    plot_compression(Path(args.out) / f"{name}.png", results, args.datasets)
 
 
-def plot_compression(out, results, datasets):
+def plot_compression(png, results, datasets):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -205,7 +212,7 @@ def plot_compression(out, results, datasets):
         axis.set_title(f"{dataset}, GCN, P = 4")
         axis.legend(fontsize=8)
     figure.tight_layout()
-    figure.savefig(out / "compression.png", dpi=120)
+    figure.savefig(png, dpi=120)
 
 
 def main():

@@ -187,6 +187,7 @@ nlohmann::json full_batch_epoch::to_json() const {
           {"traffic_bytes", fullbatch::to_json(traffic)},
           {"eval_traffic_bytes", fullbatch::to_json(eval_traffic)},
           {"peak_resident_bytes", peak_resident_bytes},
+          {"peak_resident_bytes_by_rank", peak_resident_bytes_by_rank},
           {"aggregation_peak_bytes", aggregation_peak_bytes}};
 }
 
@@ -310,7 +311,9 @@ full_batch_result train_full_batch(const trainer::training_data& data,
     }
     record.traffic = sum_over_ranks(*metrics, after_step, before);
     record.eval_traffic = sum_over_ranks(*metrics, sent_by_stage(world.log()), after_step);
-    record.peak_resident_bytes = metrics->all_reduce(peak_resident_bytes(), comm::reduce_op::max);
+    record.peak_resident_bytes_by_rank = metrics->all_gather(peak_resident_bytes());
+    record.peak_resident_bytes = *std::max_element(record.peak_resident_bytes_by_rank.begin(),
+                                                   record.peak_resident_bytes_by_rank.end());
     record.aggregation_peak_bytes =
         metrics->all_reduce(aggregation->peak_transient_bytes(), comm::reduce_op::max);
     if (record.valid_acc && (!result.best_epoch || *record.valid_acc > result.best_valid_acc)) {

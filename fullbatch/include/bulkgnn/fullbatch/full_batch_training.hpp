@@ -59,6 +59,7 @@ struct full_batch_epoch {
   // most the grid held at once for one product besides the activations.
   std::int64_t peak_resident_bytes = 0;
   std::int64_t aggregation_peak_bytes = 0;
+  std::vector<std::int64_t> peak_resident_bytes_by_rank;
 
   [[nodiscard]] nlohmann::json to_json() const;
 };
