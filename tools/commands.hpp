@@ -8,6 +8,7 @@
 #include "bulkgnn/session/session.hpp"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -47,6 +48,11 @@ struct run_data {
 void start_session(std::optional<session::run_session>& session, const run_data& data,
                    const session::layout_options& layout, bool partition_features,
                    const std::vector<session::setting>& shared);
+
+// The metrics' "final" record: the best validation epoch (from 1) and its
+// accuracies, or nulls when no epoch was evaluated.
+nlohmann::json final_accuracy_json(const std::optional<std::int64_t>& best_epoch, double valid_acc,
+                                   double test_acc);
 
 // The --backend option: cpu, reference or cuda.
 backend parse_backend(const std::string& name);

@@ -26,6 +26,7 @@ struct model_config {
   std::string model = "gcn";  // full-batch layers
   int layers = 2;             // full-batch depth
   std::string partition = "block";
+  int seed = 0;  // the METIS partition's, as train's --seed
   std::string data;
   std::string split;
   std::int64_t nodes = 0;
@@ -93,8 +94,8 @@ cost::graph_stats stats_of(model_config& c) {
 
 // SAR's boundary under `method`'s partition into `parts`: for each part, the
 // distinct vertices of other parts its rows reference.
-std::int64_t boundary_rows(csr_view graph, const std::string& method, int parts) {
-  const auto partition = distributed::make_partition(method, graph, parts, 0);
+std::int64_t boundary_rows(csr_view graph, const std::string& method, int parts, int seed) {
+  const auto partition = distributed::make_partition(method, graph, parts, seed);
   std::int64_t boundary = 0;
   std::vector<std::unordered_set<vertex_t>> referenced(static_cast<std::size_t>(parts));
   for (std::int64_t v = 0; v < graph.rows; ++v)
@@ -137,7 +138,13 @@ void run_full_batch_model(model_config c) {
                                 .layers = c.layers};
   const auto parameters = c.parameters > 0 ? c.parameters : full_batch_parameters(m);
   std::vector<std::string> grids{"1d", "1.5d", "2d", "3d", "sar"};
-  if (c.grid != "all") grids = {c.grid};
+  if (c.grid != "all") {
+    BULKGNN_EXPECTS(c.grid != "replicated" && c.grid != "2d-summa",
+                    "model --mode full-batch --grid {}: full-batch grids are 1d, 1.5d, 2d, 3d and "
+                    "sar",
+                    c.grid);
+    grids = {c.grid};
+  }
   fmt::print("full-batch {}: n {} features {} hidden {} classes {} layers {} parameters {}\n",
              c.model, c.nodes, c.features, c.hidden, m.num_classes, c.layers, parameters);
   fmt::print("{:<6} {:>6} {:>3} {:>14} {:>14} {:>14} {:>14} {:>14} {:>12}\n", "grid", "P", "c",
@@ -146,7 +153,12 @@ void run_full_batch_model(model_config c) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& name : grids) {
     const auto kind = fullbatch::parse_grid_kind(name);
-    if (kind == fullbatch::grid_kind::sar && !ds) continue;  // needs the partition's boundary
+    if (kind == fullbatch::grid_kind::sar && !ds) {
+      BULKGNN_EXPECTS(c.grid == "all",
+                      "model --grid sar: SAR's bytes need DATA (the boundary "
+                      "rows of its partition)");
+      continue;
+    }
     for (const auto p64 : ranks) {
       const int p = static_cast<int>(p64);
       const bool replicates =
@@ -157,8 +169,9 @@ void run_full_batch_model(model_config c) {
       } catch (const option_error&) {
         continue;  // this rank count cannot take the grid
       }
-      const auto boundary =
-          kind == fullbatch::grid_kind::sar ? boundary_rows(ds->graph(), c.partition, p) : 0;
+      const auto boundary = kind == fullbatch::grid_kind::sar
+                                ? boundary_rows(ds->graph(), c.partition, p, c.seed)
+                                : 0;
       const auto bytes =
           fullbatch::predicted_epoch_bytes(*layout, c.nodes, m, parameters, boundary);
       const double total = bytes.forward + bytes.backward + bytes.gradients;
@@ -361,7 +374,7 @@ void add_model_command(CLI::App& app) {
                   "all, replicated, 1.5d, 2d, 2d-summa or 3d (full-batch: all, 1d, 1.5d, 2d, 3d "
                   "or sar)")
       ->capture_default_str()
-      ->check(one_of({"all", "replicated", "1.5d", "2d", "2d-summa", "3d"}));
+      ->check(one_of({"all", "replicated", "1.5d", "2d", "2d-summa", "3d", "1d", "sar"}));
   cmd->add_option("--replication", config->replication, "1.5d copies / 3d layers")
       ->capture_default_str()
       ->check(integer_in(1, max_ranks));
@@ -404,6 +417,9 @@ void add_model_command(CLI::App& app) {
   cmd->add_option("--partition", config->partition, "full-batch sar: block or metis parts")
       ->capture_default_str()
       ->check(one_of({"block", "metis"}));
+  cmd->add_option("--seed", config->seed, "full-batch sar: the METIS seed (train's --seed)")
+      ->capture_default_str()
+      ->check(integer_in(0, max_seed));
   cmd->add_option("--metrics-out", config->metrics_out, "write the predictions as JSON");
   cmd->callback([config] { run_model(*config); });
 }

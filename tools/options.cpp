@@ -46,6 +46,12 @@ void start_session(std::optional<session::run_session>& session, const run_data&
     session.emplace(*data.whole, layout, partition_features, shared);
 }
 
+nlohmann::json final_accuracy_json(const std::optional<std::int64_t>& best_epoch, double valid_acc,
+                                   double test_acc) {
+  if (!best_epoch) return {{"best_epoch", nullptr}, {"valid_acc", nullptr}, {"test_acc", nullptr}};
+  return {{"best_epoch", *best_epoch + 1}, {"valid_acc", valid_acc}, {"test_acc", test_acc}};
+}
+
 backend parse_backend(const std::string& name) {
   if (name == "cpu") return backend::cpu;
   if (name == "reference") return backend::reference;

@@ -263,12 +263,8 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
   config["draw_at"] = c.distribution.draw_at;
   config["feature_cache_mib"] = c.distribution.feature_cache_mib;
   config["feature_cache_choice"] = c.distribution.feature_cache_choice;
-  nlohmann::json final_record{
-      {"best_epoch", nullptr}, {"valid_acc", nullptr}, {"test_acc", nullptr}};
-  if (result.best_epoch)
-    final_record = {{"best_epoch", *result.best_epoch + 1},
-                    {"valid_acc", result.best_valid_acc},
-                    {"test_acc", result.test_acc_at_best}};
+  const auto final_record =
+      final_accuracy_json(result.best_epoch, result.best_valid_acc, result.test_acc_at_best);
   return {{"command", "train"},
           {"config", config},
           {"epochs", epochs},

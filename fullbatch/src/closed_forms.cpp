@@ -21,8 +21,8 @@ double product_bytes(const grid_layout& layout, std::int64_t vertices, std::int6
     case grid_kind::one_d:
       return (p - 1) * matrix;
     case grid_kind::one_and_half_d: {
-      const auto team_rows = 4 * vertices * width * layout.replication() / layout.ranks();
-      return (p / c - 1) * matrix + p * ring_bytes(team_rows, layout.replication());
+      const auto team_bytes = 4 * vertices * width * layout.replication() / layout.ranks();
+      return (p / c - 1) * matrix + p * ring_bytes(team_bytes, layout.replication());
     }
     case grid_kind::two_d:
       return 2 * (q - 1) * matrix;

@@ -63,7 +63,14 @@ std::vector<std::byte> quantising_codec::encode(std::span<const std::byte> raw,
       throw error(
           fmt::format("compression: row {} of a message holds a value that is not finite", r));
     const float minimum = *low;
-    const float step = (*high - *low) / static_cast<float>(top);
+    // In double: the range of two finite floats may overflow a float.
+    const auto step = static_cast<float>((static_cast<double>(*high) - static_cast<double>(*low)) /
+                                         static_cast<double>(top));
+    if (!std::isfinite(step))
+      throw error(
+          fmt::format("compression: row {} of a message spans [{}, {}], too wide to "
+                      "quantise",
+                      r, *low, *high));
     std::memcpy(out, &minimum, sizeof(float));
     std::memcpy(out + sizeof(float), &step, sizeof(float));
     auto* codes = reinterpret_cast<unsigned char*>(out + 2 * sizeof(float));

@@ -140,6 +140,7 @@ class grid_aggregation final : public distributed_aggregation {
         route_tiles(*setup, partition, part_rows, first_row(), true, holders, row_list, col_list);
     forward_tile_ = std::move(tiles.forward);
     backward_tile_ = std::move(tiles.backward);
+    set_tile_bytes(tile_bytes(forward_tile_) + tile_bytes(backward_tile_));
     // Rows each member of a grid column, grid row and fiber holds, in their
     // communicators' rank order.
     for (int row = 0; row < grid_rows; ++row) {
@@ -154,6 +155,7 @@ class grid_aggregation final : public distributed_aggregation {
     }
     for (int l = 0; l < c; ++l)
       fiber_rows_.push_back(partition.part_size((a * grid_cols + b) * c + l));
+    for (int row = 0; row < a; ++row) own_gather_start_ += gather_rows_[row];
     layer_ = layer;
     for (auto* comms : {&forward_comms_, &backward_comms_}) {
       const auto stage = comms == &forward_comms_ ? "forward" : "backward";
@@ -198,17 +200,22 @@ class grid_aggregation final : public distributed_aggregation {
   void multiply_through_grid(const executor& exec, const csr_matrix& tile, communicators& comms,
                              dense_view<const float> x, dense_view<float> out) {
     if (layers_ == 1) {
-      product(exec, tile, comms, x, out);
+      note_buffer_bytes(product(exec, tile, comms, x, out));
       return;
     }
-    const auto columns = to_layer_columns(*comms.fiber, x);
+    std::int64_t fiber_bytes = 0;
+    const auto columns = to_layer_columns(*comms.fiber, x, fiber_bytes);
     trainer::matrix result(columns.rows(), columns.cols());
-    product(exec, tile, comms, columns.view(), result.view());
-    from_layer_columns(*comms.fiber, result.view(), out);
+    const auto held = product(exec, tile, comms, columns.view(), result.view());
+    const auto layer_bytes = 2 * columns.rows() * columns.cols() * float_bytes;
+    note_buffer_bytes(std::max(fiber_bytes, layer_bytes + held) +
+                      from_layer_columns(*comms.fiber, result.view(), out));
   }
 
   // This rank's rows × every column → the fiber's rows × this layer's columns.
-  trainer::matrix to_layer_columns(comm::communicator& fiber, dense_view<const float> x) {
+  // `held`: the bytes of the exchange's buffers.
+  trainer::matrix to_layer_columns(comm::communicator& fiber, dense_view<const float> x,
+                                   std::int64_t& held) {
     const std::int64_t width = x.cols;
     std::vector<std::int64_t> send_counts, receive_counts;
     std::vector<float> send;
@@ -224,8 +231,7 @@ class grid_aggregation final : public distributed_aggregation {
         std::accumulate(receive_counts.begin(), receive_counts.end(), std::int64_t{0})));
     fiber.all_to_all(std::span<const float>(send), send_counts, std::span<float>(received),
                      receive_counts);
-    note_transient_bytes(static_cast<std::int64_t>(send.size() + 2 * received.size()) *
-                         float_bytes);
+    held = static_cast<std::int64_t>(send.size() + 2 * received.size()) * float_bytes;
     trainer::matrix columns(
         std::accumulate(fiber_rows_.begin(), fiber_rows_.end(), std::int64_t{0}),
         columns_of(layer_, width).second);
@@ -233,9 +239,10 @@ class grid_aggregation final : public distributed_aggregation {
     return columns;
   }
 
-  // The fiber's rows × this layer's columns → this rank's rows × every column.
-  void from_layer_columns(comm::communicator& fiber, dense_view<const float> columns,
-                          dense_view<float> out) {
+  // The fiber's rows × this layer's columns → this rank's rows × every
+  // column; returns the bytes of the receive buffer.
+  std::int64_t from_layer_columns(comm::communicator& fiber, dense_view<const float> columns,
+                                  dense_view<float> out) {
     const std::int64_t width = out.cols;
     const auto mine = columns_of(layer_, width).second;
     std::vector<std::int64_t> send_counts, receive_counts;
@@ -253,12 +260,13 @@ class grid_aggregation final : public distributed_aggregation {
       for (std::int64_t i = 0; i < out.rows; ++i, next += count)
         std::copy(next, next + count, out.data.begin() + i * width + first);
     }
+    return static_cast<std::int64_t>(received.size()) * float_bytes;
   }
 
   // out (this rank's rows of the tile's row block) = the grid row's sum of
-  // tile·(the grid column's rows of x).
-  void product(const executor& exec, const csr_matrix& tile, communicators& comms,
-               dense_view<const float> x, dense_view<float> out) {
+  // tile·(the grid column's rows of x); returns the bytes of its buffers.
+  std::int64_t product(const executor& exec, const csr_matrix& tile, communicators& comms,
+                       dense_view<const float> x, dense_view<float> out) {
     const std::int64_t width = x.cols;
     trainer::matrix gathered;
     dense_view<const float> sources = x;
@@ -268,13 +276,16 @@ class grid_aggregation final : public distributed_aggregation {
         const auto all = comms.gather->all_gather_v(x.data, codec);
         gathered = trainer::matrix(tile.cols, width);
         std::copy(all.begin(), all.end(), gathered.data().begin());
+        // This rank's own rows never crossed a rank: they stay exact.
+        std::copy(x.data.begin(), x.data.end(),
+                  gathered.data().begin() + own_gather_start_ * width);
       } else {
         gathered = trainer::matrix(tile.cols, width);
         comms.gather->all_gather_v(x.data, gathered.data(), times(gather_rows_, width));
       }
       sources = gathered.view();
     }
-    std::int64_t held = tile_bytes(tile) + gathered.rows() * width * float_bytes;
+    std::int64_t held = gathered.rows() * width * float_bytes;
     if (comms.scatter->size() == 1) {
       multiply(exec, tile, sources, out);
     } else {
@@ -284,7 +295,7 @@ class grid_aggregation final : public distributed_aggregation {
                                     times(scatter_rows_, width));
       held += partial.rows() * width * float_bytes;
     }
-    note_transient_bytes(held);
+    return held;
   }
 
   int layers_;
@@ -293,6 +304,7 @@ class grid_aggregation final : public distributed_aggregation {
   int rate_ = 1;
   csr_matrix forward_tile_;
   csr_matrix backward_tile_;
+  std::int64_t own_gather_start_ = 0;  // where this rank's rows sit among the gathered
   std::vector<std::int64_t> gather_rows_;
   std::vector<std::int64_t> scatter_rows_;
   std::vector<std::int64_t> fiber_rows_;
@@ -331,6 +343,7 @@ class replicated_rows_aggregation final : public distributed_aggregation {
                              row_list, col_list);
     forward_tile_ = std::move(tiles.forward);
     backward_tile_ = std::move(tiles.backward);
+    set_tile_bytes(tile_bytes(forward_tile_) + tile_bytes(backward_tile_));
     for (auto* comms : {&forward_comms_, &backward_comms_}) {
       const auto stage = comms == &forward_comms_ ? "forward" : "backward";
       comms->replica = world.split(replica, team, stage);
@@ -373,7 +386,7 @@ class replicated_rows_aggregation final : public distributed_aggregation {
     }
     multiply(exec, tile, gathered.view(), out);
     comms.team->all_reduce(out.data);
-    note_transient_bytes(tile_bytes(tile) + gathered.rows() * width * float_bytes);
+    note_buffer_bytes(gathered.rows() * width * float_bytes);
   }
 
   int team_ = 0;
@@ -425,8 +438,7 @@ class sequential_aggregation final : public distributed_aggregation {
       trainer::matrix product(out.rows, width);
       multiply(exec, remote_[from], incoming.view(), product.view());
       add_into(product.view(), out);
-      note_transient_bytes((outgoing.rows() + incoming.rows() + product.rows()) * width *
-                           float_bytes);
+      note_buffer_bytes((outgoing.rows() + incoming.rows() + product.rows()) * width * float_bytes);
     }
   }
 
@@ -446,7 +458,7 @@ class sequential_aggregation final : public distributed_aggregation {
         const auto* add = incoming.data().data() + static_cast<std::int64_t>(i) * width;
         for (std::int64_t k = 0; k < width; ++k) row[k] += add[k];
       }
-      note_transient_bytes((outgoing.rows() + incoming.rows()) * width * float_bytes);
+      note_buffer_bytes((outgoing.rows() + incoming.rows()) * width * float_bytes);
     }
   }
 
@@ -486,14 +498,17 @@ class sequential_aggregation final : public distributed_aggregation {
     }
     remote_.resize(static_cast<std::size_t>(ranks_));
     remote_transposed_.resize(static_cast<std::size_t>(ranks_));
+    std::int64_t held = 0;
     for (int q = 0; q < ranks_; ++q) {
       const auto columns =
           q == rank_ ? part_rows.rows : static_cast<std::int64_t>(boundary_[q].size());
       auto tile = detail::tile_from_entries(std::move(entries[q]), part_rows.rows, columns);
       auto transposed = kernels::transpose(host, tile.view());
+      held += tile_bytes(tile) + tile_bytes(transposed);
       (q == rank_ ? local_ : remote_[q]) = std::move(tile);
       (q == rank_ ? local_transposed_ : remote_transposed_[q]) = std::move(transposed);
     }
+    set_tile_bytes(held);
   }
 
   // Sends `outgoing` to rank `to` while receiving `incoming` from `from`,

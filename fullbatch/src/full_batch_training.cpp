@@ -50,24 +50,23 @@ nlohmann::json to_json(const stage_bytes& bytes) {
   return out;
 }
 
-// This rank's rows: the part it computes, as old ids in new-id order, and
-// where each old id of the part sits among them.
+// This rank's rows: the part it computes, as old ids in new-id order.
 struct part_rows_of_rank {
   int part = 0;
-  std::int64_t first = 0;
   std::vector<vertex_t> vertices;
 };
 
 part_rows_of_rank rows_of_rank(const distributed::vertex_partition& partition, int part) {
-  part_rows_of_rank rows{.part = part, .first = partition.part_offsets[part], .vertices = {}};
-  for (std::int64_t id = rows.first; id < partition.part_offsets[part + 1]; ++id)
+  part_rows_of_rank rows{.part = part, .vertices = {}};
+  for (auto id = partition.part_offsets[part]; id < partition.part_offsets[part + 1]; ++id)
     rows.vertices.push_back(partition.old_id.empty() ? static_cast<vertex_t>(id)
                                                      : partition.old_id[id]);
   return rows;
 }
 
 // d̃ of every vertex by new id: each rank counts its part's rows and the
-// ranks all-gather them (4 bytes of traffic per vertex per rank, once).
+// ranks all-gather them (8 bytes per vertex to each other rank, once; on
+// 1.5d every replica sends its team's).
 std::vector<std::int64_t> degrees_by_new_id(comm::communicator& setup, const grid_layout& layout,
                                             const distributed::vertex_partition& partition,
                                             csr_view graph, const part_rows_of_rank& mine) {
@@ -100,6 +99,24 @@ std::vector<std::int32_t> labels_at(std::span<const std::int32_t> labels,
   std::vector<std::int32_t> out;
   for (const auto r : rows) out.push_back(labels[mine.vertices[r]]);
   return out;
+}
+
+// Every rank checks the whole split before any collective, so that a bad
+// dataset stops every rank alike, naming the vertex.
+void require_labels(const trainer::training_data& data, const data::split& split) {
+  BULKGNN_EXPECTS(data.feature_dim > 0, "{}: the dataset has no node features to train on",
+                  data.name);
+  BULKGNN_EXPECTS(data.num_classes > 0 && !data.labels.empty(),
+                  "{}: the dataset has no labels to train on", data.name);
+  BULKGNN_EXPECTS(!split.train.empty(), "split '{}' has no training vertices", split.name);
+  for (const auto& [set, vertices] :
+       {std::pair{"train", split.train}, std::pair{"valid", split.valid},
+        std::pair{"test", split.test}})
+    for (const vertex_t v : vertices)
+      BULKGNN_EXPECTS(data.labels[v] >= 0 && data.labels[v] < data.num_classes,
+                      "split '{}': vertex {} of the {} set has label {}, not one of the {} "
+                      "classes",
+                      split.name, v, set, data.labels[v], data.num_classes);
 }
 
 // This rank's feature rows, normalised as --normalize-features asks (the
@@ -166,9 +183,10 @@ void validate(const full_batch_options& options, int ranks) {
   const grid_layout layout(options.grid, ranks, options.replication);
   BULKGNN_EXPECTS(!options.compression.compresses() || options.grid == grid_kind::one_d ||
                       options.grid == grid_kind::sar,
-                  "--compress {} with --grid {}: compression covers the partitioned modes that "
-                  "send activation rows alone (--grid 1d or sar); the 1.5d, 2d and 3d grids "
-                  "also send partial sums",
+                  "--compress {} with --grid {}: compression covers the grids whose every "
+                  "message goes to one rank and is used there as it arrives (--grid 1d or sar); "
+                  "the 1.5d, 2d and 3d grids sum partial products over several ranks "
+                  "(all-reduce, reduce-scatter), which this operator does not cover",
                   options.compression.text(), grid_kind_name(options.grid));
 }
 
@@ -188,6 +206,7 @@ nlohmann::json full_batch_epoch::to_json() const {
           {"eval_traffic_bytes", fullbatch::to_json(eval_traffic)},
           {"peak_resident_bytes", peak_resident_bytes},
           {"peak_resident_bytes_by_rank", peak_resident_bytes_by_rank},
+          {"peak_private_bytes_by_rank", peak_private_bytes_by_rank},
           {"aggregation_peak_bytes", aggregation_peak_bytes}};
 }
 
@@ -203,6 +222,8 @@ full_batch_result train_full_batch(const trainer::training_data& data,
   comm::traffic_log uncounted;
   const auto metrics = world.duplicate("metrics", uncounted);
 
+  const auto& split = data.find_split(options.split);
+  require_labels(data, split);
   const auto partition =
       distributed::make_partition(options.partition, data.graph, layout.parts(), options.seed);
   const auto mine = rows_of_rank(partition, layout.part_of_rank(rank));
@@ -224,7 +245,6 @@ full_batch_result train_full_batch(const trainer::training_data& data,
   const auto gradients = world.split(colour, rank, "gradients");
   const auto part_metrics = metrics->split(colour, rank, "metrics");
 
-  const auto& split = data.find_split(options.split);
   const auto train_rows = local_rows_of(split.train, partition, mine.part);
   const auto valid_rows = local_rows_of(split.valid, partition, mine.part);
   const auto test_rows = local_rows_of(split.test, partition, mine.part);
@@ -232,7 +252,6 @@ full_batch_result train_full_batch(const trainer::training_data& data,
   const auto valid_labels = labels_at(data.labels, mine, valid_rows);
   const auto test_labels = labels_at(data.labels, mine, test_rows);
   const auto train_total = static_cast<double>(split.train.size());
-  BULKGNN_EXPECTS(train_total > 0, "split '{}' has no training vertices", split.name);
 
   const auto x = feature_rows(data, mine, options.normalize_features, *metrics);
   auto config = options.model;
@@ -312,6 +331,8 @@ full_batch_result train_full_batch(const trainer::training_data& data,
     record.traffic = sum_over_ranks(*metrics, after_step, before);
     record.eval_traffic = sum_over_ranks(*metrics, sent_by_stage(world.log()), after_step);
     record.peak_resident_bytes_by_rank = metrics->all_gather(peak_resident_bytes());
+    record.peak_private_bytes_by_rank = metrics->all_gather(
+        std::max<std::int64_t>(0, peak_resident_bytes() - resident_file_bytes()));
     record.peak_resident_bytes = *std::max_element(record.peak_resident_bytes_by_rank.begin(),
                                                    record.peak_resident_bytes_by_rank.end());
     record.aggregation_peak_bytes =

@@ -27,12 +27,6 @@ vertex_t part_list::local(vertex_t v, int part) const {
   return static_cast<vertex_t>(start_[part] + v - partition_->part_offsets[part]);
 }
 
-std::vector<std::int64_t> part_list::rows_per_part() const {
-  std::vector<std::int64_t> rows;
-  for (const int p : parts_) rows.push_back(partition_->part_size(p));
-  return rows;
-}
-
 std::int64_t part_list::start_of(int part) const { return start_[part]; }
 
 csr_matrix tile_from_entries(std::vector<routed_entry> entries, std::int64_t rows,

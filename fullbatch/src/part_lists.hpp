@@ -21,8 +21,6 @@ class part_list {
   [[nodiscard]] const std::vector<int>& parts() const { return parts_; }
   // The position of new id v (of listed part `part`) in the list.
   [[nodiscard]] vertex_t local(vertex_t v, int part) const;
-  // Rows of each listed part, in list order.
-  [[nodiscard]] std::vector<std::int64_t> rows_per_part() const;
   // Where listed part `part` starts.
   [[nodiscard]] std::int64_t start_of(int part) const;
 

@@ -51,6 +51,26 @@ void expect_near_all(std::span<const float> got, std::span<const float> want, fl
     ASSERT_NEAR(got[i], want[i], tolerance * (1.0f + std::abs(want[i]))) << what << " at " << i;
 }
 
+// This rank's share of an n-vertex graph under the block partition of a
+// grid: the partition, its first row and its vertices.
+struct rank_share {
+  distributed::vertex_partition partition;
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+  std::vector<vertex_t> vertices;
+};
+
+rank_share share_of(const grid_layout& layout, int rank, std::int64_t n) {
+  rank_share share;
+  share.partition = distributed::block_partition(n, layout.parts());
+  const int part = layout.part_of_rank(rank);
+  share.first = share.partition.part_offsets[part];
+  share.count = share.partition.part_size(part);
+  for (auto v = share.first; v < share.first + share.count; ++v)
+    share.vertices.push_back(static_cast<vertex_t>(v));
+  return share;
+}
+
 class FullBatchGrids : public ::testing::Test {
  protected:
   FullBatchGrids() : world_(MPI_COMM_WORLD, "world", log_) {}
@@ -92,11 +112,7 @@ TEST_F(FullBatchGrids, EveryGridGivesTheProcessAlonesLogitsAndGradients) {
     for (const auto& [grid, c] : grids_for(world_.size())) {
       const auto what = fmt::format("{} {}", trainer::layer_kind_name(kind), name_of(grid, c));
       const grid_layout layout(grid, world_.size(), c);
-      const auto partition = distributed::block_partition(n, layout.parts());
-      const int part = layout.part_of_rank(world_.rank());
-      const auto first = partition.part_offsets[part];
-      const auto count = partition.part_size(part);
-      const std::vector<vertex_t> mine(all.begin() + first, all.begin() + first + count);
+      const auto [partition, first, count, mine] = share_of(layout, world_.rank(), n);
       const auto rows = normalised_rows(graph.view(), mine, partition, kind,
                                         degrees_with_self_loops(graph.view(), all));
       const auto aggregation = make_distributed_aggregation(layout, world_, partition, rows);
@@ -141,11 +157,7 @@ TEST_F(FullBatchGrids, ByteCountersEqualTheClosedForms) {
   for (const auto& [grid, c] : grids_for(world_.size())) {
     const auto what = name_of(grid, c);
     const grid_layout layout(grid, world_.size(), c);
-    const auto partition = distributed::block_partition(n, layout.parts());
-    const int part = layout.part_of_rank(world_.rank());
-    const auto first = partition.part_offsets[part];
-    const auto count = partition.part_size(part);
-    const std::vector<vertex_t> mine(all.begin() + first, all.begin() + first + count);
+    const auto [partition, first, count, mine] = share_of(layout, world_.rank(), n);
     const auto rows = normalised_rows(graph.view(), mine, partition, trainer::layer_kind::sage, {});
     comm::traffic_log log;
     comm::mpi_communicator world(MPI_COMM_WORLD, "world", log);

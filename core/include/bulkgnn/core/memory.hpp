@@ -14,6 +14,11 @@ void keep_freed_buffers_for_reuse();
 // since the last reset_peak_resident_bytes(); 0 where /proc is unavailable.
 [[nodiscard]] std::int64_t peak_resident_bytes();
 
+// The file-backed pages the process has resident now (RssFile): memory-mapped
+// datasets, which every process mapping the same file shares; 0 where /proc
+// is unavailable.
+[[nodiscard]] std::int64_t resident_file_bytes();
+
 // Restarts the peak at the current resident size (Linux clear_refs "5"), so a
 // peak can be measured per epoch. Does nothing where that is unsupported.
 void reset_peak_resident_bytes();

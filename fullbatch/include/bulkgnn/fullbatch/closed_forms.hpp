@@ -23,6 +23,8 @@ namespace bulkgnn::fullbatch {
 //          layer, and the fiber's all-to-all there and back)
 //  - sar:  4·B·w, B the boundary rows: Σ over ranks r and parts q ≠ r of the
 //          distinct vertices of q that r's rows reference.
+// Uncompressed: with --compress the bytes are the encoded ones, which these
+// do not model.
 // CAGNET's own closed forms count words received per process for the same
 // products (1D: n·f, 1.5D: n·f/c + its all-reduce, 2D: n·f/√P and the
 // broadcasts of A's tiles, which stationary-A SUMMA does not move).

@@ -37,8 +37,9 @@ class quantising_codec final : public comm::codec {
 };
 
 // The rate of each epoch: none (1 throughout), fixed:R, or variable:R:E,
-// which starts at R and halves the rate at evenly spaced epochs so that it is
-// 1 (full precision) from epoch E on (epochs counted from 0).
+// which starts at R and steps down through R, R/2, ..., 1, spending about
+// E/(log2 R + 1) epochs at each, so that it is 1 (full precision) from epoch E
+// on (epochs counted from 0); with E < log2 R + 1 some rates are skipped.
 class compression_schedule {
  public:
   compression_schedule() = default;

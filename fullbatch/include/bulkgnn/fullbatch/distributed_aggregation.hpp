@@ -26,22 +26,29 @@ class distributed_aggregation : public trainer::aggregation {
   // send floats). option_error unless the grid sends activation rows alone
   // (1d, sar) or the rate is 1.
   virtual void set_compression_rate(int rate) = 0;
-  // Bytes held for the products between calls (tiles and buffers kept),
-  // and the most held at once by one product, since the last reset: what
-  // the grid costs in memory besides the model's activations.
+  // The grid's tiles of Â and Âᵀ plus the most its buffers held at once for
+  // one product since the last reset: what the grid costs in memory besides
+  // the model's activations.
   [[nodiscard]] std::int64_t peak_transient_bytes() const { return peak_transient_bytes_; }
-  void reset_peak() { peak_transient_bytes_ = 0; }
+  void reset_peak() { peak_transient_bytes_ = tile_bytes_; }
 
  protected:
   distributed_aggregation(std::int64_t first_row, std::int64_t row_count)
       : first_row_(first_row), row_count_(row_count) {}
-  void note_transient_bytes(std::int64_t bytes) {
+  // The tiles, held from construction on.
+  void set_tile_bytes(std::int64_t bytes) {
+    tile_bytes_ = bytes;
     peak_transient_bytes_ = std::max(peak_transient_bytes_, bytes);
+  }
+  // The buffers one product held at once.
+  void note_buffer_bytes(std::int64_t bytes) {
+    peak_transient_bytes_ = std::max(peak_transient_bytes_, tile_bytes_ + bytes);
   }
 
  private:
   std::int64_t first_row_;
   std::int64_t row_count_;
+  std::int64_t tile_bytes_ = 0;
   std::int64_t peak_transient_bytes_ = 0;
 };
 

@@ -60,6 +60,10 @@ struct full_batch_epoch {
   std::int64_t peak_resident_bytes = 0;
   std::int64_t aggregation_peak_bytes = 0;
   std::vector<std::int64_t> peak_resident_bytes_by_rank;
+  // Each rank's peak less its resident file-backed pages (the memory-mapped
+  // dataset, which ranks on a node share and whose open checks touch it
+  // whole): an estimate of the memory a rank holds alone.
+  std::vector<std::int64_t> peak_private_bytes_by_rank;
 
   [[nodiscard]] nlohmann::json to_json() const;
 };
