@@ -116,6 +116,51 @@ TEST(Communicator, ReduceScatterGivesEachRankItsBlockOfTheSum) {
   EXPECT_EQ(t.bytes_received, (p - 1) * block * 8);
 }
 
+// Blocks of unequal sizes: rank r's block has r + 1 elements.
+TEST(Communicator, ReduceScatterOfSizedBlocksGivesEachRankItsBlockOfTheSum) {
+  traffic_log log;
+  mpi_communicator comm(MPI_COMM_WORLD, "scatter", log);
+  const int p = comm.size();
+  const int me = comm.rank();
+  std::vector<std::int64_t> counts;
+  for (int r = 0; r < p; ++r) counts.push_back(r + 1);
+  const auto total = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
+  // Element i of rank r's input is r + i.
+  std::vector<float> send(static_cast<std::size_t>(total));
+  std::iota(send.begin(), send.end(), static_cast<float>(me));
+  std::vector<float> receive(static_cast<std::size_t>(me + 1));
+  comm.reduce_scatter(std::span<const float>(send), std::span<float>(receive), counts);
+  const std::int64_t start = me * (me + 1) / 2;
+  for (int i = 0; i <= me; ++i)
+    EXPECT_EQ(receive[i], static_cast<float>(p * (start + i) + p * (p - 1) / 2));
+  const auto t = counted(log, "scatter");
+  EXPECT_EQ(t.bytes_sent, (total - (me + 1)) * 4);
+  EXPECT_EQ(t.bytes_received, (total - (me + 1)) * 4);
+  EXPECT_THROW(
+      comm.reduce_scatter(std::span<const float>(send), std::span<float>(receive).first(0), counts),
+      bulkgnn::option_error);
+}
+
+// Counts every rank knows: no sizes travel, each rank's bytes go to the others.
+TEST(Communicator, AllGatherWithKnownCountsPlacesEachRanksElementsInRankOrder) {
+  traffic_log log;
+  mpi_communicator comm(MPI_COMM_WORLD, "gather", log);
+  const int p = comm.size();
+  const int me = comm.rank();
+  std::vector<std::int64_t> counts;
+  for (int r = 0; r < p; ++r) counts.push_back(2 * r);
+  const std::vector<std::int64_t> mine(static_cast<std::size_t>(2 * me), me);
+  std::vector<std::int64_t> all(static_cast<std::size_t>(p * (p - 1)));
+  comm.all_gather_v(std::span<const std::int64_t>(mine), std::span<std::int64_t>(all), counts);
+  std::size_t next = 0;
+  for (int r = 0; r < p; ++r)
+    for (int i = 0; i < 2 * r; ++i) EXPECT_EQ(all[next++], r);
+  const auto t = counted(log, "gather");
+  EXPECT_EQ(t.calls, 1);
+  EXPECT_EQ(t.bytes_sent, (p - 1) * 2 * me * 8);
+  EXPECT_EQ(t.bytes_received, (p * (p - 1) - 2 * me) * 8);
+}
+
 TEST(Communicator, SplitGroupsRanksByColour) {
   traffic_log log;
   mpi_communicator world(MPI_COMM_WORLD, "world", log);
