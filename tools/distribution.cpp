@@ -14,7 +14,8 @@ void add_distribution_options(CLI::App& cmd, session::layout_options& config, bo
   // every rank alike, so that under mpirun each rank ends normally.
   cmd.add_option(
          "--grid", config.grid,
-         "layout of the graph over MPI ranks: replicated, 1.5d, 2d, 2d-summa (CombBLAS) or 3d")
+         "layout of the graph over MPI ranks: replicated, 1.5d, 2d, 2d-summa (CombBLAS) or 3d "
+         "(train --mode full-batch: 1d, 1.5d, 2d, 3d or sar; default 1d)")
       ->capture_default_str();
   cmd.add_option("--replication", config.replication,
                  "1.5d: copies of each block row of A; 3d: number of 2D layers")
