@@ -167,18 +167,24 @@ void run_full_batch_train(const full_batch_config& c) {
         data.name, data.num_nodes, data.num_edges, data.feature_dim, data.num_classes, c.model,
         c.layers, c.grid, c.replication > 1 ? fmt::format(" c={}", c.replication) : std::string(),
         world->size(), c.compress);
+  // Rewritten after every epoch, so that an interrupted run keeps its epochs.
+  const auto write_metrics = [&](const fullbatch::full_batch_result& so_far) {
+    if (rank_zero && !c.metrics_out.empty())
+      write_file_atomically(c.metrics_out,
+                            metrics_json(c, so_far, world->size(), total.seconds()).dump(2) + "\n");
+  };
   const stopwatch training;
-  const auto result =
-      fullbatch::train_full_batch(data, options, *world, [&](const fullbatch::full_batch_epoch& e) {
+  const auto result = fullbatch::train_full_batch(
+      data, options, *world,
+      [&](const fullbatch::full_batch_epoch& e, const fullbatch::full_batch_result& so_far) {
+        write_metrics(so_far);
         if (quiet) return;
         const double per_epoch = training.seconds() / static_cast<double>(e.epoch + 1);
         print_epoch(e, c.epochs, per_epoch * static_cast<double>(c.epochs - e.epoch - 1));
       });
+  write_metrics(result);
   if (!rank_zero) return;
   print_summary(result, world->size(), total.seconds());
-  if (!c.metrics_out.empty())
-    write_file_atomically(c.metrics_out,
-                          metrics_json(c, result, world->size(), total.seconds()).dump(2) + "\n");
 }
 
 }  // namespace bulkgnn::tools

@@ -343,7 +343,7 @@ full_batch_result train_full_batch(const trainer::training_data& data,
       result.test_acc_at_best = record.test_acc.value_or(0.0);
     }
     result.epochs.push_back(record);
-    if (on_epoch) on_epoch(record);
+    if (on_epoch) on_epoch(record, result);
   }
 
   // Every rank applied the same summed gradients to the same weights; a

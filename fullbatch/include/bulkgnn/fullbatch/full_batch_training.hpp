@@ -82,7 +82,10 @@ struct full_batch_result {
   epoch_bytes predicted;
 };
 
-using full_batch_callback = std::function<void(const full_batch_epoch&)>;
+// Called after each epoch with the result so far (for progress lines and a
+// metrics file rewritten every epoch).
+using full_batch_callback =
+    std::function<void(const full_batch_epoch&, const full_batch_result& so_far)>;
 
 // Full-batch training on the whole graph every epoch, over the ranks of
 // `world` laid out as options.grid (collective; a process alone passes a
