@@ -193,10 +193,6 @@ def compression(args):
             results.append({"dataset": dataset, "compress": schedule, "test_acc": tests,
                             "mean": mean, "std": std, "bytes": statistics.mean(sent)})
             print(results[-1], flush=True)
-    rows = ["| dataset | --compress | test acc | activation bytes sent (MB) |", "|---|---|---|---|"]
-    for r in results:
-        rows.append(f"| {r['dataset']} | {r['compress']} | {r['mean']:.4f} ± {r['std']:.4f} | "
-                    f"{r['bytes'] / 1e6:.1f} |")
     name = f"compression-{args.grid}-" + "-".join(args.datasets)
     # Runs of other schedules recorded earlier are kept (a sweep can be extended).
     earlier = Path(args.out) / f"{name}.json"
@@ -204,6 +200,10 @@ def compression(args):
         ran = {(r["dataset"], r["compress"]) for r in results}
         results = [r for r in json.loads(earlier.read_text())["results"]
                    if (r["dataset"], r["compress"]) not in ran] + results
+    rows = ["| dataset | --compress | test acc | activation bytes sent (MB) |", "|---|---|---|---|"]
+    for r in results:
+        rows.append(f"| {r['dataset']} | {r['compress']} | {r['mean']:.4f} ± {r['std']:.4f} | "
+                    f"{r['bytes'] / 1e6:.1f} |")
     write(Path(args.out), name, {"grid": args.grid, "epochs": args.epochs,
                                           "seeds": args.seeds, "results": results},
           "\n".join(rows))
