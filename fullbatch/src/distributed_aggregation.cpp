@@ -43,9 +43,18 @@ void multiply(const executor& exec, const csr_matrix& a, dense_view<const float>
   kernels::spmm(exec, a.view(), x, y);
 }
 
+// Which ranks hold the tile of a (row part, column part): `first(row part,
+// column part)` and the `copies` − 1 ranks after it at steps of `stride`
+// (3D replicates every tile over its layers).
+struct tile_holders {
+  std::function<int(int, int)> first;
+  int copies = 1;
+  int stride = 0;
+};
+
 // The tiles of Â and Âᵀ this rank holds, from every rank's rows of Â: each
-// entry (and its transpose) goes to the ranks `holders` names for its (row
-// part, column part), which number it with their row and column lists.
+// entry (and its transpose) goes to the holders of its (row part, column
+// part), which number it with their row and column lists.
 struct tile_pair {
   csr_matrix forward;
   csr_matrix backward;
@@ -53,8 +62,8 @@ struct tile_pair {
 
 tile_pair route_tiles(comm::communicator& setup, const distributed::vertex_partition& partition,
                       const csr_matrix& rows, std::int64_t first_row, bool sends,
-                      const std::function<std::vector<int>(int, int)>& holders,
-                      const part_list& row_list, const part_list& col_list) {
+                      const tile_holders& holders, const part_list& row_list,
+                      const part_list& col_list) {
   std::vector<std::vector<routed_entry>> outgoing(static_cast<std::size_t>(setup.size()));
   if (sends) {
     for (std::int64_t i = 0; i < rows.rows; ++i) {
@@ -63,10 +72,12 @@ tile_pair route_tiles(comm::communicator& setup, const distributed::vertex_parti
       for (auto e = rows.indptr[i]; e < rows.indptr[i + 1]; ++e) {
         const vertex_t u = rows.indices[e];
         const int col_part = part_of_new_id(partition, u);
-        for (const int r : holders(row_part, col_part))
-          outgoing[r].push_back({v, u, rows.values[e], 0});
-        for (const int r : holders(col_part, row_part))
-          outgoing[r].push_back({u, v, rows.values[e], 1});
+        const int forward_holder = holders.first(row_part, col_part);
+        const int backward_holder = holders.first(col_part, row_part);
+        for (int copy = 0; copy < holders.copies; ++copy) {
+          outgoing[forward_holder + copy * holders.stride].push_back({v, u, rows.values[e], 0});
+          outgoing[backward_holder + copy * holders.stride].push_back({u, v, rows.values[e], 1});
+        }
       }
     }
   }
@@ -128,13 +139,13 @@ class grid_aggregation final : public distributed_aggregation {
     for (int row = 0; row < grid_rows; ++row)
       for (int l = 0; l < c; ++l) col_parts.push_back((row * grid_cols + b) * c + l);
     const part_list col_list(partition, col_parts);
-    const auto holders = [&](int row_part, int col_part) {
-      std::vector<int> ranks;
-      for (int l = 0; l < c; ++l)
-        ranks.push_back(l * grid_rows * grid_cols + grid_row_of(row_part) * grid_cols +
-                        grid_col_of(col_part));
-      return ranks;
-    };
+    const tile_holders holders{.first =
+                                   [&](int row_part, int col_part) {
+                                     return grid_row_of(row_part) * grid_cols +
+                                            grid_col_of(col_part);
+                                   },
+                               .copies = c,
+                               .stride = grid_rows * grid_cols};
     const auto setup = world.split(0, r, "setup");
     auto tiles =
         route_tiles(*setup, partition, part_rows, first_row(), true, holders, row_list, col_list);
@@ -334,9 +345,8 @@ class replicated_rows_aggregation final : public distributed_aggregation {
       part_starts_.push_back(col_list.start_of(p));
       part_rows_.push_back(partition.part_size(p));
     }
-    const auto holders = [&](int row_part, int col_part) {
-      return std::vector<int>{row_part * c + col_part % c};
-    };
+    const tile_holders holders{
+        .first = [&](int row_part, int col_part) { return row_part * c + col_part % c; }};
     const auto setup = world.split(0, world.rank(), "setup");
     // Every replica holds the team's rows; replica 0 sends them.
     auto tiles = route_tiles(*setup, partition, part_rows, first_row(), replica == 0, holders,

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <numeric>
 #include <unordered_set>
 
 namespace bulkgnn::fullbatch {
@@ -129,10 +130,12 @@ trainer::matrix feature_rows(const trainer::training_data& data, const part_rows
   if (normalisation == loader::feature_normalization::row) {
     const float shift =
         ranks.all_reduce(loader::row_normalizer::minimum(x.view()), comm::reduce_op::min);
-    std::vector<float> divisors(static_cast<std::size_t>(data.num_nodes), 1.0f);
-    const auto own = loader::row_normalizer::row_divisors(x.view(), shift);
-    for (std::size_t i = 0; i < own.size(); ++i) divisors[mine.vertices[i]] = own[i];
-    loader::row_normalizer(shift, std::move(divisors)).apply(mine.vertices, x.view());
+    // Divisors of this rank's rows only, looked up by row position.
+    const loader::row_normalizer normalizer(shift,
+                                            loader::row_normalizer::row_divisors(x.view(), shift));
+    std::vector<vertex_t> positions(mine.vertices.size());
+    std::iota(positions.begin(), positions.end(), 0);
+    normalizer.apply(positions, x.view());
   }
   return x;
 }
@@ -237,7 +240,7 @@ full_batch_result train_full_batch(const trainer::training_data& data,
     const auto rows =
         normalised_rows(data.graph, mine.vertices, partition, options.model.kind, degrees);
     aggregation = make_distributed_aggregation(layout, world, partition, rows);
-    boundary_rows = remote_columns(rows, partition, mine.part);
+    if (layout.kind() == grid_kind::sar) boundary_rows = remote_columns(rows, partition, mine.part);
   }
   // Gradients and accuracies are summed over one copy of each part's rows:
   // every rank, or on 1.5d the ranks of one replica.

@@ -154,7 +154,7 @@ TEST(Compression, SchedulesReachFullPrecision) {
     EXPECT_THROW(compression_schedule{bad}, option_error) << bad;
 }
 
-TEST(ClosedForms, OneRankMovesNothingButSarsBoundary) {
+TEST(ClosedForms, OneRankMovesNothingAndOneDMovesEveryOtherRanksRows) {
   const trainer::model_config model{.kind = trainer::layer_kind::gcn,
                                     .in_features = 16,
                                     .hidden = 8,

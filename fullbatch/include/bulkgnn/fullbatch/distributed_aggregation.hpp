@@ -23,8 +23,8 @@ class distributed_aggregation : public trainer::aggregation {
   [[nodiscard]] std::int64_t first_row() const { return first_row_; }
   [[nodiscard]] std::int64_t row_count() const { return row_count_; }
   // Compress what crosses ranks at this rate from the next product on (1:
-  // send floats). option_error unless the grid sends activation rows alone
-  // (1d, sar) or the rate is 1.
+  // send floats). option_error unless every message of the grid goes to one
+  // rank and is used there as it arrives (1d, sar) or the rate is 1.
   virtual void set_compression_rate(int rate) = 0;
   // The grid's tiles of Â and Âᵀ plus the most its buffers held at once for
   // one product since the last reset: what the grid costs in memory besides

@@ -76,7 +76,7 @@ struct full_batch_result {
   std::vector<float> parameters;  // final weights, the same on every rank (checked)
   stage_bytes setup_traffic;      // degrees and tiles, before the first epoch
   std::int64_t parameter_count = 0;
-  // SAR's boundary (closed_forms.hpp) and the bytes the closed forms give an
+  // SAR's boundary (closed_forms.hpp; 0 on the other grids) and the bytes the closed forms give an
   // epoch's training step on this grid.
   std::int64_t boundary_rows = 0;
   epoch_bytes predicted;
