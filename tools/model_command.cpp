@@ -6,6 +6,7 @@
 #include "bulkgnn/distributed/cost_model.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/fullbatch/closed_forms.hpp"
+#include "bulkgnn/trainer/model.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -13,7 +14,6 @@
 #include <cmath>
 #include <memory>
 #include <optional>
-#include <unordered_set>
 
 namespace bulkgnn::tools {
 
@@ -92,30 +92,12 @@ cost::graph_stats stats_of(model_config& c) {
   return stats;
 }
 
-// SAR's boundary under `method`'s partition into `parts`: for each part, the
-// distinct vertices of other parts its rows reference.
+// SAR's boundary under `method`'s partition into `parts`.
 std::int64_t boundary_rows(csr_view graph, const std::string& method, int parts, int seed) {
   const auto partition = distributed::make_partition(method, graph, parts, seed);
   std::int64_t boundary = 0;
-  std::vector<std::unordered_set<vertex_t>> referenced(static_cast<std::size_t>(parts));
-  for (std::int64_t v = 0; v < graph.rows; ++v)
-    for (auto e = graph.indptr[v]; e < graph.indptr[v + 1]; ++e)
-      if (partition.owner[graph.indices[e]] != partition.owner[v])
-        referenced[partition.owner[v]].insert(graph.indices[e]);
-  for (const auto& r : referenced) boundary += static_cast<std::int64_t>(r.size());
+  for (int p = 0; p < parts; ++p) boundary += fullbatch::boundary_rows_of_part(graph, partition, p);
   return boundary;
-}
-
-// The parameters of a full-batch model: gcn has W (in × out) and b per
-// layer, sage also W_self.
-std::int64_t full_batch_parameters(const trainer::model_config& m) {
-  std::int64_t count = 0;
-  for (int l = 0; l < m.layers; ++l) {
-    const auto in = l == 0 ? m.in_features : m.hidden;
-    const auto out = l + 1 == m.layers ? m.num_classes : m.hidden;
-    count += (m.kind == trainer::layer_kind::sage ? 2 : 1) * in * out + out;
-  }
-  return count;
 }
 
 // `bulkgnn model --mode full-batch`: each grid's closed forms per epoch
@@ -136,7 +118,9 @@ void run_full_batch_model(model_config c) {
                                 .hidden = c.hidden,
                                 .num_classes = c.classes == 0 ? 2 : c.classes,
                                 .layers = c.layers};
-  const auto parameters = c.parameters > 0 ? c.parameters : full_batch_parameters(m);
+  const auto parameters =
+      c.parameters > 0 ? c.parameters
+                       : static_cast<std::int64_t>(trainer::gnn_model(m, 0).parameters().size());
   std::vector<std::string> grids{"1d", "1.5d", "2d", "3d", "sar"};
   if (c.grid != "all") {
     BULKGNN_EXPECTS(c.grid != "replicated" && c.grid != "2d-summa",

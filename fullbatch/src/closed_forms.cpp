@@ -1,5 +1,7 @@
 #include "bulkgnn/fullbatch/closed_forms.hpp"
 
+#include <unordered_set>
+
 namespace bulkgnn::fullbatch {
 
 namespace {
@@ -32,6 +34,18 @@ double product_bytes(const grid_layout& layout, std::int64_t vertices, std::int6
       return 4.0 * static_cast<double>(boundary_rows) * static_cast<double>(width);
   }
   return 0;
+}
+
+std::int64_t boundary_rows_of_part(csr_view graph, const distributed::vertex_partition& partition,
+                                   int part) {
+  std::unordered_set<vertex_t> referenced;
+  for (std::int64_t id = partition.part_offsets[part]; id < partition.part_offsets[part + 1];
+       ++id) {
+    const auto v = partition.old_id.empty() ? static_cast<vertex_t>(id) : partition.old_id[id];
+    for (auto e = graph.indptr[v]; e < graph.indptr[v + 1]; ++e)
+      if (partition.owner[graph.indices[e]] != part) referenced.insert(graph.indices[e]);
+  }
+  return static_cast<std::int64_t>(referenced.size());
 }
 
 epoch_bytes predicted_epoch_bytes(const grid_layout& layout, std::int64_t vertices,

@@ -9,13 +9,11 @@
 #include "bulkgnn/fullbatch/normalised_adjacency.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
-#include "part_lists.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <numeric>
-#include <unordered_set>
 
 namespace bulkgnn::fullbatch {
 
@@ -152,16 +150,6 @@ std::vector<trainer::aggregation_block> shape_blocks(std::int64_t rows, int laye
   return blocks;
 }
 
-// The distinct columns of `rows` that other parts hold: this part's share
-// of SAR's boundary.
-std::int64_t remote_columns(const csr_matrix& rows, const distributed::vertex_partition& partition,
-                            int part) {
-  std::unordered_set<vertex_t> remote;
-  for (const auto u : rows.indices)
-    if (detail::part_of_new_id(partition, u) != part) remote.insert(u);
-  return static_cast<std::int64_t>(remote.size());
-}
-
 struct accuracy_counts {
   double correct = 0;
   double total = 0;
@@ -240,7 +228,8 @@ full_batch_result train_full_batch(const trainer::training_data& data,
     const auto rows =
         normalised_rows(data.graph, mine.vertices, partition, options.model.kind, degrees);
     aggregation = make_distributed_aggregation(layout, world, partition, rows);
-    if (layout.kind() == grid_kind::sar) boundary_rows = remote_columns(rows, partition, mine.part);
+    if (layout.kind() == grid_kind::sar)
+      boundary_rows = boundary_rows_of_part(data.graph, partition, mine.part);
   }
   // Gradients and accuracies are summed over one copy of each part's rows:
   // every rank, or on 1.5d the ranks of one replica.

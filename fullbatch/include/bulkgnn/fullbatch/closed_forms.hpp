@@ -1,5 +1,7 @@
 #pragma once
 
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/fullbatch/grid.hpp"
 #include "bulkgnn/trainer/model.hpp"
 
@@ -30,6 +32,12 @@ namespace bulkgnn::fullbatch {
 // broadcasts of A's tiles, which stationary-A SUMMA does not move).
 [[nodiscard]] double product_bytes(const grid_layout& layout, std::int64_t vertices,
                                    std::int64_t width, std::int64_t boundary_rows = 0);
+
+// Part `part`'s share of SAR's boundary B: the distinct vertices of other
+// parts that the rows of its vertices reference (the sum over the parts is B).
+[[nodiscard]] std::int64_t boundary_rows_of_part(csr_view graph,
+                                                 const distributed::vertex_partition& partition,
+                                                 int part);
 
 // The bytes of one training epoch by stage: the sparse step of every layer
 // forward (widths: the features', then the hidden width), of every layer but
