@@ -148,7 +148,10 @@ trainer::train_options options_from(const train_config& c) {
   if (kind != backend::cuda) {
     o.exec = kernels::make_executor(kind);
   } else if (c.sample_on == "cuda") {
+    // Streams of their own, so that sampling the next minibatches overlaps
+    // the train step on the GPU.
     o.exec = kernels::make_cuda_executor(gpu_of_this_rank());
+    o.model_exec = kernels::make_cuda_executor(gpu_of_this_rank());
   } else {
     o.exec = kernels::make_executor(backend::cpu);
     o.model_exec = kernels::make_cuda_executor(gpu_of_this_rank());
@@ -168,14 +171,23 @@ std::string placement_text(const trainer::training_data& ds, const trainer::trai
   if (o.exec.device() != nullptr) {
     const auto placement = trainer::gpu_placement_for(ds, o.exec);
     text = fmt::format(
-        "sampling, gathering and training on {}; graph in {} memory, features in {} memory "
-        "(device memory when they fit in half and a quarter of the GPU's)",
+        "sampling, gathering and training on {}, the sampler and the model each on a stream "
+        "of its own; graph in {} memory, features in {} memory (device memory when they fit "
+        "in half and a quarter of the GPU's)",
         gpu, memory_space_name(placement.graph), memory_space_name(placement.features));
   } else {
     text = fmt::format(
         "sampling and gathering on the {}, training on {}; minibatches copied to the GPU by "
         "the host_to_device stage",
         backend_name(o.exec.kind()), gpu);
+  }
+  if (o.eval == trainer::evaluation::full && o.eval_every > 0 && ds.whole) {
+    const auto piece_rows = trainer::eval_piece_rows_for(ds, o);
+    text += piece_rows > 0 ? fmt::format(
+                                 "; full-graph evaluation layer by layer in pieces of {} vertices "
+                                 "(the graph or the features do not fit in device memory)",
+                                 piece_rows)
+                           : std::string("; full-graph evaluation on the GPU at once");
   }
   if (session::world_size() > 1)
     text += o.parallel != nullptr && o.parallel->device_gradients != nullptr

@@ -135,6 +135,9 @@ class cuda_context final : public device_context {
     BULKGNN_CUDA_CHECK(cudaEventRecord(event, stream_));
     return owned;
   }
+  void wait_until(const std::shared_ptr<void>& mark) const override {
+    BULKGNN_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(mark.get())));
+  }
   double seconds_between(const std::shared_ptr<void>& begin,
                          const std::shared_ptr<void>& end) const override {
     const auto last = static_cast<cudaEvent_t>(end.get());

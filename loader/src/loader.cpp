@@ -117,7 +117,9 @@ class sample_stage final : public stage {
 };
 
 // Extracts each minibatch of a bulk and gathers (or fetches) and normalises
-// the features of its input vertices into a pooled buffer.
+// the features of its input vertices into a pooled buffer. On a device, a
+// minibatch's arrays are complete when it is handed on, so that a model on a
+// stream of its own reads them without ordering against this one.
 class gather_stage final : public stage {
  public:
   gather_stage(const graph_source& source, buffer_pool<float>& buffers, executor exec)
@@ -149,6 +151,8 @@ class gather_stage final : public stage {
       kernels::gather_dense_rows(exec_, source_.features, mb.batch.input_nodes,
                                  {rows, mb.feature_columns, std::span<float>(mb.placed_features),
                                   mb.placed_features.space()});
+      // Not synchronize(): the sample stage queues the next bulk meanwhile.
+      exec_.device()->wait_until(exec_.device()->mark());
     } else if (source_.remote_features != nullptr) {
       mb.feature_columns = source_.remote_features->columns();
       mb.features = buffers_.take(input_entries(mb));

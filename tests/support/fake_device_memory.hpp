@@ -69,6 +69,7 @@ class fake_device_context final : public device_context {
     return std::make_shared<std::chrono::steady_clock::time_point>(
         std::chrono::steady_clock::now());
   }
+  void wait_until(const std::shared_ptr<void>&) const override {}
   double seconds_between(const std::shared_ptr<void>& begin,
                          const std::shared_ptr<void>& end) const override {
     using point = std::chrono::steady_clock::time_point;

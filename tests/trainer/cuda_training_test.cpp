@@ -86,6 +86,26 @@ TEST_F(CudaTraining, WholeRunsEqualTheCpuRun) {
     }
 }
 
+// Full-graph evaluation layer by layer in pieces (as for a graph larger than
+// the GPU): the same accuracies as the CPU's evaluation of the whole graph.
+TEST_F(CudaTraining, EvaluationInPiecesEqualsTheCpuRun) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  for (const auto kind : {sampler::sampler_kind::node_wise, sampler::sampler_kind::ladies}) {
+    auto o = small_options(kind);
+    o.eval = evaluation::full;
+    const auto cpu = train(ds, o);
+    o.model_exec = gpu();
+    for (const std::int64_t piece_rows : {1000, 333}) {
+      o.eval_piece_rows = piece_rows;
+      ASSERT_EQ(eval_piece_rows_for(whole_dataset(ds), o), piece_rows);
+      expect_same_runs(cpu, train(ds, o),
+                       std::string(sampler::sampler_kind_name(kind)) + ", pieces of " +
+                           std::to_string(piece_rows));
+    }
+  }
+}
+
 // Sampling and gathering on the GPU too: the minibatches stay in device
 // memory from the sampler to the train step, and the run is still the CPU's.
 TEST_F(CudaTraining, RunsThatSampleOnTheGpuEqualTheCpuRun) {
@@ -96,6 +116,11 @@ TEST_F(CudaTraining, RunsThatSampleOnTheGpuEqualTheCpuRun) {
     const auto cpu = train(ds, o);
     o.exec = gpu();
     expect_same_runs(cpu, train(ds, o), sampler::sampler_kind_name(kind));
+    // As `bulkgnn train --sample-on cuda` runs: the model on a stream of its own.
+    o.model_exec = kernels::make_cuda_executor(0);
+    expect_same_runs(cpu, train(ds, o),
+                     std::string(sampler::sampler_kind_name(kind)) + ", model on its own stream");
+    o.model_exec.reset();
     o.normalize_features = loader::feature_normalization::row;
     const auto normalized = train(ds, o);
     o.exec = testing::cpu_exec;

@@ -313,6 +313,19 @@ TEST(training_run, rejects_impossible_options) {
   o = small_options();
   o.optimizer.lr = -1;
   EXPECT_THROW(std::ignore = train(ds, o), option_error);
+  o = small_options();
+  o.eval_piece_rows = -1;
+  EXPECT_THROW(std::ignore = train(ds, o), option_error);
+}
+
+// Evaluation in pieces is for a GPU model that cannot hold the graph; a host
+// model always evaluates the whole graph at once.
+TEST(training_run, host_models_evaluate_the_whole_graph_at_once) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  auto o = small_options();
+  o.eval_piece_rows = 100;
+  EXPECT_EQ(eval_piece_rows_for(whole_dataset(ds), o), 0);
 }
 
 }  // namespace

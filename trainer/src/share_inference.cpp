@@ -3,8 +3,10 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/spgemm.hpp"
 #include "bulkgnn/trainer/layers.hpp"
+#include "bulkgnn/trainer/placement.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace bulkgnn::trainer {
 
@@ -20,16 +22,21 @@ namespace {
 constexpr std::int64_t rows_per_step = std::int64_t{1} << 16;
 
 // Calls step(begin, end) over [0, count) in pieces of rows_per_step, as many
-// times on every rank (collective steps need every rank; some get empty
-// pieces).
+// times on every rank of `ranks` (collective steps need every rank; some get
+// empty pieces). Without ranks, one process alone.
 template <class Step>
-void in_steps(comm::communicator& ranks, std::int64_t count, const Step& step) {
-  const auto steps =
-      ranks.all_reduce((count + rows_per_step - 1) / rows_per_step, comm::reduce_op::max);
+void in_steps(comm::communicator* ranks, std::int64_t count, const Step& step) {
+  auto steps = (count + rows_per_step - 1) / rows_per_step;
+  if (ranks != nullptr) steps = ranks->all_reduce(steps, comm::reduce_op::max);
   for (std::int64_t k = 0; k < steps; ++k) {
     const auto begin = std::min(count, k * rows_per_step);
     step(begin, std::min(count, begin + rows_per_step));
   }
+}
+
+// The ranks that share an inference; nullptr for a process alone.
+comm::communicator* ranks_of(const inference_inputs& in) {
+  return in.parallel != nullptr ? in.parallel->ranks : nullptr;
 }
 
 // The share's rows of A, vertex first + r in row r, with A's column ids,
@@ -37,24 +44,23 @@ void in_steps(comm::communicator& ranks, std::int64_t count, const Step& step) {
 csr_matrix rows_of_share(const inference_inputs& in, inference_share share) {
   std::vector<edge_t> indptr{0};
   std::vector<vertex_t> indices;
-  in_steps(*in.parallel->ranks, share.last - share.first,
-           [&](std::int64_t begin, std::int64_t end) {
-             std::vector<vertex_t> piece(static_cast<std::size_t>(end - begin));
-             for (std::size_t i = 0; i < piece.size(); ++i)
-               piece[i] = share.first + static_cast<vertex_t>(begin) + static_cast<vertex_t>(i);
-             sampler::gathered_rows fetched;
-             if (in.parallel->rows != nullptr) {
-               fetched = in.parallel->rows->rows(piece);
-             } else {
-               fetched.rows = in.graph;
-               fetched.row_of = piece;
-             }
-             for (std::size_t i = 0; i < piece.size(); ++i) {
-               const auto row = fetched.rows.row(fetched.row_of[i]);
-               indices.insert(indices.end(), row.begin(), row.end());
-               indptr.push_back(static_cast<edge_t>(indices.size()));
-             }
-           });
+  in_steps(ranks_of(in), share.last - share.first, [&](std::int64_t begin, std::int64_t end) {
+    std::vector<vertex_t> piece(static_cast<std::size_t>(end - begin));
+    for (std::size_t i = 0; i < piece.size(); ++i)
+      piece[i] = share.first + static_cast<vertex_t>(begin) + static_cast<vertex_t>(i);
+    sampler::gathered_rows fetched;
+    if (in.parallel != nullptr && in.parallel->rows != nullptr) {
+      fetched = in.parallel->rows->rows(piece);
+    } else {
+      fetched.rows = in.graph;
+      fetched.row_of = piece;
+    }
+    for (std::size_t i = 0; i < piece.size(); ++i) {
+      const auto row = fetched.rows.row(fetched.row_of[i]);
+      indices.insert(indices.end(), row.begin(), row.end());
+      indptr.push_back(static_cast<edge_t>(indices.size()));
+    }
+  });
   csr_matrix m;
   m.rows = share.last - share.first;
   m.cols = in.num_vertices;
@@ -153,14 +159,14 @@ share_block block_of_share(const executor& exec, const inference_inputs& in, lay
 matrix input_rows(const inference_inputs& in, std::span<const vertex_t> vertices,
                   std::int64_t columns) {
   matrix x(static_cast<std::int64_t>(vertices.size()), columns);
-  in_steps(*in.parallel->ranks, std::ssize(vertices), [&](std::int64_t begin, std::int64_t end) {
+  in_steps(ranks_of(in), std::ssize(vertices), [&](std::int64_t begin, std::int64_t end) {
     const auto piece =
         vertices.subspan(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
     const dense_view<float> rows{
         end - begin, columns,
         x.data().subspan(static_cast<std::size_t>(begin * columns),
                          static_cast<std::size_t>((end - begin) * columns))};
-    if (in.parallel->features != nullptr) {
+    if (in.parallel != nullptr && in.parallel->features != nullptr) {
       in.parallel->features->fetch(piece, rows);
     } else {
       for (std::size_t i = 0; i < piece.size(); ++i) {
@@ -181,7 +187,7 @@ matrix with_outside_rows(comm::communicator& ranks, std::int64_t num_vertices,
   const int count = ranks.size();
   matrix x(h.rows + static_cast<std::int64_t>(outside.size()), h.cols);
   auto next = std::copy(h.data.begin(), h.data.end(), x.data().begin());
-  in_steps(ranks, std::ssize(outside), [&](std::int64_t begin, std::int64_t end) {
+  in_steps(&ranks, std::ssize(outside), [&](std::int64_t begin, std::int64_t end) {
     std::vector<std::vector<vertex_t>> requests(static_cast<std::size_t>(count));
     int owner = 0;
     for (auto i = begin; i < end; ++i) {  // ascending, so owners ascend too
@@ -205,6 +211,25 @@ matrix with_outside_rows(comm::communicator& ranks, std::int64_t num_vertices,
   return x;
 }
 
+// The vertices a block of `range` reads: its own, then the outside ones.
+std::vector<vertex_t> sources_of(inference_share range, std::span<const vertex_t> outside) {
+  std::vector<vertex_t> sources(static_cast<std::size_t>(range.last - range.first));
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    sources[i] = range.first + static_cast<vertex_t>(i);
+  sources.insert(sources.end(), outside.begin(), outside.end());
+  return sources;
+}
+
+// Rows `vertices` of host matrix `h`, in order.
+matrix rows_of(dense_view<const float> h, std::span<const vertex_t> vertices) {
+  matrix out(std::ssize(vertices), h.cols);
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    const auto row = h.row(vertices[i]);
+    std::copy(row.begin(), row.end(), out.view().row(static_cast<std::int64_t>(i)).begin());
+  }
+  return out;
+}
+
 }  // namespace
 
 matrix predict_share(const gnn_model& model, const inference_inputs& in) {
@@ -221,10 +246,7 @@ matrix predict_share(const gnn_model& model, const inference_inputs& in) {
   const auto share =
       share_of_rank(in.num_vertices, in.parallel->ranks->rank(), in.parallel->ranks->size());
   const auto rows = block_of_share(model.exec(), in, model.config().kind, share);
-  std::vector<vertex_t> sources(static_cast<std::size_t>(share.last - share.first));
-  for (std::size_t i = 0; i < sources.size(); ++i)
-    sources[i] = share.first + static_cast<vertex_t>(i);
-  sources.insert(sources.end(), rows.outside.begin(), rows.outside.end());
+  const auto sources = sources_of(share, rows.outside);
   // Evaluation's fetches are not the training's accesses.
   struct uncounted_fetches {
     loader::feature_fetcher* fetcher;
@@ -247,6 +269,48 @@ matrix predict_share(const gnn_model& model, const inference_inputs& in) {
     if (l + 1 == model.config().layers) return h;
     x = with_outside_rows(*exchange, in.num_vertices, share, h.view(), rows.outside);
   }
+}
+
+matrix predict_in_pieces(const gnn_model& model, const inference_inputs& in,
+                         std::int64_t rows_per_piece) {
+  BULKGNN_EXPECTS(in.parallel == nullptr,
+                  "predict_in_pieces: evaluates the whole graph in one process (several ranks "
+                  "share an inference with predict_share)");
+  BULKGNN_EXPECTS(rows_per_piece > 0, "predict_in_pieces: rows_per_piece is {}, not positive",
+                  rows_per_piece);
+  BULKGNN_EXPECTS(in.graph.rows == in.num_vertices && in.features.rows == in.num_vertices,
+                  "predict_in_pieces: the graph has {} rows and the features {}, not {}",
+                  in.graph.rows, in.features.rows, in.num_vertices);
+  const executor& exec = model.exec();
+  // Pieces are built once on the host and reused by every layer.
+  const executor host(backend::cpu, exec.device() == nullptr ? exec.threads() : 0);
+  std::vector<inference_share> ranges;
+  std::vector<share_block> blocks;
+  for (std::int64_t first = 0; first < in.num_vertices; first += rows_per_piece) {
+    ranges.push_back({static_cast<vertex_t>(first),
+                      static_cast<vertex_t>(std::min(in.num_vertices, first + rows_per_piece))});
+    blocks.push_back(block_of_share(host, in, model.config().kind, ranges.back()));
+  }
+  matrix x;  // the current layer's input, every vertex's row, on the host
+  for (int l = 0; l < model.config().layers; ++l) {
+    matrix next;
+    for (std::size_t k = 0; k < ranges.size(); ++k) {
+      const auto sources = sources_of(ranges[k], blocks[k].outside);
+      const matrix rows =
+          l == 0 ? input_rows(in, sources, model.config().in_features) : rows_of(x.view(), sources);
+      const placed_matrix placed_rows(exec, rows.view());
+      std::optional<aggregation_block> placed_block;
+      if (needs_placing(exec, memory_space::host))
+        placed_block.emplace(aggregation_block{copy_for(exec, blocks[k].block.forward.view()), {}});
+      const matrix h = model.forward_layer(l, placed_block ? *placed_block : blocks[k].block,
+                                           placed_rows.view());
+      if (k == 0) next = matrix(in.num_vertices, h.cols());
+      exec.memory().copy(next.view().row(ranges[k].first).data(), h.data().data(),
+                         h.data().size_bytes());
+    }
+    x = std::move(next);
+  }
+  return x;
 }
 
 }  // namespace bulkgnn::trainer

@@ -178,9 +178,11 @@ class own_loaders {
         .train = loader_,
         .make_eval = [this]() -> loader::minibatch_source& { return eval_loader(); },
         .sampler = &*sampler_};
-    // Copies in device memory serve evaluation on the same GPU too.
+    // Copies in device memory serve evaluation on the same GPU too (they
+    // are complete: copying into device memory waits for the copy).
     const auto& model = model_executor(options_);
-    if (device_copies_ && model.device() == options_.exec.device() &&
+    if (device_copies_ && model.device() != nullptr &&
+        model.device()->device() == options_.exec.device()->device() &&
         device_copies_->graph.space() == memory_space::device &&
         device_copies_->features.space() == memory_space::device) {
       s.device_graph = device_copies_->graph.view();
@@ -348,7 +350,7 @@ class evaluator {
                       "train_options.eval: full-graph evaluation on a GPU reads the whole graph "
                       "and every feature row, which a rank of a partitioned dataset does not "
                       "hold; use sampled evaluation");
-      check_fits(model_executor(o));
+      piece_rows_ = eval_piece_rows_for(ds, o);
     }
   }
 
@@ -362,6 +364,17 @@ class evaluator {
                                                 .num_vertices = ds_.num_nodes});
       r.valid_acc = share_accuracy(model.exec(), logits.view(), split_.valid, valid_labels_);
       r.test_acc = share_accuracy(model.exec(), logits.view(), split_.test, test_labels_);
+    } else if (options_.eval == evaluation::full && piece_rows_ > 0) {
+      const auto logits = predict_in_pieces(model,
+                                            {.graph = ds_.graph,
+                                             .features = ds_.features,
+                                             .normalizer = normalizer_,
+                                             .num_vertices = ds_.num_nodes},
+                                            piece_rows_);
+      const executor host;
+      r.valid_acc =
+          accuracy_of(host, logits.view(), placed_labels(host, split_.valid, valid_labels_));
+      r.test_acc = accuracy_of(host, logits.view(), placed_labels(host, split_.test, test_labels_));
     } else if (options_.eval == evaluation::full) {
       const executor& exec = model.exec();
       if (!full_block_)
@@ -422,19 +435,6 @@ class evaluator {
     return normalized;
   }
 
-  // Full-graph evaluation on a GPU keeps the whole graph and feature table
-  // in its memory (layer by layer over parts of it is not built yet).
-  void check_fits(const executor& exec) const {
-    if (exec.device() == nullptr) return;
-    const auto placement = gpu_placement_for(ds_, exec);
-    BULKGNN_EXPECTS(
-        placement.graph == memory_space::device && placement.features == memory_space::device,
-        "train_options.eval: full-graph evaluation on GPU {} needs the graph in half and the "
-        "features in a quarter of its memory, and {} too large; use sampled evaluation",
-        exec.device()->device(),
-        placement.graph != memory_space::device ? "the graph is" : "the features are");
-  }
-
   // Every (normalised) feature row where the model reads it. A copy in
   // device memory stays for later evaluations; a normalised host copy lives
   // for one (evaluate() drops it), as it would only add to the epochs' peak.
@@ -484,6 +484,8 @@ class evaluator {
   placed_labels test_;
   const loader::row_normalizer* normalizer_;
   std::optional<aggregation_block> full_block_;
+  // Vertices per piece of a full-graph evaluation on a GPU; 0: all at once.
+  std::int64_t piece_rows_ = 0;
   // Every (normalised) feature row where the model reads it, kept across
   // evaluations when that took a copy.
   std::optional<matrix> normalized_features_;
@@ -745,6 +747,9 @@ void validate(const train_options& o) {
                   "train_options.epochs must be in [1, 2^30), got {}", o.epochs);
   BULKGNN_EXPECTS(o.eval_every >= 0,
                   "train_options.eval_every must be 0 (never) or positive, got {}", o.eval_every);
+  BULKGNN_EXPECTS(o.eval_piece_rows >= 0,
+                  "train_options.eval_piece_rows must be 0 (automatic) or positive, got {}",
+                  o.eval_piece_rows);
   BULKGNN_EXPECTS(!o.resume || !o.checkpoint_dir.empty(),
                   "train_options.resume needs train_options.checkpoint_dir");
   BULKGNN_EXPECTS(o.parallel == nullptr || o.parallel->ranks != nullptr,
@@ -769,6 +774,16 @@ gpu_placement gpu_placement_for(const training_data& ds, const executor& exec) {
       .graph = graph_bytes <= device_bytes / 2 ? memory_space::device : memory_space::pinned_host,
       .features =
           feature_bytes <= device_bytes / 4 ? memory_space::device : memory_space::pinned_host};
+}
+
+std::int64_t eval_piece_rows_for(const training_data& ds, const train_options& o) {
+  const executor& exec = model_executor(o);
+  if (exec.device() == nullptr || o.eval != evaluation::full) return 0;
+  if (o.eval_piece_rows > 0) return o.eval_piece_rows;
+  const auto placement = gpu_placement_for(ds, exec);
+  const bool fits =
+      placement.graph == memory_space::device && placement.features == memory_space::device;
+  return fits ? 0 : default_eval_piece_rows;
 }
 
 const executor& model_executor(const train_options& o) {

@@ -46,6 +46,9 @@ class device_context {
   // on it), to time stages as the device runs them rather than as the host
   // queues them.
   [[nodiscard]] virtual std::shared_ptr<void> mark() = 0;
+  // Waits on the host until the stream has run everything queued before
+  // `mark`, and no later work (which synchronize() would wait for too).
+  virtual void wait_until(const std::shared_ptr<void>& mark) const = 0;
   // The device's seconds between two marks of this stream; waits for `end`.
   [[nodiscard]] virtual double seconds_between(const std::shared_ptr<void>& begin,
                                                const std::shared_ptr<void>& end) const = 0;

@@ -40,4 +40,16 @@ struct inference_inputs {
 // in the same order. Host executors only.
 [[nodiscard]] matrix predict_share(const gnn_model& model, const inference_inputs& inputs);
 
+// The logits of every vertex for one process whose model executor cannot
+// hold the whole graph or feature table (a GPU): layer by layer over pieces
+// of rows_per_piece consecutive vertices. Each piece's rows of the
+// aggregation (built once on the host from inputs.graph) and the rows of the
+// layer's input that they read are placed in the executor's memory, and the
+// piece's outputs come back to a host matrix, the next layer's input; the
+// executor holds one piece at a time, the host two n-row matrices. Bit for
+// bit predict_full_graph's rows: each sums the same entries in the same
+// order. inputs.parallel must be null; the result is in host memory.
+[[nodiscard]] matrix predict_in_pieces(const gnn_model& model, const inference_inputs& inputs,
+                                       std::int64_t rows_per_piece);
+
 }  // namespace bulkgnn::trainer

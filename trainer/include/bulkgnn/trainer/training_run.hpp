@@ -42,6 +42,11 @@ struct train_options {
   std::int64_t epochs = 20;
   std::int64_t eval_every = 1;  // 0: never evaluate
   evaluation eval = evaluation::full;
+  // Full-graph evaluation on a GPU: 0 evaluates the whole graph at once when
+  // the graph and the features fit in device memory (gpu_placement_for),
+  // else layer by layer over pieces of default_eval_piece_rows vertices;
+  // k > 0 always goes in pieces of k (predict_in_pieces). Host models ignore it.
+  std::int64_t eval_piece_rows = 0;
   std::string split;
   std::filesystem::path checkpoint_dir;  // empty: no checkpoints
   bool resume = false;
@@ -72,6 +77,16 @@ struct gpu_placement {
   memory_space features = memory_space::device;
 };
 [[nodiscard]] gpu_placement gpu_placement_for(const training_data& ds, const executor& exec);
+
+// Vertices per piece of a GPU's full-graph evaluation when the graph or the
+// features do not fit: a piece's block and rows stay far below a GPU's memory
+// on OGB-sized graphs (products: about 3M entries, under 1 GiB of rows).
+inline constexpr std::int64_t default_eval_piece_rows = std::int64_t{1} << 16;
+
+// The vertices per piece of a run's full-graph evaluation on its GPU model
+// (train_options::eval_piece_rows); 0 for one that evaluates the whole graph
+// at once (or on the host).
+[[nodiscard]] std::int64_t eval_piece_rows_for(const training_data& ds, const train_options& o);
 
 struct epoch_record {
   std::int64_t epoch = 0;  // from 0 here; from 1 in to_json(), as the console prints it
