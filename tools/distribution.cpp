@@ -75,6 +75,7 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"train_options.normalize_features", "--normalize-features"},
     // Longer names first where one is the start of another.
     {"train_options.eval_every", "--eval-every"},
+    {"train_options.eval_piece_rows", "--eval-piece-rows"},
     {"train_options.eval", "--eval"},
     {"train_options.exec", "--sample-on"},
     {"train_options.split", "--split"},

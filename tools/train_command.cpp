@@ -49,6 +49,7 @@ struct train_config {
   std::int64_t epochs = 20;
   std::int64_t eval_every = 1;
   std::string eval = "full";
+  std::int64_t eval_piece_rows = 0;
   std::uint32_t seed = 0;
   int threads = 0;
   bool replace = false;
@@ -98,9 +99,11 @@ std::vector<session::setting> shared_settings(const train_config& c) {
           {"--resume", c.resume ? "yes" : "no"}};
 }
 
-// Queue depths bound memory, not what is computed or communicated.
-constexpr std::array<std::string_view, 6> per_rank_train_options{
-    "--help", "--threads", "--bulk-queue", "--ready-queue", "--metrics-out", "--quiet"};
+// Queue depths and evaluation's pieces bound memory, not what is computed or
+// communicated.
+constexpr std::array<std::string_view, 7> per_rank_train_options{
+    "--help",        "--threads", "--bulk-queue",     "--ready-queue",
+    "--metrics-out", "--quiet",   "--eval-piece-rows"};
 
 // This rank's GPU: its rank on the node (Open MPI's
 // OMPI_COMM_WORLD_LOCAL_RANK, else the world rank) modulo the GPUs it sees, so
@@ -136,6 +139,7 @@ trainer::train_options options_from(const train_config& c) {
   o.epochs = c.epochs;
   o.eval_every = c.eval_every;
   o.eval = trainer::parse_evaluation(c.eval);
+  o.eval_piece_rows = c.eval_piece_rows;
   o.split = c.split;
   o.checkpoint_dir = c.checkpoint_dir;
   o.resume = c.resume;
@@ -264,6 +268,7 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
   config["epochs"] = c.epochs;
   config["eval_every"] = c.eval_every;
   config["eval"] = c.eval;
+  config["eval_piece_rows"] = c.eval_piece_rows;
   config["threads"] = c.threads;
   config["backend"] = c.backend;
   config["sample_on"] = c.sample_on;
@@ -289,22 +294,16 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
 
 // The minibatch options that mean nothing to full-batch training, refused
 // when given, so that a run never silently ignores what it was asked.
-constexpr std::array<const char*, 16> minibatch_only_options{"--sampler",
-                                                             "--fanouts",
-                                                             "--batch-size",
-                                                             "--bulk",
-                                                             "--bulk-queue",
-                                                             "--ready-queue",
-                                                             "--max-minibatches",
-                                                             "--eval",
-                                                             "--replace",
-                                                             "--sample-on",
-                                                             "--checkpoint-dir",
-                                                             "--resume",
-                                                             "--feature-replication",
-                                                             "--feature-cache",
-                                                             "--feature-cache-choice",
-                                                             "--draw-at"};
+constexpr std::array<const char*, 17> minibatch_only_options{
+    "--sampler",         "--fanouts",
+    "--batch-size",      "--bulk",
+    "--bulk-queue",      "--ready-queue",
+    "--max-minibatches", "--eval",
+    "--eval-piece-rows", "--replace",
+    "--sample-on",       "--checkpoint-dir",
+    "--resume",          "--feature-replication",
+    "--feature-cache",   "--feature-cache-choice",
+    "--draw-at"};
 
 full_batch_config full_batch_config_from(const train_config& c, const CLI::App& cmd) {
   for (const char* option : minibatch_only_options)
@@ -490,6 +489,12 @@ void add_train_command(CLI::App& app) {
                   "full (every vertex's whole neighbourhood, layer by layer) or sampled")
       ->capture_default_str()
       ->check(one_of({"full", "sampled"}));
+  cmd->add_option("--eval-piece-rows", config->eval_piece_rows,
+                  "full evaluation on a GPU: 0 evaluates the whole graph at once when it and "
+                  "the features fit in device memory, else layer by layer in pieces of 65536 "
+                  "vertices; N > 0 always in pieces of N (the same logits, less device memory)")
+      ->capture_default_str()
+      ->check(integer_in(0, max_vertices));
   cmd->add_option("--seed", config->seed, "seeds sampling, dropout and initialisation")
       ->capture_default_str()
       ->check(integer_in(0, max_seed));
