@@ -18,7 +18,7 @@ max_mib=40
 
 # Each package is here because the GPU build (preset cuda-release, MPI off,
 # Python extension off) cannot configure, link or run without it. Left out:
-# MPI, CombBLAS, METIS (distributed/ is not built without MPI), pybind11
+# MPI, CombBLAS (distributed/ is not built without MPI), pybind11
 # (BULKGNN_PYTHON=OFF), libgmock-dev (no test uses gmock; GTest's config
 # includes it only if present), googletest (sources; libgtest-dev ships the
 # built libraries), libhwloc15 (see tbbbind below).
@@ -31,6 +31,9 @@ packages=(
   libtbbbind-2-5
   # find_package(fmt), linked by most libraries and the CLI.
   libfmt-dev libfmt9
+  # find_library(metis), REQUIRED by the top-level configure: vertex
+  # partitions (bulkgnn partition, full-batch SAR) build without MPI.
+  libmetis-dev libmetis5
   # find_package(CLI11), header-only: the bulkgnn CLI and benchmark programs.
   libcli11-dev
   # find_package(nlohmann_json), header-only: metrics, meta.json, dataset import.
