@@ -214,7 +214,7 @@ def plot_compression(png, results, datasets):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    figure, axes = plt.subplots(1, len(datasets), figsize=(5 * len(datasets), 4))
+    figure, axes = plt.subplots(1, len(datasets), figsize=(6.5 * len(datasets), 4))
     for axis, dataset in zip(axes if len(datasets) > 1 else [axes], datasets):
         for r in (r for r in results if r["dataset"] == dataset):
             marker = "*" if r["compress"].startswith("variable") else "o"
@@ -224,7 +224,8 @@ def plot_compression(png, results, datasets):
         axis.set_xlabel("activation and gradient bytes sent in training (MB)")
         axis.set_ylabel("test accuracy")
         axis.set_title(f"{dataset}, GCN, P = 4")
-        axis.legend(fontsize=8)
+        # Beside the axes: inside, it hides points on one dataset or another.
+        axis.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5))
     figure.tight_layout()
     figure.savefig(png, dpi=120)
 

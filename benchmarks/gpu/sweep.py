@@ -10,7 +10,7 @@ the digests agree; PyG's own neighbour sampling on the same GPU if this
 torch_geometric can run it there; the device's copy bandwidth (a large
 device-to-device copy) and, from it, the bound on sampled edges/s.
 
-    benchmarks/gpu/sweep.py --cli build-gpu-check/build/tools/bulkgnn \\
+    benchmarks/gpu/sweep.py --cli build-gpu-check/tools/bulkgnn \\
         --graph rmat22 --out $OUT/sweep-rmat22 [--budget 540]
 
 Writes OUT/results.json and OUT/table.md, prints the table, and stops

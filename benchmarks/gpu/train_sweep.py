@@ -19,7 +19,7 @@ bulkgnn's runs, and whether every bulkgnn run trained the same model (the losses
 gpu-gpu, cpu-gpu and cpu must be equal: the GPU kernels give the CPU's bits). Each
 system trains --epochs epochs; the first is a warm-up and the rest are averaged.
 
-    benchmarks/gpu/train_sweep.py --cli build-gpu-check/build/tools/bulkgnn \\
+    benchmarks/gpu/train_sweep.py --cli build-gpu-check/tools/bulkgnn \\
         --out $OUT/train-sweep [--data shared/facebook] [--budget 420]
 
 Writes OUT/results.json and OUT/table.md and prints the table; stops starting runs when

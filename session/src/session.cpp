@@ -262,8 +262,23 @@ int world_size() { return 1; }
 struct run_session::impl {};
 
 namespace {
-void require_layout_without_mpi(const layout_options& layout) {
+// distributed/ parses these names under MPI; without it they are still
+// checked, so that a misspelt option fails alike in every build.
+void require_known_names(const layout_options& layout) {
   require_partition_name(layout.partition);
+  if (layout.draw_at != "owner" && layout.draw_at != "requester")
+    throw option_error(
+        fmt::format("layout_options.draw_at must be owner or requester; got '{}'", layout.draw_at));
+  const auto& choice = layout.feature_cache_choice;
+  if (choice != "degree" && choice != "access" && choice != "access-each-epoch")
+    throw option_error(fmt::format(
+        "layout_options.feature_cache_choice must be degree, access or access-each-epoch; got "
+        "'{}'",
+        choice));
+}
+
+void require_layout_without_mpi(const layout_options& layout) {
+  require_known_names(layout);
   BULKGNN_EXPECTS(
       layout.grid == "replicated" && layout.replication == 1 && layout.feature_replication == 1 &&
           layout.feature_cache_mib == 0,
