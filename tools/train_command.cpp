@@ -3,7 +3,7 @@
 #include "full_batch_train.hpp"
 #include "train_memory.hpp"
 
-#include "bulkgnn/comm/device_reducer.hpp"
+#include "bulkgnn/comm/device_communicator.hpp"
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/memory.hpp"
@@ -200,6 +200,10 @@ std::string placement_text(const trainer::training_data& ds, const trainer::trai
                 : std::string(
                       "; gradients summed over MPI through host memory (NCCL needs "
                       "every rank on a GPU of its own, and a build with NCCL)");
+  if (o.parallel != nullptr && o.parallel->features != nullptr)
+    text += trainer::features_between_gpus(o)
+                ? "; remote feature rows moved GPU to GPU over NCCL (ids over MPI)"
+                : "; remote feature rows fetched over MPI through host memory";
   return text;
 }
 
@@ -360,12 +364,12 @@ void run_train(const train_config& c) {
   auto& cluster = *session_holder;
   // GPU ranks that each own a GPU sum their gradients over NCCL.
   std::optional<trainer::data_parallel> parallel;
-  std::unique_ptr<comm::device_reducer> nccl;
+  std::unique_ptr<comm::device_communicator> nccl;
   if (auto* shared = cluster.data_parallel()) {
     parallel = *shared;
     const auto& model = trainer::model_executor(options);
     if (comm::every_rank_owns_a_gpu(*parallel->ranks, model) && comm::nccl_compiled()) {
-      nccl = comm::make_nccl_reducer(*parallel->ranks, model);
+      nccl = comm::make_nccl_communicator(*parallel->ranks, model);
       parallel->device_gradients = nccl.get();
     }
     options.parallel = &*parallel;

@@ -1,11 +1,20 @@
 #include "bulkgnn/distributed/partitioned_features.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/spmm.hpp"
 
 #include <algorithm>
 #include <numeric>
 
 namespace bulkgnn::distributed {
+
+struct partitioned_features::placed_rows {
+  executor exec;
+  const loader::row_normalizer* normalizer = nullptr;
+  std::unique_ptr<comm::device_communicator> wire;
+  buffer<float> part;   // this rank's rows, normalised, in local_index order
+  buffer<float> cache;  // cached_rows_, normalised, by slot
+};
 
 cache_choice parse_cache_choice(const std::string& name) {
   if (name == "degree") return cache_choice::by_degree;
@@ -134,6 +143,10 @@ void partitioned_features::fill_cache(std::vector<vertex_t> chosen) {
   for (std::size_t slot = 0; slot < chosen.size(); ++slot)
     cache_slot_[static_cast<std::size_t>(chosen[slot])] = static_cast<std::int32_t>(slot);
   counts_.cached_rows = static_cast<std::int64_t>(chosen.size());
+  if (placed_)
+    placed_->cache = placed_copy(
+        {static_cast<std::int64_t>(chosen.size()), columns_, std::span<const float>(cached_rows_)},
+        chosen);
 }
 
 void partitioned_features::end_epoch() {
@@ -153,30 +166,41 @@ feature_cache_counts partitioned_features::take_cache_counts() {
   return taken;
 }
 
-void partitioned_features::fetch(std::span<const vertex_t> vertices, dense_view<float> out) {
+void partitioned_features::check_request(std::span<const vertex_t> vertices,
+                                         dense_view<float> out) const {
   BULKGNN_EXPECTS(out.rows == static_cast<std::int64_t>(vertices.size()) && out.cols == columns_,
                   "features: fetching {} rows into a {}x{} buffer", vertices.size(), out.rows,
                   out.cols);
   for (const vertex_t v : vertices)
     BULKGNN_EXPECTS(v >= 0 && v < partition_.num_vertices(), "features: vertex {} out of range", v);
-  const int mine = group_->rank();
+}
+
+std::int32_t partitioned_features::count_request(vertex_t v) {
+  const auto at = static_cast<std::size_t>(v);
+  const bool remote = partition_.owner[at] != group_->rank();
+  if (counting_ && remote && !access_counts_.empty()) ++access_counts_[at];
+  const std::int32_t slot = cache_slot_.empty() ? -1 : cache_slot_[at];
+  if (!counting_) return slot;
+  if (slot < 0) {
+    ++(remote ? counts_.misses : counts_.local);
+  } else {
+    ++counts_.hits;
+    counts_.bytes_saved += 4 + 4 * columns_;
+  }
+  return slot;
+}
+
+void partitioned_features::fetch(std::span<const vertex_t> vertices, dense_view<float> out) {
+  check_request(vertices, out);
   // Rows not cached go to their owners; the rest are copied here.
   std::vector<vertex_t> uncached;
   std::vector<std::size_t> uncached_at;
   for (std::size_t i = 0; i < vertices.size(); ++i) {
-    const auto v = static_cast<std::size_t>(vertices[i]);
-    const bool remote = partition_.owner[v] != mine;
-    if (counting_ && remote && !access_counts_.empty()) ++access_counts_[v];
-    const std::int32_t slot = cache_slot_.empty() ? -1 : cache_slot_[v];
+    const std::int32_t slot = count_request(vertices[i]);
     if (slot < 0) {
-      if (counting_) ++(remote ? counts_.misses : counts_.local);
       uncached.push_back(vertices[i]);
       uncached_at.push_back(i);
       continue;
-    }
-    if (counting_) {
-      ++counts_.hits;
-      counts_.bytes_saved += 4 + 4 * columns_;
     }
     const auto first = cached_rows_.begin() + static_cast<std::ptrdiff_t>(slot) * columns_;
     std::copy(first, first + columns_, out.row(static_cast<std::int64_t>(i)).begin());
@@ -216,6 +240,123 @@ void partitioned_features::fetch_from_owners(std::span<const vertex_t> vertices,
     std::copy(first, first + columns_, out.row(static_cast<std::int64_t>(i)).begin());
     cursor[owner] += static_cast<std::size_t>(columns_);
   }
+}
+
+
+partitioned_features::~partitioned_features() = default;
+
+bool partitioned_features::place_on_device(const executor& exec,
+                                           const loader::row_normalizer* normalizer) {
+  if (exec.device() == nullptr || !comm::nccl_compiled()) return false;
+  place_rows(exec, normalizer,
+             [&](comm::communicator& group) { return comm::make_nccl_communicator(group, exec); });
+  return true;
+}
+
+void partitioned_features::place_rows(const executor& exec,
+                                      const loader::row_normalizer* normalizer,
+                                      const wire_maker& make_wire) {
+  auto placed = std::make_unique<placed_rows>();
+  placed->exec = exec;
+  placed->normalizer = normalizer;
+  placed->wire = make_wire(*group_);
+  placed_ = std::move(placed);
+  const int mine = group_->rank();
+  std::vector<vertex_t> vertex_of_row(static_cast<std::size_t>(rows_.rows));
+  for (std::size_t v = 0; v < partition_.owner.size(); ++v)
+    if (partition_.owner[v] == mine)
+      vertex_of_row[static_cast<std::size_t>(partition_.local_index[v])] = static_cast<vertex_t>(v);
+  placed_->part = placed_copy(rows_, vertex_of_row);
+  std::vector<vertex_t> cached(static_cast<std::size_t>(counts_.cached_rows));
+  for (std::size_t v = 0; v < cache_slot_.size(); ++v)
+    if (cache_slot_[v] >= 0)
+      cached[static_cast<std::size_t>(cache_slot_[v])] = static_cast<vertex_t>(v);
+  placed_->cache = placed_copy(
+      {static_cast<std::int64_t>(cached.size()), columns_, std::span<const float>(cached_rows_)},
+      cached);
+}
+
+memory_resource* partitioned_features::placed_memory() const {
+  return placed_ ? &placed_->exec.memory() : nullptr;
+}
+
+buffer<float> partitioned_features::placed_copy(dense_view<const float> rows,
+                                                std::span<const vertex_t> vertices) const {
+  memory_resource& target = placed_->exec.memory();
+  if (placed_->normalizer == nullptr) return copy_to(rows.data, target);
+  std::vector<float> normalized(rows.data.begin(), rows.data.end());
+  placed_->normalizer->apply(vertices, {rows.rows, rows.cols, std::span<float>(normalized)});
+  return copy_to(std::span<const float>(normalized), target);
+}
+
+void partitioned_features::fetch_placed(std::span<const vertex_t> vertices, dense_view<float> out) {
+  BULKGNN_EXPECTS(placed_ != nullptr, "features: fetch_placed before place_on_device");
+  check_request(vertices, out);
+  const int members = group_->size();
+  // The staging buffer holds the owners' replies, in owner order, then the
+  // cached rows; position[i] is where request i's row is in it.
+  std::vector<std::int32_t> slot(vertices.size());
+  std::vector<std::int64_t> next(static_cast<std::size_t>(members) + 1, 0);
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    slot[i] = count_request(vertices[i]);
+    ++next[slot[i] < 0 ? partition_.owner[vertices[i]] : members];
+  }
+  std::exclusive_scan(next.begin(), next.end(), next.begin(), std::int64_t{0});
+  const std::int64_t uncached = next[members];
+  std::vector<std::vector<vertex_t>> requests(members);
+  std::vector<vertex_t> cache_slots;
+  std::vector<vertex_t> position(vertices.size());
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    const int from = slot[i] < 0 ? partition_.owner[vertices[i]] : members;
+    position[i] = static_cast<vertex_t>(next[from]++);
+    if (slot[i] < 0)
+      requests[from].push_back(vertices[i]);
+    else
+      cache_slots.push_back(slot[i]);
+  }
+  const auto asked = group_->all_to_all(requests);
+  std::vector<vertex_t> served;
+  std::vector<std::int64_t> send_counts(members);
+  std::vector<std::int64_t> receive_counts(members);
+  for (int r = 0; r < members; ++r) {
+    for (const vertex_t v : asked[r]) served.push_back(partition_.local_index[v]);
+    send_counts[r] = static_cast<std::int64_t>(asked[r].size()) * columns_;
+    receive_counts[r] = static_cast<std::int64_t>(requests[r].size()) * columns_;
+  }
+
+  const executor& exec = placed_->exec;
+  memory_resource& memory = exec.memory();
+  const auto space = memory.space();
+  const auto on_device = [&](const std::vector<vertex_t>& ids) {
+    return copy_to(std::span<const vertex_t>(ids), memory);
+  };
+  const auto rows_of = [&](buffer<float>& values, std::int64_t first, std::int64_t count) {
+    return dense_view<float>{count, columns_,
+                             std::span<float>(values.data() + first * columns_,
+                                              static_cast<std::size_t>(count * columns_)),
+                             space};
+  };
+  const dense_view<const float> part{rows_.rows, columns_, std::span<const float>(placed_->part),
+                                     space};
+  buffer<float> send(served.size() * static_cast<std::size_t>(columns_), memory);
+  kernels::gather_dense_rows(exec, part, on_device(served),
+                             rows_of(send, 0, static_cast<std::int64_t>(served.size())));
+  buffer<float> staging(vertices.size() * static_cast<std::size_t>(columns_), memory);
+  placed_->wire->all_to_all(std::span<const float>(send), send_counts,
+                            rows_of(staging, 0, uncached).data, receive_counts);
+  if (!cache_slots.empty()) {
+    const dense_view<const float> cache{counts_.cached_rows, columns_,
+                                        std::span<const float>(placed_->cache), space};
+    kernels::gather_dense_rows(
+        exec, cache, on_device(cache_slots),
+        rows_of(staging, uncached, static_cast<std::int64_t>(cache_slots.size())));
+  }
+  kernels::gather_dense_rows(exec,
+                             {static_cast<std::int64_t>(vertices.size()), columns_,
+                              std::span<const float>(staging), space},
+                             on_device(position), out);
+  // The minibatch goes to a model on another stream: complete it here.
+  if (exec.device() != nullptr) exec.device()->synchronize();
 }
 
 }  // namespace bulkgnn::distributed

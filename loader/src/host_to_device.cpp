@@ -33,8 +33,11 @@ class host_to_device_stage final : public stage {
     batch.labels = copied_to(batch.labels, target);
     batch.input_nodes = copied_to(batch.input_nodes, target);
     for (auto& block : batch.blocks) block = copied_to(block, target);
-    mb.placed_features = copy_to(std::span<const float>(mb.features.span()), target);
-    mb.features = {};
+    // Features fetched GPU to GPU are in device memory already.
+    if (mb.placed_features.empty()) {
+      mb.placed_features = copy_to(std::span<const float>(mb.features.span()), target);
+      mb.features = {};
+    }
     context.add_busy(watch.seconds());
     return context.emit(std::move(mb));
   }

@@ -28,6 +28,12 @@ void validate(const loader_options& o) {
                   "loader: slice {} of {} does not exist", o.slice, o.slices);
 }
 
+bool feature_fetcher::place_on_device(const executor&, const row_normalizer*) { return false; }
+
+void feature_fetcher::fetch_placed(std::span<const vertex_t>, dense_view<float>) {
+  throw error("feature_fetcher: fetch_placed needs rows placed on a device (place_on_device)");
+}
+
 namespace {
 
 // In steady state the consumer drops a minibatch as the gather stage takes a
@@ -153,6 +159,16 @@ class gather_stage final : public stage {
                                   mb.placed_features.space()});
       // Not synchronize(): the sample stage queues the next bulk meanwhile.
       exec_.device()->wait_until(exec_.device()->mark());
+    } else if (source_.remote_features != nullptr &&
+               source_.remote_features->placed_memory() != nullptr) {
+      // Rows moved GPU to GPU land normalised where the model reads them.
+      mb.feature_columns = source_.remote_features->columns();
+      mb.placed_features =
+          buffer<float>(input_entries(mb), *source_.remote_features->placed_memory());
+      source_.remote_features->fetch_placed(
+          mb.batch.input_nodes, {rows, mb.feature_columns, std::span<float>(mb.placed_features),
+                                 mb.placed_features.space()});
+      return mb;
     } else if (source_.remote_features != nullptr) {
       mb.feature_columns = source_.remote_features->columns();
       mb.features = buffers_.take(input_entries(mb));

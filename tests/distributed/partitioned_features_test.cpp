@@ -1,6 +1,7 @@
 #include "bulkgnn/distributed/partitioned_features.hpp"
 
 #include "bulkgnn/comm/mpi_communicator.hpp"
+#include "bulkgnn/loader/feature_normalization.hpp"
 
 #include "../sampler/test_graphs.hpp"
 
@@ -141,6 +142,76 @@ TEST(PartitionedFeatures, CacheByAccessServesTheFirstEpochsRemoteRowsAfterIt) {
     EXPECT_EQ(outcomes[e].counts.misses, 0);
     EXPECT_EQ(outcomes[e].counts.hits, outcomes[0].counts.misses);
   }
+}
+
+// Rows moved through a wire (make_host_communicator on the CPU; NCCL on
+// GPUs) are the rows fetch() returns, normalised as placed, with the same
+// cache counts and the same bytes but each part's 4-byte count.
+TEST(PartitionedFeatures, RowsMovedThroughAWireAreTheFetchedRowsNormalised) {
+  const auto table = feature_table();
+  const dense_view<const float> features{vertices, columns, table};
+  const loader::row_normalizer normalizer(features);
+  const auto graph = testing::random_graph(static_cast<vertex_t>(vertices), 6);
+  for (const int replication : replications())
+    for (const std::int64_t rows : {0, 40}) {
+      SCOPED_TRACE("c=" + std::to_string(replication) + " " + std::to_string(rows) + " rows");
+      comm::traffic_log fetched_log;
+      comm::traffic_log placed_log;
+      comm::mpi_communicator fetched_comm(MPI_COMM_WORLD, "features", fetched_log);
+      comm::mpi_communicator placed_comm(MPI_COMM_WORLD, "features", placed_log);
+      const auto partition = block_partition(vertices, world_size() / replication);
+      const feature_cache_options cache{.bytes = rows * row_bytes,
+                                        .choice = cache_choice::by_access_each_epoch};
+      partitioned_features fetched(fetched_comm, features, partition, replication, cache,
+                                   graph.view());
+      partitioned_features placed(placed_comm, features, partition, replication, cache,
+                                  graph.view());
+      const executor host(backend::cpu);
+      EXPECT_EQ(placed.placed_memory(), nullptr);
+      placed.place_rows(host, &normalizer, [](comm::communicator& group) {
+        return comm::make_host_communicator(group);
+      });
+      ASSERT_EQ(placed.placed_memory(), &host.memory());
+      const int members = world_size() / replication;
+      for (int epoch = 0; epoch < 3; ++epoch) {
+        std::int64_t fetches = 0;
+        const auto fetched_before = fetched_log.all()["features"].bytes_sent;
+        const auto placed_before = placed_log.all()["features"].bytes_sent;
+        for (const auto& ids : epoch_requests(fetched_comm.rank())) {
+          const auto n = static_cast<std::int64_t>(ids.size());
+          std::vector<float> expected(ids.size() * columns);
+          std::vector<float> got(ids.size() * columns, -1.0F);
+          fetched.fetch(ids, {n, columns, std::span<float>(expected)});
+          normalizer.apply(ids, {n, columns, std::span<float>(expected)});
+          placed.fetch_placed(ids, {n, columns, std::span<float>(got)});
+          EXPECT_EQ(got, expected);
+          ++fetches;
+        }
+        const auto a = fetched.take_cache_counts();
+        const auto b = placed.take_cache_counts();
+        EXPECT_EQ(a.hits, b.hits);
+        EXPECT_EQ(a.misses, b.misses);
+        EXPECT_EQ(a.local, b.local);
+        EXPECT_EQ(fetched_log.all()["features"].bytes_sent - fetched_before -
+                      (placed_log.all()["features"].bytes_sent - placed_before),
+                  fetches * 4 * (members - 1));
+        fetched.end_epoch();
+        placed.end_epoch();
+      }
+    }
+}
+
+TEST(PartitionedFeatures, FetchPlacedBeforePlacingIsRefused) {
+  comm::traffic_log log;
+  comm::mpi_communicator features_comm(MPI_COMM_WORLD, "features", log);
+  const auto table = feature_table();
+  const auto partition = block_partition(vertices, features_comm.size());
+  partitioned_features fetcher(features_comm, {vertices, columns, table}, partition, 1);
+  std::vector<float> out(columns);
+  const std::vector<vertex_t> ids{0};
+  EXPECT_THROW(fetcher.fetch_placed(ids, {1, columns, std::span<float>(out)}), error);
+  EXPECT_FALSE(fetcher.place_on_device(executor(backend::cpu), nullptr))
+      << "a host executor has no GPU to place rows on";
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
+#include "bulkgnn/loader/feature_normalization.hpp"
 #include "bulkgnn/loader/host_to_device.hpp"
 #include "test_graphs.hpp"
 
@@ -228,6 +229,76 @@ TEST(loader, the_host_to_device_stage_copies_every_array) {
   }
   EXPECT_FALSE(copied_stream.next().has_value());
   EXPECT_EQ(copied_stream.report().stages[3].name, "host_to_device");
+}
+
+// Serves a table's rows; once placed, it writes them doubled into its
+// placed memory (host memory here), standing for rows normalised on the way
+// from another GPU.
+class table_fetcher final : public feature_fetcher {
+ public:
+  explicit table_fetcher(const fixture_data& d) : d_(d) {}
+  [[nodiscard]] std::int64_t columns() const override { return d_.feature_columns; }
+  void fetch(std::span<const vertex_t> vertices, dense_view<float> out) override {
+    ++fetches;
+    copy_rows(vertices, out, 1);
+  }
+  bool place_on_device(const executor&, const row_normalizer*) override {
+    placed_ = true;
+    return true;
+  }
+  [[nodiscard]] memory_resource* placed_memory() const override {
+    return placed_ ? &host_memory() : nullptr;
+  }
+  void fetch_placed(std::span<const vertex_t> vertices, dense_view<float> out) override {
+    ++placed_fetches;
+    copy_rows(vertices, out, 2);
+  }
+  std::int64_t fetches = 0;
+  std::int64_t placed_fetches = 0;
+
+ private:
+  void copy_rows(std::span<const vertex_t> vertices, dense_view<float> out, float scale) const {
+    for (std::size_t i = 0; i < vertices.size(); ++i)
+      for (std::int64_t c = 0; c < d_.feature_columns; ++c)
+        out.row(static_cast<std::int64_t>(i))[c] =
+            scale * d_.features[vertices[i] * d_.feature_columns + c];
+  }
+  const fixture_data& d_;
+  bool placed_ = false;
+};
+
+// Rows a fetcher moved GPU to GPU go straight into placed_features: neither
+// normalised again by the gather stage nor copied by the host_to_device one.
+TEST(loader, placed_fetches_land_in_placed_features_as_fetched) {
+  const fixture_data d;
+  table_fetcher fetcher(d);
+  const row_normalizer normalizer(d.source().features);
+  graph_source source{.graph = d.graph.view(),
+                      .features = {},
+                      .labels = d.labels,
+                      .rows = nullptr,
+                      .remote_features = &fetcher,
+                      .normalizer = &normalizer};
+  loader_options options{.batch_size = 50, .bulk = 5};
+  options.host_to_device = [] { return make_host_to_device_stage(executor(backend::cpu)); };
+  ASSERT_TRUE(fetcher.place_on_device(executor(backend::cpu), &normalizer));
+  sampler::bulk_sampler sampler(d.graph.view(), node_wise_options());
+  minibatch_loader loader(source, sampler, options);
+  auto stream = loader.epoch(d.train, 1);
+  std::int64_t n = 0;
+  while (auto mb = stream.next()) {
+    ++n;
+    EXPECT_TRUE(mb->features.empty());
+    const auto x = mb->input_features();
+    ASSERT_EQ(x.data.data(), mb->placed_features.data());
+    ASSERT_EQ(x.rows, static_cast<std::int64_t>(mb->batch.input_nodes.size()));
+    for (std::int64_t i = 0; i < x.rows; ++i)
+      for (std::int64_t c = 0; c < x.cols; ++c)
+        ASSERT_EQ(x.row(i)[c], 2 * d.features[mb->batch.input_nodes[i] * d.feature_columns + c]);
+  }
+  EXPECT_GT(n, 0);
+  EXPECT_EQ(fetcher.placed_fetches, n);
+  EXPECT_EQ(fetcher.fetches, 0);
 }
 
 TEST(loader, max_minibatches_stops_the_epoch_early) {

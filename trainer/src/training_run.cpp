@@ -128,11 +128,14 @@ struct placed_minibatch {
 };
 
 // A minibatch's buffers may come from another stream (the host-to-device
-// stage's), which frees them as soon as the minibatch is dropped: the model's
-// stream must be done with them first.
+// stage's, or the GPU-to-GPU feature fetch's), which frees them as soon as the minibatch is
+// dropped: the model's stream must be done with them first.
 void finish_step(const executor& model_exec, const loader::ready_minibatch& mb) {
-  const auto& arrays = mb.batch.input_nodes;
-  if (!host_accessible(arrays.space()) && &arrays.resource() != &model_exec.memory())
+  const auto from_another_pool = [&](const auto& values) {
+    return !values.empty() && !host_accessible(values.space()) &&
+           &values.resource() != &model_exec.memory();
+  };
+  if (from_another_pool(mb.batch.input_nodes) || from_another_pool(mb.placed_features))
     model_exec.device()->synchronize();
 }
 
@@ -171,7 +174,14 @@ class own_loaders {
         normalizer_(normalizer),
         device_copies_(device_copies_for(ds, o, normalizer)),
         sampler_(sampler_for()),
-        loader_(source(), *sampler_, loading_for(o, o.loading), o.exec) {}
+        loader_(source(), *sampler_, loading_for(o, o.loading), o.exec) {
+    if (features_between_gpus(o)) {
+      // A stream of its own: the gather stage fetches while the model trains.
+      const auto fetch_exec = kernels::make_cuda_executor(model_executor(o).device()->device());
+      const bool placed = o.parallel->features->place_on_device(fetch_exec, normalizer);
+      BULKGNN_EXPECTS(placed, "train: the feature fetcher cannot move rows between GPUs");
+    }
+  }
 
   [[nodiscard]] minibatch_sources sources() {
     minibatch_sources s{
@@ -788,6 +798,12 @@ std::int64_t eval_piece_rows_for(const training_data& ds, const train_options& o
 
 const executor& model_executor(const train_options& o) {
   return o.model_exec ? *o.model_exec : o.exec;
+}
+
+bool features_between_gpus(const train_options& o) {
+  return o.parallel != nullptr && o.parallel->features != nullptr &&
+         o.parallel->device_gradients != nullptr && model_executor(o).device() != nullptr &&
+         o.exec.device() == nullptr;
 }
 
 nlohmann::json epoch_record::to_json() const {

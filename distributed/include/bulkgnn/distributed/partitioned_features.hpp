@@ -1,12 +1,14 @@
 #pragma once
 
 #include "bulkgnn/comm/communicator.hpp"
+#include "bulkgnn/comm/device_communicator.hpp"
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/loader/loader.hpp"
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -63,10 +65,32 @@ class partitioned_features final : public loader::feature_fetcher {
                        const feature_cache_options& cache,
                        const std::function<std::vector<std::int64_t>()>& in_degrees);
 
+  ~partitioned_features() override;
+  partitioned_features(const partitioned_features&) = delete;
+  partitioned_features& operator=(const partitioned_features&) = delete;
+
   [[nodiscard]] std::int64_t columns() const override { return columns_; }
   void fetch(std::span<const vertex_t> vertices, dense_view<float> out) override;
   void count_fetches(bool on) override { counting_ = on; }
   [[nodiscard]] std::int64_t local_rows() const;
+
+  // Rows GPU to GPU: this rank's part and the cache are copied (normalised)
+  // into the memory of `exec`'s GPU; a fetch_placed() sends the ids to their
+  // owners over the group's communicator as fetch() does, each owner gathers
+  // the asked rows on its GPU, and one all_to_all over NCCL moves them into
+  // the requester's GPU memory, where a last gather puts them (and the rows
+  // of the cache) in request order. Same rows, same cache counts, same
+  // traffic as fetch() but the 4-byte row count of each part.
+  bool place_on_device(const executor& exec, const loader::row_normalizer* normalizer) override;
+  // place_on_device() over the wire `make_wire` builds from the feature
+  // group's communicator (collective): NCCL's there; make_host_communicator
+  // runs the same steps in host memory with a host `exec` (the CPU oracle).
+  using wire_maker =
+      std::function<std::unique_ptr<comm::device_communicator>(comm::communicator& group)>;
+  void place_rows(const executor& exec, const loader::row_normalizer* normalizer,
+                  const wire_maker& make_wire);
+  [[nodiscard]] memory_resource* placed_memory() const override;
+  void fetch_placed(std::span<const vertex_t> vertices, dense_view<float> out) override;
 
   // Call on every rank when an epoch's fetches are done (collective): a
   // cache chosen by access is filled after the first epoch, and refilled
@@ -81,6 +105,13 @@ class partitioned_features final : public loader::feature_fetcher {
                    const std::function<std::vector<std::int64_t>()>& in_degrees);
   // Every requested row from its owner, none from the cache (collective).
   void fetch_from_owners(std::span<const vertex_t> vertices, dense_view<float> out);
+  // Throws unless `out` fits the request and every vertex exists.
+  void check_request(std::span<const vertex_t> vertices, dense_view<float> out) const;
+  // v's cache slot, or -1 (fetch it from its owner); counts the request.
+  std::int32_t count_request(vertex_t v);
+  // `rows` (of `vertices`, one each) normalised as placed, in placed memory.
+  [[nodiscard]] buffer<float> placed_copy(dense_view<const float> rows,
+                                          std::span<const vertex_t> vertices) const;
   // Replaces the cache by the rows of `chosen` (collective).
   void fill_cache(std::vector<vertex_t> chosen);
   // Up to the capacity's remote vertices of largest score, ties by id.
@@ -100,6 +131,9 @@ class partitioned_features final : public loader::feature_fetcher {
   std::vector<std::int64_t> access_counts_;  // by vertex, remote fetches this epoch (by access)
   feature_cache_counts counts_;
   bool counting_ = true;
+
+  struct placed_rows;
+  std::unique_ptr<placed_rows> placed_;  // set by place_rows
 };
 
 }  // namespace bulkgnn::distributed

@@ -33,6 +33,18 @@ class feature_fetcher {
   // Whether fetches count toward what the fetcher learns from them and
   // reports (a cache chosen by access, hit counts); evaluation turns it off.
   virtual void count_fetches(bool on) { (void)on; }
+
+  // Ranks that each own a GPU can move rows GPU to GPU instead (NCCL).
+  // Starts doing so for fetch_placed(), into the memory of `exec`'s GPU, the
+  // rows normalised by `normalizer` (nullptr: as stored); collective over the
+  // ranks that share the features, which must all own a GPU. False where this
+  // fetcher cannot (fetch() into host memory is then the only way).
+  virtual bool place_on_device(const executor& exec, const row_normalizer* normalizer);
+  // Where fetch_placed() writes once place_on_device() said yes, else nullptr.
+  [[nodiscard]] virtual memory_resource* placed_memory() const { return nullptr; }
+  // fetch() into placed_memory() (out lives there), normalised as
+  // place_on_device() was told; the rows are complete when it returns.
+  virtual void fetch_placed(std::span<const vertex_t> vertices, dense_view<float> out);
 };
 
 // What minibatches are drawn from. Features and labels are indexed by global

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "bulkgnn/comm/communicator.hpp"
-#include "bulkgnn/comm/device_reducer.hpp"
+#include "bulkgnn/comm/device_communicator.hpp"
 #include "bulkgnn/loader/loader.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
 
@@ -21,7 +21,7 @@ struct data_parallel {
   comm::communicator* ranks = nullptr;
   // Sums gradients that live in a GPU's memory, on the model's stream, when
   // every rank owns a GPU (NCCL); nullptr: over `ranks`, through host memory.
-  comm::device_reducer* device_gradients = nullptr;
+  comm::device_communicator* device_gradients = nullptr;
   // The loader's sample stage samples each minibatch's part with the other
   // ranks over this context (layer-wise samplers; the row fetches of a
   // sharded graph use it too), on that stage's thread alone.

@@ -68,6 +68,13 @@ void validate(const train_options& options);
 // options.model_exec, or options.exec when it is absent.
 [[nodiscard]] const executor& model_executor(const train_options& options);
 
+// Whether remote feature rows move GPU to GPU (feature_fetcher::
+// place_on_device): the ranks sum gradients on their GPUs (every rank owns
+// one; NCCL), the model trains there, the host samples, and the features are
+// partitioned. Else they cross through host memory and the host_to_device
+// stage copies them.
+[[nodiscard]] bool features_between_gpus(const train_options& options);
+
 // Where a run that samples on a GPU (train_options::exec a cuda executor)
 // keeps the graph and the features: device memory when they fit (the graph
 // in half the GPU's memory, the features in a quarter), else pinned host

@@ -1,4 +1,4 @@
-#include "bulkgnn/comm/device_reducer.hpp"
+#include "bulkgnn/comm/device_communicator.hpp"
 
 #include <unistd.h>
 
@@ -11,6 +11,28 @@
 #include <vector>
 
 namespace bulkgnn::comm {
+namespace {
+
+class host_communicator final : public device_communicator {
+ public:
+  explicit host_communicator(communicator& ranks) : ranks_(ranks) {}
+
+  void all_reduce_sum(std::span<float> values) override { ranks_.all_reduce(values); }
+  void all_to_all(std::span<const float> send, std::span<const std::int64_t> send_counts,
+                  std::span<float> receive, std::span<const std::int64_t> receive_counts) override {
+    ranks_.all_to_all(send, send_counts, receive, receive_counts);
+  }
+  [[nodiscard]] const char* name() const override { return "MPI"; }
+
+ private:
+  communicator& ranks_;
+};
+
+}  // namespace
+
+std::unique_ptr<device_communicator> make_host_communicator(communicator& ranks) {
+  return std::make_unique<host_communicator>(ranks);
+}
 
 bool every_rank_owns_a_gpu(communicator& ranks, const executor& exec) {
   std::array<char, 256> host{};
