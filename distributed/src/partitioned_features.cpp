@@ -8,6 +8,41 @@
 
 namespace bulkgnn::distributed {
 
+namespace {
+
+// Where fetch_placed's staging buffer holds each requested row: the owners'
+// replies in owner order, then the cached rows.
+struct staging_plan {
+  std::vector<std::vector<vertex_t>> requests;  // by owner: the rows not cached
+  std::vector<vertex_t> cache_slots;            // the cached rows' slots, in request order
+  std::vector<vertex_t> position;               // request i's row in the staging buffer
+  std::int64_t uncached = 0;
+};
+
+// slot[i] is request i's cache slot, or -1 when its owner sends it.
+staging_plan plan_staging(std::span<const vertex_t> vertices, std::span<const std::int32_t> slot,
+                          std::span<const std::int32_t> owner, int members) {
+  std::vector<std::int64_t> next(static_cast<std::size_t>(members) + 1, 0);
+  const auto source = [&](std::size_t i) { return slot[i] < 0 ? owner[vertices[i]] : members; };
+  for (std::size_t i = 0; i < vertices.size(); ++i) ++next[source(i)];
+  std::exclusive_scan(next.begin(), next.end(), next.begin(), std::int64_t{0});
+  staging_plan plan;
+  plan.uncached = next[members];
+  plan.requests.resize(static_cast<std::size_t>(members));
+  plan.position.resize(vertices.size());
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    const int from = source(i);
+    plan.position[i] = static_cast<vertex_t>(next[from]++);
+    if (from < members)
+      plan.requests[from].push_back(vertices[i]);
+    else
+      plan.cache_slots.push_back(slot[i]);
+  }
+  return plan;
+}
+
+}  // namespace
+
 struct partitioned_features::placed_rows {
   executor exec;
   const loader::row_normalizer* normalizer = nullptr;
@@ -242,7 +277,6 @@ void partitioned_features::fetch_from_owners(std::span<const vertex_t> vertices,
   }
 }
 
-
 partitioned_features::~partitioned_features() = default;
 
 bool partitioned_features::place_on_device(const executor& exec,
@@ -293,27 +327,11 @@ void partitioned_features::fetch_placed(std::span<const vertex_t> vertices, dens
   BULKGNN_EXPECTS(placed_ != nullptr, "features: fetch_placed before place_on_device");
   check_request(vertices, out);
   const int members = group_->size();
-  // The staging buffer holds the owners' replies, in owner order, then the
-  // cached rows; position[i] is where request i's row is in it.
   std::vector<std::int32_t> slot(vertices.size());
-  std::vector<std::int64_t> next(static_cast<std::size_t>(members) + 1, 0);
-  for (std::size_t i = 0; i < vertices.size(); ++i) {
-    slot[i] = count_request(vertices[i]);
-    ++next[slot[i] < 0 ? partition_.owner[vertices[i]] : members];
-  }
-  std::exclusive_scan(next.begin(), next.end(), next.begin(), std::int64_t{0});
-  const std::int64_t uncached = next[members];
-  std::vector<std::vector<vertex_t>> requests(members);
-  std::vector<vertex_t> cache_slots;
-  std::vector<vertex_t> position(vertices.size());
-  for (std::size_t i = 0; i < vertices.size(); ++i) {
-    const int from = slot[i] < 0 ? partition_.owner[vertices[i]] : members;
-    position[i] = static_cast<vertex_t>(next[from]++);
-    if (slot[i] < 0)
-      requests[from].push_back(vertices[i]);
-    else
-      cache_slots.push_back(slot[i]);
-  }
+  for (std::size_t i = 0; i < vertices.size(); ++i) slot[i] = count_request(vertices[i]);
+  const auto plan = plan_staging(vertices, slot, partition_.owner, members);
+  const auto& requests = plan.requests;
+  const auto uncached = plan.uncached;
   const auto asked = group_->all_to_all(requests);
   std::vector<vertex_t> served;
   std::vector<std::int64_t> send_counts(members);
@@ -344,17 +362,17 @@ void partitioned_features::fetch_placed(std::span<const vertex_t> vertices, dens
   buffer<float> staging(vertices.size() * static_cast<std::size_t>(columns_), memory);
   placed_->wire->all_to_all(std::span<const float>(send), send_counts,
                             rows_of(staging, 0, uncached).data, receive_counts);
-  if (!cache_slots.empty()) {
+  if (!plan.cache_slots.empty()) {
     const dense_view<const float> cache{counts_.cached_rows, columns_,
                                         std::span<const float>(placed_->cache), space};
     kernels::gather_dense_rows(
-        exec, cache, on_device(cache_slots),
-        rows_of(staging, uncached, static_cast<std::int64_t>(cache_slots.size())));
+        exec, cache, on_device(plan.cache_slots),
+        rows_of(staging, uncached, static_cast<std::int64_t>(plan.cache_slots.size())));
   }
   kernels::gather_dense_rows(exec,
                              {static_cast<std::int64_t>(vertices.size()), columns_,
                               std::span<const float>(staging), space},
-                             on_device(position), out);
+                             on_device(plan.position), out);
   // The minibatch goes to a model on another stream: complete it here.
   if (exec.device() != nullptr) exec.device()->synchronize();
 }
