@@ -12,7 +12,8 @@
 #   unpack      dpkg -x of .gpu-deps/*.deb into a private prefix in the build
 #               folder (never into /), plus the links Debian's maintainer
 #               scripts would have made
-#   configure   the cuda-release preset (sm_90) with MPI, CombBLAS
+#   configure   the cuda-release preset (sm_90) with MPI from the prefix
+#               (Open MPI, run from there by scripts/gpu_env.sh), CombBLAS
 #               and the Python extension off, finding packages in the prefix
 #               only: /usr and /usr/local are hidden from find_package and
 #               find_library; the log lists what it still took from outside
@@ -41,10 +42,12 @@ set -euo pipefail
 
 usage() {
   cat >&2 <<'EOF'
-Usage: scripts/gpu_check.sh [--quick] [--no-gpu] [--budget SECONDS] [--jobs N]
-                            [--build-dir DIR] OUT_DIR
+Usage: scripts/gpu_check.sh [--quick] [--no-gpu] [--no-mpi] [--budget SECONDS]
+                            [--jobs N] [--build-dir DIR] OUT_DIR
   --quick          build only what the GPU steps run; no CPU suite
   --no-gpu         rehearse: skip the steps that need a GPU even if one is found
+  --no-mpi         configure without MPI (no distributed/, no mpi tests): the
+                   build of a machine without Open MPI
   --budget S       stop starting work S seconds after the start (default on a
                    GPU: 540, inside the device tool's 600 s; without: none)
   --jobs N         parallel compile and test jobs (default: nproc)
@@ -55,6 +58,7 @@ EOF
 
 quick=0
 force_no_gpu=0
+no_mpi=0
 budget=""
 jobs=$(nproc)
 build_dir="build-gpu-check"
@@ -63,6 +67,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
     --no-gpu) force_no_gpu=1 ;;
+    --no-mpi) no_mpi=1 ;;
     --budget) [ $# -ge 2 ] || usage; budget=$2; shift ;;
     --jobs) [ $# -ge 2 ] || usage; jobs=$2; shift ;;
     --build-dir) [ $# -ge 2 ] || usage; build_dir=$2; shift ;;
@@ -128,12 +133,12 @@ bounded() {
 
 # Where the programs built against the prefix find its libraries at run time:
 # their RUNPATH covers what they link, not what those libraries need in turn
-# (libopenblas needs libgfortran). Only for the programs of the build: the
-# image's own tools keep the image's libraries. The prefix's /lib (zlib1g)
-# stays out: the image's libz serves.
-prefix_libs=$prefix/usr/lib/x86_64-linux-gnu
+# (libopenblas needs libgfortran); and where Open MPI, unpacked there, finds
+# itself (scripts/gpu_env.sh). Only for the build's programs and the tools
+# that run them: the image's other tools keep the image's libraries. The
+# prefix's /lib (zlib1g) stays out: the image's libz serves.
 with_prefix_libs() {
-  LD_LIBRARY_PATH=$prefix_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$@"
+  (. "$repo/scripts/gpu_env.sh" "$build" && "$@")
 }
 
 step_names=()
@@ -265,6 +270,11 @@ step_unpack() {
   for header in "$prefix/usr/include/$arch/openblas-pthread/"*.h; do
     ln -sfn "openblas-pthread/$(basename "$header")" "$prefix/usr/include/$arch/$(basename "$header")"
   done
+  # update-alternatives' names for Open MPI's tools (mpirun, mpicxx, ...).
+  local tool
+  for tool in "$prefix"/usr/bin/*.openmpi; do
+    [ -e "$tool" ] && ln -sfn "$(basename "$tool")" "${tool%.openmpi}"
+  done
   # Absolute links (zlib1g-dev's libz.so -> /lib/...) would leave the prefix.
   while IFS= read -r -d '' link; do
     target=$(readlink "$link")
@@ -300,11 +310,21 @@ step_configure() {
   # under the hidden /usr: name it through the compiler that links with it.
   rt=$("$cxx" -print-file-name=librt.a)
   [ -f "$rt" ] || rt=""
+  local mpi=(-DBULKGNN_ENABLE_MPI=OFF)
+  if [ $no_mpi -eq 0 ]; then
+    if [ ! -x "$prefix/usr/bin/mpicxx" ]; then
+      echo "no Open MPI in $prefix: run scripts/prepare_gpu_deps.sh again (or pass --no-mpi)"
+      return 1
+    fi
+    mpi=(-DBULKGNN_ENABLE_MPI=ON -DMPI_CXX_COMPILER="$prefix/usr/bin/mpicxx"
+      -DMPIEXEC_EXECUTABLE="$prefix/usr/bin/mpirun")
+  fi
   # The preset cuda-release (Release, CUDA on, sm_90), in this build folder,
-  # with what the GPU machine lacks switched off.
-  bounded cmake --preset cuda-release -S "$repo" -B "$build" --no-warn-unused-cli \
+  # with what the GPU machine lacks switched off. Under with_prefix_libs:
+  # FindMPI runs the prefix's mpicxx.
+  with_prefix_libs bounded cmake --preset cuda-release -S "$repo" -B "$build" --no-warn-unused-cli \
     -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DBULKGNN_ENABLE_MPI=OFF \
+    "${mpi[@]}" \
     -DBULKGNN_ENABLE_COMBBLAS=OFF \
     -DBULKGNN_PYTHON=OFF \
     -DCMAKE_PREFIX_PATH="$prefix/usr;$prefix" \
@@ -326,6 +346,7 @@ step_configure() {
       sed 's/^/  /'
   } | tee "$logs/outside-prefix.txt"
   grep -q 'CUDA=ON' "$logs/configure.log" || { echo "configure did not enable CUDA"; return 1; }
+  [ $no_mpi -eq 1 ] || grep -q 'MPI=ON' "$logs/configure.log" || { echo "configure did not enable MPI"; return 1; }
   note "$(($(wc -l <"$logs/outside-prefix.txt") - 1)) cached paths outside the prefix (listed below)"
 }
 

@@ -16,18 +16,18 @@ dest=.gpu-deps
 # 64 MiB; the sources take about 13 MiB.
 max_mib=40
 
-# Each package is here because the GPU build (preset cuda-release, MPI off,
-# Python extension off) cannot configure, link or run without it. Left out:
-# MPI, CombBLAS (distributed/ is not built without MPI), pybind11
+# Each package is here because the GPU build (preset cuda-release, MPI on,
+# CombBLAS and the Python extension off) cannot configure, link or run without
+# it. Left out: CombBLAS (the 2D grid is not built without it), pybind11
 # (BULKGNN_PYTHON=OFF), libgmock-dev (no test uses gmock; GTest's config
 # includes it only if present), googletest (sources; libgtest-dev ships the
-# built libraries), libhwloc15 (see tbbbind below).
+# built libraries).
 packages=(
   # core/, loader/, sampler/: find_package(TBB); TBB's config checks that the
   # files of all four of its targets exist, so each library package is needed.
   libtbb-dev libtbb12 libtbbmalloc2
-  # Loaded by TBB at run time only to bind threads to NUMA nodes; without
-  # hwloc (not shipped) TBB runs unbound, as it does on one socket anyway.
+  # Loaded by TBB at run time only to bind threads to NUMA nodes (with
+  # libhwloc15, shipped for Open MPI below).
   libtbbbind-2-5
   # find_package(fmt), linked by most libraries and the CLI.
   libfmt-dev libfmt9
@@ -52,6 +52,13 @@ packages=(
   # holds libopenblas.so and cblas.h, the pthread variant its runtime, which
   # needs gfortran's runtime and libquadmath (absent from the image).
   libopenblas-dev libopenblas-pthread-dev libopenblas0-pthread libgfortran5 libquadmath0
+  # find_package(MPI) and mpirun: distributed/, the mpi tests and several
+  # ranks sharing the GPU (benchmarks/gpu/shared_gpu_ranks.py). Open MPI runs
+  # from the prefix (scripts/gpu_env.sh sets OPAL_PREFIX and PMIx's folders),
+  # its ranks on one machine over shared memory: the network transports'
+  # plugins stay unloadable (optional_needs below).
+  openmpi-bin openmpi-common libopenmpi3 libopenmpi-dev libpmix2 libhwloc15 libudev1
+  libevent-core-2.1-7 libevent-pthreads-2.1-7 libmunge2
 )
 
 # Sonames the GPU image provides (glibc, gcc's runtime, zlib): a library in
@@ -59,7 +66,10 @@ packages=(
 # library needs must be shipped too, except the known optional ones below.
 image_sonames='^(libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|ld-linux-x86-64\.so\.2|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libz\.so\.1)$'
 # "file needs soname" pairs that may stay unresolved, with the reason above.
-optional_needs='^libtbbbind_2_5\.so\.[0-9.]+ needs libhwloc\.so\.15$'
+# Open MPI's plugins for InfiniBand, libfabric, UCX, PSM, Flux and netlink,
+# and its common libraries for them: Open MPI skips a plugin it cannot load
+# (gpu_env.sh silences the notice and picks the shared-memory transports).
+optional_needs='^(mca_[a-z]+_(ofi|ucx|psm|psm2|verbs|openib|flux|usnic|netlink)|libmca_common_(ofi|ucx|verbs))\.so[0-9.]* needs .*$'
 
 mkdir -p "$dest"
 
@@ -123,12 +133,15 @@ trap 'rm -rf "$check_dir"' EXIT
 for name in "${wanted[@]}"; do
   dpkg -x "$dest/$name" "$check_dir"
 done
-mapfile -t shipped < <(find "$check_dir" -name '*.so*' \( -type f -o -type l \) -printf '%f\n' | sort -u)
+# A set, not a list piped to grep -q: grep's early exit would fail printf
+# with SIGPIPE under pipefail once the list outgrows the pipe's buffer.
+declare -A shipped
+while read -r name; do shipped[$name]=1; done < <(find "$check_dir" -name '*.so*' \( -type f -o -type l \) -printf '%f\n')
 unresolved=()
 while IFS= read -r -d '' lib; do
   readelf -h "$lib" 2>/dev/null | grep -q 'Type:.*DYN' || continue
   while read -r soname; do
-    printf '%s\n' "${shipped[@]}" | grep -qxF "$soname" && continue
+    [ -n "${shipped[$soname]:-}" ] && continue
     grep -qE "$image_sonames" <<<"$soname" && continue
     grep -qE "$optional_needs" <<<"$(basename "$lib") needs $soname" && continue
     unresolved+=("$(basename "$lib") needs $soname")
