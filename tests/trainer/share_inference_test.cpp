@@ -84,6 +84,28 @@ TEST(PredictInPieces, NormalisesInputRowsAsTheyAreRead) {
   EXPECT_TRUE(std::ranges::equal(whole.data(), pieces.data()));
 }
 
+// Kept pieces serve every later evaluation: a model whose weights changed
+// gets its own logits, as fresh pieces would give them; a model of another
+// kind of layer is refused.
+TEST(PredictInPieces, KeptPiecesServeLaterEvaluations) {
+  std::mt19937_64 gen(10);
+  constexpr std::int64_t n = 150;
+  const csr_matrix graph = multigraph(gen, n, 6);
+  const matrix features = testing::random_matrix(gen, n, 7);
+  const inference_inputs inputs{
+      .graph = graph.view(), .features = features.view(), .num_vertices = n};
+  const inference_pieces pieces(inputs, layer_kind::sage, 32);
+  for (const std::uint64_t seed : {1, 2, 3}) {
+    const gnn_model model({.in_features = 7, .hidden = 8, .num_classes = 4, .layers = 2}, seed);
+    const matrix kept = pieces.predict(model, inputs);
+    const matrix fresh = predict_in_pieces(model, inputs, 32);
+    EXPECT_TRUE(std::ranges::equal(kept.data(), fresh.data())) << "weights of seed " << seed;
+  }
+  const gnn_model gcn({.kind = layer_kind::gcn, .in_features = 7, .hidden = 8, .num_classes = 4},
+                      1);
+  EXPECT_THROW((void)pieces.predict(gcn, inputs), option_error);
+}
+
 TEST(PredictInPieces, RejectsImpossibleInputsNamingThem) {
   std::mt19937_64 gen(9);
   const csr_matrix graph = multigraph(gen, 50, 3);

@@ -271,8 +271,15 @@ matrix predict_share(const gnn_model& model, const inference_inputs& in) {
   }
 }
 
-matrix predict_in_pieces(const gnn_model& model, const inference_inputs& in,
-                         std::int64_t rows_per_piece) {
+struct inference_pieces::piece {
+  inference_share range;
+  aggregation_block block;        // the range's rows of the aggregation
+  std::vector<vertex_t> outside;  // the sources outside the range they read
+};
+
+inference_pieces::inference_pieces(const inference_inputs& in, layer_kind kind,
+                                   std::int64_t rows_per_piece, int threads)
+    : kind_(kind) {
   BULKGNN_EXPECTS(in.parallel == nullptr,
                   "predict_in_pieces: evaluates the whole graph in one process (several ranks "
                   "share an inference with predict_share)");
@@ -281,36 +288,54 @@ matrix predict_in_pieces(const gnn_model& model, const inference_inputs& in,
   BULKGNN_EXPECTS(in.graph.rows == in.num_vertices && in.features.rows == in.num_vertices,
                   "predict_in_pieces: the graph has {} rows and the features {}, not {}",
                   in.graph.rows, in.features.rows, in.num_vertices);
-  const executor& exec = model.exec();
-  // Pieces are built once on the host and reused by every layer.
-  const executor host(backend::cpu, exec.device() == nullptr ? exec.threads() : 0);
-  std::vector<inference_share> ranges;
-  std::vector<share_block> blocks;
+  const executor host(backend::cpu, threads);
   for (std::int64_t first = 0; first < in.num_vertices; first += rows_per_piece) {
-    ranges.push_back({static_cast<vertex_t>(first),
-                      static_cast<vertex_t>(std::min(in.num_vertices, first + rows_per_piece))});
-    blocks.push_back(block_of_share(host, in, model.config().kind, ranges.back()));
+    const inference_share range{
+        static_cast<vertex_t>(first),
+        static_cast<vertex_t>(std::min(in.num_vertices, first + rows_per_piece))};
+    auto [block, outside] = block_of_share(host, in, kind, range);
+    pieces_.push_back({range, std::move(block), std::move(outside)});
   }
+}
+
+inference_pieces::~inference_pieces() = default;
+inference_pieces::inference_pieces(inference_pieces&&) noexcept = default;
+inference_pieces& inference_pieces::operator=(inference_pieces&&) noexcept = default;
+
+matrix inference_pieces::predict(const gnn_model& model, const inference_inputs& in) const {
+  BULKGNN_EXPECTS(model.config().kind == kind_,
+                  "predict_in_pieces: pieces built for one kind of layer, a model of another");
+  const executor& exec = model.exec();
   matrix x;  // the current layer's input, every vertex's row, on the host
   for (int l = 0; l < model.config().layers; ++l) {
     matrix next;
-    for (std::size_t k = 0; k < ranges.size(); ++k) {
-      const auto sources = sources_of(ranges[k], blocks[k].outside);
+    for (std::size_t k = 0; k < pieces_.size(); ++k) {
+      const auto& [range, block, outside] = pieces_[k];
+      const auto sources = sources_of(range, outside);
       const matrix rows =
           l == 0 ? input_rows(in, sources, model.config().in_features) : rows_of(x.view(), sources);
       const placed_matrix placed_rows(exec, rows.view());
       std::optional<aggregation_block> placed_block;
       if (needs_placing(exec, memory_space::host))
-        placed_block.emplace(aggregation_block{copy_for(exec, blocks[k].block.forward.view()), {}});
-      const matrix h = model.forward_layer(l, placed_block ? *placed_block : blocks[k].block,
-                                           placed_rows.view());
+        placed_block.emplace(aggregation_block{copy_for(exec, block.forward.view()), {}});
+      const matrix h =
+          model.forward_layer(l, placed_block ? *placed_block : block, placed_rows.view());
       if (k == 0) next = matrix(in.num_vertices, h.cols());
-      exec.memory().copy(next.view().row(ranges[k].first).data(), h.data().data(),
+      exec.memory().copy(next.view().row(range.first).data(), h.data().data(),
                          h.data().size_bytes());
     }
     x = std::move(next);
   }
   return x;
+}
+
+matrix predict_in_pieces(const gnn_model& model, const inference_inputs& in,
+                         std::int64_t rows_per_piece) {
+  // Pieces are built on the host, with its threads where the model is there.
+  const executor& exec = model.exec();
+  return inference_pieces(in, model.config().kind, rows_per_piece,
+                          exec.device() == nullptr ? exec.threads() : 0)
+      .predict(model, in);
 }
 
 }  // namespace bulkgnn::trainer

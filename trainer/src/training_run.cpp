@@ -375,12 +375,12 @@ class evaluator {
       r.valid_acc = share_accuracy(model.exec(), logits.view(), split_.valid, valid_labels_);
       r.test_acc = share_accuracy(model.exec(), logits.view(), split_.test, test_labels_);
     } else if (options_.eval == evaluation::full && piece_rows_ > 0) {
-      const auto logits = predict_in_pieces(model,
-                                            {.graph = ds_.graph,
-                                             .features = ds_.features,
-                                             .normalizer = normalizer_,
-                                             .num_vertices = ds_.num_nodes},
-                                            piece_rows_);
+      const inference_inputs inputs{.graph = ds_.graph,
+                                    .features = ds_.features,
+                                    .normalizer = normalizer_,
+                                    .num_vertices = ds_.num_nodes};
+      if (!pieces_) pieces_.emplace(inputs, config_.kind, piece_rows_);
+      const auto logits = pieces_->predict(model, inputs);
       const executor host;
       r.valid_acc =
           accuracy_of(host, logits.view(), placed_labels(host, split_.valid, valid_labels_));
@@ -500,6 +500,7 @@ class evaluator {
   // evaluations when that took a copy.
   std::optional<matrix> normalized_features_;
   std::optional<placed_matrix> placed_features_;
+  std::optional<inference_pieces> pieces_;  // built at the first evaluation in pieces
   loader::minibatch_source* eval_source_ = nullptr;
 };
 

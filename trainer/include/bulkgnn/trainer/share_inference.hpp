@@ -52,4 +52,26 @@ struct inference_inputs {
 [[nodiscard]] matrix predict_in_pieces(const gnn_model& model, const inference_inputs& inputs,
                                        std::int64_t rows_per_piece);
 
+// predict_in_pieces' pieces, kept: an evaluation every few epochs builds the
+// pieces' blocks from the graph once, not every time.
+class inference_pieces {
+ public:
+  // The pieces of rows_per_piece consecutive vertices of inputs.graph, for
+  // layers of `kind`; built on the host with `threads` (0: every core).
+  inference_pieces(const inference_inputs& inputs, layer_kind kind, std::int64_t rows_per_piece,
+                   int threads = 0);
+  ~inference_pieces();
+  inference_pieces(inference_pieces&&) noexcept;
+  inference_pieces& operator=(inference_pieces&&) noexcept;
+
+  // predict_in_pieces over these pieces: `inputs` the ones they were built
+  // from, `model`'s layers of their kind.
+  [[nodiscard]] matrix predict(const gnn_model& model, const inference_inputs& inputs) const;
+
+ private:
+  struct piece;
+  std::vector<piece> pieces_;
+  layer_kind kind_;
+};
+
 }  // namespace bulkgnn::trainer
