@@ -18,6 +18,16 @@ the datasets in ../shared/data are below; any other gets DEFAULT_SETTINGS.
       [--datasets cora,facebook,PATH,...] [--split NAME] [--samplers sage,ladies]
       [--normalize-features none|row] [--seeds 0,1,2,3,4]
       [--fixed lr=0.01,weight_decay=0.0005,dropout=0.5,hidden=128]
+      [--params-from RESULTS.json] [--device cpu|cuda]
+
+--params-from skips the tuning for every (dataset, sampler) that RESULTS.json
+has and trains its chosen settings, printing its test accuracy beside the new
+one ("same runs" where every seed's accuracy is the same): the GPU table next
+to the CPU one (benchmarks/README.md says where the datasets come from there).
+
+  benchmarks/accuracy/run_accuracy.py --bulkgnn build-gpu-check/tools/bulkgnn \\
+      --device cuda --params-from benchmarks/accuracy/results.json \\
+      --data build-gpu-check/accuracy-data --out $OUT/accuracy-gpu.json
 """
 
 import argparse
@@ -104,6 +114,7 @@ def train_arguments(args, settings, sampler, params, seed):
         "--normalize-features", args.normalize_features,
         "--seed", str(seed),
         "--threads", "2",
+        "--device", args.device,
     ]
 
 
@@ -123,9 +134,19 @@ def command_line(args, settings, sampler, params, seed):
                     train_arguments(args, settings, sampler, params, seed))
 
 
-def tune(args, settings, sampler):
+def earlier_result(args, dataset, sampler):
+    """--params-from's result for this dataset (by name) and sampler, or None."""
+    name = os.path.basename(os.path.normpath(dataset))
+    return next((r for r in args.params_from
+                 if os.path.basename(os.path.normpath(r["dataset"])) == name and
+                 r["sampler"] == sampler), None)
+
+
+def tune(args, settings, sampler, earlier):
     if args.fixed:
         return args.fixed
+    if earlier is not None:
+        return earlier["params"]
     best = None
     keys = list(GRID)
     for values in itertools.product(*(GRID[k] for k in keys)):
@@ -164,6 +185,11 @@ def parse_fixed(text):
     return params
 
 
+def load_results(path):
+    with open(path) as f:
+        return json.load(f)
+
+
 def baseline_cells(b):
     if b is None:
         return "- | - | -"
@@ -184,6 +210,10 @@ def main():
                         help="seeds of the final runs")
     parser.add_argument("--fixed", type=parse_fixed,
                         help="skip the tuning: lr=...,weight_decay=...,dropout=...,hidden=...")
+    parser.add_argument("--params-from", type=load_results, default=[],
+                        help="skip the tuning where this results file chose settings")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                        help="where bulkgnn trains")
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
 
@@ -194,7 +224,8 @@ def main():
         settings = settings_of(args, dataset)
         for sampler in args.samplers.split(","):
             start = time.time()
-            params = tune(args, settings, sampler)
+            earlier = earlier_result(args, dataset, sampler)
+            params = tune(args, settings, sampler, earlier)
             tests, valids = [], []
             for seed in seeds:
                 valid, test = train(args, settings, sampler, params, seed)
@@ -202,6 +233,9 @@ def main():
                 tests.append(test)
             results.append({
                 "dataset": dataset, "split": settings["split"], "sampler": sampler,
+                "device": args.device,
+                "earlier_test_mean": earlier["test_mean"] if earlier else None,
+                "earlier_tests": earlier["tests"] if earlier else None,
                 "normalize_features": args.normalize_features, "params": params,
                 "valid_mean": statistics.mean(valids), "test_mean": statistics.mean(tests),
                 "test_std": statistics.stdev(tests) if len(tests) > 1 else 0.0, "tests": tests,
@@ -220,13 +254,16 @@ def main():
         json.dump(results, f, indent=2)
     os.replace(tmp, args.out)
 
-    print(f"\n| dataset | sampler | test acc ({len(seeds)} seeds) | valid acc "
-          "| logreg (features only) | ridge | majority | settings |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(f"\n| dataset | sampler | test acc ({len(seeds)} seeds, {args.device}) | earlier "
+          "| valid acc | logreg (features only) | ridge | majority | settings |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in results:
         p = r["params"]
+        earlier = ("-" if r["earlier_test_mean"] is None else
+                   f"{r['earlier_test_mean']:.4f}" +
+                   (" (same runs)" if r["earlier_tests"] == r["tests"] else ""))
         print(f"| {r['dataset']} | {r['sampler']} | {r['test_mean']:.4f} ± {r['test_std']:.4f} "
-              f"| {r['valid_mean']:.4f} | {baseline_cells(r['baselines'])} "
+              f"| {earlier} | {r['valid_mean']:.4f} | {baseline_cells(r['baselines'])} "
               f"| lr {p['lr']}, wd {p['weight_decay']}, hidden {p['hidden']}, "
               f"dropout {p['dropout']}, normalize {r['normalize_features']} |")
     print("\ncommands:")
