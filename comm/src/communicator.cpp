@@ -4,6 +4,32 @@
 
 namespace bulkgnn::comm {
 
+traffic_bytes all_to_all_bytes(const all_to_all_shape& shape) {
+  const auto& [send, send_counts, receive, receive_counts, rank, ranks, element_bytes] = shape;
+  BULKGNN_EXPECTS(static_cast<int>(send_counts.size()) == ranks &&
+                      static_cast<int>(receive_counts.size()) == ranks,
+                  "comm::all_to_all: {} send_counts and {} receive_counts for {} ranks",
+                  send_counts.size(), receive_counts.size(), ranks);
+  std::int64_t to_send = 0, to_receive = 0;
+  traffic_bytes bytes;
+  const auto element = static_cast<std::int64_t>(element_bytes);
+  for (int r = 0; r < ranks; ++r) {
+    BULKGNN_EXPECTS(send_counts[r] >= 0 && receive_counts[r] >= 0,
+                    "comm::all_to_all: negative count for rank {}", r);
+    to_send += send_counts[r];
+    to_receive += receive_counts[r];
+    if (r == rank) continue;
+    bytes.sent += send_counts[r] * element;
+    bytes.received += receive_counts[r] * element;
+  }
+  BULKGNN_EXPECTS(to_send == static_cast<std::int64_t>(send) &&
+                      to_receive == static_cast<std::int64_t>(receive),
+                  "comm::all_to_all: send_counts sum to {} for {} elements to send, "
+                  "receive_counts to {} for room for {}",
+                  to_send, send, to_receive, receive);
+  return bytes;
+}
+
 request::request(std::unique_ptr<pending> started, std::function<void()> on_completion)
     : pending_(std::move(started)), on_completion_(std::move(on_completion)) {}
 

@@ -8,8 +8,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <numeric>
 #include <string>
 
 namespace bulkgnn::comm {
@@ -77,11 +75,10 @@ class nccl_communicator final : public device_communicator {
 
   void all_to_all(std::span<const float> send, std::span<const std::int64_t> send_counts,
                   std::span<float> receive, std::span<const std::int64_t> receive_counts) override {
-    check_counts("send", send.size(), send_counts);
-    check_counts("receive", receive.size(), receive_counts);
+    const auto bytes = all_to_all_bytes(
+        {send.size(), send_counts, receive.size(), receive_counts, rank_, size_, sizeof(float)});
     const stopwatch watch;
     const on_device scope(exec_.device()->device());
-    traffic t{.calls = 1};
     std::size_t sent = 0;
     std::size_t received = 0;
     // Grouped, so that every pair's send and receive progress together
@@ -94,16 +91,14 @@ class nccl_communicator final : public device_communicator {
         BULKGNN_NCCL_CHECK(ncclSend(send.data() + sent, out, ncclFloat, r, comm_, stream()));
       if (in > 0)
         BULKGNN_NCCL_CHECK(ncclRecv(receive.data() + received, in, ncclFloat, r, comm_, stream()));
-      if (r != rank_) {
-        t.bytes_sent += static_cast<std::int64_t>(out * sizeof(float));
-        t.bytes_received += static_cast<std::int64_t>(in * sizeof(float));
-      }
       sent += out;
       received += in;
     }
     BULKGNN_NCCL_CHECK(ncclGroupEnd());
-    t.seconds = watch.seconds();
-    log_.add(stage_, t);
+    log_.add(stage_, {.bytes_sent = bytes.sent,
+                      .bytes_received = bytes.received,
+                      .calls = 1,
+                      .seconds = watch.seconds()});
   }
 
   [[nodiscard]] const char* name() const override { return "NCCL"; }
@@ -111,18 +106,6 @@ class nccl_communicator final : public device_communicator {
  private:
   [[nodiscard]] cudaStream_t stream() const {
     return static_cast<cudaStream_t>(exec_.device()->stream());
-  }
-
-  void check_counts(const char* what, std::size_t elements,
-                    std::span<const std::int64_t> counts) const {
-    BULKGNN_EXPECTS(
-        static_cast<int>(counts.size()) == size_ &&
-            std::all_of(counts.begin(), counts.end(), [](std::int64_t c) { return c >= 0; }) &&
-            std::accumulate(counts.begin(), counts.end(), std::int64_t{0}) ==
-                static_cast<std::int64_t>(elements),
-        "nccl all_to_all: {} counts ({} of them) do not split its {} elements over "
-        "{} ranks",
-        what, counts.size(), elements, size_);
   }
 
   executor exec_;

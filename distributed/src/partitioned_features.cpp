@@ -330,16 +330,14 @@ void partitioned_features::fetch_placed(std::span<const vertex_t> vertices, dens
   std::vector<std::int32_t> slot(vertices.size());
   for (std::size_t i = 0; i < vertices.size(); ++i) slot[i] = count_request(vertices[i]);
   const auto plan = plan_staging(vertices, slot, partition_.owner, members);
-  const auto& requests = plan.requests;
-  const auto uncached = plan.uncached;
-  const auto asked = group_->all_to_all(requests);
+  const auto asked = group_->all_to_all(plan.requests);
   std::vector<vertex_t> served;
   std::vector<std::int64_t> send_counts(members);
   std::vector<std::int64_t> receive_counts(members);
   for (int r = 0; r < members; ++r) {
     for (const vertex_t v : asked[r]) served.push_back(partition_.local_index[v]);
     send_counts[r] = static_cast<std::int64_t>(asked[r].size()) * columns_;
-    receive_counts[r] = static_cast<std::int64_t>(requests[r].size()) * columns_;
+    receive_counts[r] = static_cast<std::int64_t>(plan.requests[r].size()) * columns_;
   }
 
   const executor& exec = placed_->exec;
@@ -361,13 +359,13 @@ void partitioned_features::fetch_placed(std::span<const vertex_t> vertices, dens
                              rows_of(send, 0, static_cast<std::int64_t>(served.size())));
   buffer<float> staging(vertices.size() * static_cast<std::size_t>(columns_), memory);
   placed_->wire->all_to_all(std::span<const float>(send), send_counts,
-                            rows_of(staging, 0, uncached).data, receive_counts);
+                            rows_of(staging, 0, plan.uncached).data, receive_counts);
   if (!plan.cache_slots.empty()) {
     const dense_view<const float> cache{counts_.cached_rows, columns_,
                                         std::span<const float>(placed_->cache), space};
     kernels::gather_dense_rows(
         exec, cache, on_device(plan.cache_slots),
-        rows_of(staging, uncached, static_cast<std::int64_t>(plan.cache_slots.size())));
+        rows_of(staging, plan.uncached, static_cast<std::int64_t>(plan.cache_slots.size())));
   }
   kernels::gather_dense_rows(exec,
                              {static_cast<std::int64_t>(vertices.size()), columns_,

@@ -128,8 +128,8 @@ struct placed_minibatch {
 };
 
 // A minibatch's buffers may come from another stream (the host-to-device
-// stage's, or the GPU-to-GPU feature fetch's), which frees them as soon as the minibatch is
-// dropped: the model's stream must be done with them first.
+// stage's, or the GPU-to-GPU feature fetch's), which frees them as soon as
+// the minibatch is dropped: the model's stream must be done with them first.
 void finish_step(const executor& model_exec, const loader::ready_minibatch& mb) {
   const auto from_another_pool = [&](const auto& values) {
     return !values.empty() && !host_accessible(values.space()) &&

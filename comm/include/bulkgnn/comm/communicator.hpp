@@ -93,6 +93,26 @@ class request {
 //  - send/receive: the message's bytes (encoded), to or from another rank.
 //  - barrier: no bytes.
 //  Non-blocking calls count as their blocking twin, when they complete.
+// An all_to_all with counts given, as one rank makes it: `send` elements in
+// parts of send_counts, room for `receive` in parts of receive_counts.
+struct all_to_all_shape {
+  std::size_t send = 0;
+  std::span<const std::int64_t> send_counts;
+  std::size_t receive = 0;
+  std::span<const std::int64_t> receive_counts;
+  int rank = 0;
+  int ranks = 1;
+  std::size_t element_bytes = 1;
+};
+struct traffic_bytes {
+  std::int64_t sent = 0;
+  std::int64_t received = 0;
+};
+// Its traffic by the rule above (the bytes to and from other ranks), once the
+// counts are checked to split both buffers over the ranks: option_error
+// naming comm::all_to_all otherwise. Every backend's all_to_all counts by it.
+[[nodiscard]] traffic_bytes all_to_all_bytes(const all_to_all_shape& shape);
+
 class communicator {
  public:
   virtual ~communicator() = default;
@@ -349,28 +369,11 @@ std::vector<std::vector<T>> communicator::all_to_all(const std::vector<std::vect
 template <class T>
 void communicator::all_to_all(std::span<const T> send, std::span<const std::int64_t> send_counts,
                               std::span<T> receive, std::span<const std::int64_t> receive_counts) {
-  BULKGNN_EXPECTS(static_cast<int>(send_counts.size()) == size_ &&
-                      static_cast<int>(receive_counts.size()) == size_,
-                  "comm::all_to_all: {} send_counts and {} receive_counts for {} ranks",
-                  send_counts.size(), receive_counts.size(), size_);
-  std::int64_t to_send = 0, to_receive = 0, sent = 0, received = 0;
-  for (int r = 0; r < size_; ++r) {
-    BULKGNN_EXPECTS(send_counts[r] >= 0 && receive_counts[r] >= 0,
-                    "comm::all_to_all: negative count for rank {}", r);
-    to_send += send_counts[r];
-    to_receive += receive_counts[r];
-    if (r == rank_) continue;
-    sent += send_counts[r] * static_cast<std::int64_t>(sizeof(T));
-    received += receive_counts[r] * static_cast<std::int64_t>(sizeof(T));
-  }
-  BULKGNN_EXPECTS(to_send == static_cast<std::int64_t>(send.size()) &&
-                      to_receive == static_cast<std::int64_t>(receive.size()),
-                  "comm::all_to_all: send_counts sum to {} for {} elements to send, "
-                  "receive_counts to {} for room for {}",
-                  to_send, send.size(), to_receive, receive.size());
+  const auto bytes = all_to_all_bytes(
+      {send.size(), send_counts, receive.size(), receive_counts, rank_, size_, sizeof(T)});
   const stopwatch watch;
   exchange_v(bytes_of(send), send_counts, writable_bytes_of(receive), receive_counts, sizeof(T));
-  count(sent, received, watch.seconds());
+  count(bytes.sent, bytes.received, watch.seconds());
 }
 
 template <class T>
