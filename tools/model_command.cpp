@@ -6,9 +6,11 @@
 #include "bulkgnn/distributed/cost_model.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/fullbatch/closed_forms.hpp"
+#include "bulkgnn/sampler/sampler_table.hpp"
 #include "bulkgnn/trainer/model.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -20,6 +22,24 @@ namespace bulkgnn::tools {
 namespace {
 
 namespace cost = distributed::cost;
+
+// The samplers whose traffic the cost model predicts (their table entry names
+// a cost family).
+std::vector<std::string> modelled_samplers() {
+  std::vector<std::string> names;
+  for (const auto& entry : sampler::sampler_table())
+    if (!entry.cost_family.empty()) names.emplace_back(entry.name);
+  return names;
+}
+
+cost::sampler_family cost_family_of(const std::string& sampler_name) {
+  const auto family = sampler::find_sampler(sampler_name).cost_family;
+  if (family == "ladies") return cost::sampler_family::ladies;
+  if (family == "fastgcn") return cost::sampler_family::fastgcn;
+  BULKGNN_EXPECTS(family == "node-wise", "--sampler {}: the cost model does not predict it yet",
+                  sampler_name);
+  return cost::sampler_family::node_wise;
+}
 
 struct model_config {
   std::string mode = "minibatch";
@@ -200,9 +220,7 @@ void run_model(model_config c) {
   const auto fanouts = parse_fanouts(c.fanouts);
   const auto stats = stats_of(c);
   if (c.classes == 0) c.classes = 2;
-  const cost::workload w{.sampler = c.sampler == "ladies"    ? cost::sampler_family::ladies
-                                    : c.sampler == "fastgcn" ? cost::sampler_family::fastgcn
-                                                             : cost::sampler_family::node_wise,
+  const cost::workload w{.sampler = cost_family_of(c.sampler),
                          .batch_size = c.batch_size,
                          .fanouts = fanouts,
                          .bulk = c.bulk,
@@ -383,10 +401,11 @@ void add_model_command(CLI::App& app) {
       ->capture_default_str()
       ->check(one_of({"owner", "requester"}));
   cmd->add_option("--sampler", config->sampler,
-                  "sage (node-wise) or ladies/fastgcn (layer-wise: sampling and gradients "
-                  "only, features not modelled)")
+                  fmt::format("{} (layer-wise ones: sampling and gradients only, features not "
+                              "modelled)",
+                              fmt::join(modelled_samplers(), ", ")))
       ->capture_default_str()
-      ->check(one_of({"sage", "ladies", "fastgcn"}));
+      ->check(one_of(modelled_samplers()));
   cmd->add_option("--mode", config->mode,
                   "minibatch (sampling, features, gradients) or full-batch (the closed forms of "
                   "--grid 1d, 1.5d, 2d, 3d or sar; sar needs DATA)")

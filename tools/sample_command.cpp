@@ -1,5 +1,6 @@
 #include "commands.hpp"
 #include "distribution.hpp"
+#include "sampler_flags.hpp"
 
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
@@ -32,7 +33,7 @@ namespace {
 struct sample_config {
   std::string data;
   std::string split;
-  std::string sampler = "sage";
+  sampler_flags sampler;
   std::string fanouts = "15,10,5";
   std::int64_t batch_size = 1024;
   std::int64_t bulk = 32;
@@ -63,18 +64,19 @@ struct sample_config {
 // (require_every_option_decided).
 std::vector<session::setting> shared_settings(const sample_config& c) {
   const auto fanouts = parse_fanouts(c.fanouts);
-  return {{"command", "sample"},
-          {"--split", c.split},
-          {"--sampler", sampler::sampler_kind_name(sampler::parse_sampler_kind(c.sampler))},
-          {"--fanouts", fmt::format("{}", fmt::join(fanouts, ","))},
-          {"--batch-size", std::to_string(c.batch_size)},
-          {"--bulk", std::to_string(c.bulk)},
-          {"--epochs", std::to_string(c.epochs)},
-          {"--max-minibatches", std::to_string(c.max_minibatches)},
-          {"--seed", std::to_string(c.seed)},
-          {"--replace", c.replace ? "yes" : "no"},
-          {"--weighted", c.weighted ? "yes" : "no"},
-          {"--backend", c.backend}};
+  std::vector<session::setting> settings{{"command", "sample"},
+                                         {"--split", c.split},
+                                         {"--fanouts", fmt::format("{}", fmt::join(fanouts, ","))},
+                                         {"--batch-size", std::to_string(c.batch_size)},
+                                         {"--bulk", std::to_string(c.bulk)},
+                                         {"--epochs", std::to_string(c.epochs)},
+                                         {"--max-minibatches", std::to_string(c.max_minibatches)},
+                                         {"--seed", std::to_string(c.seed)},
+                                         {"--replace", c.replace ? "yes" : "no"},
+                                         {"--weighted", c.weighted ? "yes" : "no"},
+                                         {"--backend", c.backend}};
+  for (auto& s : sampler_settings(c.sampler)) settings.push_back(std::move(s));
+  return settings;
 }
 
 // --dump and --gather-features are refused under mpirun, on the rank that
@@ -199,11 +201,12 @@ void run_sample(const sample_config& c) {
   const auto& shard = data.part;
   const auto train = shard ? shard->training_vertices(c.split) : ds->training_vertices(c.split);
   sampler::sampler_options options{
-      .kind = sampler::parse_sampler_kind(c.sampler),
+      .kind = canonical_sampler(c.sampler),
       .fanouts = parse_fanouts(c.fanouts),
       .replacement = c.replace ? kernels::replacement::with : kernels::replacement::without,
       .weighted = c.weighted,
-      .seed = c.seed};
+      .seed = c.seed,
+      .parameters = sampler_parameters(c.sampler)};
   std::optional<session::run_session> session_holder;
   start_session(session_holder, data, c.distribution, false, shared_settings(c));
   auto& cluster = *session_holder;
@@ -378,7 +381,7 @@ void run_sample(const sample_config& c) {
     nlohmann::json metrics{
         {"command", "sample"},
         {"data", c.data},
-        {"sampler", c.sampler},
+        {"sampler", canonical_sampler(c.sampler)},
         {"fanouts", options.fanouts},
         {"batch_size", c.batch_size},
         {"bulk", c.bulk},
@@ -433,13 +436,8 @@ void add_sample_command(CLI::App& app) {
                   "partition; each rank reads its part) (default: embedded CSBM)");
   cmd->add_option("--split", config->split,
                   "split whose training vertices are the seeds (default: the first)");
-  cmd->add_option("--sampler", config->sampler, "sage (node-wise), ladies or fastgcn (layer-wise)")
-      ->capture_default_str()
-      ->check(one_of({"sage", "ladies", "fastgcn"}));
-  cmd->add_option("--fanouts", config->fanouts,
-                  "per hop from the seeds: neighbours per vertex (sage, -1 = all) or vertices per "
-                  "minibatch (ladies, fastgcn)")
-      ->capture_default_str();
+  add_sampler_flags(*cmd, config->sampler);
+  cmd->add_option("--fanouts", config->fanouts, fanouts_help())->capture_default_str();
   add_batch_options(*cmd, config->batch_size, config->bulk);
   cmd->add_option("--epochs", config->epochs)
       ->capture_default_str()

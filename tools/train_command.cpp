@@ -1,6 +1,7 @@
 #include "commands.hpp"
 #include "distribution.hpp"
 #include "full_batch_train.hpp"
+#include "sampler_flags.hpp"
 #include "train_memory.hpp"
 
 #include "bulkgnn/comm/device_communicator.hpp"
@@ -33,7 +34,7 @@ struct train_config {
   std::string compress = "none";
   std::string data;
   std::string split;
-  std::string sampler = "sage";
+  sampler_flags sampler;
   std::string fanouts = "15,10,5";
   int layers = 0;
   std::int64_t hidden = 256;
@@ -71,32 +72,34 @@ struct train_config {
 std::vector<session::setting> shared_settings(const train_config& c) {
   const auto fanouts = parse_fanouts(c.fanouts);
   const auto layers = c.layers == 0 ? static_cast<int>(fanouts.size()) : c.layers;
-  return {{"command", "train"},
-          {"--mode", c.mode},
-          {"--model", c.model},
-          {"--compress", c.compress},
-          {"--split", c.split},
-          {"--sampler", sampler::sampler_kind_name(sampler::parse_sampler_kind(c.sampler))},
-          {"--fanouts", fmt::format("{}", fmt::join(fanouts, ","))},
-          {"--layers", std::to_string(layers)},
-          {"--hidden", std::to_string(c.hidden)},
-          {"--dropout", fmt::format("{}", c.dropout)},
-          {"--lr", fmt::format("{}", c.lr)},
-          {"--weight-decay", fmt::format("{}", c.weight_decay)},
-          {"--normalize-features", std::string(loader::feature_normalization_name(
-                                       loader::parse_feature_normalization(c.normalize_features)))},
-          {"--batch-size", std::to_string(c.batch_size)},
-          {"--bulk", std::to_string(c.bulk)},
-          {"--max-minibatches", std::to_string(c.max_minibatches)},
-          {"--epochs", std::to_string(c.epochs)},
-          {"--eval-every", std::to_string(c.eval_every)},
-          {"--eval", c.eval},
-          {"--seed", std::to_string(c.seed)},
-          {"--replace", c.replace ? "yes" : "no"},
-          {"--backend", c.backend},
-          {"--sample-on", c.sample_on},
-          {"--checkpoint-dir", c.checkpoint_dir},
-          {"--resume", c.resume ? "yes" : "no"}};
+  std::vector<session::setting> settings{
+      {"command", "train"},
+      {"--mode", c.mode},
+      {"--model", c.model},
+      {"--compress", c.compress},
+      {"--split", c.split},
+      {"--fanouts", fmt::format("{}", fmt::join(fanouts, ","))},
+      {"--layers", std::to_string(layers)},
+      {"--hidden", std::to_string(c.hidden)},
+      {"--dropout", fmt::format("{}", c.dropout)},
+      {"--lr", fmt::format("{}", c.lr)},
+      {"--weight-decay", fmt::format("{}", c.weight_decay)},
+      {"--normalize-features", std::string(loader::feature_normalization_name(
+                                   loader::parse_feature_normalization(c.normalize_features)))},
+      {"--batch-size", std::to_string(c.batch_size)},
+      {"--bulk", std::to_string(c.bulk)},
+      {"--max-minibatches", std::to_string(c.max_minibatches)},
+      {"--epochs", std::to_string(c.epochs)},
+      {"--eval-every", std::to_string(c.eval_every)},
+      {"--eval", c.eval},
+      {"--seed", std::to_string(c.seed)},
+      {"--replace", c.replace ? "yes" : "no"},
+      {"--backend", c.backend},
+      {"--sample-on", c.sample_on},
+      {"--checkpoint-dir", c.checkpoint_dir},
+      {"--resume", c.resume ? "yes" : "no"}};
+  for (auto& s : sampler_settings(c.sampler)) settings.push_back(std::move(s));
+  return settings;
 }
 
 // Queue depths and evaluation's pieces bound memory, not what is computed or
@@ -120,10 +123,11 @@ int gpu_of_this_rank() {
 trainer::train_options options_from(const train_config& c) {
   trainer::train_options o;
   o.sampling = {
-      .kind = sampler::parse_sampler_kind(c.sampler),
+      .kind = canonical_sampler(c.sampler),
       .fanouts = parse_fanouts(c.fanouts),
       .replacement = c.replace ? kernels::replacement::with : kernels::replacement::without,
-      .seed = c.seed};
+      .seed = c.seed,
+      .parameters = sampler_parameters(c.sampler)};
   const auto hops = static_cast<int>(o.sampling.fanouts.size());
   BULKGNN_EXPECTS(c.layers == 0 || c.layers == hops,
                   "--layers {} but --fanouts {} has {} hops; give one fanout per layer", c.layers,
@@ -376,8 +380,8 @@ void run_train(const train_config& c) {
   }
   if (rank_zero)
     fmt::print("{}: {} vertices, {} edges, {} features, {} classes; {} sampler, fanouts {}{}\n",
-               ds.name, ds.num_nodes, ds.num_edges, ds.feature_dim, ds.num_classes, c.sampler,
-               c.fanouts,
+               ds.name, ds.num_nodes, ds.num_edges, ds.feature_dim, ds.num_classes,
+               canonical_sampler(c.sampler), c.fanouts,
                session::world_size() > 1
                    ? fmt::format("; {} ranks, grid {}", session::world_size(), c.distribution.grid)
                    : std::string());
@@ -442,14 +446,8 @@ void add_train_command(CLI::App& app) {
                   "fixed:RATE or variable:RATE:EPOCH (RATE 2-32 halving to 1 by EPOCH)")
       ->capture_default_str();
   cmd->add_option("--split", config->split, "split to train and evaluate on (default: the first)");
-  cmd->add_option("--sampler", config->sampler,
-                  "sage (node-wise, GraphSAGE layers) or ladies/fastgcn (layer-wise, GCN layers "
-                  "over the sampler's weights)")
-      ->capture_default_str()
-      ->check(one_of({"sage", "ladies", "fastgcn"}));
-  cmd->add_option("--fanouts", config->fanouts,
-                  "per hop from the seeds: neighbours per vertex (sage, -1 = all) or vertices per "
-                  "minibatch (ladies, fastgcn); one hop per layer")
+  add_sampler_flags(*cmd, config->sampler);
+  cmd->add_option("--fanouts", config->fanouts, fanouts_help() + "; one hop per layer")
       ->capture_default_str();
   cmd->add_option("--layers", config->layers, "GNN layers (default: one per fanout)")
       ->check(integer_in(1, max_layers));

@@ -1,6 +1,7 @@
 #include "train_memory.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/sampler/sampler_table.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -36,11 +37,12 @@ std::vector<std::pair<double, double>> layer_widths(const trainer::training_data
 std::vector<double> frontier_sizes(const trainer::training_data& ds,
                                    const trainer::train_options& o) {
   const auto n = static_cast<double>(ds.num_nodes);
+  const bool per_destination =
+      sampler::find_sampler(o.sampling.kind).fanout == sampler::fanout_unit::per_destination;
   std::vector<double> sizes{std::min(n, static_cast<double>(o.loading.batch_size))};
   for (const auto fanout : o.sampling.fanouts) {
     const double f = fanout < 0 ? n : static_cast<double>(fanout);
-    const double next = o.sampling.kind == sampler::sampler_kind::node_wise ? sizes.back() * (f + 1)
-                                                                            : sizes.back() + f;
+    const double next = per_destination ? sizes.back() * (f + 1) : sizes.back() + f;
     sizes.push_back(std::min(n, next));
   }
   return sizes;
@@ -83,7 +85,7 @@ double cgroup_limit_in(const std::string& path) {
 
 train_memory estimate_train_memory(const trainer::training_data& ds,
                                    const trainer::train_options& o) {
-  const bool sage = o.sampling.kind == sampler::sampler_kind::node_wise;
+  const bool sage = sampler::find_sampler(o.sampling.kind).layer == "sage";
   const auto widths = layer_widths(ds, o);
   const auto frontier = frontier_sizes(ds, o);
   const auto n = static_cast<double>(ds.num_nodes);

@@ -44,21 +44,19 @@ const data::dataset& graph(const std::string& name) {
   return graphs.emplace(name, data::dataset::open(dir)).first->second;
 }
 
-void sample_throughput(benchmark::State& state, const std::string& name,
-                       sampler::sampler_kind kind) {
+void sample_throughput(benchmark::State& state, const std::string& name, const std::string& kind) {
   const auto bulk = state.range(0);
   const thread_limit limit(static_cast<int>(state.range(1)));
   keep_freed_buffers_for_reuse();
   const auto& ds = graph(name);
   std::vector<vertex_t> seeds(ds.num_nodes());
   std::iota(seeds.begin(), seeds.end(), 0);
-  const auto fanouts = kind == sampler::sampler_kind::node_wise
-                           ? std::vector<std::int64_t>{15, 10, 5}
-                           : std::vector<std::int64_t>{1024, 1024, 1024};
+  const auto fanouts = kind == "sage" ? std::vector<std::int64_t>{15, 10, 5}
+                                      : std::vector<std::int64_t>{1024, 1024, 1024};
   sampler::bulk_sampler sampler(ds.graph(), {.kind = kind, .fanouts = fanouts, .seed = 0});
   // At most one epoch: the real graph has fewer than 256 minibatches of seeds.
-  const std::int64_t minibatches = std::min<std::int64_t>(
-      std::max<std::int64_t>(64, bulk), (ds.num_nodes() + 1023) / 1024);
+  const std::int64_t minibatches =
+      std::min<std::int64_t>(std::max<std::int64_t>(64, bulk), (ds.num_nodes() + 1023) / 1024);
   edge_t edges = 0;
   std::uint32_t epoch = 0;
   for (auto _ : state) {
@@ -88,17 +86,13 @@ void bulk_and_thread_sweep(benchmark::internal::Benchmark* b) {
       ->ReportAggregatesOnly(true);
 }
 
-BENCHMARK_CAPTURE(sample_throughput, sage_rmat20, std::string("rmat20"),
-                  sampler::sampler_kind::node_wise)
+BENCHMARK_CAPTURE(sample_throughput, sage_rmat20, std::string("rmat20"), "sage")
     ->Apply(bulk_and_thread_sweep);
-BENCHMARK_CAPTURE(sample_throughput, ladies_rmat20, std::string("rmat20"),
-                  sampler::sampler_kind::ladies)
+BENCHMARK_CAPTURE(sample_throughput, ladies_rmat20, std::string("rmat20"), "ladies")
     ->Apply(bulk_and_thread_sweep);
-BENCHMARK_CAPTURE(sample_throughput, sage_slashdot, std::string("soc-slashdot0902"),
-                  sampler::sampler_kind::node_wise)
+BENCHMARK_CAPTURE(sample_throughput, sage_slashdot, std::string("soc-slashdot0902"), "sage")
     ->Apply(bulk_and_thread_sweep);
-BENCHMARK_CAPTURE(sample_throughput, ladies_slashdot, std::string("soc-slashdot0902"),
-                  sampler::sampler_kind::ladies)
+BENCHMARK_CAPTURE(sample_throughput, ladies_slashdot, std::string("soc-slashdot0902"), "ladies")
     ->Apply(bulk_and_thread_sweep);
 
 }  // namespace

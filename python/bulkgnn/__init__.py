@@ -10,7 +10,7 @@ Minibatch arrays (bulkgnn.Array) hand their memory to torch or numpy through
 DLPack; mb.to_pyg() and mb.to_dgl() give what PyG's and DGL's loaders yield.
 """
 
-from ._bulkgnn import Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest
+from ._bulkgnn import Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest, samplers
 from ._loader import NeighborLoader
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "NeighborDataset",
     "NeighborLoader",
     "RunDigest",
+    "samplers",
 ]
 
 

@@ -10,7 +10,9 @@ import numpy as np
 from . import _bulkgnn
 
 _UNSET = object()
-_SAMPLERS = ("sage", "ladies", "fastgcn")
+# Every registered sampler by name and alias (the C++ sampler table).
+_SAMPLERS = {name: entry for entry in _bulkgnn.samplers()
+             for name in [entry["name"], *entry["aliases"]]}
 _BACKENDS = ("cpu", "reference", "cuda")
 
 
@@ -32,6 +34,24 @@ def _integer(name, value, low, high=None):
         bound = f"in [{low}, {high}]" if high is not None else f"at least {low}"
         raise ValueError(f"NeighborLoader: {name} must be {bound}, got {value}")
     return value
+
+
+def _sampler_parameters(entry, given):
+    """The sampler's own parameters from sampler_options, each checked by name and range."""
+    if given is None:
+        return {}
+    if not isinstance(given, dict):
+        raise ValueError(f"NeighborLoader: sampler_options must be a dict, got {given!r}")
+    known = entry["parameters"]
+    parameters = {}
+    for name, value in given.items():
+        if name not in known:
+            takes = ", ".join(known) or "no parameters"
+            raise ValueError(f"NeighborLoader: sampler_options: the {entry['name']} sampler has "
+                             f"no parameter {name!r} (it takes {takes})")
+        parameters[name] = _integer(f"sampler_options[{name!r}]", value, known[name]["min"],
+                                    known[name]["max"])
+    return parameters
 
 
 def _seed_ids(name, seeds, num_nodes):
@@ -104,7 +124,11 @@ class NeighborLoader:
     seed         keys every random draw
     bulk         minibatches sampled together by one sampler call
     threads      kernel threads (None: every core)
-    sampler      "sage" (node-wise), "ladies" or "fastgcn" (layer-wise)
+    sampler      a name of bulkgnn.samplers(): "sage" (node-wise), "ladies" or
+                 "fastgcn" (layer-wise), "random-walk", ...
+    sampler_options
+                 the sampler's own parameters by name (bulkgnn.samplers() lists
+                 them), e.g. {"walk_length": 3} for "random-walk"
     replace      node-wise: draw with replacement
     weighted     node-wise: draw in proportion to the dataset's edge weights
     prefetch     ready minibatches the pipeline may hold ahead of the consumer
@@ -127,7 +151,7 @@ class NeighborLoader:
     def __init__(self, dataset, seeds=_UNSET, fanouts=_UNSET, batch_size=1024, shuffle=True,
                  seed=0, bulk=32, threads=None, sampler="sage", replace=False, weighted=False,
                  prefetch=32, rank=None, world_size=None, backend="cpu", *, num_neighbors=None,
-                 input_nodes=None, weight_attr=None):
+                 input_nodes=None, weight_attr=None, sampler_options=None):
         if not isinstance(dataset, _bulkgnn.Dataset):
             raise ValueError(
                 f"NeighborLoader: dataset must be a bulkgnn.Dataset, got {type(dataset).__name__}")
@@ -142,6 +166,7 @@ class NeighborLoader:
         if sampler not in _SAMPLERS:
             raise ValueError(f"NeighborLoader: sampler must be one of {', '.join(_SAMPLERS)}; "
                              f"got {sampler!r}")
+        parameters = _sampler_parameters(_SAMPLERS[sampler], sampler_options)
         if backend not in _BACKENDS:
             raise ValueError(f"NeighborLoader: backend must be one of {', '.join(_BACKENDS)}; "
                              f"got {backend!r}")
@@ -168,7 +193,8 @@ class NeighborLoader:
             prefetch=_integer("prefetch", prefetch, 1),
             rank=rank,
             world_size=world_size,
-            backend=backend)
+            backend=backend,
+            sampler_parameters=parameters)
         self.dataset = dataset
         self.rank = rank
         self.world_size = world_size

@@ -11,6 +11,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <map>
+
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -376,13 +378,15 @@ void bind_neighbor_loader(py::module_& m) {
                       std::uint32_t seed, std::int64_t bulk, int threads,
                       const std::string& sampler_name, bool replace, bool weighted,
                       std::int64_t prefetch, int rank, int world_size,
-                      const std::string& backend_name) {
+                      const std::string& backend_name,
+                      const std::map<std::string, std::int64_t>& sampler_parameters) {
             const sampler::sampler_options sampling{
-                .kind = sampler::parse_sampler_kind(sampler_name),
+                .kind = std::string(sampler::find_sampler(sampler_name).name),
                 .fanouts = std::move(fanouts),
                 .replacement = replace ? kernels::replacement::with : kernels::replacement::without,
                 .weighted = weighted,
-                .seed = seed};
+                .seed = seed,
+                .parameters = {sampler_parameters.begin(), sampler_parameters.end()}};
             const loader::loader_options loading{.batch_size = batch_size,
                                                  .bulk = bulk,
                                                  .ready_queue = prefetch,
@@ -401,11 +405,41 @@ void bind_neighbor_loader(py::module_& m) {
           py::arg("dataset"), py::arg("seeds"), py::arg("fanouts"), py::arg("batch_size"),
           py::arg("shuffle"), py::arg("seed"), py::arg("bulk"), py::arg("threads"),
           py::arg("sampler"), py::arg("replace"), py::arg("weighted"), py::arg("prefetch"),
-          py::arg("rank"), py::arg("world_size"), py::arg("backend"))
+          py::arg("rank"), py::arg("world_size"), py::arg("backend"), py::arg("sampler_parameters"))
       .def("epoch", &neighbor_loader::start, py::arg("epoch"),
            py::call_guard<py::gil_scoped_release>(),
            "Ends the running epoch, if any, and starts this one.")
       .def("__len__", &neighbor_loader::num_minibatches);
+}
+
+// The sampler table, for NeighborLoader's checks and docstring.
+void bind_sampler_table(py::module_& m) {
+  m.def(
+      "samplers",
+      [] {
+        py::list table;
+        for (const auto& entry : sampler::sampler_table()) {
+          py::dict parameters;
+          for (const auto& p : entry.parameters)
+            parameters[py::str(std::string(p.name))] = py::dict(
+                py::arg("help") = std::string(p.help), py::arg("default") = p.default_value,
+                py::arg("min") = p.min, py::arg("max") = p.max);
+          py::list aliases;
+          for (const auto alias : entry.aliases) aliases.append(std::string(alias));
+          table.append(py::dict(
+              py::arg("name") = std::string(entry.name), py::arg("aliases") = aliases,
+              py::arg("summary") = std::string(entry.summary),
+              py::arg("layer") = std::string(entry.layer),
+              py::arg("fanout") = entry.fanout == sampler::fanout_unit::per_destination
+                                      ? "per destination"
+                                      : "per minibatch",
+              py::arg("replace") = entry.takes_replacement,
+              py::arg("weighted") = entry.takes_weights, py::arg("parameters") = parameters));
+        }
+        return table;
+      },
+      "The registered samplers: name, aliases, summary, the layer their blocks are made for, "
+      "what a fanout counts, whether replace= and weighted= apply, and their own parameters.");
 }
 
 void bind_run_digest(py::module_& m) {
@@ -424,6 +458,7 @@ void bind_loader(py::module_& m) {
   bind_epoch(m);
   bind_neighbor_loader(m);
   bind_run_digest(m);
+  bind_sampler_table(m);
 }
 
 }  // namespace bulkgnn::python

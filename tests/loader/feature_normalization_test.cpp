@@ -111,8 +111,7 @@ TEST(row_normalizer, loader_gather_equals_normalizing_the_matrix_then_gathering)
   std::iota(train.begin(), train.end(), vertex_t{0});
   const auto normalized = pyg_normalize(f);
   const row_normalizer normalizer(f.view());
-  sampler::bulk_sampler sampler(
-      graph.view(), {.kind = sampler::sampler_kind::node_wise, .fanouts = {4, 3}, .seed = 2});
+  sampler::bulk_sampler sampler(graph.view(), {.kind = "sage", .fanouts = {4, 3}, .seed = 2});
   minibatch_loader loader(
       {.graph = graph.view(), .features = f.view(), .labels = labels, .normalizer = &normalizer},
       sampler, {.batch_size = 32, .bulk = 3});

@@ -40,7 +40,7 @@ struct fixture_data {
 };
 
 sampler::sampler_options node_wise_options() {
-  return {.kind = sampler::sampler_kind::node_wise, .fanouts = {5, 3}, .seed = 11};
+  return {.kind = "sage", .fanouts = {5, 3}, .seed = 11};
 }
 
 // Digests of every minibatch of one epoch, straight from the sampler.

@@ -14,13 +14,7 @@
 namespace bulkgnn::sampler {
 namespace {
 
-// Upper 0.9999 quantile of chi-square with k degrees of freedom
-// (Wilson-Hilferty), so a correct sampler fails about once in 10^4 seeds.
-double chi_square_critical(int k) {
-  const double z = 3.719;
-  const double a = 2.0 / (9.0 * k);
-  return k * std::pow(1 - a + z * std::sqrt(a), 3);
-}
+using testing::chi_square_critical;
 
 // Chi-square statistic with cells of expected count below 5 pooled into one,
 // so that the chi-square approximation holds; returns it next to its
@@ -116,8 +110,7 @@ TEST(LayerWiseStatistics, LadiesDrawsColumnsWithTheStatedProbabilities) {
   std::map<vertex_t, double> drawn;
   double inside_frontier = 0;
   const std::set<vertex_t> frontier_set(frontier.begin(), frontier.end());
-  bulk_sampler sampler(g.view(),
-                       sampler_options{.kind = sampler_kind::ladies, .fanouts = {1}, .seed = 9});
+  bulk_sampler sampler(g.view(), sampler_options{.kind = "ladies", .fanouts = {1}, .seed = 9});
   for (int epoch = 0; epoch < epochs; ++epoch) {
     const epoch_plan plan(frontier, 5, 9, static_cast<std::uint32_t>(epoch));
     const auto b = sampler.sample(plan, 0, 1);
@@ -151,8 +144,7 @@ TEST(LayerWiseStatistics, LadiesBlockWeightsAreInverseProbabilitiesRowNormalised
   const auto g = testing::random_graph(150, 23, 30);
   const std::vector<vertex_t> frontier{5, 6, 70};
   const auto p = ladies_distribution(g.view(), frontier);
-  bulk_sampler sampler(g.view(),
-                       sampler_options{.kind = sampler_kind::ladies, .fanouts = {8}, .seed = 1});
+  bulk_sampler sampler(g.view(), sampler_options{.kind = "ladies", .fanouts = {8}, .seed = 1});
   const epoch_plan plan(frontier, 3, 1, 0);
   const auto b = sampler.sample(plan, 0, 1);
   const auto& block = b.layers[0].blocks;
@@ -196,8 +188,7 @@ TEST(LayerWiseStatistics, FastGcnDrawsFromOneGlobalDistribution) {
   const std::vector<vertex_t> seed{7};
   constexpr int epochs = 20000;
   std::vector<double> observed(60, 0), expected(60, 0);
-  bulk_sampler sampler(g.view(),
-                       sampler_options{.kind = sampler_kind::fastgcn, .fanouts = {1}, .seed = 3});
+  bulk_sampler sampler(g.view(), sampler_options{.kind = "fastgcn", .fanouts = {1}, .seed = 3});
   for (int epoch = 0; epoch < epochs; ++epoch) {
     const epoch_plan plan(seed, 1, 3, static_cast<std::uint32_t>(epoch));
     const auto bulk = sampler.sample(plan, 0, 1);

@@ -5,13 +5,25 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace bulkgnn::sampler::testing {
 
-inline sampler_options split_options_for(sampler_kind kind) {
-  if (kind == sampler_kind::node_wise) return {.kind = kind, .fanouts = {5, 3, -1}, .seed = 11};
+// Options that exercise `kind` (any sampler of the table): node-wise takes
+// every neighbour at its last hop; other per-destination samplers draw a few
+// per vertex; layer-wise ones draw many vertices per minibatch.
+inline sampler_options split_options_for(const std::string& kind) {
+  if (kind == "sage") return {.kind = kind, .fanouts = {5, 3, -1}, .seed = 11};
+  if (find_sampler(kind).fanout == fanout_unit::per_destination)
+    return {.kind = kind, .fanouts = {5, 3}, .seed = 11};
   return {.kind = kind, .fanouts = {40, 30}, .seed = 11};
+}
+
+// A gtest name for a sampler: letters, digits and '_'.
+inline std::string test_name_of(std::string kind) {
+  std::ranges::replace(kind, '-', '_');
+  return kind;
 }
 
 // Bit for bit: ids, seeds, input nodes and every block's structure and values.

@@ -4,11 +4,20 @@
 #include "bulkgnn/core/rng.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <set>
 #include <vector>
 
 namespace bulkgnn::testing {
+
+// Upper 0.9999 quantile of chi-square with k degrees of freedom
+// (Wilson-Hilferty), so a correct sampler fails about once in 10^4 seeds.
+inline double chi_square_critical(int k) {
+  const double z = 3.719;
+  const double a = 2.0 / (9.0 * k);
+  return k * std::pow(1 - a + z * std::sqrt(a), 3);
+}
 
 // A random graph with a skewed degree distribution (some rows empty, a few
 // far above any fanout), sorted rows, no duplicates.

@@ -10,12 +10,11 @@
 
 namespace bulkgnn::trainer::testing {
 
-inline train_options small_options(sampler::sampler_kind kind = sampler::sampler_kind::node_wise) {
+inline train_options small_options(const std::string& kind = "sage") {
   train_options o;
   o.sampling = {.kind = kind,
-                .fanouts = kind == sampler::sampler_kind::node_wise
-                               ? std::vector<std::int64_t>{5, 5}
-                               : std::vector<std::int64_t>{128, 128},
+                .fanouts = kind == "sage" ? std::vector<std::int64_t>{5, 5}
+                                          : std::vector<std::int64_t>{128, 128},
                 .seed = 5};
   o.loading = {.batch_size = 64, .bulk = 4, .bulk_queue = 2, .ready_queue = 4};
   o.model = {.hidden = 32, .layers = 2, .dropout = 0.3f};

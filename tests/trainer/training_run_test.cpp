@@ -38,7 +38,7 @@ TEST(training_run, graphsage_learns_the_csbm_labels) {
 TEST(training_run, ladies_with_gcn_layers_learns_too) {
   const scratch_dir dir;
   const auto ds = small_csbm(dir);
-  auto o = small_options(sampler::sampler_kind::ladies);
+  auto o = small_options("ladies");
   o.epochs = 8;
   const auto full = train(ds, o);
   EXPECT_EQ(full.config.at("model"), "gcn");

@@ -40,8 +40,9 @@ constexpr std::uint32_t valid_epoch_base = 0x80000000u;
 constexpr std::uint32_t test_epoch_base = 0xC0000000u;
 constexpr std::int64_t max_epochs = std::int64_t{1} << 30;
 
-layer_kind layer_kind_for(sampler::sampler_kind kind) {
-  return kind == sampler::sampler_kind::node_wise ? layer_kind::sage : layer_kind::gcn;
+// The layer the sampler's blocks are made for (its table entry says).
+layer_kind layer_kind_for(const std::string& sampler_name) {
+  return parse_layer_kind(std::string(sampler::find_sampler(sampler_name).layer));
 }
 
 // A float setting as the decimal the user typed (0.003, not the
@@ -55,7 +56,7 @@ nlohmann::json fingerprint_of(const training_data& ds, const train_options& o,
           {"num_nodes", ds.num_nodes},
           {"num_edges", ds.num_edges},
           {"split", split},
-          {"sampler", sampler::sampler_kind_name(o.sampling.kind)},
+          {"sampler", std::string(sampler::find_sampler(o.sampling.kind).name)},
           {"fanouts", o.sampling.fanouts},
           {"replace", o.sampling.replacement == kernels::replacement::with},
           {"weighted", o.sampling.weighted},

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "bulkgnn/kernels/sample_rows.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bulkgnn::sampler {
+
+struct sampler_options {
+  // A sampler of sampler_table() by name or alias: sage, ladies, fastgcn,
+  // random-walk, ...
+  std::string kind = "sage";
+  // One entry per hop, hop 0 starting from the seeds (PyG's num_neighbors
+  // order). What a fanout counts is the sampler's (sampler_entry::fanout);
+  // node-wise: -1 takes every neighbour.
+  std::vector<std::int64_t> fanouts;
+  // Draw with replacement; draw proportionally to edge weights (for the
+  // samplers whose entry takes them).
+  kernels::replacement replacement = kernels::replacement::without;
+  bool weighted = false;
+  std::uint32_t seed = 0;
+  // The sampler's own parameters (sampler_entry::parameters) by name; one
+  // left out takes its default.
+  std::map<std::string, std::int64_t, std::less<>> parameters = {};
+};
+
+// Throws option_error naming the option if `options` is impossible for its
+// sampler on a graph with (or without) edge weights.
+void validate(const sampler_options& options, bool graph_weighted);
+
+// The value of the sampler's parameter `name` in `options`, or its default.
+[[nodiscard]] std::int64_t parameter(const sampler_options& options, std::string_view name);
+
+}  // namespace bulkgnn::sampler

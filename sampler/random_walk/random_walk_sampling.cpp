@@ -1,0 +1,114 @@
+#include "random_walk_sampling.hpp"
+
+#include "../src/hop_helpers.hpp"
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/elementwise.hpp"
+#include "bulkgnn/kernels/frontier.hpp"
+#include "bulkgnn/kernels/relabel.hpp"
+#include "bulkgnn/kernels/spgemm.hpp"
+
+namespace bulkgnn::sampler {
+
+namespace {
+
+// What walk_stream_layer can encode.
+constexpr std::int64_t max_hops = 1 << 9;
+constexpr std::int64_t max_walk_length = (1 << 6) - 1;
+constexpr std::int64_t max_walks = 1 << 16;
+
+class random_walk_sampling final : public per_destination_sampling {
+ public:
+  explicit random_walk_sampling(sampling_context& context)
+      : per_destination_sampling(context),
+        walk_length_(parameter(context.options, "walk_length")) {}
+
+ private:
+  sampled_layer sample_hop(const segmented_vertices& frontier,
+                           std::span<const std::int64_t> minibatch_ids, std::uint32_t epoch,
+                           std::uint32_t hop) override {
+    auto& c = context();
+    const auto minibatch_of_row = minibatch_of_rows(frontier, minibatch_ids);
+    const auto walks = static_cast<std::uint32_t>(c.options.fanouts[hop]);
+    csr_matrix visits;
+    {
+      executor_stage stage(c.exec, c.times, c.device_log, "walk");
+      for (std::uint32_t w = 0; w < walks; ++w) {
+        csr_matrix ends = walk(frontier.vertices, minibatch_of_row, epoch, hop, w);
+        visits = w == 0 ? with_counts_of_one(std::move(ends))
+                        : kernels::add(c.exec, visits.view(), ends.view());
+      }
+    }
+    executor_stage stage(c.exec, c.times, c.device_log, "relabel");
+    auto relabelled = kernels::relabel_by_segment(c.exec, frontier, visits.view());
+    return {std::move(relabelled.sources), std::move(relabelled.blocks), frontier.offsets};
+  }
+
+  // Walk w from every frontier vertex: row i holds its end vertex alone.
+  csr_matrix walk(std::span<const vertex_t> starts, std::span<const std::uint32_t> minibatch_of_row,
+                  std::uint32_t epoch, std::uint32_t hop, std::uint32_t w) {
+    auto& c = context();
+    csr_matrix step;
+    std::span<const vertex_t> at = starts;
+    for (std::int64_t s = 0; s < walk_length_; ++s) {
+      const auto distinct = kernels::sorted_distinct(c.exec, at);
+      const gathered_rows rows = c.rows.rows(distinct);
+      const csr_matrix looped = kernels::with_self_loops(c.exec, rows.rows, rows.row_of, distinct);
+      const auto row_of_walker = kernels::positions_in_sorted(c.exec, at, distinct);
+      const kernels::row_streams streams{c.options.seed, epoch,
+                                         walk_stream_layer(hop, static_cast<std::uint32_t>(s), w),
+                                         minibatch_of_row, starts};
+      // Every looped row holds its self loop, so each walker draws exactly one entry.
+      step = kernels::sample_rows(c.exec, detail::pattern_of(looped.view()), row_of_walker, streams,
+                                  {.fanout = 1, .mode = kernels::replacement::with});
+      at = std::span<const vertex_t>(step.indices.data(), step.indices.size());
+    }
+    return step;
+  }
+
+  // `ends` with a visit count of one per entry.
+  csr_matrix with_counts_of_one(csr_matrix ends) const {
+    const auto& exec = context().exec;
+    ends.values = buffer<float>(ends.indices.size(), exec.memory());
+    kernels::fill(exec, std::span<float>(ends.values.data(), ends.values.size()), 1.0f);
+    return ends;
+  }
+
+  std::int64_t walk_length_;
+};
+
+void check_random_walk_options(const sampler_options& options) {
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(options.fanouts.size()) <= max_hops,
+                  "sampler_options.fanouts: the random-walk sampler takes at most {} hops",
+                  max_hops);
+  for (std::size_t h = 0; h < options.fanouts.size(); ++h)
+    BULKGNN_EXPECTS(options.fanouts[h] >= 1 && options.fanouts[h] <= max_walks,
+                    "sampler_options.fanouts: hop {} has fanout {}; the random-walk sampler "
+                    "takes a count of walks in [1, {}]",
+                    h, options.fanouts[h], max_walks);
+}
+
+}  // namespace
+
+sampler_entry random_walk_entry() {
+  return {.name = "random-walk",
+          .aliases = {},
+          .summary =
+              "random-walk neighbours: the distinct ends of fanouts[l] uniform walks of "
+              "--walk-length steps from each frontier vertex, visit counts as weights",
+          .fanout = fanout_unit::per_destination,
+          .layer = "sage",
+          .takes_replacement = false,
+          .takes_weights = false,
+          .parameters = {{.name = "walk_length",
+                          .help = "steps of each walk (random-walk sampler)",
+                          .default_value = 2,
+                          .min = 1,
+                          .max = max_walk_length}},
+          .cost_family = "",
+          .check = check_random_walk_options,
+          .make = [](sampling_context& context) -> std::unique_ptr<sampling_algorithm> {
+            return std::make_unique<random_walk_sampling>(context);
+          }};
+}
+
+}  // namespace bulkgnn::sampler

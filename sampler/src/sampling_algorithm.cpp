@@ -1,0 +1,55 @@
+#include "bulkgnn/sampler/sampling_algorithm.hpp"
+
+#include "bulkgnn/kernels/frontier.hpp"
+#include "hop_helpers.hpp"
+
+#include <utility>
+
+namespace bulkgnn::sampler {
+
+bulk_sample per_destination_sampling::sample(std::uint32_t epoch, segmented_vertices seeds,
+                                             std::span<const std::int64_t> minibatch_ids) {
+  bulk_sample bulk;
+  bulk.minibatch_ids.assign(minibatch_ids.begin(), minibatch_ids.end());
+  bulk.seeds = on_executor(context().exec, std::move(seeds));
+  const segmented_vertices* frontier = &bulk.seeds;
+  for (std::size_t hop = 0; hop < context().options.fanouts.size(); ++hop) {
+    bulk.layers.push_back(
+        sample_hop(*frontier, minibatch_ids, epoch, static_cast<std::uint32_t>(hop)));
+    frontier = &bulk.layers.back().sources;
+  }
+  return bulk;
+}
+
+bulk_sample per_destination_sampling::sample_part(std::uint32_t epoch, segmented_vertices,
+                                                  segmented_vertices part,
+                                                  std::span<const std::int64_t> minibatch_ids,
+                                                  comm::communicator*) {
+  return sample(epoch, std::move(part), minibatch_ids);
+}
+
+buffer<std::uint32_t> per_destination_sampling::minibatch_of_rows(
+    const segmented_vertices& frontier, std::span<const std::int64_t> minibatch_ids) const {
+  const auto ids = detail::stream_ids(minibatch_ids);
+  return kernels::repeat_per_segment(context().exec, frontier.offsets,
+                                     on_executor(context().exec, std::span(ids)));
+}
+
+segmented_vertices on_executor(const executor& exec, segmented_vertices vertices) {
+  if (exec.device() == nullptr) return vertices;
+  segmented_vertices there;
+  there.vertices = copy_to(std::span<const vertex_t>(vertices.vertices), exec.memory());
+  there.offsets =
+      copy_to(std::span<const std::int64_t>(vertices.offsets), exec.device()->pinned_memory());
+  return there;
+}
+
+buffer<std::uint32_t> on_executor(const executor& exec, std::span<const std::uint32_t> values) {
+  return copy_to(values, exec.memory());
+}
+
+buffer<vertex_t> on_executor(const executor& exec, std::span<const vertex_t> values) {
+  return copy_to(values, exec.memory());
+}
+
+}  // namespace bulkgnn::sampler

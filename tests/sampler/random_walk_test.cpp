@@ -1,0 +1,241 @@
+// The random-walk sampler (sampler/random_walk/): its end vertices follow
+// the L-step walk distribution, walks of different destinations are
+// independent, visit counts add up, and its minibatches do not depend on the
+// bulk size, the thread count or the back end (bulk_sampler_test.cpp checks
+// fetched rows, split_sampling_test.cpp the split over ranks).
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/parallel.hpp"
+#include "bulkgnn/sampler/bulk_sampler.hpp"
+
+#include "test_graphs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+namespace bulkgnn::sampler {
+namespace {
+
+using testing::chi_square_critical;
+
+// Pearson's statistic over cells whose expected count is at least 5 (the
+// rest pooled into one cell) and its degrees of freedom: cells - 1.
+struct chi_square_sum {
+  double statistic = 0;
+  int degrees = 0;
+
+  void add(const std::vector<double>& observed, const std::vector<double>& expected) {
+    double pooled_observed = 0, pooled_expected = 0;
+    int cells = 0;
+    for (std::size_t i = 0; i < observed.size(); ++i) {
+      if (expected[i] < 5) {
+        pooled_observed += observed[i];
+        pooled_expected += expected[i];
+        continue;
+      }
+      statistic += (observed[i] - expected[i]) * (observed[i] - expected[i]) / expected[i];
+      ++cells;
+    }
+    if (pooled_expected > 0) {
+      statistic += (pooled_observed - pooled_expected) * (pooled_observed - pooled_expected) /
+                   pooled_expected;
+      ++cells;
+    }
+    degrees += cells - 1;
+  }
+};
+
+// Row v of P^length, P = D̃⁻¹(A + I): a step moves to a uniform member of
+// the row with its self loop (a self loop stored in A counts once).
+std::vector<double> walk_distribution(csr_view g, vertex_t v, int length) {
+  std::vector<double> at(static_cast<std::size_t>(g.rows), 0.0);
+  at[v] = 1;
+  for (int s = 0; s < length; ++s) {
+    std::vector<double> next(at.size(), 0.0);
+    for (vertex_t u = 0; u < g.rows; ++u) {
+      if (at[u] == 0) continue;
+      const auto row = g.row(u);
+      const bool has_loop = std::binary_search(row.begin(), row.end(), u);
+      const double share = at[u] / static_cast<double>(row.size() + (has_loop ? 0 : 1));
+      for (const auto w : row) next[w] += share;
+      if (!has_loop) next[u] += share;
+    }
+    at = std::move(next);
+  }
+  return at;
+}
+
+sampler_options walk_options(std::vector<std::int64_t> fanouts, std::int64_t length,
+                             std::uint32_t seed) {
+  return {.kind = "random-walk",
+          .fanouts = std::move(fanouts),
+          .seed = seed,
+          .parameters = {{"walk_length", length}}};
+}
+
+// For each epoch, the end vertex (global id) of every seed's one walk.
+std::vector<std::vector<vertex_t>> one_walk_ends(csr_view g, std::span<const vertex_t> seeds,
+                                                 std::int64_t length, int epochs) {
+  bulk_sampler sampler(g, walk_options({1}, length, 7));
+  std::vector<std::vector<vertex_t>> ends;
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    const epoch_plan plan(seeds, static_cast<std::int64_t>(seeds.size()), 7,
+                          static_cast<std::uint32_t>(epoch));
+    const auto mb = sampler.sample(plan, 0, 1).extract(0);
+    const auto& block = mb.blocks[0];
+    std::vector<vertex_t> by_seed(seeds.size());
+    for (std::size_t i = 0; i < mb.seeds.size(); ++i) {
+      const auto row = block.view().row(static_cast<vertex_t>(i));
+      EXPECT_EQ(row.size(), 1u) << "one walk ends at one vertex";
+      by_seed[std::find(seeds.begin(), seeds.end(), mb.seeds[i]) - seeds.begin()] =
+          mb.input_nodes[row[0]];
+    }
+    ends.push_back(std::move(by_seed));
+  }
+  return ends;
+}
+
+// Every vertex of a 40-vertex graph walks 3 steps once per epoch, all in one
+// minibatch, over 3000 epochs: about 40 cells of expected count >= 5 per
+// vertex, ~1300 degrees of freedom in all. Power: a vertex whose end
+// distribution is shifted by 20% of its mass (say, a walk one step short)
+// adds about 3000·0.2²·(cells) ≫ the critical margin of ~150, so it fails.
+TEST(RandomWalkStatistics, EndVerticesFollowTheWalkDistribution) {
+  const auto g = testing::random_graph(40, 31, 10);
+  const auto seeds = testing::all_vertices(40);
+  constexpr int epochs = 3000, length = 3;
+  const auto ends = one_walk_ends(g.view(), seeds, length, epochs);
+  chi_square_sum test;
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    const auto p = walk_distribution(g.view(), seeds[i], length);
+    std::vector<double> observed(p.size(), 0.0), expected(p.size());
+    for (const auto& epoch : ends) observed[epoch[i]] += 1;
+    for (std::size_t u = 0; u < p.size(); ++u) {
+      expected[u] = epochs * p[u];
+      if (p[u] == 0) {
+        EXPECT_EQ(observed[u], 0) << seeds[i] << " ended at unreachable " << u;
+      }
+    }
+    test.add(observed, expected);
+  }
+  EXPECT_LT(test.statistic, chi_square_critical(test.degrees)) << test.degrees << " degrees";
+}
+
+// Two destinations of one minibatch with the same degree: were the
+// destination left out of the stream key, both would draw the same positions
+// at every step and their ends would be tied. Their joint end distribution
+// must be the product of the two walk distributions.
+TEST(RandomWalkStatistics, WalksOfDestinationsInOneMinibatchAreIndependent) {
+  const auto g = testing::random_graph(40, 31, 10);
+  const auto seeds = testing::all_vertices(40);
+  std::pair<vertex_t, vertex_t> pair{-1, -1};
+  for (vertex_t a = 0; a < 40 && pair.first < 0; ++a)
+    for (vertex_t b = a + 1; b < 40; ++b)
+      if (g.view().degree(a) == g.view().degree(b) && g.view().degree(a) >= 3) {
+        pair = {a, b};
+        break;
+      }
+  ASSERT_GE(pair.first, 0);
+  constexpr int epochs = 6000, length = 1;
+  const auto ends = one_walk_ends(g.view(), seeds, length, epochs);
+  const auto pa = walk_distribution(g.view(), pair.first, length);
+  const auto pb = walk_distribution(g.view(), pair.second, length);
+  std::map<std::pair<vertex_t, vertex_t>, double> joint;
+  for (const auto& epoch : ends) joint[{epoch[pair.first], epoch[pair.second]}] += 1;
+  std::vector<double> observed, expected;
+  for (vertex_t u = 0; u < 40; ++u)
+    for (vertex_t w = 0; w < 40; ++w)
+      if (pa[u] > 0 && pb[w] > 0) {
+        observed.push_back(joint[{u, w}]);
+        expected.push_back(epochs * pa[u] * pb[w]);
+      }
+  chi_square_sum test;
+  test.add(observed, expected);
+  EXPECT_LT(test.statistic, chi_square_critical(test.degrees));
+}
+
+// With several walks per vertex the block values are visit counts: each row
+// sums to the number of walks, and the counts summed over epochs follow
+// fanout · P^L.
+TEST(RandomWalkStatistics, VisitCountsSumToTheWalksAndFollowTheWalkDistribution) {
+  const auto g = testing::random_graph(40, 32, 10);
+  const std::vector<vertex_t> seeds{2, 11, 25};
+  constexpr int epochs = 1500, length = 2, walks = 5;
+  bulk_sampler sampler(g.view(), walk_options({walks}, length, 3));
+  std::vector<std::vector<double>> visits(seeds.size(), std::vector<double>(40, 0.0));
+  for (int epoch = 0; epoch < epochs; ++epoch) {
+    const epoch_plan plan(seeds, 3, 3, static_cast<std::uint32_t>(epoch));
+    const auto mb = sampler.sample(plan, 0, 1).extract(0);
+    const auto block = mb.blocks[0].view();
+    ASSERT_TRUE(block.weighted());
+    for (vertex_t i = 0; i < block.rows; ++i) {
+      const auto s = std::find(seeds.begin(), seeds.end(), mb.seeds[i]) - seeds.begin();
+      double total = 0;
+      for (edge_t e = block.indptr[i]; e < block.indptr[i + 1]; ++e) {
+        EXPECT_EQ(block.values[e], std::round(block.values[e]));
+        visits[s][mb.input_nodes[block.indices[e]]] += block.values[e];
+        total += block.values[e];
+      }
+      EXPECT_EQ(total, walks);
+    }
+  }
+  chi_square_sum test;
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    const auto p = walk_distribution(g.view(), seeds[i], length);
+    std::vector<double> expected(p.size());
+    for (std::size_t u = 0; u < p.size(); ++u) expected[u] = epochs * walks * p[u];
+    test.add(visits[i], expected);
+  }
+  EXPECT_LT(test.statistic, chi_square_critical(test.degrees));
+}
+
+std::vector<std::uint64_t> epoch_digests(csr_view g, const sampler_options& options,
+                                         std::int64_t batch, std::int64_t bulk,
+                                         backend kind = backend::cpu) {
+  bulk_sampler sampler(g, options, executor{kind});
+  const auto train = testing::all_vertices(static_cast<vertex_t>(g.rows));
+  const epoch_plan plan(train, batch, options.seed, 1);
+  std::vector<std::uint64_t> digests;
+  for (std::int64_t first = 0; first < plan.num_minibatches(); first += bulk) {
+    const auto b = sampler.sample(plan, first, std::min(bulk, plan.num_minibatches() - first));
+    for (std::int64_t j = 0; j < b.count(); ++j) digests.push_back(b.digest(j));
+  }
+  return digests;
+}
+
+TEST(RandomWalkSampler, SameMinibatchesForAnyBulkSizeThreadCountAndBackEnd) {
+  const auto g = testing::random_graph(500, 6);
+  const auto options = walk_options({4, 3}, 3, 5);
+  const auto reference = epoch_digests(g.view(), options, 20, 1);
+  EXPECT_EQ(epoch_digests(g.view(), options, 20, 9), reference);
+  EXPECT_EQ(epoch_digests(g.view(), options, 20, 25, backend::reference), reference);
+  for (const int threads : {1, 3}) {
+    const thread_limit limit(threads);
+    EXPECT_EQ(epoch_digests(g.view(), options, 20, 25), reference) << threads << " threads";
+  }
+}
+
+TEST(RandomWalkSampler, ImpossibleOptionsAreRefusedByName) {
+  const auto g = testing::random_graph(50, 9);
+  const auto refused = [&](const sampler_options& o, const std::string& names) {
+    try {
+      bulk_sampler sampler(g.view(), o);
+      ADD_FAILURE() << "accepted; expected a refusal naming " << names;
+    } catch (const option_error& e) {
+      EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
+    }
+  };
+  refused(walk_options({-1}, 2, 0), "sampler_options.fanouts");
+  refused(walk_options({70000}, 2, 0), "sampler_options.fanouts");
+  refused(walk_options({3}, 0, 0), "walk_length");
+  refused(walk_options({3}, 64, 0), "walk_length");
+  auto replacing = walk_options({3}, 2, 0);
+  replacing.replacement = kernels::replacement::with;
+  refused(replacing, "sampler_options.replacement");
+  refused({.kind = "sage", .fanouts = {3}, .parameters = {{"walk_length", 2}}}, "walk_length");
+  refused({.kind = "random_walk", .fanouts = {3}}, "sampler_options.kind");
+}
+
+}  // namespace
+}  // namespace bulkgnn::sampler

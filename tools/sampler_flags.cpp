@@ -1,0 +1,93 @@
+#include "sampler_flags.hpp"
+
+#include "commands.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/sampler/sampler_table.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace bulkgnn::tools {
+
+namespace {
+
+std::string flag_of(std::string_view parameter) {
+  std::string flag = "--" + std::string(parameter);
+  std::ranges::replace(flag, '_', '-');
+  return flag;
+}
+
+// The samplers that take `parameter`, for its help.
+std::vector<std::string_view> samplers_taking(std::string_view parameter) {
+  std::vector<std::string_view> names;
+  for (const auto& entry : sampler::sampler_table())
+    if (std::ranges::find(entry.parameters, parameter, &sampler::sampler_parameter::name) !=
+        entry.parameters.end())
+      names.push_back(entry.name);
+  return names;
+}
+
+}  // namespace
+
+void add_sampler_flags(CLI::App& cmd, sampler_flags& flags, const std::vector<std::string>& only) {
+  std::vector<std::string> names;
+  std::string help;
+  for (const auto& entry : sampler::sampler_table()) {
+    if (!only.empty() && std::ranges::find(only, entry.name) == only.end()) continue;
+    names.emplace_back(entry.name);
+    for (const auto alias : entry.aliases) names.emplace_back(alias);
+    help += fmt::format("{}{}: {}", help.empty() ? "" : "; ", entry.name, entry.summary);
+  }
+  cmd.add_option("--sampler", flags.name, help)->capture_default_str()->check(one_of(names));
+  for (const auto& p : sampler::all_sampler_parameters()) {
+    const std::string name(p.name);
+    cmd.add_option_function<std::int64_t>(
+           flag_of(p.name), [&flags, name](std::int64_t value) { flags.parameters[name] = value; },
+           fmt::format("{} (default {}; {} only)", p.help, p.default_value,
+                       fmt::join(samplers_taking(p.name), ", ")))
+        ->check(integer_in(p.min, p.max));
+  }
+}
+
+std::string canonical_sampler(const sampler_flags& flags) {
+  return std::string(sampler::find_sampler(flags.name).name);
+}
+
+std::map<std::string, std::int64_t, std::less<>> sampler_parameters(const sampler_flags& flags) {
+  const auto& entry = sampler::find_sampler(flags.name);
+  for (const auto& [name, value] : flags.parameters)
+    BULKGNN_EXPECTS(std::ranges::find(entry.parameters, name, &sampler::sampler_parameter::name) !=
+                        entry.parameters.end(),
+                    "{}: the {} sampler takes no such parameter (it applies to {})", flag_of(name),
+                    entry.name, fmt::join(samplers_taking(name), ", "));
+  return flags.parameters;
+}
+
+std::vector<session::setting> sampler_settings(const sampler_flags& flags) {
+  std::vector<session::setting> settings{{"--sampler", canonical_sampler(flags)}};
+  for (const auto& p : sampler::all_sampler_parameters()) {
+    const auto given = flags.parameters.find(p.name);
+    settings.push_back({flag_of(p.name), given == flags.parameters.end()
+                                             ? std::string("default")
+                                             : std::to_string(given->second)});
+  }
+  return settings;
+}
+
+std::string fanouts_help() {
+  std::string per_destination, per_minibatch;
+  for (const auto& entry : sampler::sampler_table()) {
+    auto& list =
+        entry.fanout == sampler::fanout_unit::per_destination ? per_destination : per_minibatch;
+    list += fmt::format("{}{}", list.empty() ? "" : ", ", entry.name);
+  }
+  return fmt::format(
+      "per hop from the seeds: draws per frontier vertex ({}; sage: -1 = all) or vertices per "
+      "minibatch ({})",
+      per_destination, per_minibatch);
+}
+
+}  // namespace bulkgnn::tools

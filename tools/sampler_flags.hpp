@@ -1,0 +1,44 @@
+#pragma once
+
+// The sampler's flags of `sample`, `train` and `model`, all read from the
+// sampler table (sampler/sampler_table.hpp): a sampler added there appears
+// here with its help and its parameters, with no change to tools/.
+
+#include "bulkgnn/sampler/sampler_options.hpp"
+#include "bulkgnn/session/session.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bulkgnn::tools {
+
+struct sampler_flags {
+  std::string name = "sage";
+  // The sampler parameters given on the command line, by parameter name.
+  std::map<std::string, std::int64_t, std::less<>> parameters;
+};
+
+// --sampler (a name of the table, its help from the entries' summaries) and
+// one flag per sampler parameter. `only` (empty: all) limits the choices.
+void add_sampler_flags(CLI::App& cmd, sampler_flags& flags,
+                       const std::vector<std::string>& only = {});
+
+// The canonical sampler name and its parameters; option_error naming the
+// flag if a parameter given does not belong to the chosen sampler.
+[[nodiscard]] std::string canonical_sampler(const sampler_flags& flags);
+[[nodiscard]] std::map<std::string, std::int64_t, std::less<>> sampler_parameters(
+    const sampler_flags& flags);
+
+// What every MPI rank must give alike: --sampler and each parameter flag.
+[[nodiscard]] std::vector<session::setting> sampler_settings(const sampler_flags& flags);
+
+// --fanouts' help: what a fanout counts for each sampler.
+[[nodiscard]] std::string fanouts_help();
+
+}  // namespace bulkgnn::tools
