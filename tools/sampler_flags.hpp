@@ -4,7 +4,7 @@
 // sampler table (sampler/sampler_table.hpp): a sampler added there appears
 // here with its help and its parameters, with no change to tools/.
 
-#include "bulkgnn/sampler/sampler_options.hpp"
+#include "bulkgnn/sampler/options.hpp"
 #include "bulkgnn/session/session.hpp"
 
 #include <CLI/CLI.hpp>

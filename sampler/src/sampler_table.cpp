@@ -64,11 +64,10 @@ void validate(const sampler_options& options, bool graph_weighted) {
   for (const auto& [name, value] : options.parameters) {
     const auto p = std::ranges::find(entry.parameters, name, &sampler_parameter::name);
     BULKGNN_EXPECTS(p != entry.parameters.end(),
-                    "sampler_options.parameters: the {} sampler has no parameter {}", entry.name,
-                    name);
+                    "sampler_options: the {} sampler has no parameter {}", entry.name, name);
     BULKGNN_EXPECTS(value >= p->min && value <= p->max,
-                    "sampler_options.parameters: {} must be in [{}, {}], got {}", name, p->min,
-                    p->max, value);
+                    "sampler_options: the {} sampler's parameter {} must be in [{}, {}], got {}",
+                    entry.name, name, p->min, p->max, value);
   }
   if (entry.check != nullptr) entry.check(options);
 }

@@ -9,8 +9,8 @@
 #include "bulkgnn/kernels/sample_rows.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
+#include "bulkgnn/sampler/options.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
-#include "bulkgnn/sampler/sampler_options.hpp"
 #include "bulkgnn/sampler/sampler_table.hpp"
 #include "bulkgnn/sampler/sampling_algorithm.hpp"
 

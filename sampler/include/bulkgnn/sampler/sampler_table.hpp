@@ -1,6 +1,6 @@
 #pragma once
 
-#include "bulkgnn/sampler/sampler_options.hpp"
+#include "bulkgnn/sampler/options.hpp"
 #include "bulkgnn/sampler/sampling_algorithm.hpp"
 
 #include <cstdint>

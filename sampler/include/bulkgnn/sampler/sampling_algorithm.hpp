@@ -6,8 +6,8 @@
 #include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
+#include "bulkgnn/sampler/options.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
-#include "bulkgnn/sampler/sampler_options.hpp"
 
 #include <cstdint>
 #include <span>
