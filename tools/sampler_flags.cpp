@@ -32,11 +32,10 @@ std::vector<std::string_view> samplers_taking(std::string_view parameter) {
 
 }  // namespace
 
-void add_sampler_flags(CLI::App& cmd, sampler_flags& flags, const std::vector<std::string>& only) {
+void add_sampler_flags(CLI::App& cmd, sampler_flags& flags) {
   std::vector<std::string> names;
   std::string help;
   for (const auto& entry : sampler::sampler_table()) {
-    if (!only.empty() && std::ranges::find(only, entry.name) == only.end()) continue;
     names.emplace_back(entry.name);
     for (const auto alias : entry.aliases) names.emplace_back(alias);
     help += fmt::format("{}{}: {}", help.empty() ? "" : "; ", entry.name, entry.summary);
@@ -64,6 +63,12 @@ std::map<std::string, std::int64_t, std::less<>> sampler_parameters(const sample
                     "{}: the {} sampler takes no such parameter (it applies to {})", flag_of(name),
                     entry.name, fmt::join(samplers_taking(name), ", "));
   return flags.parameters;
+}
+
+std::vector<std::string> given_parameter_flags(const sampler_flags& flags) {
+  std::vector<std::string> given;
+  for (const auto& [name, value] : flags.parameters) given.push_back(flag_of(name));
+  return given;
 }
 
 std::vector<session::setting> sampler_settings(const sampler_flags& flags) {

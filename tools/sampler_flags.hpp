@@ -25,15 +25,17 @@ struct sampler_flags {
 };
 
 // --sampler (a name of the table, its help from the entries' summaries) and
-// one flag per sampler parameter. `only` (empty: all) limits the choices.
-void add_sampler_flags(CLI::App& cmd, sampler_flags& flags,
-                       const std::vector<std::string>& only = {});
+// one flag per sampler parameter.
+void add_sampler_flags(CLI::App& cmd, sampler_flags& flags);
 
 // The canonical sampler name and its parameters; option_error naming the
 // flag if a parameter given does not belong to the chosen sampler.
 [[nodiscard]] std::string canonical_sampler(const sampler_flags& flags);
 [[nodiscard]] std::map<std::string, std::int64_t, std::less<>> sampler_parameters(
     const sampler_flags& flags);
+
+// The flags of the sampler parameters given (full-batch training refuses them).
+[[nodiscard]] std::vector<std::string> given_parameter_flags(const sampler_flags& flags);
 
 // What every MPI rank must give alike: --sampler and each parameter flag.
 [[nodiscard]] std::vector<session::setting> sampler_settings(const sampler_flags& flags);

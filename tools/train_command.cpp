@@ -317,6 +317,9 @@ full_batch_config full_batch_config_from(const train_config& c, const CLI::App& 
   for (const char* option : minibatch_only_options)
     BULKGNN_EXPECTS(cmd.count(option) == 0, "{} applies to --mode minibatch, not full-batch",
                     option);
+  if (const auto given = given_parameter_flags(c.sampler); !given.empty())
+    throw option_error(
+        fmt::format("{} applies to --mode minibatch, not full-batch", given.front()));
   BULKGNN_EXPECTS(cmd.count("--grid") == 0 || c.distribution.grid != "replicated",
                   "--grid replicated: full-batch training lays the graph out over 1d, 1.5d, 2d, "
                   "3d or sar");

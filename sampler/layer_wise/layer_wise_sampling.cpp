@@ -34,16 +34,17 @@ namespace {
 using detail::pattern_of;
 using detail::stream_ids;
 
-class layer_wise_sampling final : public sampling_algorithm {
+class layer_wise_sampling : public sampling_algorithm {
  public:
-  // global_distribution: FastGCN's one distribution for every minibatch.
-  layer_wise_sampling(sampling_context& context, bool global_distribution);
-
   bulk_sample sample(std::uint32_t epoch, segmented_vertices seeds,
                      std::span<const std::int64_t> minibatch_ids) override;
   bulk_sample sample_part(std::uint32_t epoch, segmented_vertices whole, segmented_vertices part,
                           std::span<const std::int64_t> minibatch_ids,
                           comm::communicator* ranks) override;
+
+ protected:
+  // global_distribution: FastGCN's one distribution for every minibatch.
+  layer_wise_sampling(sampling_context& context, bool global_distribution);
 
  private:
   sampled_layer sample_layer_wise(const segmented_vertices& frontier,
@@ -513,42 +514,39 @@ layer_wise_sampling::split_hop layer_wise_sampling::sample_layer_wise_part(
           std::move(sources)};
 }
 
+// The two layer-wise samplers differ only in their distribution.
+class ladies_sampling final : public layer_wise_sampling {
+ public:
+  explicit ladies_sampling(sampling_context& context) : layer_wise_sampling(context, false) {}
+};
+
+class fastgcn_sampling final : public layer_wise_sampling {
+ public:
+  explicit fastgcn_sampling(sampling_context& context) : layer_wise_sampling(context, true) {}
+};
+
 }  // namespace
 
 sampler_entry ladies_entry() {
   return {.name = "ladies",
-          .aliases = {},
           .summary =
               "layer-wise (LADIES): fanouts[l] vertices per minibatch, drawn by the "
               "frontier's importance, GCN layers over the sampler's weights",
           .fanout = fanout_unit::per_minibatch,
           .layer = "gcn",
-          .takes_replacement = false,
-          .takes_weights = false,
-          .parameters = {},
           .cost_family = "ladies",
-          .check = nullptr,
-          .make = [](sampling_context& context) -> std::unique_ptr<sampling_algorithm> {
-            return std::make_unique<layer_wise_sampling>(context, false);
-          }};
+          .make = make_sampling<ladies_sampling>};
 }
 
 sampler_entry fastgcn_entry() {
   return {.name = "fastgcn",
-          .aliases = {},
           .summary =
               "layer-wise (FastGCN): fanouts[l] vertices per minibatch from one global "
               "distribution, GCN layers over the sampler's weights",
           .fanout = fanout_unit::per_minibatch,
           .layer = "gcn",
-          .takes_replacement = false,
-          .takes_weights = false,
-          .parameters = {},
           .cost_family = "fastgcn",
-          .check = nullptr,
-          .make = [](sampling_context& context) -> std::unique_ptr<sampling_algorithm> {
-            return std::make_unique<layer_wise_sampling>(context, true);
-          }};
+          .make = make_sampling<fastgcn_sampling>};
 }
 
 }  // namespace bulkgnn::sampler

@@ -1,8 +1,5 @@
 #include "node_wise_sampling.hpp"
 
-#include "bulkgnn/kernels/frontier.hpp"
-#include "bulkgnn/kernels/relabel.hpp"
-
 namespace bulkgnn::sampler {
 
 namespace {
@@ -29,9 +26,7 @@ class node_wise_sampling final : public per_destination_sampling {
       executor_stage stage(c.exec, c.times, c.device_log, "draw_rows");
       drawn = c.rows.draw_rows(c.exec, frontier.vertices, streams, draw);
     }
-    executor_stage stage(c.exec, c.times, c.device_log, "relabel");
-    auto relabelled = kernels::relabel_by_segment(c.exec, frontier, drawn.view());
-    return {std::move(relabelled.sources), std::move(relabelled.blocks), frontier.offsets};
+    return relabelled_hop(frontier, drawn.view());
   }
 };
 
@@ -45,12 +40,8 @@ sampler_entry node_wise_entry() {
           .layer = "sage",
           .takes_replacement = true,
           .takes_weights = true,
-          .parameters = {},
           .cost_family = "node-wise",
-          .check = nullptr,
-          .make = [](sampling_context& context) -> std::unique_ptr<sampling_algorithm> {
-            return std::make_unique<node_wise_sampling>(context);
-          }};
+          .make = make_sampling<node_wise_sampling>};
 }
 
 }  // namespace bulkgnn::sampler

@@ -4,7 +4,6 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/frontier.hpp"
-#include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/spgemm.hpp"
 
 namespace bulkgnn::sampler {
@@ -32,35 +31,51 @@ class random_walk_sampling final : public per_destination_sampling {
     csr_matrix visits;
     {
       executor_stage stage(c.exec, c.times, c.device_log, "walk");
+      // Every walk's first step reads the frontier's rows: fetched once.
+      const step_rows first_step = rows_at(frontier.vertices);
       for (std::uint32_t w = 0; w < walks; ++w) {
-        csr_matrix ends = walk(frontier.vertices, minibatch_of_row, epoch, hop, w);
+        csr_matrix ends = walk(frontier.vertices, first_step, minibatch_of_row, epoch, hop, w);
         visits = w == 0 ? with_counts_of_one(std::move(ends))
                         : kernels::add(c.exec, visits.view(), ends.view());
       }
     }
-    executor_stage stage(c.exec, c.times, c.device_log, "relabel");
-    auto relabelled = kernels::relabel_by_segment(c.exec, frontier, visits.view());
-    return {std::move(relabelled.sources), std::move(relabelled.blocks), frontier.offsets};
+    return relabelled_hop(frontier, visits.view());
   }
 
-  // Walk w from every frontier vertex: row i holds its end vertex alone.
-  csr_matrix walk(std::span<const vertex_t> starts, std::span<const std::uint32_t> minibatch_of_row,
-                  std::uint32_t epoch, std::uint32_t hop, std::uint32_t w) {
+  // What walkers at `at` step from: the rows of their distinct vertices,
+  // each with its self loop, and each walker's row among them.
+  struct step_rows {
+    csr_matrix looped;
+    buffer<vertex_t> row_of_walker;
+  };
+
+  step_rows rows_at(std::span<const vertex_t> at) {
+    auto& c = context();
+    const auto distinct = kernels::sorted_distinct(c.exec, at);
+    const gathered_rows rows = c.rows.rows(distinct);
+    return {kernels::with_self_loops(c.exec, rows.rows, rows.row_of, distinct),
+            kernels::positions_in_sorted(c.exec, at, distinct)};
+  }
+
+  // Walk w from every frontier vertex (`starts`, whose rows are
+  // `first_step`): row i holds its end vertex alone.
+  csr_matrix walk(std::span<const vertex_t> starts, const step_rows& first_step,
+                  std::span<const std::uint32_t> minibatch_of_row, std::uint32_t epoch,
+                  std::uint32_t hop, std::uint32_t w) {
     auto& c = context();
     csr_matrix step;
-    std::span<const vertex_t> at = starts;
+    step_rows later_step;
     for (std::int64_t s = 0; s < walk_length_; ++s) {
-      const auto distinct = kernels::sorted_distinct(c.exec, at);
-      const gathered_rows rows = c.rows.rows(distinct);
-      const csr_matrix looped = kernels::with_self_loops(c.exec, rows.rows, rows.row_of, distinct);
-      const auto row_of_walker = kernels::positions_in_sorted(c.exec, at, distinct);
+      if (s > 0)
+        later_step = rows_at(std::span<const vertex_t>(step.indices.data(), step.indices.size()));
+      const step_rows& from = s == 0 ? first_step : later_step;
       const kernels::row_streams streams{c.options.seed, epoch,
                                          walk_stream_layer(hop, static_cast<std::uint32_t>(s), w),
                                          minibatch_of_row, starts};
       // Every looped row holds its self loop, so each walker draws exactly one entry.
-      step = kernels::sample_rows(c.exec, detail::pattern_of(looped.view()), row_of_walker, streams,
-                                  {.fanout = 1, .mode = kernels::replacement::with});
-      at = std::span<const vertex_t>(step.indices.data(), step.indices.size());
+      step =
+          kernels::sample_rows(c.exec, detail::pattern_of(from.looped.view()), from.row_of_walker,
+                               streams, {.fanout = 1, .mode = kernels::replacement::with});
     }
     return step;
   }
@@ -91,24 +106,18 @@ void check_random_walk_options(const sampler_options& options) {
 
 sampler_entry random_walk_entry() {
   return {.name = "random-walk",
-          .aliases = {},
           .summary =
               "random-walk neighbours: the distinct ends of fanouts[l] uniform walks of "
               "--walk-length steps from each frontier vertex, visit counts as weights",
           .fanout = fanout_unit::per_destination,
           .layer = "sage",
-          .takes_replacement = false,
-          .takes_weights = false,
           .parameters = {{.name = "walk_length",
                           .help = "steps of each walk (random-walk sampler)",
                           .default_value = 2,
                           .min = 1,
                           .max = max_walk_length}},
-          .cost_family = "",
           .check = check_random_walk_options,
-          .make = [](sampling_context& context) -> std::unique_ptr<sampling_algorithm> {
-            return std::make_unique<random_walk_sampling>(context);
-          }};
+          .make = make_sampling<random_walk_sampling>};
 }
 
 }  // namespace bulkgnn::sampler

@@ -1,6 +1,7 @@
 #include "bulkgnn/sampler/sampling_algorithm.hpp"
 
 #include "bulkgnn/kernels/frontier.hpp"
+#include "bulkgnn/kernels/relabel.hpp"
 #include "hop_helpers.hpp"
 
 #include <utility>
@@ -33,6 +34,14 @@ buffer<std::uint32_t> per_destination_sampling::minibatch_of_rows(
   const auto ids = detail::stream_ids(minibatch_ids);
   return kernels::repeat_per_segment(context().exec, frontier.offsets,
                                      on_executor(context().exec, std::span(ids)));
+}
+
+sampled_layer per_destination_sampling::relabelled_hop(const segmented_vertices& frontier,
+                                                       csr_view drawn) const {
+  auto& c = context();
+  executor_stage stage(c.exec, c.times, c.device_log, "relabel");
+  auto relabelled = kernels::relabel_by_segment(c.exec, frontier, drawn);
+  return {std::move(relabelled.sources), std::move(relabelled.blocks), frontier.offsets};
 }
 
 segmented_vertices on_executor(const executor& exec, segmented_vertices vertices) {

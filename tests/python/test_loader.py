@@ -46,7 +46,7 @@ def os_threads_once_at_most(expected, timeout=10.0):
 
 
 class SameMinibatchesAsTheCli(unittest.TestCase):
-    def check(self, sampler, fanouts, **options):
+    def check(self, sampler, fanouts, cli_flags=(), **options):
         loader = bulkgnn.NeighborLoader(DS, fanouts=fanouts, batch_size=32, seed=7,
                                         sampler=sampler, **options)
         run = bulkgnn.RunDigest()
@@ -55,7 +55,7 @@ class SameMinibatchesAsTheCli(unittest.TestCase):
                 run.add(d)
         expected = cli_sample_digest("--sampler", sampler, "--fanouts",
                                      ",".join(map(str, fanouts)), "--batch-size", "32",
-                                     "--seed", "7", "--epochs", "2")
+                                     "--seed", "7", "--epochs", "2", *cli_flags)
         self.assertEqual(run.value, expected)
 
     def test_node_wise(self):
@@ -66,6 +66,21 @@ class SameMinibatchesAsTheCli(unittest.TestCase):
 
     def test_layer_wise(self):
         self.check("ladies", [64, 64])
+
+    def test_a_samplers_own_parameters(self):
+        self.check("random-walk", [4, 3], cli_flags=("--walk-length", "3"),
+                   sampler_options={"walk_length": 3})
+
+
+class SamplerTable(unittest.TestCase):
+    def test_lists_every_sampler_with_its_layer_and_parameters(self):
+        table = {s["name"]: s for s in bulkgnn.samplers()}
+        self.assertEqual(list(table), ["sage", "ladies", "fastgcn", "random-walk"])
+        self.assertEqual(table["sage"]["aliases"], ["node-wise"])
+        self.assertEqual(table["ladies"]["layer"], "gcn")
+        self.assertEqual(table["random-walk"]["fanout"], "per destination")
+        self.assertEqual(table["random-walk"]["parameters"]["walk_length"]["default"], 2)
+        self.assertEqual(table["sage"]["parameters"], {})
 
 
 class Epochs(unittest.TestCase):
@@ -169,6 +184,9 @@ class BadArguments(unittest.TestCase):
         self.assert_names("weighted", weighted=True)  # cora has no edge weights
         self.assert_names("weight_attr", weight_attr="w")
         self.assert_names("replace", sampler="ladies", replace=True)
+        self.assert_names("walk_length", sampler_options={"walk_length": 2})
+        self.assert_names("walk_length", sampler="random-walk", sampler_options={"walk_length": 0})
+        self.assert_names("sampler_options", sampler="random-walk", sampler_options=[3])
         self.assert_names("rank", rank=2, world_size=2)
         self.assert_names("world_size", rank=0, world_size=0)
 

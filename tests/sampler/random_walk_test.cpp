@@ -19,30 +19,16 @@ namespace {
 
 using testing::chi_square_critical;
 
-// Pearson's statistic over cells whose expected count is at least 5 (the
-// rest pooled into one cell) and its degrees of freedom: cells - 1.
+// Pearson's statistics of several tables summed, with their degrees of
+// freedom: one chi-square test of them all.
 struct chi_square_sum {
   double statistic = 0;
   int degrees = 0;
 
   void add(const std::vector<double>& observed, const std::vector<double>& expected) {
-    double pooled_observed = 0, pooled_expected = 0;
-    int cells = 0;
-    for (std::size_t i = 0; i < observed.size(); ++i) {
-      if (expected[i] < 5) {
-        pooled_observed += observed[i];
-        pooled_expected += expected[i];
-        continue;
-      }
-      statistic += (observed[i] - expected[i]) * (observed[i] - expected[i]) / expected[i];
-      ++cells;
-    }
-    if (pooled_expected > 0) {
-      statistic += (pooled_observed - pooled_expected) * (pooled_observed - pooled_expected) /
-                   pooled_expected;
-      ++cells;
-    }
-    degrees += cells - 1;
+    const auto test = testing::pearson_pooled(observed, expected);
+    statistic += test.statistic;
+    degrees += test.degrees;
   }
 };
 

@@ -16,9 +16,7 @@ namespace {
 
 using testing::chi_square_critical;
 
-// Chi-square statistic with cells of expected count below 5 pooled into one,
-// so that the chi-square approximation holds; returns it next to its
-// critical value.
+// Chi-square statistic (testing::pearson_pooled) next to its critical value.
 struct chi_square_result {
   double statistic = 0;
   double critical = 0;
@@ -26,23 +24,8 @@ struct chi_square_result {
 
 chi_square_result chi_square(const std::vector<double>& observed,
                              const std::vector<double>& expected) {
-  double chi2 = 0, pooled_observed = 0, pooled_expected = 0;
-  int cells = 0;
-  for (std::size_t i = 0; i < observed.size(); ++i) {
-    if (expected[i] < 5) {
-      pooled_observed += observed[i];
-      pooled_expected += expected[i];
-      continue;
-    }
-    chi2 += (observed[i] - expected[i]) * (observed[i] - expected[i]) / expected[i];
-    ++cells;
-  }
-  if (pooled_expected > 0) {
-    chi2 +=
-        (pooled_observed - pooled_expected) * (pooled_observed - pooled_expected) / pooled_expected;
-    ++cells;
-  }
-  return {chi2, chi_square_critical(cells - 1)};
+  const auto test = testing::pearson_pooled(observed, expected);
+  return {test.statistic, chi_square_critical(test.degrees)};
 }
 
 // One-minibatch samples of `seeds` for epochs 0..epochs-1.

@@ -19,6 +19,35 @@ inline double chi_square_critical(int k) {
   return k * std::pow(1 - a + z * std::sqrt(a), 3);
 }
 
+// Pearson's statistic with the cells of expected count below 5 pooled into
+// one, so that the chi-square approximation holds, and its degrees of
+// freedom (cells - 1: the counts' total is fixed, as in a multinomial).
+struct pearson_test {
+  double statistic = 0;
+  int degrees = 0;
+};
+
+inline pearson_test pearson_pooled(const std::vector<double>& observed,
+                                   const std::vector<double>& expected) {
+  double statistic = 0, pooled_observed = 0, pooled_expected = 0;
+  int cells = 0;
+  for (std::size_t i = 0; i < observed.size(); ++i) {
+    if (expected[i] < 5) {
+      pooled_observed += observed[i];
+      pooled_expected += expected[i];
+      continue;
+    }
+    statistic += (observed[i] - expected[i]) * (observed[i] - expected[i]) / expected[i];
+    ++cells;
+  }
+  if (pooled_expected > 0) {
+    const double gap = pooled_observed - pooled_expected;
+    statistic += gap * gap / pooled_expected;
+    ++cells;
+  }
+  return {statistic, cells - 1};
+}
+
 // A random graph with a skewed degree distribution (some rows empty, a few
 // far above any fanout), sorted rows, no duplicates.
 inline csr_matrix random_graph(vertex_t n, std::uint32_t seed, int max_degree = 60) {

@@ -92,6 +92,14 @@ TEST_F(CliOnCora, LadiesDigestIsTheSameForAnyThreadCountAndBulkSize) {
   EXPECT_EQ(sample_digest(common + " --threads 2 --bulk 64"), reference);
 }
 
+TEST_F(CliOnCora, RandomWalkDigestIsTheSameForAnyThreadCountAndBulkSize) {
+  const std::string common =
+      "--sampler random-walk --fanouts 4,3 --batch-size 16 --epochs 2 --seed 3";
+  const auto reference = sample_digest(common + " --walk-length 3 --threads 1 --bulk 1");
+  EXPECT_EQ(sample_digest(common + " --walk-length 3 --threads 2 --bulk 7"), reference);
+  EXPECT_NE(sample_digest(common + " --walk-length 2 --threads 2 --bulk 7"), reference);
+}
+
 TEST_F(CliOnCora, OgbRawInputGivesTheSameMinibatchesAsItsConversion) {
   const std::string options = " --quiet --fanouts 5,5 --batch-size 32 --metrics-out ";
   const auto from_raw = scratch("raw.json");
@@ -159,7 +167,10 @@ INSTANTIATE_TEST_SUITE_P(
         bad_option{"--threads 0", "--threads"}, bad_option{"--seed -1", "--seed"},
         bad_option{"--epochs 0", "--epochs"}, bad_option{"--fanouts ''", "--fanouts"},
         bad_option{"--partition foo", "--partition"}, bad_option{"--grid 4d", "--grid"},
-        bad_option{"--replication 0", "--replication"}, bad_option{"--backend gpu", "--backend"}),
+        bad_option{"--replication 0", "--replication"}, bad_option{"--backend gpu", "--backend"},
+        bad_option{"--walk-length 3", "--walk-length"},
+        bad_option{"--sampler random-walk --walk-length 0", "--walk-length"},
+        bad_option{"--sampler random-walk --fanouts 5,-1", "--fanouts"}),
     test_name_from_arguments);
 
 TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
@@ -248,6 +259,7 @@ INSTANTIATE_TEST_SUITE_P(
                       bad_option{"--normalize-features column", "--normalize-features"},
                       bad_option{"--partition foo", "--partition"},
                       bad_option{"--feature-replication 0", "--feature-replication"},
+                      bad_option{"--mode full-batch --walk-length 3", "--walk-length"},
                       // Four layers of 2^20 × 2^20 weights: more memory than any machine has.
                       bad_option{"--hidden 1048576 --fanouts 2,2,2,2", "--hidden 1048576"}),
     test_name_from_arguments);

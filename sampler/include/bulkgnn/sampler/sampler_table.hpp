@@ -31,26 +31,33 @@ struct sampler_parameter {
 // model need to know of it, and how to build it. A sampler lives in a folder
 // of its own under sampler/ and is registered by one line of
 // sampler/src/sampler_table.cpp.
+// Fields left out of an entry's designated initialiser take these defaults.
 struct sampler_entry {
-  std::string_view name;
-  std::vector<std::string_view> aliases;
-  std::string_view summary;  // one line for --help and Python's docstring
+  std::string_view name = {};
+  std::vector<std::string_view> aliases = {};
+  std::string_view summary = {};  // one line for --help and Python's docstring
   fanout_unit fanout = fanout_unit::per_destination;
   // The layer its blocks are made for: "sage" (each destination's sampled
   // neighbours, averaged) or "gcn" (block values are the aggregation
   // weights).
-  std::string_view layer;
+  std::string_view layer = {};
   bool takes_replacement = false;
   bool takes_weights = false;
-  std::vector<sampler_parameter> parameters;
+  std::vector<sampler_parameter> parameters = {};
   // The cost model's family (distributed/cost_model.hpp) that predicts its
   // traffic; empty where none does yet.
-  std::string_view cost_family;
+  std::string_view cost_family = {};
   // The sampler's own rules on the common options (say, a bound on the
   // fanouts), checked by validate() after the common ones; may be null.
   void (*check)(const sampler_options& options) = nullptr;
   std::unique_ptr<sampling_algorithm> (*make)(sampling_context& context) = nullptr;
 };
+
+// An entry's `make` for an algorithm built from the context alone.
+template <class Algorithm>
+std::unique_ptr<sampling_algorithm> make_sampling(sampling_context& context) {
+  return std::make_unique<Algorithm>(context);
+}
 
 // Every registered sampler, in the order --help lists them.
 [[nodiscard]] const std::vector<sampler_entry>& sampler_table();

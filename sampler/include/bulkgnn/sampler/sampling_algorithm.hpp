@@ -78,6 +78,10 @@ class per_destination_sampling : public sampling_algorithm {
   // the row's vertex, what keys its random stream.
   [[nodiscard]] buffer<std::uint32_t> minibatch_of_rows(
       const segmented_vertices& frontier, std::span<const std::int64_t> minibatch_ids) const;
+  // The hop whose row i (of `drawn`) holds the global ids frontier row i
+  // drew: de-duplicated and relabelled per minibatch (stage "relabel").
+  [[nodiscard]] sampled_layer relabelled_hop(const segmented_vertices& frontier,
+                                             csr_view drawn) const;
 };
 
 // Host-built inputs of a hop (seeds, minibatch ids) where the executor's
