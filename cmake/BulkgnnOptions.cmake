@@ -43,6 +43,9 @@ if(BULKGNN_SANITIZE)
   add_compile_options(
     "$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=${BULKGNN_SANITIZE};-fno-sanitize-recover=all;-fno-omit-frame-pointer>")
   add_link_options(-fsanitize=${BULKGNN_SANITIZE})
+  # Tests whose arithmetic sweeps the release build already runs in full
+  # check memory on a smaller sweep here (e.g. tests/kernels/gemm_test.cpp).
+  add_compile_definitions(BULKGNN_SANITIZED_BUILD)
   if(BULKGNN_SANITIZE MATCHES "address")
     # Bounds checks in std::vector, std::span and friends: an out-of-range
     # index into memory the vector owns is invisible to AddressSanitizer.
