@@ -8,12 +8,13 @@ namespace bulkgnn::sampler {
 
 bulk_sampler::bulk_sampler(csr_view graph, sampler_options options, executor exec)
     : own_rows_(std::make_unique<local_rows>(graph)),
-      context_(std::make_unique<sampling_context>(*own_rows_, std::move(options), exec)) {
+      context_(
+          new sampling_context{.rows = *own_rows_, .options = std::move(options), .exec = exec}) {
   initialise();
 }
 
 bulk_sampler::bulk_sampler(row_source& rows, sampler_options options, executor exec)
-    : context_(std::make_unique<sampling_context>(rows, std::move(options), exec)) {
+    : context_(new sampling_context{.rows = rows, .options = std::move(options), .exec = exec}) {
   initialise();
 }
 

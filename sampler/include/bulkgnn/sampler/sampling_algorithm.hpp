@@ -21,8 +21,8 @@ struct sampling_context {
   row_source& rows;
   sampler_options options;
   executor exec;
-  stage_times times;
-  device_stage_log device_log;
+  stage_times times = {};
+  device_stage_log device_log = {};
 };
 
 // One sampler of the table (sampler_table.hpp): how a bulk of minibatches
