@@ -54,6 +54,10 @@ void start_session(std::optional<session::run_session>& session, const run_data&
 nlohmann::json final_accuracy_json(const std::optional<std::int64_t>& best_epoch, double valid_acc,
                                    double test_acc);
 
+// An accuracy as printed in epoch lines: four decimals, or a dash where the
+// epoch was not evaluated.
+[[nodiscard]] std::string accuracy_text(const std::optional<double>& accuracy);
+
 // The --backend option: cpu, reference or cuda.
 backend parse_backend(const std::string& name);
 

@@ -61,8 +61,6 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"layout_options.draw_at", "--draw-at"},
     {"layout_options.feature_cache_mib", "--feature-cache"},
     {"layout_options.feature_cache_choice", "--feature-cache-choice"},
-    {"cluster_options.grid", "--grid"},
-    {"cluster_options.replication", "--replication"},
     {"cluster_options.feature_replication", "--feature-replication"},
     {"cluster_options.partition", "--partition"},
     {"cluster_options.draw_at", "--draw-at"},

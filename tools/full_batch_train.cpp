@@ -31,7 +31,7 @@ fullbatch::full_batch_options options_from(const full_batch_config& c) {
   o.eval_every = c.eval_every;
   o.seed = c.seed;
   o.split = c.split;
-  o.grid = fullbatch::parse_grid_kind(c.grid);
+  o.grid = parse_grid_kind(c.grid, full_batch_grids, "full-batch training");
   o.replication = c.replication;
   o.partition = c.partition;
   o.compression = fullbatch::compression_schedule(c.compress);
@@ -40,10 +40,6 @@ fullbatch::full_batch_options options_from(const full_batch_config& c) {
 }
 
 double megabytes(double bytes) { return bytes / 1e6; }
-
-std::string accuracy_text(const std::optional<double>& acc) {
-  return acc ? fmt::format("{:.4f}", *acc) : std::string("  -   ");
-}
 
 // measured / predicted − 1, as a signed percentage ("n/a" without a prediction).
 std::string deviation(double measured, double predicted) {

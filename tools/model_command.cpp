@@ -74,17 +74,11 @@ struct model_config {
   std::string metrics_out;
 };
 
-std::vector<cost::grid> grids_of(const std::string& name) {
-  if (name == "all")
-    return {cost::grid::replicated, cost::grid::one_and_half_d, cost::grid::two_d,
-            cost::grid::two_d_summa, cost::grid::three_d};
-  if (name == "replicated") return {cost::grid::replicated};
-  if (name == "1.5d") return {cost::grid::one_and_half_d};
-  if (name == "2d") return {cost::grid::two_d};
-  if (name == "2d-summa") return {cost::grid::two_d_summa};
-  if (name == "3d") return {cost::grid::three_d};
-  throw option_error("--grid must be all, replicated, 1.5d, 2d, 2d-summa or 3d; got '" + name +
-                     "'");
+// The grids --grid names among those `mode` runs on: all of them for "all".
+std::vector<grid_kind> grids_of(const std::string& name, std::span<const grid_kind> accepted,
+                                std::string_view mode) {
+  if (name == "all") return {accepted.begin(), accepted.end()};
+  return {parse_grid_kind(name, accepted, mode)};
 }
 
 // Statistics measured from DATA when given (n, nnz, the (in, out, train)
@@ -141,23 +135,16 @@ void run_full_batch_model(model_config c) {
   const auto parameters =
       c.parameters > 0 ? c.parameters
                        : static_cast<std::int64_t>(trainer::gnn_model(m, 0).parameters().size());
-  std::vector<std::string> grids{"1d", "1.5d", "2d", "3d", "sar"};
-  if (c.grid != "all") {
-    BULKGNN_EXPECTS(c.grid != "replicated" && c.grid != "2d-summa",
-                    "model --mode full-batch --grid {}: full-batch grids are 1d, 1.5d, 2d, 3d and "
-                    "sar",
-                    c.grid);
-    grids = {c.grid};
-  }
+  const auto grids = grids_of(c.grid, full_batch_grids, "full-batch training");
   fmt::print("full-batch {}: n {} features {} hidden {} classes {} layers {} parameters {}\n",
              c.model, c.nodes, c.features, c.hidden, m.num_classes, c.layers, parameters);
   fmt::print("{:<6} {:>6} {:>3} {:>14} {:>14} {:>14} {:>14} {:>14} {:>12}\n", "grid", "P", "c",
              "forward MB", "backward MB", "gradients MB", "total MB", "per rank MB",
              "comm s/epoch");
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& name : grids) {
-    const auto kind = fullbatch::parse_grid_kind(name);
-    if (kind == fullbatch::grid_kind::sar && !ds) {
+  for (const auto kind : grids) {
+    const auto name = grid_kind_name(kind);
+    if (kind == grid_kind::sar && !ds) {
       BULKGNN_EXPECTS(c.grid == "all",
                       "model --grid sar: SAR's bytes need DATA (the boundary "
                       "rows of its partition)");
@@ -165,17 +152,15 @@ void run_full_batch_model(model_config c) {
     }
     for (const auto p64 : ranks) {
       const int p = static_cast<int>(p64);
-      const bool replicates =
-          kind == fullbatch::grid_kind::one_and_half_d || kind == fullbatch::grid_kind::three_d;
+      const bool replicates = kind == grid_kind::one_and_half_d || kind == grid_kind::three_d;
       std::optional<fullbatch::grid_layout> layout;
       try {
         layout.emplace(kind, p, replicates ? c.replication : 1);
       } catch (const option_error&) {
         continue;  // this rank count cannot take the grid
       }
-      const auto boundary = kind == fullbatch::grid_kind::sar
-                                ? boundary_rows(ds->graph(), c.partition, p, c.seed)
-                                : 0;
+      const auto boundary =
+          kind == grid_kind::sar ? boundary_rows(ds->graph(), c.partition, p, c.seed) : 0;
       const auto bytes =
           fullbatch::predicted_epoch_bytes(*layout, c.nodes, m, parameters, boundary);
       const double total = bytes.forward + bytes.backward + bytes.gradients;
@@ -274,21 +259,21 @@ void run_model(model_config c) {
              "comm s/epoch");
 
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto grid : grids_of(c.grid))
+  for (const auto grid : grids_of(c.grid, minibatch_grids, "minibatch sampling"))
     for (const auto p64 : ranks) {
       const int p = static_cast<int>(p64);
-      const int replication = grid == cost::grid::replicated || grid == cost::grid::two_d ||
-                                      grid == cost::grid::two_d_summa
+      const int replication = grid == grid_kind::replicated || grid == grid_kind::two_d ||
+                                      grid == grid_kind::two_d_summa
                                   ? 1
                                   : c.replication;
       const auto pred = cost::predict(stats, w, grid, p, replication, c.feature_replication);
       if (!pred.valid) continue;
       const double total = pred.sampling + pred.features + pred.gradients;
       fmt::print("{:<11} {:>6} {:>3} {:>14.4f} {:>14.4f} {:>14.4f} {:>14.4f} {:>14.4f} {:>12.4g}\n",
-                 cost::grid_name(grid), p, replication, pred.sampling / 1e6, pred.features / 1e6,
+                 grid_kind_name(grid), p, replication, pred.sampling / 1e6, pred.features / 1e6,
                  pred.gradients / 1e6, total / 1e6, pred.per_rank(total) / 1e6,
                  pred.total_seconds(net));
-      rows.push_back({{"grid", cost::grid_name(grid)},
+      rows.push_back({{"grid", grid_kind_name(grid)},
                       {"ranks", p},
                       {"replication", replication},
                       {"feature_replication", c.feature_replication},

@@ -52,6 +52,10 @@ nlohmann::json final_accuracy_json(const std::optional<std::int64_t>& best_epoch
   return {{"best_epoch", *best_epoch + 1}, {"valid_acc", valid_acc}, {"test_acc", test_acc}};
 }
 
+std::string accuracy_text(const std::optional<double>& accuracy) {
+  return accuracy ? fmt::format("{:.4f}", *accuracy) : std::string("  -   ");
+}
+
 backend parse_backend(const std::string& name) {
   if (name == "cpu") return backend::cpu;
   if (name == "reference") return backend::reference;

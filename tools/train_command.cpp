@@ -211,10 +211,6 @@ std::string placement_text(const trainer::training_data& ds, const trainer::trai
   return text;
 }
 
-std::string accuracy_text(const std::optional<double>& acc) {
-  return acc ? fmt::format("{:.4f}", *acc) : std::string("  -   ");
-}
-
 void print_epoch(const trainer::epoch_record& r, std::int64_t epochs) {
   fmt::print("epoch {:>3}/{}  loss {:.4f}  train {:.4f}  valid {}  test {}  {:.2f} s", r.epoch + 1,
              epochs, r.loss, r.train_acc, accuracy_text(r.valid_acc), accuracy_text(r.test_acc),

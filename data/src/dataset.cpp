@@ -115,7 +115,7 @@ void check_labels(std::span<const std::int32_t> labels, int num_classes, const f
 namespace {
 
 using detail::manifest_name;
-constexpr const char* format_name = "bulkgnn-native";
+constexpr const char* native_format_name = "bulkgnn-native";
 constexpr const char* import_staging_prefix = "bulkgnn-import-";
 
 // Creates a fresh uniquely named directory "<prefix>XXXXXX" (mkdtemp), so that
@@ -212,7 +212,7 @@ dataset dataset::read_native(const fs::path& dir) {
   const fs::path manifest_path = dir / manifest_name;
   dataset d;
   d.dir_ = dir;
-  d.manifest_ = read_manifest(manifest_path, format_name);
+  d.manifest_ = read_manifest(manifest_path, native_format_name);
   const auto& m = d.manifest_;
   const std::int64_t n = manifest_count(m, "num_nodes", manifest_path, true);
   const std::int64_t edges = manifest_count(m, "num_edges", manifest_path, true);

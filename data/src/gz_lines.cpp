@@ -20,6 +20,8 @@ constexpr unsigned zlib_buffer_bytes = 1u << 20;
 constexpr std::size_t chunk_bytes = std::size_t{1} << 22;
 constexpr int chunks_in_flight = 3;
 
+}  // namespace
+
 // One gzip file inflated member after member, as `gzip -d` reads it. zlib's
 // gzread would silently drop whatever follows the last member when it is not
 // another member; here that is an error, like a truncated or corrupt member.
@@ -117,8 +119,6 @@ class gzip_stream {
   bool in_member_ = false;
   bool finished_ = false;
 };
-
-}  // namespace
 
 // Inflates the file into a few recycled chunks on its own thread. A failure
 // is delivered after the chunks read before it, so line numbers stay right.

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* format_name = "bulkgnn-partition";
+constexpr const char* partition_format_name = "bulkgnn-partition";
 
 std::string part_dir(int part) { return fmt::format("part-{}", part); }
 
@@ -85,7 +85,7 @@ void write_partitioned_dataset(const dataset& ds, std::span<const std::int32_t> 
                   "write_partitioned_dataset: {} owners for {} vertices", owner.size(),
                   ds.num_nodes());
   const auto members = members_of_parts(owner, parts);
-  native_writer writer(out, format_name);
+  native_writer writer(out, partition_format_name);
   copy_into(writer, "owner.npy", owner, {ds.num_nodes()});
   {
     const npy_array in_degree = writer.create("in_degree.npy", dtype::int64, {ds.num_nodes()});
@@ -129,7 +129,7 @@ bool is_partitioned_dataset(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_regular_file(dir / detail::manifest_name, ec)) return false;
   try {
-    (void)detail::read_manifest(dir / detail::manifest_name, format_name);
+    (void)detail::read_manifest(dir / detail::manifest_name, partition_format_name);
     return true;
   } catch (const data_error&) {
     return false;
@@ -206,7 +206,7 @@ void check_provenance(const nlohmann::json& m, const fs::path& manifest_path) {
 
 int partitioned_dataset_parts(const fs::path& dir) {
   const fs::path manifest_path = dir / detail::manifest_name;
-  return parts_in(detail::read_manifest(manifest_path, format_name), manifest_path);
+  return parts_in(detail::read_manifest(manifest_path, partition_format_name), manifest_path);
 }
 
 dataset_shard dataset_shard::open(const fs::path& dir, int part, bool with_features) {
@@ -214,7 +214,7 @@ dataset_shard dataset_shard::open(const fs::path& dir, int part, bool with_featu
   const fs::path manifest_path = dir / manifest_name;
   dataset_shard s;
   try {
-    s.manifest_ = read_manifest(manifest_path, format_name);
+    s.manifest_ = read_manifest(manifest_path, partition_format_name);
     const auto& m = s.manifest_;
     s.parts_ = parts_in(m, manifest_path);
     BULKGNN_EXPECTS(part >= 0 && part < s.parts_, "{}: part {} asked for, but it has {} parts",

@@ -3,38 +3,20 @@
 #include "bulkgnn/core/error.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace bulkgnn::distributed {
 
 void validate(const cluster_options& options, int ranks) {
-  validate_grid(options.grid, ranks, options.replication);
+  (void)minibatch_grid(options.grid, ranks, options.replication);
   BULKGNN_EXPECTS(options.feature_replication >= 1 && ranks % options.feature_replication == 0,
                   "cluster_options.feature_replication {} must divide the {} ranks",
                   options.feature_replication, ranks);
 }
 
-int grid_partition_parts(grid_kind grid, int ranks, int replication) {
-  switch (grid) {
-    case grid_kind::replicated:
-      return 1;
-    case grid_kind::one_and_half_d:
-      return ranks / replication;
-    case grid_kind::two_d:
-    case grid_kind::two_d_summa:
-    case grid_kind::three_d: {
-      // One part per process row of each layer (q×q layers, c of them).
-      const int side =
-          static_cast<int>(std::lround(std::sqrt(static_cast<double>(ranks / replication))));
-      return replication * side;
-    }
-  }
-  return 1;
-}
-
 cluster::cluster(const cluster_options& options)
     : options_(options),
       world_(MPI_COMM_WORLD, "world", log_),
+      grid_(minibatch_grid(options.grid, world_.size(), options.replication)),
       sampling_(MPI_COMM_WORLD, "sampling", log_),
       features_comm_(MPI_COMM_WORLD, "features", log_),
       gradients_(MPI_COMM_WORLD, "gradients", log_) {
@@ -44,17 +26,15 @@ cluster::cluster(const cluster_options& options)
 cluster::cluster(const data::dataset& ds, const cluster_options& options, bool partition_features)
     : cluster(options) {
   const auto graph = ds.graph();
-  grid_partition_ = make_partition(options.partition, graph,
-                                   grid_partition_parts(options.grid, ranks(), options.replication),
-                                   options.partition_seed);
+  grid_partition_ =
+      make_partition(options.partition, graph, grid_partition_parts(grid_), options.partition_seed);
   layout_["grid"] = {{"kind", grid_kind_name(options.grid)},
                      {"replication", options.replication},
                      {"partition", options.partition},
                      {"parts", grid_partition_.parts},
                      {"edge_cut", edge_cut(graph, grid_partition_)},
                      {"edges", graph.nnz()}};
-  rows_ = make_row_source(options.grid, sampling_, graph, grid_partition_, options.replication,
-                          options.draw_at);
+  rows_ = make_row_source(grid_, sampling_, graph, grid_partition_, options.draw_at);
   if (partition_features && !ds.features().empty()) {
     const int parts = ranks() / options.feature_replication;
     // Same method and part count as the grid's: reuse it (METIS is the costly step).
@@ -77,8 +57,8 @@ cluster::cluster(const data::dataset& ds, const cluster_options& options, bool p
 cluster::cluster(const data::dataset_shard& shard, const cluster_options& options,
                  bool partition_features)
     : cluster(options) {
-  const int parts = grid_partition_parts(options.grid, ranks(), options.replication);
-  const int part = part_of_rank(options.grid, ranks(), options.replication, rank());
+  const int parts = grid_partition_parts(grid_);
+  const int part = part_of_rank(grid_, rank());
   BULKGNN_EXPECTS(shard.parts() == parts && shard.part() == part,
                   "grid {}: rank {} holds part {} of {}, but was given part {} of {}",
                   grid_kind_name(options.grid), rank(), part, parts, shard.part(), shard.parts());
@@ -92,8 +72,8 @@ cluster::cluster(const data::dataset_shard& shard, const cluster_options& option
                      {"edge_cut", how.at("edge_cut")},
                      {"edges", shard.num_edges()},
                      {"from_shards", true}};
-  rows_ = make_row_source(options.grid, sampling_, part_rows{shard.rows(), shard.weighted()},
-                          grid_partition_, options.replication, options.draw_at);
+  rows_ = make_row_source(grid_, sampling_, part_rows{shard.rows(), shard.weighted()},
+                          grid_partition_, options.draw_at);
   if (!partition_features || shard.feature_dim() == 0) return;
   const int feature_parts = ranks() / options.feature_replication;
   BULKGNN_EXPECTS(feature_parts == parts,

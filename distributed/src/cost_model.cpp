@@ -53,22 +53,6 @@ bool is_square(int n) {
 
 }  // namespace
 
-std::string grid_name(grid g) {
-  switch (g) {
-    case grid::replicated:
-      return "replicated";
-    case grid::one_and_half_d:
-      return "1.5d";
-    case grid::two_d:
-      return "2d";
-    case grid::two_d_summa:
-      return "2d-summa";
-    case grid::three_d:
-      return "3d";
-  }
-  return "unknown";
-}
-
 graph_stats synthetic_stats(std::int64_t nodes, std::int64_t edges, std::int64_t train,
                             double second_moment, int buckets) {
   if (nodes <= 0 || edges < 0 || buckets <= 0)
@@ -432,25 +416,25 @@ std::vector<layer_wise_load> expected_layer_wise_hops(const graph_stats& g, cons
   return hops;
 }
 
-double layer_wise_row_bytes(const layer_wise_load& x, grid kind, int ranks, int replication,
+double layer_wise_row_bytes(const layer_wise_load& x, grid_kind kind, int ranks, int replication,
                             const layer_wise_path& path) {
   const bool cut_at_owners = path.cut_at_owners;
   const double p = ranks;
   const fetch_load whole{.distinct = p * x.frontier_rows, .entries = p * x.entries};
   switch (kind) {
-    case grid::replicated:
-    case grid::two_d_summa:
+    case grid_kind::replicated:
+    case grid_kind::two_d_summa:
       return 0;
-    case grid::one_and_half_d: {
+    case grid_kind::one_and_half_d: {
       const double team = p / replication;
       if (team <= 1) return 0;
       if (!cut_at_owners)
         return one_and_half_d_fetch_bytes(whole, ranks, replication, path.weighted);
       return 16 * p * (team - 1) + (1 - 1 / team) * (12 * p * x.frontier_rows + 4 * x.entries);
     }
-    case grid::two_d:
-    case grid::three_d: {
-      const int layers = kind == grid::two_d ? 1 : replication;
+    case grid_kind::two_d:
+    case grid_kind::three_d: {
+      const int layers = kind == grid_kind::two_d ? 1 : replication;
       const double q = std::round(std::sqrt(p / layers)), f = layers * q;
       if (f <= 1) return 0;
       if (!cut_at_owners) return three_d_fetch_bytes(whole, ranks, layers, path.weighted);
@@ -458,11 +442,14 @@ double layer_wise_row_bytes(const layer_wise_load& x, grid kind, int ranks, int 
              p * x.frontier_rows * (12 * (1 - 1 / f) + 8 * (q - 1)) +
              p * x.entries * 8 * (1 - 1 / q) + 4 * x.entries * (1 - 1 / f);
     }
+    case grid_kind::one_d:
+    case grid_kind::sar:
+      break;  // full-batch grids
   }
-  return 0;
+  return std::nan("");
 }
 
-double layer_wise_hop_bytes(const layer_wise_load& x, grid kind, int ranks, int replication,
+double layer_wise_hop_bytes(const layer_wise_load& x, grid_kind kind, int ranks, int replication,
                             const layer_wise_path& path, double minibatches) {
   const double p = ranks;
   if (ranks <= 1) return 0;
@@ -472,15 +459,15 @@ double layer_wise_hop_bytes(const layer_wise_load& x, grid kind, int ranks, int 
   return draw + blocks + layer_wise_row_bytes(x, kind, ranks, replication, path);
 }
 
-layer_wise_path layer_wise_path_of(const workload& w, grid kind, int ranks, int replication) {
+layer_wise_path layer_wise_path_of(const workload& w, grid_kind kind, int ranks, int replication) {
   // The ranks that own rows: a 1.5D team (P/c), a 2D/3D fiber (c·√(P/c)).
   double holders = 1;
-  if (kind == grid::one_and_half_d) holders = static_cast<double>(ranks) / replication;
-  if (kind == grid::two_d || kind == grid::three_d) {
-    const int layers = kind == grid::two_d ? 1 : replication;
+  if (kind == grid_kind::one_and_half_d) holders = static_cast<double>(ranks) / replication;
+  if (kind == grid_kind::two_d || kind == grid_kind::three_d) {
+    const int layers = kind == grid_kind::two_d ? 1 : replication;
     holders = layers * std::round(std::sqrt(static_cast<double>(ranks) / layers));
   }
-  const bool sharded = kind != grid::replicated;
+  const bool sharded = kind != grid_kind::replicated;
   layer_wise_path path;
   path.cut_at_owners = sharded && w.draw_at_owner && holders > 1;
   path.blocks_gathered = sharded && (w.sampler == sampler_family::fastgcn || path.cut_at_owners);
@@ -493,12 +480,12 @@ namespace {
 // Layer-wise sampling bytes of an epoch (sampling_bytes' layer-wise case),
 // FastGCN's distribution on a sharded grid (every row, read once per run)
 // counted in it.
-double layer_wise_sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ranks,
+double layer_wise_sampling_bytes(const graph_stats& g, const workload& w, grid_kind kind, int ranks,
                                  int replication) {
-  if (kind == grid::two_d_summa) return std::nan("");
+  if (kind == grid_kind::two_d_summa) return std::nan("");
   const auto path = layer_wise_path_of(w, kind, ranks, replication);
   double total = 0;
-  if (w.sampler == sampler_family::fastgcn && kind != grid::replicated && ranks > 1) {
+  if (w.sampler == sampler_family::fastgcn && kind != grid_kind::replicated && ranks > 1) {
     const layer_wise_load every_row{.frontier_rows = static_cast<double>(g.nodes),
                                     .entries = static_cast<double>(g.edges)};
     total += layer_wise_row_bytes(every_row, kind, ranks, replication, path);
@@ -522,28 +509,29 @@ double layer_wise_sampling_bytes(const graph_stats& g, const workload& w, grid k
 
 }  // namespace
 
-double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ranks,
+double sampling_bytes(const graph_stats& g, const workload& w, grid_kind kind, int ranks,
                       int replication) {
   if (ranks < 1 || replication < 1 || ranks % replication != 0) return std::nan("");
+  if (kind == grid_kind::one_d || kind == grid_kind::sar) return std::nan("");
   if (w.sampler != sampler_family::node_wise) {
-    if (kind == grid::replicated && replication != 1) return std::nan("");
-    if ((kind == grid::two_d || kind == grid::three_d) &&
-        (!is_square(ranks / replication) || (kind == grid::two_d && replication != 1)))
+    if (kind == grid_kind::replicated && replication != 1) return std::nan("");
+    if ((kind == grid_kind::two_d || kind == grid_kind::three_d) &&
+        (!is_square(ranks / replication) || (kind == grid_kind::two_d && replication != 1)))
       return std::nan("");
     return layer_wise_sampling_bytes(g, w, kind, ranks, replication);
   }
   const std::int64_t count = minibatches_per_epoch(g, w);
   int side = 1;
   switch (kind) {
-    case grid::replicated:
+    case grid_kind::replicated:
       return replication == 1 ? 0 : std::nan("");
-    case grid::one_and_half_d:
+    case grid_kind::one_and_half_d:
       if (ranks == replication) return 0;
       break;
-    case grid::two_d:
-    case grid::two_d_summa:
-    case grid::three_d: {
-      const bool two_d = kind != grid::three_d;
+    case grid_kind::two_d:
+    case grid_kind::two_d_summa:
+    case grid_kind::three_d: {
+      const bool two_d = kind != grid_kind::three_d;
       const int layers = two_d ? 1 : replication;
       if (two_d && replication != 1) return std::nan("");
       if (!is_square(ranks / layers)) return std::nan("");
@@ -551,6 +539,9 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
       if (ranks == 1) return 0;
       break;
     }
+    case grid_kind::one_d:
+    case grid_kind::sar:
+      return std::nan("");  // full-batch grids
   }
   // As `bulkgnn sample` and `train` run it: every step takes `bulk`
   // minibatches (the last step fewer) and every rank samples its slice
@@ -574,9 +565,9 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
     return it->second;
   };
   const double nnz = static_cast<double>(g.edges);
-  const double a_columns = kind == grid::two_d_summa ? block_columns(g, side) : 0;
+  const double a_columns = kind == grid_kind::two_d_summa ? block_columns(g, side) : 0;
   // 2D-SUMMA setup: each rank all-gathers its A block's size over its process column.
-  double total = kind == grid::two_d_summa ? 8.0 * ranks * (side - 1) : 0;
+  double total = kind == grid_kind::two_d_summa ? 8.0 * ranks * (side - 1) : 0;
   for (std::int64_t first = 0; first < count; first += w.bulk) {
     const std::int64_t in_step = std::min(w.bulk, count - first);
     for (std::size_t l = 0; l < w.fanouts.size(); ++l) {
@@ -588,26 +579,29 @@ double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ra
       // Whole rows (fanout -1) are fetched, not drawn, wherever the draw runs.
       const bool draw = w.draw_at_owner && w.fanouts[l] > 0;
       switch (kind) {
-        case grid::replicated:
+        case grid_kind::replicated:
           break;
-        case grid::one_and_half_d:
+        case grid_kind::one_and_half_d:
           total += draw ? one_and_half_d_draw_bytes(x, ranks, replication, w.weighted)
                         : one_and_half_d_fetch_bytes(x, ranks, replication, w.weighted);
           break;
-        case grid::two_d_summa:
+        case grid_kind::two_d_summa:
           // S rows of a process row (sampling ranks iq .. iq + q - 1) union
           // their requesters' frontiers in each column block: q slices of
           // each minibatch, which share its draws, so q·batch/P seeds each.
           x.selection_columns = side * process_row_frontiers(in_step).frontier[l];
           total += two_d_fetch_bytes(x, ranks, nnz, a_columns, w.weighted);
           break;
-        case grid::two_d:
-        case grid::three_d: {
-          const int layers = kind == grid::two_d ? 1 : replication;
+        case grid_kind::two_d:
+        case grid_kind::three_d: {
+          const int layers = kind == grid_kind::two_d ? 1 : replication;
           total += draw ? three_d_draw_bytes(x, ranks, layers, w.weighted)
                         : three_d_fetch_bytes(x, ranks, layers, w.weighted);
           break;
         }
+        case grid_kind::one_d:
+        case grid_kind::sar:
+          break;  // refused above
       }
     }
   }
@@ -662,8 +656,8 @@ double gradient_bytes(const graph_stats& g, const workload& w, int ranks) {
   return ranks * (steps * ring(4 * model_parameters(w)) + ring(3 * 8));
 }
 
-prediction predict(const graph_stats& g, const workload& w, grid kind, int ranks, int replication,
-                   int feature_replication) {
+prediction predict(const graph_stats& g, const workload& w, grid_kind kind, int ranks,
+                   int replication, int feature_replication) {
   prediction p{.kind = kind, .ranks = ranks, .replication = replication};
   p.sampling = sampling_bytes(g, w, kind, ranks, replication);
   // Layer-wise inputs (the last hop's sources each slice reaches) are not
@@ -681,20 +675,20 @@ prediction predict(const graph_stats& g, const workload& w, grid kind, int ranks
   // counts first, then its data: two messages to every peer.
   const double exchanges = 2 * (w.weighted ? 3 : 2);
   switch (kind) {
-    case grid::replicated:
+    case grid_kind::replicated:
       break;
-    case grid::one_and_half_d:
+    case grid_kind::one_and_half_d:
       p.sampling_messages = steps * hops * exchanges * (ranks / replication - 1);
       break;
-    case grid::two_d:
-    case grid::three_d: {
-      const int layers = kind == grid::two_d ? 1 : replication;
+    case grid_kind::two_d:
+    case grid_kind::three_d: {
+      const int layers = kind == grid_kind::two_d ? 1 : replication;
       const double q = std::round(std::sqrt(static_cast<double>(ranks / layers)));
       // Along the fiber out and back, along the process row list and pieces.
       p.sampling_messages = steps * hops * exchanges * (layers * q - 1 + q - 1);
       break;
     }
-    case grid::two_d_summa: {
+    case grid_kind::two_d_summa: {
       const double q = std::round(std::sqrt(static_cast<double>(ranks)));
       // Counts over all ranks, S over the process row, q SUMMA stages each
       // broadcasting along a row and a column, pieces back.
@@ -702,6 +696,9 @@ prediction predict(const graph_stats& g, const workload& w, grid kind, int ranks
           steps * hops * ((ranks - 1) + 2 * (q - 1) + 2 * q * (q - 1) + exchanges * (q - 1));
       break;
     }
+    case grid_kind::one_d:
+    case grid_kind::sar:
+      break;  // full-batch grids: p.sampling is nan
   }
   p.features_messages = minibatches * 2 * 2 * (ranks / feature_replication - 1);
   p.gradients_messages = ranks > 1 ? (minibatches + 1) * 2 * (ranks - 1) : 0;

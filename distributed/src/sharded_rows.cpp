@@ -6,8 +6,6 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/gather_rows.hpp"
 
-#include <cmath>
-
 namespace bulkgnn::distributed {
 
 draw_location parse_draw_location(const std::string& name) {
@@ -20,70 +18,31 @@ std::string draw_location_name(draw_location where) {
   return where == draw_location::owner ? "owner" : "requester";
 }
 
-grid_kind parse_grid_kind(const std::string& name) {
-  if (name == "replicated") return grid_kind::replicated;
-  if (name == "1.5d") return grid_kind::one_and_half_d;
-  if (name == "2d") return grid_kind::two_d;
-  if (name == "2d-summa") return grid_kind::two_d_summa;
-  if (name == "3d") return grid_kind::three_d;
-  throw option_error("cluster_options.grid must be replicated, 1.5d, 2d, 2d-summa or 3d; got '" +
-                     name + "'");
+rank_grid minibatch_grid(grid_kind kind, int ranks, int replication) {
+  (void)parse_grid_kind(grid_kind_name(kind), minibatch_grids, "minibatch sampling");
+  return {kind, ranks, replication};
 }
 
-std::string grid_kind_name(grid_kind kind) {
-  switch (kind) {
-    case grid_kind::replicated:
-      return "replicated";
-    case grid_kind::one_and_half_d:
-      return "1.5d";
+int grid_partition_parts(const rank_grid& grid) {
+  switch (grid.kind()) {
     case grid_kind::two_d:
-      return "2d";
     case grid_kind::two_d_summa:
-      return "2d-summa";
     case grid_kind::three_d:
-      return "3d";
+      return grid.layers() * grid.rows();
+    default:
+      return grid.rows();
   }
-  return "unknown";
 }
 
-namespace {
-bool is_square(int n) {
-  const int root = static_cast<int>(std::lround(std::sqrt(static_cast<double>(n))));
-  return root * root == n;
-}
-}  // namespace
-
-void validate_grid(grid_kind kind, int ranks, int replication) {
-  BULKGNN_EXPECTS(replication >= 1, "cluster_options.replication must be at least 1, got {}",
-                  replication);
-  switch (kind) {
-    case grid_kind::replicated:
-      BULKGNN_EXPECTS(replication == 1,
-                      "cluster_options.replication applies to the 1.5d and 3d grids only");
-      return;
-    case grid_kind::one_and_half_d:
-      BULKGNN_EXPECTS(
-          ranks % replication == 0,
-          "cluster_options.grid 1.5d: cluster_options.replication {} must divide the {} ranks",
-          replication, ranks);
-      return;
+int part_of_rank(const rank_grid& grid, int rank) {
+  const auto at = grid.position_of(rank);
+  switch (grid.kind()) {
     case grid_kind::two_d:
     case grid_kind::two_d_summa:
-      BULKGNN_EXPECTS(replication == 1,
-                      "cluster_options.grid {} takes no cluster_options.replication (use 3d for "
-                      "layers)",
-                      grid_kind_name(kind));
-      BULKGNN_EXPECTS(is_square(ranks),
-                      "cluster_options.grid {} needs a square number of ranks, got {}",
-                      grid_kind_name(kind), ranks);
-      return;
     case grid_kind::three_d:
-      BULKGNN_EXPECTS(ranks % replication == 0 && is_square(ranks / replication),
-                      "cluster_options.grid 3d: cluster_options.replication {} (layers) must "
-                      "divide the {} ranks into square "
-                      "layers",
-                      replication, ranks);
-      return;
+      return at.layer * grid.rows() + at.row;
+    default:
+      return at.row;
   }
 }
 
@@ -171,13 +130,15 @@ sampler::column_slices block_row_shards::rows_in_columns(std::span<const vertex_
                                     partition_.owner, vertices, num_vertices_);
 }
 
-std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
+std::unique_ptr<sampler::row_source> make_row_source(const rank_grid& grid,
                                                      const comm::communicator& sampling,
                                                      csr_view graph,
                                                      const vertex_partition& partition,
-                                                     int replication, draw_location draw_at) {
-  validate_grid(kind, sampling.size(), replication);
-  switch (kind) {
+                                                     draw_location draw_at) {
+  BULKGNN_ASSERT(grid.ranks() == sampling.size());
+  (void)minibatch_grid(grid.kind(), grid.ranks(), grid.replication());
+  const int replication = grid.replication();
+  switch (grid.kind()) {
     case grid_kind::replicated:
       return std::make_unique<sampler::local_rows>(graph);
     case grid_kind::one_and_half_d:
@@ -189,23 +150,27 @@ std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
       return detail::make_combblas_grid_rows(sampling, graph, partition);
 #else
       throw option_error(
-          "cluster_options.grid 2d-summa is not available in this build (it needs CombBLAS)");
+          "layout_options.grid 2d-summa is not available in this build (it needs CombBLAS)");
 #endif
     case grid_kind::three_d:
       return std::make_unique<layered_grid_shards>(sampling, graph, partition, replication,
                                                    draw_at);
+    default:
+      break;
   }
-  throw option_error("cluster_options.grid " + grid_kind_name(kind) +
+  throw option_error("layout_options.grid " + grid_kind_name(grid.kind()) +
                      " is not available in this build");
 }
 
-std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
+std::unique_ptr<sampler::row_source> make_row_source(const rank_grid& grid,
                                                      const comm::communicator& sampling,
                                                      part_rows mine,
                                                      const vertex_partition& partition,
-                                                     int replication, draw_location draw_at) {
-  validate_grid(kind, sampling.size(), replication);
-  switch (kind) {
+                                                     draw_location draw_at) {
+  BULKGNN_ASSERT(grid.ranks() == sampling.size());
+  (void)minibatch_grid(grid.kind(), grid.ranks(), grid.replication());
+  const int replication = grid.replication();
+  switch (grid.kind()) {
     case grid_kind::replicated:
       BULKGNN_EXPECTS(partition.parts == 1, "replicated: the partition has {} parts, not 1",
                       partition.parts);
@@ -216,28 +181,11 @@ std::unique_ptr<sampler::row_source> make_row_source(grid_kind kind,
       return std::make_unique<layered_grid_shards>(sampling, mine, partition, 1, draw_at);
     case grid_kind::three_d:
       return std::make_unique<layered_grid_shards>(sampling, mine, partition, replication, draw_at);
-    case grid_kind::two_d_summa:
+    default:
       break;
   }
-  throw option_error("cluster_options.grid " + grid_kind_name(kind) +
+  throw option_error("layout_options.grid " + grid_kind_name(grid.kind()) +
                      " reads the whole graph (CombBLAS), not a partitioned dataset's part");
-}
-
-int part_of_rank(grid_kind kind, int ranks, int replication, int rank) {
-  switch (kind) {
-    case grid_kind::replicated:
-      return 0;
-    case grid_kind::one_and_half_d:
-      return rank % (ranks / replication);
-    case grid_kind::two_d:
-    case grid_kind::two_d_summa:
-    case grid_kind::three_d: {
-      const int side =
-          static_cast<int>(std::lround(std::sqrt(static_cast<double>(ranks / replication))));
-      return rank / side;
-    }
-  }
-  return 0;
 }
 
 }  // namespace bulkgnn::distributed

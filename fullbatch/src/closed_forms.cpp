@@ -32,6 +32,9 @@ double product_bytes(const grid_layout& layout, std::int64_t vertices, std::int6
       return 2 * (q - 1) * matrix + 2 * (c - 1) / c * matrix;
     case grid_kind::sar:
       return 4.0 * static_cast<double>(boundary_rows) * static_cast<double>(width);
+    case grid_kind::replicated:
+    case grid_kind::two_d_summa:
+      break;  // not full-batch grids: grid_layout refuses them
   }
   return 0;
 }

@@ -117,17 +117,15 @@ class grid_aggregation final : public distributed_aggregation {
                    const distributed::vertex_partition& partition, const csr_matrix& part_rows)
       : distributed_aggregation(partition.part_offsets[layout.part_of_rank(world.rank())],
                                 partition.part_size(layout.part_of_rank(world.rank()))),
-        layers_(layout.kind() == grid_kind::three_d ? layout.replication() : 1),
+        layers_(layout.grid().layers()),
         one_d_(layout.kind() == grid_kind::one_d) {
     const int r = world.rank();
-    const int q = layout.side();
+    const auto& grid = layout.grid();
     const int c = layers_;
     // Rank (ℓ, a, b) = ℓq² + aq + b; 1D is one grid row per rank: a = r, b = 0.
-    const int layer = one_d_ ? 0 : r / (q * q);
-    const int a = one_d_ ? r : (r % (q * q)) / q;
-    const int b = one_d_ ? 0 : r % q;
-    const int grid_rows = one_d_ ? layout.ranks() : q;
-    const int grid_cols = one_d_ ? 1 : q;
+    const auto [layer, a, b] = grid.position_of(r);
+    const int grid_rows = grid.rows();
+    const int grid_cols = grid.columns();
     // Super-part (a, b): parts [(a·cols + b)·c, +c), contiguous along a grid row.
     const auto super_part = [&](int part) { return part / c; };
     const auto grid_row_of = [&](int part) { return super_part(part) / grid_cols; };
@@ -139,13 +137,13 @@ class grid_aggregation final : public distributed_aggregation {
     for (int row = 0; row < grid_rows; ++row)
       for (int l = 0; l < c; ++l) col_parts.push_back((row * grid_cols + b) * c + l);
     const part_list col_list(partition, col_parts);
-    const tile_holders holders{.first =
-                                   [&](int row_part, int col_part) {
-                                     return grid_row_of(row_part) * grid_cols +
-                                            grid_col_of(col_part);
-                                   },
-                               .copies = c,
-                               .stride = grid_rows * grid_cols};
+    const tile_holders holders{
+        .first =
+            [&](int row_part, int col_part) {
+              return grid.rank_at({.row = grid_row_of(row_part), .column = grid_col_of(col_part)});
+            },
+        .copies = c,
+        .stride = grid_rows * grid_cols};
     const auto setup = world.split(0, r, "setup");
     auto tiles =
         route_tiles(*setup, partition, part_rows, first_row(), true, holders, row_list, col_list);
@@ -335,8 +333,8 @@ class replicated_rows_aggregation final : public distributed_aggregation {
       : distributed_aggregation(partition.part_offsets[layout.part_of_rank(world.rank())],
                                 partition.part_size(layout.part_of_rank(world.rank()))) {
     const int c = layout.replication();
-    const int team = world.rank() / c;
-    const int replica = world.rank() % c;
+    const int team = layout.part_of_rank(world.rank());
+    const int replica = layout.replica_of_rank(world.rank());
     const part_list row_list(partition, {team});
     const part_list col_list(partition,
                              parts_where(layout.parts(), [&](int p) { return p % c == replica; }));
@@ -345,8 +343,9 @@ class replicated_rows_aggregation final : public distributed_aggregation {
       part_starts_.push_back(col_list.start_of(p));
       part_rows_.push_back(partition.part_size(p));
     }
-    const tile_holders holders{
-        .first = [&](int row_part, int col_part) { return row_part * c + col_part % c; }};
+    const tile_holders holders{.first = [&](int row_part, int col_part) {
+      return layout.rank_of_part(row_part, col_part % c);
+    }};
     const auto setup = world.split(0, world.rank(), "setup");
     // Every replica holds the team's rows; replica 0 sends them.
     auto tiles = route_tiles(*setup, partition, part_rows, first_row(), replica == 0, holders,

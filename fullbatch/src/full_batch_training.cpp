@@ -233,7 +233,7 @@ full_batch_result train_full_batch(const trainer::training_data& data,
   }
   // Gradients and accuracies are summed over one copy of each part's rows:
   // every rank, or on 1.5d the ranks of one replica.
-  const int colour = layout.kind() == grid_kind::one_and_half_d ? rank % layout.replication() : 0;
+  const int colour = layout.replica_of_rank(rank);
   const auto gradients = world.split(colour, rank, "gradients");
   const auto part_metrics = metrics->split(colour, rank, "metrics");
 

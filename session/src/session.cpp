@@ -92,7 +92,7 @@ std::int64_t cache_bytes(double mib) {
 
 distributed::cluster_options cluster_options_from(const layout_options& layout) {
   return {
-      .grid = distributed::parse_grid_kind(layout.grid),
+      .grid = parse_grid_kind(layout.grid, minibatch_grids, "minibatch sampling"),
       .replication = layout.replication,
       .feature_replication = layout.feature_replication,
       .partition = layout.partition,
@@ -118,9 +118,9 @@ void require_same_settings_on_every_rank(const std::string& data_fingerprint,
 void require_layout_alone(const layout_options& layout) {
   require_partition_name(layout.partition);
   const auto options = cluster_options_from(layout);
-  distributed::validate_grid(options.grid, 1, options.replication);
+  (void)distributed::minibatch_grid(options.grid, 1, options.replication);
   BULKGNN_EXPECTS(
-      options.grid == distributed::grid_kind::replicated && layout.feature_replication == 1 &&
+      options.grid == grid_kind::replicated && layout.feature_replication == 1 &&
           layout.feature_cache_mib == 0,
       "layout_options.grid/layout_options.feature_replication/layout_options.feature_cache_mib "
       "lay a run out over MPI ranks: start it with mpirun -np P");
@@ -145,17 +145,15 @@ distributed::cluster_options agreed_options(const layout_options& layout) {
 data::dataset_shard open_shard(const std::filesystem::path& dir, const layout_options& layout,
                                bool features) {
   const auto options = cluster_options_from(layout);
-  distributed::validate_grid(options.grid, world_size(), options.replication);
-  const int parts =
-      distributed::grid_partition_parts(options.grid, world_size(), options.replication);
+  const auto grid = distributed::minibatch_grid(options.grid, world_size(), options.replication);
+  const int parts = distributed::grid_partition_parts(grid);
   const int stored = data::partitioned_dataset_parts(dir);
   if (stored != parts)
     throw option_error(fmt::format(
         "{} is partitioned into {} parts, but layout_options.grid {} over {} ranks "
         "(layout_options.replication {}) reads {}: partition it with {} parts",
         dir.string(), stored, layout.grid, world_size(), layout.replication, parts, parts));
-  const int part =
-      distributed::part_of_rank(options.grid, world_size(), options.replication, world_rank());
+  const int part = distributed::part_of_rank(grid, world_rank());
   // partitioned_features places part q on feature group position q.
   const bool own_features =
       features && options.feature_replication >= 1 &&

@@ -9,6 +9,7 @@
 
 #include <zlib.h>
 #include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <bit>
 #include <cmath>
@@ -25,9 +26,11 @@ namespace bulkgnn::data {
 namespace {
 
 namespace fs = std::filesystem;
+using bulkgnn::testing::gz_write;
 using bulkgnn::testing::scratch_dir;
+using bulkgnn::testing::write_file;
 
-const ogb_import_options quiet{
+const ogb_import_options quiet_as_given{
     .add_inverse_edges = false, .quiet = true, .edge_weight_column = std::nullopt};
 
 template <class T>
@@ -161,20 +164,6 @@ class zip_writer {
   std::uint64_t entries_ = 0;
 };
 
-void write_file(const fs::path& path, const std::string& bytes) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
-void gz_write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  gzFile gz = gzopen(path.c_str(), "wb");
-  ASSERT_NE(gz, nullptr);
-  ASSERT_EQ(gzwrite(gz, text.data(), static_cast<unsigned>(text.size())),
-            static_cast<int>(text.size()));
-  ASSERT_EQ(gzclose(gz), Z_OK);
-}
-
 std::uint16_t float_to_half(float x) {
   // Exact for the values used here (small integers over 8), which fit a half.
   const auto bits = std::bit_cast<std::uint32_t>(x);
@@ -297,7 +286,7 @@ TEST(NpzImport, TheBinaryLayoutImportsAsItsCsvLayout) {
   const auto g = make_graph(60, 400);
   write_csv_layout(dir.path() / "csv", g);
   for (const bool weights : {false, true}) {
-    auto options = quiet;
+    auto options = quiet_as_given;
     if (weights) options.edge_weight_column = 1;
     fs::remove_all(dir.path() / "from-csv");
     import_ogb(dir.path() / "csv", dir.path() / "from-csv", options);
@@ -322,7 +311,7 @@ TEST(NpzImport, EdgesPastOneChunkAreAllRead) {
   const scratch_dir dir;
   const auto g = make_graph(1000, (1 << 20) + 777);
   write_binary_layout(dir.path() / "binary", g, {.deflate = true});
-  import_ogb(dir.path() / "binary", dir.path() / "out", quiet);
+  import_ogb(dir.path() / "binary", dir.path() / "out", quiet_as_given);
   const auto d = dataset::open_native(dir.path() / "out");
   ASSERT_EQ(d.num_edges(), static_cast<std::int64_t>(g.src.size()));
   // The last edge, read from the second chunk of both halves of edge_index.
@@ -331,7 +320,7 @@ TEST(NpzImport, EdgesPastOneChunkAreAllRead) {
 }
 
 std::string import_error(const fs::path& in, const fs::path& out,
-                         const ogb_import_options& options = quiet) {
+                         const ogb_import_options& options = quiet_as_given) {
   try {
     import_ogb(in, out, options);
   } catch (const data_error& e) {

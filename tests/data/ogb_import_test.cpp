@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -20,6 +21,8 @@ namespace bulkgnn::data {
 namespace {
 
 namespace fs = std::filesystem;
+using bulkgnn::testing::gz_write;
+using bulkgnn::testing::write_file;
 
 const fs::path shared_data = BULKGNN_SHARED_DATA;
 const ogb_import_options quiet{
@@ -40,22 +43,9 @@ std::vector<std::string> gz_read_lines(const fs::path& path) {
   return lines;
 }
 
-void gz_write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  gzFile gz = gzopen(path.c_str(), "wb");
-  ASSERT_NE(gz, nullptr) << path;
-  ASSERT_EQ(gzwrite(gz, text.data(), static_cast<unsigned>(text.size())),
-            static_cast<int>(text.size()));
-  ASSERT_EQ(gzclose(gz), Z_OK);
-}
-
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
-}
-
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
 std::pair<vertex_t, vertex_t> parse_edge_line(const std::string& line) {

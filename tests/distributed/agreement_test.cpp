@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include "mpi_world.hpp"
 
 #include <string>
 #include <vector>
@@ -13,17 +14,8 @@
 namespace bulkgnn::distributed {
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using testing::world_rank;
+using testing::world_size;
 
 // The message every rank got from require_same_settings; empty if none.
 std::string disagreement(const std::vector<shared_setting>& settings) {

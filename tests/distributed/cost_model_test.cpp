@@ -15,10 +15,10 @@ workload small_workload() {
 TEST(CostModel, ReplicatedSamplingSendsNothing) {
   const auto g = synthetic_stats(10000, 100000, 10000);
   for (const int p : {1, 2, 4, 16})
-    EXPECT_EQ(sampling_bytes(g, small_workload(), grid::replicated, p, 1), 0.0);
+    EXPECT_EQ(sampling_bytes(g, small_workload(), grid_kind::replicated, p, 1), 0.0);
   // 1.5D with every rank holding the whole graph is replicated too.
-  EXPECT_EQ(sampling_bytes(g, small_workload(), grid::one_and_half_d, 4, 4), 0.0);
-  EXPECT_GT(sampling_bytes(g, small_workload(), grid::one_and_half_d, 4, 1), 0.0);
+  EXPECT_EQ(sampling_bytes(g, small_workload(), grid_kind::one_and_half_d, 4, 4), 0.0);
+  EXPECT_GT(sampling_bytes(g, small_workload(), grid_kind::one_and_half_d, 4, 1), 0.0);
 }
 
 TEST(CostModel, FeatureVolumeFallsWithReplication) {
@@ -43,18 +43,18 @@ TEST(CostModel, TwoDSummaBroadcastsAllOfAInEveryFetch) {
     const double q = std::sqrt(p);
     const double broadcasts =
         2 * (q - 1) * (16.0 * (1 << 26) + 16 * block_columns(g, static_cast<int>(q)) + 8 * p);
-    const double total = sampling_bytes(g, w, grid::two_d_summa, p, 1);
+    const double total = sampling_bytes(g, w, grid_kind::two_d_summa, p, 1);
     EXPECT_GT(total, broadcasts);
     EXPECT_LT(total, 1.01 * broadcasts);
   }
   // Twice the steps (half the bulk), twice the broadcasts.
   w.max_minibatches = 8;
   w.bulk = 2;
-  const double bulk2 = sampling_bytes(g, w, grid::two_d_summa, 4, 1);
+  const double bulk2 = sampling_bytes(g, w, grid_kind::two_d_summa, 4, 1);
   w.bulk = 1;
-  EXPECT_NEAR(sampling_bytes(g, w, grid::two_d_summa, 4, 1) / bulk2, 2.0, 0.02);
-  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid::two_d_summa, 8, 1)));
-  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid::two_d_summa, 4, 2)));
+  EXPECT_NEAR(sampling_bytes(g, w, grid_kind::two_d_summa, 4, 1) / bulk2, 2.0, 0.02);
+  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid_kind::two_d_summa, 8, 1)));
+  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid_kind::two_d_summa, 4, 2)));
 }
 
 TEST(CostModel, TwoDIsTheLayeredGridWithOneLayerAndMovesNoBlockOfA) {
@@ -64,13 +64,14 @@ TEST(CostModel, TwoDIsTheLayeredGridWithOneLayerAndMovesNoBlockOfA) {
   for (const bool at_owner : {true, false}) {
     w.draw_at_owner = at_owner;
     for (const int p : {4, 16}) {
-      EXPECT_EQ(sampling_bytes(g, w, grid::two_d, p, 1), sampling_bytes(g, w, grid::three_d, p, 1));
-      EXPECT_LT(sampling_bytes(g, w, grid::two_d, p, 1),
-                sampling_bytes(g, w, grid::two_d_summa, p, 1) / 10);
+      EXPECT_EQ(sampling_bytes(g, w, grid_kind::two_d, p, 1),
+                sampling_bytes(g, w, grid_kind::three_d, p, 1));
+      EXPECT_LT(sampling_bytes(g, w, grid_kind::two_d, p, 1),
+                sampling_bytes(g, w, grid_kind::two_d_summa, p, 1) / 10);
     }
   }
-  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid::two_d, 8, 1)));
-  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid::two_d, 4, 2)));
+  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid_kind::two_d, 8, 1)));
+  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid_kind::two_d, 4, 2)));
 }
 
 TEST(CostModel, TwoDFetchBytesAsSharded2dCountsThem) {
@@ -125,19 +126,19 @@ TEST(CostModel, DrawsAtTheOwnerMoveBytesThatGrowWithTheFanoutNotTheDegree) {
   w.max_minibatches = 4;
   const auto sparse = synthetic_stats(100000, 2000000, 100000);  // mean degree 20
   const auto dense = synthetic_stats(100000, 8000000, 100000);   // mean degree 80
-  const double at_owner_sparse = sampling_bytes(sparse, w, grid::one_and_half_d, 4, 1);
-  const double at_owner_dense = sampling_bytes(dense, w, grid::one_and_half_d, 4, 1);
+  const double at_owner_sparse = sampling_bytes(sparse, w, grid_kind::one_and_half_d, 4, 1);
+  const double at_owner_dense = sampling_bytes(dense, w, grid_kind::one_and_half_d, 4, 1);
   EXPECT_NEAR(at_owner_dense / at_owner_sparse, 1.0, 0.1);
   w.draw_at_owner = false;
-  const double whole_sparse = sampling_bytes(sparse, w, grid::one_and_half_d, 4, 1);
-  const double whole_dense = sampling_bytes(dense, w, grid::one_and_half_d, 4, 1);
+  const double whole_sparse = sampling_bytes(sparse, w, grid_kind::one_and_half_d, 4, 1);
+  const double whole_dense = sampling_bytes(dense, w, grid_kind::one_and_half_d, 4, 1);
   EXPECT_GT(whole_dense / whole_sparse, 3.0);
   EXPECT_LT(at_owner_dense, whole_dense / 5);
   // Every hop taking whole rows: both fetch the same.
   w.fanouts = {-1, -1};
-  const double fetched = sampling_bytes(sparse, w, grid::three_d, 8, 2);
+  const double fetched = sampling_bytes(sparse, w, grid_kind::three_d, 8, 2);
   w.draw_at_owner = true;
-  EXPECT_EQ(sampling_bytes(sparse, w, grid::three_d, 8, 2), fetched);
+  EXPECT_EQ(sampling_bytes(sparse, w, grid_kind::three_d, 8, 2), fetched);
 }
 
 TEST(CostModel, AFeatureCacheCutsFeatureBytesUntilItHoldsEveryRemoteRow) {
@@ -172,31 +173,31 @@ TEST(CostModel, LayerWiseHopBytesAsTheSplitSamplerCountsThem) {
   const double draw =
       8 * k * p * (p - 1) + 8 * p * (p - 1) + 32 * 4096 * (p - 1) + 8 * (p - 1) * 3000;
   const layer_wise_path whole_rows{}, cut{.cut_at_owners = true, .blocks_gathered = true};
-  EXPECT_DOUBLE_EQ(layer_wise_hop_bytes(x, grid::replicated, 4, 1, whole_rows, k), draw);
+  EXPECT_DOUBLE_EQ(layer_wise_hop_bytes(x, grid_kind::replicated, 4, 1, whole_rows, k), draw);
   // 1.5D, a team of 4: ranges and (count, degree) per row, one copy of the
   // entries, and the block entries gathered by every rank.
-  EXPECT_DOUBLE_EQ(layer_wise_hop_bytes(x, grid::one_and_half_d, 4, 1, cut, k),
+  EXPECT_DOUBLE_EQ(layer_wise_hop_bytes(x, grid_kind::one_and_half_d, 4, 1, cut, k),
                    draw + 16 * p * 3 + 0.75 * (12 * p * 1000 + 4 * 20000) + 8 * p * (p - 1) +
                        8 * (p - 1) * 1500);
   // Whole rows to every rank: the fetch of P copies of the rows.
   EXPECT_DOUBLE_EQ(
-      layer_wise_hop_bytes(x, grid::one_and_half_d, 4, 1, whole_rows, k),
+      layer_wise_hop_bytes(x, grid_kind::one_and_half_d, 4, 1, whole_rows, k),
       draw + one_and_half_d_fetch_bytes({.distinct = p * 1000, .entries = p * 20000}, 4, 1, false));
   // A 1.5D team of one holds every row: LADIES moves what replicated moves.
   auto w = small_workload();
   w.sampler = sampler_family::ladies;
   const auto g = synthetic_stats(20000, 400000, 20000);
-  EXPECT_DOUBLE_EQ(sampling_bytes(g, w, grid::one_and_half_d, 4, 4),
-                   sampling_bytes(g, w, grid::replicated, 4, 1));
+  EXPECT_DOUBLE_EQ(sampling_bytes(g, w, grid_kind::one_and_half_d, 4, 4),
+                   sampling_bytes(g, w, grid_kind::replicated, 4, 1));
   // Cutting rows at the owners moves less than every rank fetching them
   // whole, and more than replicated.
-  const double cut_bytes = sampling_bytes(g, w, grid::one_and_half_d, 8, 1);
+  const double cut_bytes = sampling_bytes(g, w, grid_kind::one_and_half_d, 8, 1);
   w.draw_at_owner = false;
-  EXPECT_LT(cut_bytes, sampling_bytes(g, w, grid::one_and_half_d, 8, 1));
-  EXPECT_GT(cut_bytes, sampling_bytes(g, w, grid::replicated, 8, 1));
-  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid::two_d_summa, 4, 1)));
+  EXPECT_LT(cut_bytes, sampling_bytes(g, w, grid_kind::one_and_half_d, 8, 1));
+  EXPECT_GT(cut_bytes, sampling_bytes(g, w, grid_kind::replicated, 8, 1));
+  EXPECT_TRUE(std::isnan(sampling_bytes(g, w, grid_kind::two_d_summa, 4, 1)));
   // Features of layer-wise samplers are not modelled; the prediction still is.
-  const auto pred = predict(g, w, grid::one_and_half_d, 8, 1);
+  const auto pred = predict(g, w, grid_kind::one_and_half_d, 8, 1);
   EXPECT_TRUE(pred.valid);
   EXPECT_TRUE(std::isnan(pred.features));
 }
@@ -225,7 +226,7 @@ TEST(CostModel, TimeIsBytesOverBandwidthPlusLatencyPerMessage) {
   const auto g = synthetic_stats(100000, 2000000, 100000);
   auto w = small_workload();
   w.max_minibatches = 16;
-  const auto p = predict(g, w, grid::one_and_half_d, 4, 1, 1);
+  const auto p = predict(g, w, grid_kind::one_and_half_d, 4, 1, 1);
   const network net{.bandwidth = 1e9, .latency = 1e-5};
   // 16 minibatches in steps of 2 (every rank samples its slice of each): 8
   // steps, 2 hops, 2 all-to-alls over 3 others, each sending counts, then data.
@@ -245,15 +246,15 @@ TEST(CostModel, ThreeDWithOneByOneLayersIsOneAndHalfD) {
   for (const bool weighted : {false, true}) {
     w.weighted = weighted;
     for (const int p : {2, 4, 8})
-      EXPECT_NEAR(sampling_bytes(g, w, grid::three_d, p, p),
-                  sampling_bytes(g, w, grid::one_and_half_d, p, 1),
-                  1e-9 * sampling_bytes(g, w, grid::one_and_half_d, p, 1));
+      EXPECT_NEAR(sampling_bytes(g, w, grid_kind::three_d, p, p),
+                  sampling_bytes(g, w, grid_kind::one_and_half_d, p, 1),
+                  1e-9 * sampling_bytes(g, w, grid_kind::one_and_half_d, p, 1));
   }
   // ... and a 2×2 layer moves rows within process rows too: more than a
   // team of 4 with its own copies of every row (1.5D c = 1, P = 4).
   w.weighted = false;
-  EXPECT_GT(sampling_bytes(g, w, grid::three_d, 4, 1),
-            sampling_bytes(g, w, grid::one_and_half_d, 4, 1));
+  EXPECT_GT(sampling_bytes(g, w, grid_kind::three_d, 4, 1),
+            sampling_bytes(g, w, grid_kind::one_and_half_d, 4, 1));
 }
 
 TEST(CostModel, BlockColumnsCountsNonEmptyColumnsPerRowBlock) {

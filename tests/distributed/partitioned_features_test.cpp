@@ -6,6 +6,7 @@
 #include "../sampler/test_graphs.hpp"
 
 #include <gtest/gtest.h>
+#include "mpi_world.hpp"
 
 #include <string>
 #include <vector>
@@ -17,11 +18,7 @@ constexpr std::int64_t vertices = 300;
 constexpr std::int64_t columns = 5;
 constexpr std::int64_t row_bytes = 4 * columns;
 
-int world_size() {
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  return ranks;
-}
+using testing::world_size;
 
 std::vector<float> feature_table() {
   std::vector<float> table(vertices * columns);

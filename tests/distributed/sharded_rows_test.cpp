@@ -30,7 +30,7 @@ std::vector<grid_case> grids_for(int ranks) {
   for (const auto& g : {grid_case{grid_kind::two_d, 1}, grid_case{grid_kind::two_d_summa, 1},
                         grid_case{grid_kind::three_d, 1}, grid_case{grid_kind::three_d, 2}}) {
     try {
-      validate_grid(g.kind, ranks, g.replication);
+      (void)minibatch_grid(g.kind, ranks, g.replication);
       grids.push_back(g);
     } catch (const option_error&) {
     }
@@ -47,7 +47,9 @@ int sampling_ranks() {
 // 1.5d: a block row per team member; 2d: a block row per process row (q of
 // them); 3d: a block row per process row of each layer (c·q).
 
-int parts_for(grid_case g, int ranks) { return grid_partition_parts(g.kind, ranks, g.replication); }
+int parts_for(grid_case g, int ranks) {
+  return grid_partition_parts(minibatch_grid(g.kind, ranks, g.replication));
+}
 
 // The test graph with a weight per entry and every row stored backwards, so
 // that fetched rows must keep A's stored order rather than sort it.
@@ -74,7 +76,8 @@ std::unique_ptr<sampler::row_source> row_source_or_null(
     const grid_case& grid, comm::communicator& sampling, csr_view graph,
     const vertex_partition& partition, draw_location draw_at = draw_location::owner) {
   try {
-    return make_row_source(grid.kind, sampling, graph, partition, grid.replication, draw_at);
+    return make_row_source(minibatch_grid(grid.kind, sampling.size(), grid.replication), sampling,
+                           graph, partition, draw_at);
   } catch (const option_error&) {
     return nullptr;
   }

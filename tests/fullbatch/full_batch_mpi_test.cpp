@@ -139,8 +139,7 @@ TEST_F(FullBatchGrids, EveryGridGivesTheProcessAlonesLogitsAndGradients) {
                       what + " input gradient");
       // Sum over one copy of each part: on 1.5d a team's replicas hold the same.
       auto gradients = model.gradients_on_host();
-      const auto once = world_.split(grid == grid_kind::one_and_half_d ? world_.rank() % c : 0,
-                                     world_.rank(), "sums");
+      const auto once = world_.split(layout.replica_of_rank(world_.rank()), world_.rank(), "sums");
       once->all_reduce(std::span<float>(gradients));
       expect_near_all(gradients, want_gradients, 1e-4f, what + " parameter gradients");
     }

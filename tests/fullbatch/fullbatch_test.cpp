@@ -35,9 +35,14 @@ TEST(GridLayout, RefusesRankCountsTheGridCannotTake) {
   EXPECT_NE(message_of(grid_kind::two_d, 8, 1).find("square"), std::string::npos);
   EXPECT_NE(message_of(grid_kind::one_and_half_d, 4, 3).find("c must divide"), std::string::npos);
   EXPECT_NE(message_of(grid_kind::three_d, 4, 2).find("c·q²"), std::string::npos);
-  EXPECT_NE(message_of(grid_kind::one_d, 4, 2).find("--replication"), std::string::npos);
-  EXPECT_NE(message_of(grid_kind::two_d, 4, 2).find("--grid 3d"), std::string::npos);
-  EXPECT_THROW((void)parse_grid_kind("4d"), option_error);
+  EXPECT_NE(message_of(grid_kind::one_d, 4, 2).find("layout_options.replication"),
+            std::string::npos);
+  EXPECT_NE(message_of(grid_kind::two_d, 4, 2).find("use 3d"), std::string::npos);
+  EXPECT_NE(message_of(grid_kind::replicated, 4, 1).find("full-batch training runs on 1d"),
+            std::string::npos);
+  EXPECT_NE(message_of(grid_kind::two_d_summa, 4, 1).find("layout_options.grid 2d-summa"),
+            std::string::npos);
+  EXPECT_THROW((void)parse_grid_kind("4d", full_batch_grids, "full-batch training"), option_error);
   EXPECT_EQ(message_of(grid_kind::three_d, 8, 2), "");
   EXPECT_EQ(message_of(grid_kind::one_and_half_d, 6, 3), "");
 }
@@ -52,9 +57,14 @@ TEST(GridLayout, PartsAndRanksAreInverse) {
     const grid_layout layout(kind, ranks, c);
     std::vector<int> seen(static_cast<std::size_t>(layout.parts()), 0);
     for (int r = 0; r < ranks; ++r) ++seen[layout.part_of_rank(r)];
+    const int copies = kind == grid_kind::one_and_half_d ? c : 1;
     for (int p = 0; p < layout.parts(); ++p) {
-      EXPECT_EQ(seen[p], kind == grid_kind::one_and_half_d ? c : 1);
-      EXPECT_EQ(layout.part_of_rank(layout.rank_of_part(p)), p);
+      EXPECT_EQ(seen[p], copies);
+      for (int replica = 0; replica < copies; ++replica) {
+        const int r = layout.rank_of_part(p, replica);
+        EXPECT_EQ(layout.part_of_rank(r), p);
+        EXPECT_EQ(layout.replica_of_rank(r), replica);
+      }
     }
   }
 }

@@ -3,6 +3,7 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/kernels/gather_rows.hpp"
+#include "plan_digests.hpp"
 #include "test_graphs.hpp"
 
 #include <gtest/gtest.h>
@@ -24,14 +25,7 @@ std::vector<std::uint64_t> epoch_digests(csr_view graph, const sampler_options& 
   const auto train = all_vertices(static_cast<vertex_t>(graph.rows));
   // The plan's seed stays fixed so that tests varying options.seed see the
   // sampler's own use of it, not a reshuffled epoch.
-  const epoch_plan plan(train, batch_size, 0, 3);
-  bulk_sampler sampler(graph, options, executor{backend});
-  std::vector<std::uint64_t> digests;
-  for (std::int64_t first = 0; first < plan.num_minibatches(); first += bulk) {
-    const auto b = sampler.sample(plan, first, std::min(bulk, plan.num_minibatches() - first));
-    for (std::int64_t j = 0; j < b.count(); ++j) digests.push_back(b.digest(j));
-  }
-  return digests;
+  return testing::plan_digests(graph, options, epoch_plan(train, batch_size, 0, 3), bulk, backend);
 }
 
 sampler_options options_for(const std::string& kind) {

@@ -7,6 +7,7 @@
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
+#include "plan_digests.hpp"
 #include "test_graphs.hpp"
 
 #include <gtest/gtest.h>
@@ -176,29 +177,23 @@ TEST(RandomWalkStatistics, VisitCountsSumToTheWalksAndFollowTheWalkDistribution)
   EXPECT_LT(test.statistic, chi_square_critical(test.degrees));
 }
 
-std::vector<std::uint64_t> epoch_digests(csr_view g, const sampler_options& options,
-                                         std::int64_t batch, std::int64_t bulk,
-                                         backend kind = backend::cpu) {
-  bulk_sampler sampler(g, options, executor{kind});
+// The digests of one epoch whose plan draws with the sampler's seed.
+std::vector<std::uint64_t> walk_digests(csr_view g, const sampler_options& options,
+                                        std::int64_t batch, std::int64_t bulk,
+                                        backend kind = backend::cpu) {
   const auto train = testing::all_vertices(static_cast<vertex_t>(g.rows));
-  const epoch_plan plan(train, batch, options.seed, 1);
-  std::vector<std::uint64_t> digests;
-  for (std::int64_t first = 0; first < plan.num_minibatches(); first += bulk) {
-    const auto b = sampler.sample(plan, first, std::min(bulk, plan.num_minibatches() - first));
-    for (std::int64_t j = 0; j < b.count(); ++j) digests.push_back(b.digest(j));
-  }
-  return digests;
+  return testing::plan_digests(g, options, epoch_plan(train, batch, options.seed, 1), bulk, kind);
 }
 
 TEST(RandomWalkSampler, SameMinibatchesForAnyBulkSizeThreadCountAndBackEnd) {
   const auto g = testing::random_graph(500, 6);
   const auto options = walk_options({4, 3}, 3, 5);
-  const auto reference = epoch_digests(g.view(), options, 20, 1);
-  EXPECT_EQ(epoch_digests(g.view(), options, 20, 9), reference);
-  EXPECT_EQ(epoch_digests(g.view(), options, 20, 25, backend::reference), reference);
+  const auto reference = walk_digests(g.view(), options, 20, 1);
+  EXPECT_EQ(walk_digests(g.view(), options, 20, 9), reference);
+  EXPECT_EQ(walk_digests(g.view(), options, 20, 25, backend::reference), reference);
   for (const int threads : {1, 3}) {
     const thread_limit limit(threads);
-    EXPECT_EQ(epoch_digests(g.view(), options, 20, 25), reference) << threads << " threads";
+    EXPECT_EQ(walk_digests(g.view(), options, 20, 25), reference) << threads << " threads";
   }
 }
 

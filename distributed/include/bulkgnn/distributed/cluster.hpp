@@ -30,9 +30,6 @@ struct cluster_options {
 // them all reach the same verdict.
 void validate(const cluster_options& options, int ranks);
 
-// Parts of the vertex partition that lays out the graph on `grid`.
-[[nodiscard]] int grid_partition_parts(grid_kind grid, int ranks, int replication);
-
 // One rank's share of a distributed run over MPI_COMM_WORLD: a communicator
 // per pipeline stage (sampling, features, gradients; each counted apart),
 // the graph laid out on the chosen grid, and (if asked) the features
@@ -58,6 +55,7 @@ class cluster {
   [[nodiscard]] comm::communicator& sampling() { return sampling_; }
   [[nodiscard]] comm::traffic_log& log() { return log_; }
   [[nodiscard]] const cluster_options& options() const { return options_; }
+  [[nodiscard]] const rank_grid& grid() const { return grid_; }
   // The grid partition's edge cut and the feature partition's, if any.
   [[nodiscard]] nlohmann::json layout() const { return layout_; }
 
@@ -77,6 +75,7 @@ class cluster {
   cluster_options options_;
   comm::traffic_log log_;
   comm::mpi_communicator world_;
+  rank_grid grid_;
   comm::mpi_communicator sampling_;
   comm::mpi_communicator features_comm_;
   comm::mpi_communicator gradients_;

@@ -46,6 +46,8 @@
 //    matched to E[d] and E[d²] (default E[d²] = 2·E[d]², a mildly skewed
 //    graph); pass the moments or a dataset for better numbers.
 
+#include "bulkgnn/core/grid.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -84,10 +86,10 @@ struct graph_stats {
                                          const std::int32_t* indices,
                                          const std::vector<bool>& train_mask);
 
-// two_d is sharded_rows' 2d (the layered grid with one layer: three_d's
-// formulas with c = 1); two_d_summa is CombBLAS's SUMMA (two_d_fetch_bytes).
-enum class grid { replicated, one_and_half_d, two_d, two_d_summa, three_d };
-[[nodiscard]] std::string grid_name(grid g);
+// The grids are minibatch sampling's (minibatch_grids, core/grid.hpp): two_d
+// is sharded_rows' 2d (the layered grid with one layer: three_d's formulas
+// with c = 1); two_d_summa is CombBLAS's SUMMA (two_d_fetch_bytes). Any other
+// grid predicts nan.
 
 // Which sampler draws the minibatches (sampler::sampler_kind, which this
 // MPI-free module does not include).
@@ -149,7 +151,7 @@ struct frontier_sizes {
 // Per-epoch bytes sent, summed over ranks; per rank is total / ranks (the
 // model is symmetric across ranks).
 struct prediction {
-  grid kind = grid::replicated;
+  grid_kind kind = grid_kind::replicated;
   int ranks = 1;
   int replication = 1;
   bool valid = true;  // false when the grid cannot use this P and c
@@ -258,7 +260,7 @@ struct layer_wise_path {
   bool blocks_gathered = false;
   bool weighted = false;  // whole rows of a weighted A carry its weights too
 };
-[[nodiscard]] layer_wise_path layer_wise_path_of(const workload& w, grid kind, int ranks,
+[[nodiscard]] layer_wise_path layer_wise_path_of(const workload& w, grid_kind kind, int ranks,
                                                  int replication);
 // Bytes of the rows of one split layer-wise hop, summed over ranks:
 //  cut at the owners, 1.5D (T = P/c): 16P(T-1) + (1 - 1/T)(12·P·D + 4E) for
@@ -269,7 +271,7 @@ struct layer_wise_path {
 //    the entries back along the fiber:
 //    16P(F-1) + 8P(q-1) + P·D(12(1-1/F) + 8(q-1)) + 8·P·E(1-1/q) + 4E(1-1/F);
 //  whole rows to every rank: each grid's fetch bytes of P·D rows, P·E entries.
-[[nodiscard]] double layer_wise_row_bytes(const layer_wise_load& x, grid kind, int ranks,
+[[nodiscard]] double layer_wise_row_bytes(const layer_wise_load& x, grid_kind kind, int ranks,
                                           int replication, const layer_wise_path& path);
 // Bytes of one split layer-wise hop of a step of `minibatches`, summed over
 // ranks: the rows, plus on every grid the draw's all-gathers (8 bytes per
@@ -277,7 +279,7 @@ struct layer_wise_path {
 // candidate count, 32 per candidate, each to P - 1 ranks) and the ring
 // all-reduce of 4 bytes per source (2(P - 1)/P per rank), plus the block
 // entries when gathered (8 bytes each to P - 1 ranks, 8 per rank for sizes).
-[[nodiscard]] double layer_wise_hop_bytes(const layer_wise_load& x, grid kind, int ranks,
+[[nodiscard]] double layer_wise_hop_bytes(const layer_wise_load& x, grid_kind kind, int ranks,
                                           int replication, const layer_wise_path& path,
                                           double minibatches);
 
@@ -286,12 +288,12 @@ struct layer_wise_path {
 // one row fetch per hop per step. Features and gradients as `bulkgnn train` runs it: every rank
 // takes a contiguous 1/P slice of every minibatch; features are partitioned over groups of P/c
 // ranks (c = feature replication; c = P means replicated).
-[[nodiscard]] prediction predict(const graph_stats& g, const workload& w, grid kind, int ranks,
+[[nodiscard]] prediction predict(const graph_stats& g, const workload& w, grid_kind kind, int ranks,
                                  int replication, int feature_replication = 1);
 
 // The separate terms, for tests and the tool.
-[[nodiscard]] double sampling_bytes(const graph_stats& g, const workload& w, grid kind, int ranks,
-                                    int replication);
+[[nodiscard]] double sampling_bytes(const graph_stats& g, const workload& w, grid_kind kind,
+                                    int ranks, int replication);
 [[nodiscard]] double feature_bytes(const graph_stats& g, const workload& w, int ranks,
                                    int feature_replication);
 [[nodiscard]] double gradient_bytes(const graph_stats& g, const workload& w, int ranks);

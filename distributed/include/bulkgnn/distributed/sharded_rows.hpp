@@ -2,6 +2,7 @@
 
 #include "bulkgnn/comm/communicator.hpp"
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/grid.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
 
@@ -11,15 +12,14 @@
 
 namespace bulkgnn::distributed {
 
-// How the adjacency matrix is laid out over the ranks of the sampling
-// communicator.
-enum class grid_kind {
-  replicated,      // every rank holds all of A; sampling needs no communication
-  one_and_half_d,  // P/c block rows of A, each held by c ranks
-  two_d,           // a √P×√P grid of blocks; rows complete along process rows (3d, c = 1)
-  two_d_summa,     // the same blocks, rows fetched as S·A by CombBLAS's SUMMA
-  three_d,         // c layers of (P/c) 2D grids, splitting A's rows (the inner dimension)
-};
+// How minibatch sampling lays A over the ranks of the sampling communicator
+// (grid_kind, core/grid.hpp), each rank at its rank_grid position:
+//  - replicated: every rank holds all of A; sampling needs no communication.
+//  - 1.5d: P/c block rows of A, block row i held by the c ranks of grid row i.
+//  - 2d: a √P×√P grid of blocks; rows complete along process rows (3d, c = 1).
+//  - 2d-summa: the same blocks, rows fetched as S·A by CombBLAS's SUMMA.
+//  - 3d: c layers of (P/c) 2D grids, splitting A's rows (the inner dimension):
+//    part ℓq + i is held by the ranks of grid row i of layer ℓ.
 
 // Where a sharded grid draws a node-wise sample (a fanout, not whole rows):
 // at the row's owner, which receives each frontier row's (vertex, minibatch)
@@ -32,9 +32,6 @@ enum class draw_location { owner, requester };
 
 [[nodiscard]] draw_location parse_draw_location(const std::string& name);
 [[nodiscard]] std::string draw_location_name(draw_location where);
-
-[[nodiscard]] grid_kind parse_grid_kind(const std::string& name);
-[[nodiscard]] std::string grid_kind_name(grid_kind kind);
 
 // 2d and 2d-summa hold the same blocks. 2d is the layered grid below with one
 // layer: a request goes to the rank of the owner's process row in the
@@ -52,8 +49,14 @@ struct part_rows {
   bool weighted = false;  // A's, which a part without entries cannot show
 };
 
-// Throws option_error if P ranks cannot form `kind` with replication c.
-void validate_grid(grid_kind kind, int ranks, int replication);
+// The grid of P ranks for minibatch sampling: option_error naming
+// layout_options.grid for a grid it does not run on (1d, sar), and
+// rank_grid's errors for a rank count the grid cannot take.
+[[nodiscard]] rank_grid minibatch_grid(grid_kind kind, int ranks, int replication);
+
+// Parts of the vertex partition that lays A out on `grid`: 1 replicated,
+// one per grid row on 1.5d, one per grid row of each layer on 2d and 3d.
+[[nodiscard]] int grid_partition_parts(const rank_grid& grid);
 
 // 1.5D: ranks form c teams of P/c; team member q holds block row q of A (the
 // rows of the vertices that the partition gives part q) and every team holds
@@ -173,21 +176,18 @@ class layered_grid_shards final : public sampler::row_source {
 // communicator; `draw_at` applies to 1.5D, 2D and 3D (2D-SUMMA draws at the
 // requester).
 [[nodiscard]] std::unique_ptr<sampler::row_source> make_row_source(
-    grid_kind kind, const comm::communicator& sampling, csr_view graph,
-    const vertex_partition& partition, int replication,
-    draw_location draw_at = draw_location::owner);
+    const rank_grid& grid, const comm::communicator& sampling, csr_view graph,
+    const vertex_partition& partition, draw_location draw_at = draw_location::owner);
 
 // The same from this rank's part of the partition alone (replicated: the one
 // part, the whole graph). 2D-SUMMA, which hands CombBLAS the whole graph, is
 // refused.
 [[nodiscard]] std::unique_ptr<sampler::row_source> make_row_source(
-    grid_kind kind, const comm::communicator& sampling, part_rows mine,
-    const vertex_partition& partition, int replication,
-    draw_location draw_at = draw_location::owner);
+    const rank_grid& grid, const comm::communicator& sampling, part_rows mine,
+    const vertex_partition& partition, draw_location draw_at = draw_location::owner);
 
-// The part whose rows rank `rank` of `ranks` holds on `kind`
-// (grid_partition_parts parts): 1.5D team member q holds part q; 2D/3D rank
-// (ℓ, i, j) holds part ℓq + i.
-[[nodiscard]] int part_of_rank(grid_kind kind, int ranks, int replication, int rank);
+// The part whose rows rank `rank` holds (of grid_partition_parts): its grid
+// row on 1.5d (0 replicated), ℓq + i at (ℓ, i, j) on 2D and 3D.
+[[nodiscard]] int part_of_rank(const rank_grid& grid, int rank);
 
 }  // namespace bulkgnn::distributed

@@ -1,7 +1,6 @@
 #pragma once
 
-#include <string>
-#include <vector>
+#include "bulkgnn/core/grid.hpp"
 
 namespace bulkgnn::fullbatch {
 
@@ -26,37 +25,34 @@ namespace bulkgnn::fullbatch {
 //    pass fetches the rows of one remote part at a time (only those its rows
 //    reference), adds their product, and frees them; the backward pass sends
 //    each remote part its share of Âᵀ·G, one part at a time.
-enum class grid_kind { one_d, one_and_half_d, two_d, three_d, sar };
-
-// "1d", "1.5d", "2d", "3d", "sar"; anything else is an option_error naming
-// --grid.
-[[nodiscard]] grid_kind parse_grid_kind(const std::string& name);
-[[nodiscard]] std::string grid_kind_name(grid_kind kind);
-
+// Each grid's ranks sit where rank_grid places them (core/grid.hpp); this
+// class adds how full-batch training splits the vertices into parts over
+// those positions.
 class grid_layout {
  public:
-  // option_error naming --grid or --replication when the rank count cannot
-  // take the grid: 2d needs a square P, 3d P = c·q², 1.5d c dividing P, and
-  // c is 1 for the other grids.
+  // option_error naming layout_options.grid for a grid full-batch training
+  // does not run on (replicated, 2d-summa), and rank_grid's errors for a rank
+  // count the grid cannot take.
   grid_layout(grid_kind kind, int ranks, int replication);
 
-  [[nodiscard]] grid_kind kind() const { return kind_; }
-  [[nodiscard]] int ranks() const { return ranks_; }
-  [[nodiscard]] int replication() const { return replication_; }
-  // q: the side of the 2D grid (of each layer, for 3d); 1 otherwise.
-  [[nodiscard]] int side() const { return side_; }
-  // Vertex parts: P/c for 1.5d, P for the others.
+  [[nodiscard]] const rank_grid& grid() const { return grid_; }
+  [[nodiscard]] grid_kind kind() const { return grid_.kind(); }
+  [[nodiscard]] int ranks() const { return grid_.ranks(); }
+  [[nodiscard]] int replication() const { return grid_.replication(); }
+  [[nodiscard]] int side() const { return grid_.side(); }
+  // Vertex parts: P/c for 1.5d (one per grid row), P for the others.
   [[nodiscard]] int parts() const;
-  // The part whose rows rank r computes (1.5d: its team's).
+  // The part whose rows rank r computes: 1.5d its grid row; 3d, at (ℓ, a, b),
+  // part (a·q + b)·c + ℓ, so that the c parts of a fiber are contiguous, and
+  // so are the parts of a grid row; r itself on the others.
   [[nodiscard]] int part_of_rank(int r) const;
-  // The rank that holds part p (1.5d: the team's replica 0).
-  [[nodiscard]] int rank_of_part(int p) const;
+  // 1.5d: which copy of its part rank r holds (its layer); 0 elsewhere.
+  [[nodiscard]] int replica_of_rank(int r) const;
+  // The rank that holds copy `replica` of part p.
+  [[nodiscard]] int rank_of_part(int p, int replica = 0) const;
 
  private:
-  grid_kind kind_;
-  int ranks_;
-  int replication_;
-  int side_ = 1;
+  rank_grid grid_;
 };
 
 }  // namespace bulkgnn::fullbatch
