@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (preset fuzz, build-fuzz/) and runs each for
-# SECONDS (default 60) from its seed corpus in fuzz/corpus/. Inputs that crash,
+# SECONDS (default 60) from its seed corpus in fuzz/corpus/, one per core at a
+# time. Inputs that crash,
 # hang, leak or allocate too much are saved as build-fuzz/findings/TARGET-*;
 # turn each into a regression test (tests/*/fuzz_findings_test.cpp). Exits
 # non-zero if any target found something. New corpus entries stay in a scratch
@@ -20,16 +21,39 @@ trap 'rm -rf "$scratch"' EXIT
 findings=build-fuzz/findings
 mkdir -p "$findings"
 
-failed=()
-for target in "${targets[@]}"; do
+# One fuzzer; its log and, on a finding, a "failed" mark go to the scratch
+# directory, which the summary below reads.
+fuzz_one() {
+  local target=$1
   mkdir -p "$scratch/corpus-$target" "$scratch/tmp-$target"
-  echo "== fuzzing $target for ${seconds}s"
   # -malloc_limit_mb: one allocation above it is a finding (e.g. a length
   # field taken on trust); -rss_limit_mb bounds the whole process.
   if ! TMPDIR="$scratch/tmp-$target" "build-fuzz/fuzz/${target}_fuzzer" \
       -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=512 \
       -max_len=4096 -print_final_stats=1 -artifact_prefix="$findings/$target-" \
       "$scratch/corpus-$target" "fuzz/corpus/$target" 2>"$scratch/$target.log"; then
+    touch "$scratch/$target.failed"
+  fi
+}
+
+# One fuzzer per core at a time (each is single-threaded).
+jobs_at_once=$(nproc)
+running=0
+for target in "${targets[@]}"; do
+  echo "== fuzzing $target for ${seconds}s"
+  fuzz_one "$target" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs_at_once" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+
+failed=()
+for target in "${targets[@]}"; do
+  echo "== $target"
+  if [ -e "$scratch/$target.failed" ]; then
     failed+=("$target")
     tail -n 60 "$scratch/$target.log" >&2
   fi
