@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (preset fuzz, build-fuzz/) and runs each for
 # SECONDS (default 60) from its seed corpus in fuzz/corpus/, one per core at a
-# time. Inputs that crash,
-# hang, leak or allocate too much are saved as build-fuzz/findings/TARGET-*;
+# time. Inputs that crash, hang, leak or allocate too much are saved as
+# build-fuzz/findings/TARGET-*;
 # turn each into a regression test (tests/*/fuzz_findings_test.cpp). Exits
 # non-zero if any target found something. New corpus entries stay in a scratch
 # directory, so the repository's seeds change only by hand.
