@@ -266,89 +266,82 @@ full_batch_result train_full_batch(const trainer::training_data& data,
   trainer::matrix grad_logits(aggregation->row_count(), n_classes);
   const auto train_share = static_cast<float>(static_cast<double>(train_rows.size()) / train_total);
 
-  for (std::int64_t epoch = 0; epoch < options.epochs; ++epoch) {
-    full_batch_epoch record;
-    record.epoch = epoch;
-    record.compression_rate = options.compression.rate_at(epoch);
-    aggregation->set_compression_rate(record.compression_rate);
-    aggregation->reset_peak();
-    reset_peak_resident_bytes();
-    const auto before = sent_by_stage(world.log());
-    const stopwatch step;
-    const auto logits =
-        model.forward(blocks, x.view(),
-                      kernels::dropout_key{.seed = options.seed,
-                                           .epoch = static_cast<std::uint32_t>(epoch),
-                                           .minibatch = 0,
-                                           .row_ids = mine.vertices});
-    kernels::gather_dense_rows(exec, logits, train_rows, train_logits.view());
-    const auto loss =
-        kernels::softmax_cross_entropy(exec, train_logits.view(), train_labels, train_grad.view());
-    std::fill(grad_logits.data().begin(), grad_logits.data().end(), 0.0f);
-    for (std::size_t i = 0; i < train_rows.size(); ++i)
-      for (std::int64_t k = 0; k < n_classes; ++k)
-        grad_logits.data()[train_rows[i] * n_classes + k] =
-            train_grad.data()[static_cast<std::int64_t>(i) * n_classes + k] * train_share;
-    model.backward(grad_logits.view());
-    gradients->all_reduce(model.mutable_gradients());
-    optimiser.step(model.parameters(), model.gradients());
-    record.seconds = step.seconds();
-    const auto after_step = sent_by_stage(world.log());
+  // Bytes each stage sent before the epoch's step and after it: the epoch's
+  // training traffic and its evaluation's.
+  stage_bytes before, after_step;
+  run_epochs(
+      0, options.epochs, options.eval_every, result,
+      [&](std::int64_t epoch) {
+        full_batch_epoch record;
+        record.epoch = epoch;
+        record.compression_rate = options.compression.rate_at(epoch);
+        aggregation->set_compression_rate(record.compression_rate);
+        aggregation->reset_peak();
+        reset_peak_resident_bytes();
+        before = sent_by_stage(world.log());
+        const stopwatch step;
+        const auto logits =
+            model.forward(blocks, x.view(),
+                          kernels::dropout_key{.seed = options.seed,
+                                               .epoch = static_cast<std::uint32_t>(epoch),
+                                               .minibatch = 0,
+                                               .row_ids = mine.vertices});
+        kernels::gather_dense_rows(exec, logits, train_rows, train_logits.view());
+        const auto loss = kernels::softmax_cross_entropy(exec, train_logits.view(), train_labels,
+                                                         train_grad.view());
+        std::fill(grad_logits.data().begin(), grad_logits.data().end(), 0.0f);
+        for (std::size_t i = 0; i < train_rows.size(); ++i)
+          for (std::int64_t k = 0; k < n_classes; ++k)
+            grad_logits.data()[train_rows[i] * n_classes + k] =
+                train_grad.data()[static_cast<std::int64_t>(i) * n_classes + k] * train_share;
+        model.backward(grad_logits.view());
+        gradients->all_reduce(model.mutable_gradients());
+        optimiser.step(model.parameters(), model.gradients());
+        record.seconds = step.seconds();
+        after_step = sent_by_stage(world.log());
 
-    std::array<double, 2> totals{loss.loss * static_cast<double>(train_rows.size()),
-                                 static_cast<double>(loss.correct)};
-    part_metrics->all_reduce(std::span<double>(totals));
-    record.loss = totals[0] / train_total;
-    record.train_acc = totals[1] / train_total;
+        std::array<double, 2> totals{loss.loss * static_cast<double>(train_rows.size()),
+                                     static_cast<double>(loss.correct)};
+        part_metrics->all_reduce(std::span<double>(totals));
+        record.loss = totals[0] / train_total;
+        record.train_acc = totals[1] / train_total;
 
-    const bool last = epoch + 1 == options.epochs;
-    if (options.eval_every > 0 && ((epoch + 1) % options.eval_every == 0 || last)) {
-      const stopwatch evaluation;
-      const auto eval_logits = model.forward(blocks, x.view(), std::nullopt);
-      const auto correct_in = [&](const std::vector<vertex_t>& rows,
-                                  const std::vector<std::int32_t>& labels) {
-        trainer::matrix picked(static_cast<std::int64_t>(rows.size()), n_classes);
-        kernels::gather_dense_rows(exec, eval_logits, rows, picked.view());
-        return static_cast<double>(kernels::count_correct(exec, picked.view(), labels));
-      };
-      std::array<double, 2> counts{correct_in(valid_rows, valid_labels),
-                                   correct_in(test_rows, test_labels)};
-      part_metrics->all_reduce(std::span<double>(counts));
-      record.valid_acc =
-          accuracy_counts{counts[0], static_cast<double>(split.valid.size())}.accuracy();
-      record.test_acc =
-          accuracy_counts{counts[1], static_cast<double>(split.test.size())}.accuracy();
-      record.eval_seconds = evaluation.seconds();
-    }
-    record.traffic = sum_over_ranks(*metrics, after_step, before);
-    record.eval_traffic = sum_over_ranks(*metrics, sent_by_stage(world.log()), after_step);
-    record.peak_resident_bytes_by_rank = metrics->all_gather(peak_resident_bytes());
-    record.peak_private_bytes_by_rank = metrics->all_gather(
-        std::max<std::int64_t>(0, peak_resident_bytes() - resident_file_bytes()));
-    record.peak_resident_bytes = *std::max_element(record.peak_resident_bytes_by_rank.begin(),
-                                                   record.peak_resident_bytes_by_rank.end());
-    record.aggregation_peak_bytes =
-        metrics->all_reduce(aggregation->peak_transient_bytes(), comm::reduce_op::max);
-    if (record.valid_acc && (!result.best_epoch || *record.valid_acc > result.best_valid_acc)) {
-      result.best_epoch = epoch;
-      result.best_valid_acc = *record.valid_acc;
-      result.test_acc_at_best = record.test_acc.value_or(0.0);
-    }
-    result.epochs.push_back(record);
-    if (on_epoch) on_epoch(record, result);
-  }
+        return record;
+      },
+      [&](full_batch_epoch& record) {
+        const stopwatch evaluation;
+        const auto eval_logits = model.forward(blocks, x.view(), std::nullopt);
+        const auto correct_in = [&](const std::vector<vertex_t>& rows,
+                                    const std::vector<std::int32_t>& labels) {
+          trainer::matrix picked(static_cast<std::int64_t>(rows.size()), n_classes);
+          kernels::gather_dense_rows(exec, eval_logits, rows, picked.view());
+          return static_cast<double>(kernels::count_correct(exec, picked.view(), labels));
+        };
+        std::array<double, 2> counts{correct_in(valid_rows, valid_labels),
+                                     correct_in(test_rows, test_labels)};
+        part_metrics->all_reduce(std::span<double>(counts));
+        record.valid_acc =
+            accuracy_counts{counts[0], static_cast<double>(split.valid.size())}.accuracy();
+        record.test_acc =
+            accuracy_counts{counts[1], static_cast<double>(split.test.size())}.accuracy();
+        record.eval_seconds = evaluation.seconds();
+      },
+      [&](full_batch_epoch record) {
+        record.traffic = sum_over_ranks(*metrics, after_step, before);
+        record.eval_traffic = sum_over_ranks(*metrics, sent_by_stage(world.log()), after_step);
+        record.peak_resident_bytes_by_rank = metrics->all_gather(peak_resident_bytes());
+        record.peak_private_bytes_by_rank = metrics->all_gather(
+            std::max<std::int64_t>(0, peak_resident_bytes() - resident_file_bytes()));
+        record.peak_resident_bytes = *std::max_element(record.peak_resident_bytes_by_rank.begin(),
+                                                       record.peak_resident_bytes_by_rank.end());
+        record.aggregation_peak_bytes =
+            metrics->all_reduce(aggregation->peak_transient_bytes(), comm::reduce_op::max);
+        result.epochs.push_back(record);
+        if (on_epoch) on_epoch(result.epochs.back(), result);
+      });
 
-  // Every rank applied the same summed gradients to the same weights; a
-  // difference would mean ranks trained different models.
   result.parameters = model.parameters_on_host();
-  auto reference = result.parameters;
-  metrics->broadcast(std::span<float>(reference), 0);
-  const bool same = std::memcmp(reference.data(), result.parameters.data(),
-                                reference.size() * sizeof(float)) == 0;
-  const auto differing = metrics->all_reduce(same ? 0 : 1, comm::reduce_op::sum);
-  if (differing != 0)
-    throw error(
-        fmt::format("full-batch: {} rank(s) ended with other weights than rank 0", differing));
+  trainer::require_same_weights(*metrics, result.parameters, "full-batch training");
   return result;
 }
 

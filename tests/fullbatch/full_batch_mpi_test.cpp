@@ -146,6 +146,21 @@ TEST_F(FullBatchGrids, EveryGridGivesTheProcessAlonesLogitsAndGradients) {
   }
 }
 
+// The end-of-run check of every training mode: equal weights pass, and one
+// rank whose weights differ in one bit makes every rank throw, counting it.
+TEST_F(FullBatchGrids, RanksWithOtherWeightsThanRankZeroAreCountedOnEveryRank) {
+  std::vector<float> weights{0.25f, -1.5f, 3.0f};
+  EXPECT_NO_THROW(trainer::require_same_weights(world_, weights, "test run"));
+  if (world_.size() == 1) return;
+  if (world_.rank() == world_.size() - 1) weights[1] = std::nextafter(weights[1], 0.0f);
+  try {
+    trainer::require_same_weights(world_, weights, "test run");
+    ADD_FAILURE() << "rank " << world_.rank() << " did not throw";
+  } catch (const internal_error& e) {
+    EXPECT_STREQ(e.what(), "test run: 1 rank(s) ended with other weights than rank 0");
+  }
+}
+
 // One product each way moves the bytes of the closed forms, where they are
 // exact (equal parts).
 TEST_F(FullBatchGrids, ByteCountersEqualTheClosedForms) {

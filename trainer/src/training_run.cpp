@@ -1,7 +1,6 @@
 #include "bulkgnn/trainer/training_run.hpp"
 
 #include "bulkgnn/core/error.hpp"
-#include "bulkgnn/core/hash.hpp"
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
@@ -18,7 +17,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -155,12 +153,6 @@ void all_reduce_gradients(const data_parallel& parallel, gnn_model& model) {
   auto gradients = model.gradients_on_host();
   parallel.ranks->all_reduce(std::span<float>(gradients));
   model.set_gradients(gradients);
-}
-
-// True on every rank iff every rank passed the same value (collective).
-bool same_on_every_rank(comm::communicator& ranks, std::uint64_t value) {
-  const auto all = ranks.all_gather(value);
-  return std::ranges::all_of(all, [&](std::uint64_t v) { return v == value; });
 }
 
 // The loaders train() builds when the caller brings no minibatch source:
@@ -324,11 +316,6 @@ struct training_state {
   // Appends an epoch; `as_saved` is its history entry when it comes from a
   // checkpoint (kept as written there).
   void add_record(epoch_record record, std::optional<nlohmann::json> as_saved = std::nullopt) {
-    if (record.valid_acc && (!result.best_epoch || *record.valid_acc > result.best_valid_acc)) {
-      result.best_epoch = record.epoch;
-      result.best_valid_acc = *record.valid_acc;
-      result.test_acc_at_best = record.test_acc.value_or(0);
-    }
     history.push_back(as_saved ? std::move(*as_saved) : record.to_json());
     result.epochs.push_back(std::move(record));
   }
@@ -556,7 +543,11 @@ class checkpointer {
     if (!c->history.is_array() || c->history.size() != static_cast<std::size_t>(c->epochs_done))
       throw data_error(file.string(), "checkpoint history does not match its epoch count");
     try {
-      for (const auto& h : c->history) state.add_record(epoch_record_from_json(h), h);
+      for (const auto& h : c->history) {
+        auto record = epoch_record_from_json(h);
+        state.result.offer(record.epoch, record.valid_acc, record.test_acc);
+        state.add_record(std::move(record), h);
+      }
     } catch (const nlohmann::json::exception& e) {
       throw data_error(file.string(), fmt::format("malformed checkpoint history: {}", e.what()));
     }
@@ -606,23 +597,22 @@ class run {
     checkpointer_.check_fresh();
     std::int64_t first_epoch = 0;
     if (options_.resume) first_epoch = checkpointer_.restore(state_);
-    for (std::int64_t epoch = first_epoch; epoch < options_.epochs; ++epoch) {
-      auto record = train_epoch(static_cast<std::uint32_t>(epoch));
-      if (options_.eval_every > 0 &&
-          ((epoch + 1) % options_.eval_every == 0 || epoch + 1 == options_.epochs))
-        evaluator_.evaluate(record, state_.model, sources);
-      state_.add_record(std::move(record));
-      ++state_.result.epochs_this_run;
-      if (!options_.checkpoint_dir.empty() && is_rank_zero()) checkpointer_.save(state_, epoch + 1);
-      if (on_epoch) on_epoch(state_.result.epochs.back(), state_.result);
-    }
+    run_epochs(
+        first_epoch, options_.epochs, options_.eval_every, state_.result,
+        [&](std::int64_t epoch) { return train_epoch(static_cast<std::uint32_t>(epoch)); },
+        [&](epoch_record& record) { evaluator_.evaluate(record, state_.model, sources); },
+        [&](epoch_record record) {
+          const auto epoch = record.epoch;
+          state_.add_record(std::move(record));
+          ++state_.result.epochs_this_run;
+          if (!options_.checkpoint_dir.empty() && is_rank_zero())
+            checkpointer_.save(state_, epoch + 1);
+          if (on_epoch) on_epoch(state_.result.epochs.back(), state_.result);
+        });
     state_.result.parameters = state_.model.parameters_on_host();
-    if (options_.parallel != nullptr) {
-      digest_hasher hash;
-      for (const float w : state_.result.parameters) hash.add(std::bit_cast<std::uint32_t>(w));
-      if (!same_on_every_rank(*options_.parallel->ranks, hash.value()))
-        throw internal_error("data-parallel ranks ended with different weights");
-    }
+    if (options_.parallel != nullptr)
+      require_same_weights(*options_.parallel->ranks, state_.result.parameters,
+                           "data-parallel training");
     return std::move(state_.result);
   }
 

@@ -7,6 +7,7 @@
 #include "bulkgnn/fullbatch/grid.hpp"
 #include "bulkgnn/loader/feature_normalization.hpp"
 #include "bulkgnn/trainer/adam.hpp"
+#include "bulkgnn/trainer/epoch_loop.hpp"
 #include "bulkgnn/trainer/model.hpp"
 #include "bulkgnn/trainer/training_data.hpp"
 
@@ -68,11 +69,9 @@ struct full_batch_epoch {
   [[nodiscard]] nlohmann::json to_json() const;
 };
 
-struct full_batch_result {
+// With the best validation epoch (trainer::best_validation).
+struct full_batch_result : trainer::best_validation {
   std::vector<full_batch_epoch> epochs;
-  std::optional<std::int64_t> best_epoch;  // best validation accuracy, first of ties
-  double best_valid_acc = 0;
-  double test_acc_at_best = 0;
   std::vector<float> parameters;  // final weights, the same on every rank (checked)
   stage_bytes setup_traffic;      // degrees and tiles, before the first epoch
   std::int64_t parameter_count = 0;

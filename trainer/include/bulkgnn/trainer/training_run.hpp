@@ -7,6 +7,7 @@
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/trainer/adam.hpp"
 #include "bulkgnn/trainer/data_parallel.hpp"
+#include "bulkgnn/trainer/epoch_loop.hpp"
 #include "bulkgnn/trainer/model.hpp"
 #include "bulkgnn/trainer/training_data.hpp"
 
@@ -112,14 +113,10 @@ struct epoch_record {
   [[nodiscard]] nlohmann::json to_json() const;
 };
 
-struct train_result {
+// With the best validation epoch (best_validation, epoch_loop.hpp).
+struct train_result : best_validation {
   std::vector<epoch_record> epochs;  // every epoch, resumed ones included
   std::int64_t epochs_this_run = 0;  // trained by this call (not restored)
-  // The epoch with the best validation accuracy (first of ties) and its
-  // accuracies; absent if no epoch was evaluated.
-  std::optional<std::int64_t> best_epoch;
-  double best_valid_acc = 0;
-  double test_acc_at_best = 0;
   std::vector<float> parameters;  // final weights
   nlohmann::json config;          // every setting of the run
 };
