@@ -1,0 +1,73 @@
+#pragma once
+
+#include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/loader/loader.hpp"
+#include "bulkgnn/trainer/model.hpp"
+#include "bulkgnn/trainer/share_inference.hpp"
+#include "bulkgnn/trainer/training_data.hpp"
+#include "bulkgnn/trainer/training_run.hpp"
+#include "run_support.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace bulkgnn::trainer::detail {
+
+// Valid and test accuracy of a model after an epoch, in one of four ways:
+// over the full graph by shares (data-parallel ranks on the host), in pieces
+// (a GPU whose memory cannot hold the graph and features), whole, or over
+// minibatches from the evaluation source (all reduced over data-parallel
+// ranks).
+class evaluator {
+ public:
+  evaluator(const training_data& ds, const train_options& o, const model_config& config,
+            const data::split& split, const loader::row_normalizer* normalizer);
+
+  // Sets r.valid_acc, r.test_acc and r.eval_seconds.
+  void evaluate(epoch_record& r, gnn_model& model, const minibatch_sources& sources);
+
+ private:
+  // Several data-parallel ranks on the host evaluate the full graph by shares
+  // (predict_share); a GPU model evaluates it whole on every rank.
+  [[nodiscard]] bool by_shares() const;
+  // Accuracy over `vertices` whose logits this rank's share holds, summed over
+  // the ranks (collective); absent for no vertices.
+  [[nodiscard]] std::optional<double> share_accuracy(const executor& exec,
+                                                     dense_view<const float> share_logits,
+                                                     std::span<const vertex_t> vertices,
+                                                     std::span<const std::int32_t> labels) const;
+  // A normalised copy of every feature row for one full-graph evaluation
+  // (whose first layer aggregates a matrix of the same size anyway).
+  [[nodiscard]] matrix normalized_features() const;
+  // Every (normalised) feature row where the model reads it. A copy in
+  // device memory stays for later evaluations; a normalised host copy lives
+  // for one (evaluate() drops it), as it would only add to the epochs' peak.
+  dense_view<const float> features_for(const executor& exec);
+  // Every valid/test vertex, whatever --max-minibatches limits training to.
+  std::optional<double> sampled_accuracy(gnn_model& model, const minibatch_sources& sources,
+                                         std::span<const vertex_t> vertices,
+                                         std::int64_t key_epoch);
+
+  const training_data& ds_;
+  const train_options& options_;
+  const model_config& config_;
+  const data::split& split_;
+  std::vector<std::int32_t> valid_labels_;
+  std::vector<std::int32_t> test_labels_;
+  placed_labels valid_;
+  placed_labels test_;
+  const loader::row_normalizer* normalizer_;
+  std::optional<aggregation_block> full_block_;
+  // Vertices per piece of a full-graph evaluation on a GPU; 0: all at once.
+  std::int64_t piece_rows_ = 0;
+  // Every (normalised) feature row where the model reads it, kept across
+  // evaluations when that took a copy.
+  std::optional<matrix> normalized_features_;
+  std::optional<placed_matrix> placed_features_;
+  std::optional<inference_pieces> pieces_;  // built at the first evaluation in pieces
+  loader::minibatch_source* eval_source_ = nullptr;
+};
+
+}  // namespace bulkgnn::trainer::detail

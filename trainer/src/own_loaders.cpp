@@ -1,0 +1,130 @@
+#include "own_loaders.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/devices.hpp"
+#include "bulkgnn/loader/host_to_device.hpp"
+#include "bulkgnn/trainer/matrix.hpp"
+
+#include <algorithm>
+
+namespace bulkgnn::trainer::detail {
+
+own_loaders::own_loaders(const training_data& ds, const train_options& o,
+                         const loader::row_normalizer* normalizer)
+    : ds_(ds),
+      options_(o),
+      normalizer_(normalizer),
+      device_copies_(device_copies_for(ds, o, normalizer)),
+      sampler_(sampler_for()),
+      loader_(source(), *sampler_, loading_for(o, o.loading), o.exec) {
+  if (features_between_gpus(o)) {
+    // A stream of its own: the gather stage fetches while the model trains.
+    const auto fetch_exec = kernels::make_cuda_executor(model_executor(o).device()->device());
+    const bool placed = o.parallel->features->place_on_device(fetch_exec, normalizer);
+    BULKGNN_EXPECTS(placed, "train: the feature fetcher cannot move rows between GPUs");
+  }
+}
+
+minibatch_sources own_loaders::sources() {
+  minibatch_sources s{.train = loader_,
+                      .make_eval = [this]() -> loader::minibatch_source& { return eval_loader(); },
+                      .sampler = &*sampler_};
+  // Copies in device memory serve evaluation on the same GPU too (they
+  // are complete: copying into device memory waits for the copy).
+  const auto& model = model_executor(options_);
+  if (device_copies_ && model.device() != nullptr &&
+      model.device()->device() == options_.exec.device()->device() &&
+      device_copies_->graph.space() == memory_space::device &&
+      device_copies_->features.space() == memory_space::device) {
+    s.device_graph = device_copies_->graph.view();
+    s.device_features = {ds_.features.rows, ds_.features.cols,
+                         std::span<const float>(device_copies_->features), memory_space::device};
+  }
+  return s;
+}
+
+loader::minibatch_source& own_loaders::eval_loader() {
+  if (!eval_loader_) {
+    auto options = options_.loading;
+    options.max_minibatches = 0;
+    eval_sampler_ = sampler_for();
+    eval_loader_.emplace(source(), *eval_sampler_, loading_for(options_, options), options_.exec);
+  }
+  return *eval_loader_;
+}
+
+std::optional<own_loaders::device_copies> own_loaders::device_copies_for(
+    const training_data& ds, const train_options& o, const loader::row_normalizer* normalizer) {
+  if (o.exec.device() == nullptr) return std::nullopt;
+  BULKGNN_EXPECTS(o.parallel == nullptr,
+                  "train_options.exec: sampling on the GPU under mpirun is not supported yet "
+                  "(sample on the cpu: --sample-on cpu)");
+  BULKGNN_EXPECTS(ds.whole,
+                  "train_options.exec: sampling on the GPU reads the whole graph, which a rank "
+                  "of a partitioned dataset does not hold");
+  const auto placement = gpu_placement_for(ds, o.exec);
+  const auto resource = [&](memory_space space) -> memory_resource& {
+    return space == memory_space::device ? o.exec.memory() : o.exec.device()->pinned_memory();
+  };
+  device_copies copies;
+  copies.graph = copy_to(ds.graph, resource(placement.graph));
+  if (normalizer == nullptr) {
+    copies.features = copy_to(ds.features.data, resource(placement.features));
+  } else {
+    matrix normalized(ds.features.rows, ds.features.cols);
+    std::copy(ds.features.data.begin(), ds.features.data.end(), normalized.data().begin());
+    normalizer->apply_to_all(normalized.view());
+    copies.features =
+        copy_to(std::span<const float>(normalized.data()), resource(placement.features));
+  }
+  return copies;
+}
+
+std::unique_ptr<sampler::bulk_sampler> own_loaders::sampler_for() const {
+  const auto& o = options_;
+  if (o.parallel != nullptr && o.parallel->rows != nullptr)
+    return std::make_unique<sampler::bulk_sampler>(*o.parallel->rows, o.sampling, o.exec);
+  return std::make_unique<sampler::bulk_sampler>(
+      device_copies_ ? device_copies_->graph.view() : ds_.graph, o.sampling, o.exec);
+}
+
+loader::graph_source own_loaders::source() const {
+  if (device_copies_)
+    return {.graph = device_copies_->graph.view(),
+            .features = {ds_.features.rows, ds_.features.cols,
+                         std::span<const float>(device_copies_->features),
+                         device_copies_->features.space()},
+            .labels = ds_.labels};
+  if (options_.parallel == nullptr)
+    return {.graph = ds_.graph,
+            .features = ds_.features,
+            .labels = ds_.labels,
+            .normalizer = normalizer_};
+  auto* remote = options_.parallel->features;
+  return {.graph = ds_.graph,
+          .features = remote ? dense_view<const float>{} : ds_.features,
+          .labels = ds_.labels,
+          .rows = options_.parallel->rows,
+          .remote_features = remote,
+          .normalizer = normalizer_};
+}
+
+loader::loader_options own_loaders::loading_for(const train_options& o, loader::loader_options l) {
+  add_host_to_device(o, l);
+  if (o.parallel == nullptr) return l;
+  l.slice = o.parallel->ranks->rank();
+  l.slices = o.parallel->ranks->size();
+  l.split_ranks = o.parallel->sampling;
+  l.on_failure = o.parallel->abort_all;
+  return l;
+}
+
+void own_loaders::add_host_to_device(const train_options& o, loader::loader_options& l) {
+  const auto* device = model_executor(o).device();
+  if (device == nullptr || o.exec.device() != nullptr) return;
+  const auto copy_exec = kernels::make_cuda_executor(device->device());
+  l.feature_memory = &copy_exec.device()->pinned_memory();
+  l.host_to_device = [copy_exec] { return loader::make_host_to_device_stage(copy_exec); };
+}
+
+}  // namespace bulkgnn::trainer::detail
