@@ -23,7 +23,6 @@ option(BULKGNN_WARNINGS_AS_ERRORS "Treat warnings in bulkgnn code as errors" OFF
 # their own compile options never join a batch.
 option(BULKGNN_UNITY_BUILD "Compile each target's C++ sources in batches of 8" ON)
 set(CMAKE_UNITY_BUILD ${BULKGNN_UNITY_BUILD})
-set(CMAKE_UNITY_BUILD_BATCH_SIZE 8)
 
 # Applied to every bulkgnn target through bulkgnn_configure_target().
 function(bulkgnn_configure_target target)

@@ -14,6 +14,7 @@
 #include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/loader/feature_cache.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
+#include "bulkgnn/trainer/placement.hpp"
 
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
@@ -129,12 +130,13 @@ csr_matrix place_topology(csr_view graph, const executor& exec, const std::strin
   }
   const auto bytes = static_cast<double>(graph.indptr.size_bytes() + graph.indices.size_bytes() +
                                          graph.values.size_bytes());
-  const auto device_bytes =
-      static_cast<double>(kernels::visible_cuda_devices().at(exec.device()->device()).memory_bytes);
-  const bool on_device = topology == "device" || (topology == "auto" && bytes <= device_bytes / 2);
+  const bool on_device =
+      topology == "device" ||
+      (topology == "auto" &&
+       trainer::gpu_space_for(exec, bytes, trainer::graph_share_of_gpu) == memory_space::device);
   if (!quiet)
     fmt::print("topology: {:.3g} GB in {} memory ({}){}\n", bytes / 1e9,
-               on_device ? "device" : "pinned host", exec.device()->device_name(),
+               on_device ? "device" : "pinned host", exec.device_name(),
                topology == "auto" ? ", chosen by --topology auto" : "");
   return copy_to(graph, on_device ? exec.memory() : exec.device()->pinned_memory());
 }
@@ -172,10 +174,12 @@ feature_placement choose_feature_placement(const sample_config& c, const executo
     return {"host", &host_memory(), &host_memory(), 0};
   }
   const auto bytes = static_cast<double>(features.data.size_bytes());
-  const auto device_bytes =
-      static_cast<double>(kernels::visible_cuda_devices().at(exec.device()->device()).memory_bytes);
   std::string where = c.features;
-  if (where == "auto") where = bytes <= device_bytes / 4 ? "device" : "split";
+  if (where == "auto")
+    where =
+        trainer::gpu_space_for(exec, bytes, trainer::feature_share_of_gpu) == memory_space::device
+            ? "device"
+            : "split";
   auto& device = exec.memory();
   auto& pinned = exec.device()->pinned_memory();
   if (where == "device") return {where, &device, &device, 0};
@@ -284,7 +288,7 @@ void run_sample(const sample_config& c) {
       const std::int64_t count = std::min(c.bulk, per_epoch - first);
       sampling_clock.restart();
       auto bulk = sampler.sample_slices(plan, first, count, split);
-      if (exec.device() != nullptr) exec.device()->synchronize();
+      exec.synchronize();
       sampling_seconds += sampling_clock.seconds();
       if (features) {
         executor_stage stage(exec, times, device_log, "gather_features");
@@ -294,7 +298,7 @@ void run_sample(const sample_config& c) {
         gathered.gather(exec, *features, inputs,
                         {static_cast<std::int64_t>(inputs.size()), ds->features().cols,
                          std::span<float>(rows), rows.space()});
-        if (exec.device() != nullptr) exec.device()->synchronize();
+        exec.synchronize();
       }
       if (exec.device() != nullptr) {
         scoped_stage stage(times, "copy_to_host");
@@ -389,7 +393,7 @@ void run_sample(const sample_config& c) {
         {"seed", c.seed},
         {"threads", c.threads},
         {"backend", c.backend},
-        {"device", exec.device() != nullptr ? std::string(exec.device()->device_name()) : "cpu"},
+        {"device", exec.device_name()},
         {"minibatches", minibatches},
         {"sampled_edges", sampled_edges},
         {"seconds", sampling_seconds},

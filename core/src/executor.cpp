@@ -45,4 +45,12 @@ bool executor::can_access(memory_space space) const {
 
 void executor::run_in_arena(const std::function<void()>& f) const { arena_->arena.execute(f); }
 
+void executor::synchronize() const {
+  if (device_) device_->synchronize();
+}
+
+std::string executor::device_name() const {
+  return device_ ? std::string(device_->device_name()) : std::string("cpu");
+}
+
 }  // namespace bulkgnn

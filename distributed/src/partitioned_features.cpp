@@ -372,7 +372,7 @@ void partitioned_features::fetch_placed(std::span<const vertex_t> vertices, dens
                               std::span<const float>(staging), space},
                              on_device(plan.position), out);
   // The minibatch goes to a model on another stream: complete it here.
-  if (exec.device() != nullptr) exec.device()->synchronize();
+  exec.synchronize();
 }
 
 }  // namespace bulkgnn::distributed

@@ -7,6 +7,7 @@
 #include "bulkgnn/fullbatch/closed_forms.hpp"
 #include "bulkgnn/fullbatch/distributed_aggregation.hpp"
 #include "bulkgnn/fullbatch/normalised_adjacency.hpp"
+#include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
 
@@ -289,11 +290,9 @@ full_batch_result train_full_batch(const trainer::training_data& data,
         kernels::gather_dense_rows(exec, logits, train_rows, train_logits.view());
         const auto loss = kernels::softmax_cross_entropy(exec, train_logits.view(), train_labels,
                                                          train_grad.view());
-        std::fill(grad_logits.data().begin(), grad_logits.data().end(), 0.0f);
-        for (std::size_t i = 0; i < train_rows.size(); ++i)
-          for (std::int64_t k = 0; k < n_classes; ++k)
-            grad_logits.data()[train_rows[i] * n_classes + k] =
-                train_grad.data()[static_cast<std::int64_t>(i) * n_classes + k] * train_share;
+        kernels::fill(exec, grad_logits.data(), 0.0f);
+        kernels::scatter_dense_rows(exec, train_grad.view(), train_rows, train_share,
+                                    grad_logits.view());
         model.backward(grad_logits.view());
         gradients->all_reduce(model.mutable_gradients());
         optimiser.step(model.parameters(), model.gradients());

@@ -29,6 +29,8 @@ void spmm(csr_view a, dense_view<const float> x, dense_view<float> y);
 [[nodiscard]] csr_matrix transpose(csr_view a);
 void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows,
                        dense_view<float> out);
+void scatter_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows, float scale,
+                        dense_view<float> out);
 std::int64_t gather_cached_rows(const cached_rows& x, std::span<const vertex_t> rows,
                                 dense_view<float> out);
 
@@ -100,5 +102,12 @@ void adam_step(const adam_constants& constants, std::span<float> parameters,
                                                   std::span<const std::int64_t> offsets);
 [[nodiscard]] csr_matrix columns_in_range(csr_view m, vertex_t first, vertex_t last);
 void invert_probabilities(std::span<float> values);
+
+// normalize.hpp
+float minimum(std::span<const float> x);
+void shifted_row_sums(dense_view<const float> x, float shift, std::span<double> sums);
+// ids: the vertex of each row, or nullptr for row i = vertex i.
+void shift_and_divide_rows(dense_view<float> rows, float shift, std::span<const float> divisors,
+                           const vertex_t* ids);
 
 }  // namespace bulkgnn::kernels::cpu

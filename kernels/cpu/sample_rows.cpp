@@ -16,7 +16,7 @@ constexpr std::uint32_t small_subset = 64;
 
 // Per-thread buffers, grown to the largest row seen and never freed mid-call,
 // so that sampling a row allocates nothing.
-struct scratch {
+struct draw_buffers {
   std::vector<std::uint32_t> positions;
   std::vector<std::uint8_t> taken;
   std::vector<std::pair<double, std::uint32_t>> keys;
@@ -41,7 +41,7 @@ void floyd_small(philox_stream& rng, std::uint32_t degree, std::uint32_t s,
   std::sort(chosen.begin(), chosen.end());
 }
 
-void floyd_large(philox_stream& rng, std::uint32_t degree, std::uint32_t s, scratch& local) {
+void floyd_large(philox_stream& rng, std::uint32_t degree, std::uint32_t s, draw_buffers& local) {
   if (local.taken.size() < degree) local.taken.resize(degree);
   auto& chosen = local.positions;
   chosen.clear();
@@ -56,7 +56,7 @@ void floyd_large(philox_stream& rng, std::uint32_t degree, std::uint32_t s, scra
 }
 
 void smallest_keys(philox_stream& rng, std::span<const float> weights, std::uint32_t s,
-                   scratch& local) {
+                   draw_buffers& local) {
   local.keys.resize(weights.size());
   for (std::uint32_t e = 0; e < weights.size(); ++e)
     local.keys[e] = {rng.exponential() / static_cast<double>(weights[e]), e};
@@ -66,14 +66,14 @@ void smallest_keys(philox_stream& rng, std::span<const float> weights, std::uint
   std::sort(local.positions.begin(), local.positions.end());
 }
 
-void uniform_draws(philox_stream& rng, std::uint32_t degree, std::int64_t s, scratch& local) {
+void uniform_draws(philox_stream& rng, std::uint32_t degree, std::int64_t s, draw_buffers& local) {
   local.positions.resize(static_cast<std::size_t>(s));
   for (auto& p : local.positions) p = rng.uniform_below(degree);
   std::sort(local.positions.begin(), local.positions.end());
 }
 
 void weighted_draws(philox_stream& rng, std::span<const float> weights, std::int64_t s,
-                    scratch& local) {
+                    draw_buffers& local) {
   local.prefix.resize(weights.size());
   double total = 0.0;
   for (std::size_t e = 0; e < weights.size(); ++e) local.prefix[e] = total += weights[e];
@@ -120,7 +120,7 @@ class row_sampler {
   // draw() decides which positions row i takes (reading only its degree),
   // stores them in the output and prefetches the entries they point at;
   // resolve() then replaces the positions by those entries.
-  void draw(std::int64_t i, csr_matrix& out, scratch& local) const {
+  void draw(std::int64_t i, csr_matrix& out, draw_buffers& local) const {
     const vertex_t row = rows_[i];
     const edge_t degree = a_.degree(row);
     const edge_t first = out.indptr[i];
@@ -157,7 +157,7 @@ class row_sampler {
   }
 
   void draw_positions(philox_stream& rng, vertex_t row, std::uint32_t degree,
-                      scratch& local) const {
+                      draw_buffers& local) const {
     const std::int64_t s = options_.fanout;
     if (options_.mode == replacement::with) {
       if (by_value_)
@@ -199,7 +199,7 @@ csr_matrix sample_rows(csr_view a, std::span<const vertex_t> rows, const row_str
       __builtin_prefetch(sampler.degree_address(i + row_sampler::group));
     return sampler.count(i);
   });
-  tbb::enumerable_thread_specific<scratch> scratches;
+  tbb::enumerable_thread_specific<draw_buffers> scratches;
   for_each_row(n, [&](const tbb::blocked_range<std::int64_t>& range) {
     auto& local = scratches.local();
     const std::int64_t end = range.end();
@@ -252,9 +252,9 @@ std::vector<keyed_entry> smallest_keyed_entries(csr_view a, std::span<const vert
                                                 std::span<const std::int64_t> first_position,
                                                 const row_streams& streams, std::int64_t fanout) {
   // Layer-wise sampling has few, long rows (one per minibatch of a bulk):
-  // keys go to a per-thread scratch, and only the row's picks are kept.
+  // keys go to a per-thread draw_buffers, and only the row's picks are kept.
   std::vector<std::vector<keyed_entry>> per_row(rows.size());
-  tbb::enumerable_thread_specific<scratch> scratches;
+  tbb::enumerable_thread_specific<draw_buffers> scratches;
   tbb::parallel_for(std::size_t{0}, rows.size(), [&](std::size_t i) {
     const auto columns = a.row(rows[i]);
     const auto values = a.row_values(rows[i]);

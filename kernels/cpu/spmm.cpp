@@ -111,6 +111,17 @@ void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows
   });
 }
 
+void scatter_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows, float scale,
+                        dense_view<float> out) {
+  for_each_row(x.rows, [&](const tbb::blocked_range<std::int64_t>& range) {
+    for (std::int64_t i = range.begin(); i < range.end(); ++i) {
+      const auto source = x.row(i);
+      std::transform(source.begin(), source.end(), out.row(rows[i]).begin(),
+                     [scale](float v) { return scale * v; });
+    }
+  });
+}
+
 std::int64_t gather_cached_rows(const cached_rows& x, std::span<const vertex_t> rows,
                                 dense_view<float> out) {
   return tbb::parallel_reduce(

@@ -28,6 +28,25 @@ __global__ void gather_dense(const float* x, std::int64_t x_rows, std::int64_t c
   for (std::int64_t c = lane; c < cols; c += warpSize) target[c] = source[c];
 }
 
+// A warp per row i of x: out[rows[i]] = scale · x[i]. Rows are distinct (the
+// front door checks host-readable ids), so no two warps write one row.
+__global__ void scatter_dense(const float* x, std::int64_t count, std::int64_t cols,
+                              const vertex_t* rows, float scale, float* out, std::int64_t out_rows,
+                              int* bad_row) {
+  const std::int64_t warp =
+      (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / warpSize;
+  const int lane = static_cast<int>(threadIdx.x % warpSize);
+  if (warp >= count) return;
+  const vertex_t row = rows[warp];
+  if (row < 0 || row >= out_rows) {
+    if (lane == 0) atomicExch(bad_row, 1);
+    return;
+  }
+  const float* source = x + warp * cols;
+  float* target = out + row * cols;
+  for (std::int64_t c = lane; c < cols; c += warpSize) target[c] = __fmul_rn(scale, source[c]);
+}
+
 // As gather_dense, each warp's row read from the cache or the whole table
 // (cached_row_source); a block counts its cache hits in shared memory and
 // adds them to `hits` once.
@@ -152,6 +171,20 @@ void gather_dense_rows(const executor& exec, dense_view<const float> x,
   if (read_back(exec, bad_row.data()) != 0)
     throw_argument_error(
         ("gather_dense_rows: rows holds a vertex outside [0, " + std::to_string(x.rows) + ")")
+            .c_str());
+}
+
+void scatter_dense_rows(const executor& exec, dense_view<const float> x,
+                        std::span<const vertex_t> rows, float scale, dense_view<float> out) {
+  const auto count = static_cast<std::int64_t>(rows.size());
+  if (count == 0 || x.cols == 0) return;
+  auto bad_row = device_flag(exec);
+  scatter_dense<<<blocks_for(count * 32), threads_per_block, 0, stream_of(exec)>>>(
+      x.data.data(), count, x.cols, rows.data(), scale, out.data.data(), out.rows, bad_row.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  if (read_back(exec, bad_row.data()) != 0)
+    throw_argument_error(
+        ("scatter_dense_rows: rows holds a vertex outside [0, " + std::to_string(out.rows) + ")")
             .c_str());
 }
 

@@ -102,6 +102,8 @@ void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_vie
                                      std::span<const vertex_t> rows);
 void gather_dense_rows(const executor& exec, dense_view<const float> x,
                        std::span<const vertex_t> rows, dense_view<float> out);
+void scatter_dense_rows(const executor& exec, dense_view<const float> x,
+                        std::span<const vertex_t> rows, float scale, dense_view<float> out);
 
 [[nodiscard]] std::int64_t gather_cached_rows(const executor& exec, const cached_rows& x,
                                               std::span<const vertex_t> rows,

@@ -49,6 +49,13 @@ void gather_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows
       out.row(static_cast<std::int64_t>(i))[j] = x.row(rows[i])[j];
 }
 
+void scatter_dense_rows(dense_view<const float> x, std::span<const vertex_t> rows, float scale,
+                        dense_view<float> out) {
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::int64_t j = 0; j < x.cols; ++j)
+      out.row(rows[i])[j] = scale * x.row(static_cast<std::int64_t>(i))[j];
+}
+
 std::int64_t gather_cached_rows(const cached_rows& x, std::span<const vertex_t> rows,
                                 dense_view<float> out) {
   std::int64_t hits = 0;

@@ -61,6 +61,11 @@ void gather_dense_rows(const executor&, dense_view<const float>, std::span<const
   not_compiled("gather_dense_rows");
 }
 
+void scatter_dense_rows(const executor&, dense_view<const float>, std::span<const vertex_t>, float,
+                        dense_view<float>) {
+  not_compiled("scatter_dense_rows");
+}
+
 std::int64_t gather_cached_rows(const executor&, const cached_rows&, std::span<const vertex_t>,
                                 dense_view<float>) {
   not_compiled("gather_cached_rows");

@@ -56,6 +56,17 @@ void check_vertices_below(std::span<const vertex_t> vertices, std::int64_t bound
                     function, argument, i, vertices[i], bound);
 }
 
+void check_distinct_vertices_below(std::span<const vertex_t> vertices, std::int64_t bound,
+                                   std::string_view function, std::string_view argument) {
+  check_vertices_below(vertices, bound, function, argument);
+  std::vector<bool> seen(static_cast<std::size_t>(bound), false);
+  for (std::size_t i = 0; i < vertices.size(); ++i) {
+    BULKGNN_EXPECTS(!seen[static_cast<std::size_t>(vertices[i])], "{}: {}[{}] = {} appears twice",
+                    function, argument, i, vertices[i]);
+    seen[static_cast<std::size_t>(vertices[i])] = true;
+  }
+}
+
 void check_dense(const executor& exec, dense_view<const float> m, std::string_view function,
                  std::string_view argument) {
   check_space(exec, m.space, function, argument);

@@ -49,6 +49,10 @@ void check_disjoint(std::span<const float> input, std::span<const float> output,
 void check_vertices_below(std::span<const vertex_t> vertices, std::int64_t bound,
                           std::string_view function, std::string_view argument);
 
+// As check_vertices_below, and no vertex twice (a scatter's targets).
+void check_distinct_vertices_below(std::span<const vertex_t> vertices, std::int64_t bound,
+                                   std::string_view function, std::string_view argument);
+
 void check_segments(const executor& exec, const segmented_vertices& s, std::string_view function,
                     std::string_view argument);
 

@@ -48,6 +48,23 @@ void gather_dense_rows(const executor& exec, dense_view<const float> x,
       [&] { cuda::gather_dense_rows(exec, x, rows, out); });
 }
 
+void scatter_dense_rows(const executor& exec, dense_view<const float> x,
+                        std::span<const vertex_t> rows, float scale, dense_view<float> out) {
+  constexpr std::string_view function = "scatter_dense_rows";
+  detail::check_dense(exec, x, function, "x");
+  detail::check_dense(exec, out, function, "out");
+  BULKGNN_EXPECTS(x.rows == static_cast<std::int64_t>(rows.size()) && x.cols == out.cols,
+                  "scatter_dense_rows: x is {}x{}, expected {}x{}", x.rows, x.cols, rows.size(),
+                  out.cols);
+  if (detail::span_reachable(exec, rows.data(), function, "rows"))
+    detail::check_distinct_vertices_below(rows, out.rows, function, "rows");
+  detail::check_disjoint(x.data, out.data, function, "x", "out");
+  detail::dispatch(
+      exec, function, [&] { reference::scatter_dense_rows(x, rows, scale, out); },
+      [&] { cpu::scatter_dense_rows(x, rows, scale, out); },
+      [&] { cuda::scatter_dense_rows(exec, x, rows, scale, out); });
+}
+
 std::int64_t gather_cached_rows(const executor& exec, const cached_rows& x,
                                 std::span<const vertex_t> rows, dense_view<float> out) {
   constexpr std::string_view function = "gather_cached_rows";

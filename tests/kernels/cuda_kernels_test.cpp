@@ -153,6 +153,25 @@ TEST_F(CudaKernels, GatherDenseRowsCopiesTheRowsTheCpuCopies) {
   }
 }
 
+TEST_F(CudaKernels, ScatterDenseRowsWritesTheRowsTheCpuWrites) {
+  std::mt19937_64 gen(7);
+  std::vector<vertex_t> rows(1000);
+  std::iota(rows.begin(), rows.end(), 0);
+  std::shuffle(rows.begin(), rows.end(), gen);
+  rows.resize(600);
+  const auto x = testing::random_dense(gen, 600, 37);
+  testing::dense_matrix expected(1000, 37);
+  std::fill(expected.data.begin(), expected.data.end(), -1.0f);
+  const auto untouched = expected.data;
+  scatter_dense_rows(cpu_exec, x.view(), rows, 0.3f, expected.view());
+  const auto x_there = copy_to(std::span<const float>(x.data), device());
+  const auto rows_there = copy_to(std::span<const vertex_t>(rows), device());
+  auto out = copy_to(std::span<const float>(untouched), device());
+  scatter_dense_rows(gpu(), {600, 37, std::span<const float>(x_there), memory_space::device},
+                     rows_there, 0.3f, {1000, 37, std::span<float>(out), memory_space::device});
+  EXPECT_TRUE(testing::same_bits(expected.data, std::span<const float>(copy_to_host(out))));
+}
+
 // Segments of distinct vertices of [0, n), of the given sizes.
 segmented_vertices distinct_segments(std::mt19937_64& gen, std::int64_t n,
                                      std::initializer_list<int> sizes) {

@@ -15,26 +15,11 @@ namespace {
 using testing::cpu_exec;
 using testing::reference_exec;
 
-// A row-major rows × cols matrix that owns its storage.
-struct dense_matrix {
-  std::int64_t rows = 0;
-  std::int64_t cols = 0;
-  std::vector<float> data;
+using testing::dense_matrix;
 
-  dense_matrix(std::int64_t r, std::int64_t c, float fill = 0.0f)
-      : rows(r), cols(c), data(static_cast<std::size_t>(r * c), fill) {}
-  [[nodiscard]] dense_view<const float> view() const { return {rows, cols, data}; }
-  [[nodiscard]] dense_view<float> mut() { return {rows, cols, data}; }
-  [[nodiscard]] float at(std::int64_t r, std::int64_t c) const {
-    return data[static_cast<std::size_t>(r * cols + c)];
-  }
-};
-
-dense_matrix random_dense(std::mt19937_64& gen, std::int64_t rows, std::int64_t cols) {
-  dense_matrix m(rows, cols);
-  std::uniform_real_distribution<float> value(-2.0f, 2.0f);
-  for (auto& v : m.data) v = value(gen);
-  return m;
+// Values in [-2, 2).
+dense_matrix wide_random_dense(std::mt19937_64& gen, std::int64_t rows, std::int64_t cols) {
+  return testing::random_dense(gen, rows, cols, -2.0f, 2.0f);
 }
 
 // Rows [first, last) of m, as a view whose indptr starts above 0.
@@ -103,7 +88,7 @@ TEST(Spmm, CpuMatchesReferenceBitForBit) {
   for (int round = 0; round < 24; ++round) {
     const auto a = testing::random_csr(gen, random_shape(round));
     for (const std::int64_t width : {1, 3, 16, 67, 256}) {
-      const auto x = random_dense(gen, a.cols, width);
+      const auto x = wide_random_dense(gen, a.cols, width);
       expect_spmm_identical(a.view(), x);
     }
   }
@@ -114,7 +99,7 @@ TEST(Spmm, ManyRowsHighDegreeBitForBit) {
   for (const bool weighted : {false, true}) {
     const auto a = testing::random_csr(
         gen, {.rows = 3000, .cols = 800, .mean_degree = 40, .weighted = weighted, .repeats = true});
-    expect_spmm_identical(a.view(), random_dense(gen, a.cols, 33));
+    expect_spmm_identical(a.view(), wide_random_dense(gen, a.cols, 33));
   }
 }
 
@@ -140,7 +125,7 @@ TEST(Spmm, ViewOfSomeRowsMatchesCopy) {
     const auto m = testing::random_csr(gen, {.rows = 600, .cols = 90, .weighted = weighted});
     const auto slice = row_slice(m, 137, 521);
     ASSERT_GT(slice.indptr.front(), 0);
-    const auto x = random_dense(gen, m.cols, 19);
+    const auto x = wide_random_dense(gen, m.cols, 19);
     expect_spmm_identical(slice, x);
     const auto copy = copy_of(slice);
     EXPECT_EQ(testing::bits(spmm_on(cpu_exec, slice, x).data),
@@ -268,7 +253,7 @@ TEST(Transpose, SpmmWithTransposeMatchesDense) {
   std::mt19937_64 gen(24);
   for (int round = 0; round < 10; ++round) {
     const auto a = testing::random_csr(gen, random_shape(round));
-    const auto x = random_dense(gen, a.rows, 5);
+    const auto x = wide_random_dense(gen, a.rows, 5);
     const auto dense_a = testing::to_dense(a.view());
     for (const auto& exec : {reference_exec, cpu_exec}) {
       const auto t = transpose(exec, a.view());
@@ -295,7 +280,7 @@ TEST(Transpose, RejectsMalformedMatrix) {
 TEST(GatherDenseRows, MatchesDirectCopy) {
   std::mt19937_64 gen(31);
   for (const std::int64_t width : {0, 1, 7, 130}) {
-    const auto x = random_dense(gen, 500, width);
+    const auto x = wide_random_dense(gen, 500, width);
     std::uniform_int_distribution<vertex_t> pick(0, 499);
     std::vector<vertex_t> rows(1200);
     for (auto& r : rows) r = pick(gen);
@@ -338,12 +323,57 @@ TEST(GatherDenseRows, RejectsBadArguments) {
   }
 }
 
+// Each row of x, scaled, lands on its target row; the rows no id names keep
+// their values; the cpu back end equals the reference bit for bit.
+TEST(ScatterDenseRows, ScalesEachRowOntoItsTargetAndLeavesTheOthers) {
+  std::mt19937_64 gen(33);
+  for (const std::int64_t width : {0, 1, 7, 130}) {
+    std::vector<vertex_t> rows(300);
+    std::iota(rows.begin(), rows.end(), 0);
+    std::shuffle(rows.begin(), rows.end(), gen);
+    rows.resize(180);  // distinct targets among 300 rows
+    const auto x = wide_random_dense(gen, 180, width);
+    const float scale = 0.37f;
+    dense_matrix expected(300, width, -2.0f);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      for (std::int64_t j = 0; j < width; ++j)
+        expected.data[static_cast<std::size_t>(rows[i] * width + j)] =
+            scale * x.at(static_cast<std::int64_t>(i), j);
+    for (const auto& exec : {reference_exec, cpu_exec}) {
+      dense_matrix out(300, width, -2.0f);
+      scatter_dense_rows(exec, x.view(), rows, scale, out.mut());
+      ASSERT_EQ(out.data.size(), expected.data.size());
+      for (std::size_t k = 0; k < out.data.size(); ++k)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(out.data[k]),
+                  std::bit_cast<std::uint32_t>(expected.data[k]))
+            << backend_name(exec.kind()) << " at " << k;
+    }
+  }
+}
+
+TEST(ScatterDenseRows, RejectsBadArguments) {
+  const dense_matrix x(2, 4);
+  const std::vector<vertex_t> rows{0, 2};
+  for (const auto& exec : {reference_exec, cpu_exec}) {
+    dense_matrix out(3, 4);
+    EXPECT_NO_THROW(scatter_dense_rows(exec, x.view(), rows, 1.0f, out.mut()));
+    EXPECT_THROW(scatter_dense_rows(exec, x.view(), std::vector<vertex_t>{0, 3}, 1.0f, out.mut()),
+                 error);
+    EXPECT_THROW(scatter_dense_rows(exec, x.view(), std::vector<vertex_t>{1, 1}, 1.0f, out.mut()),
+                 error);
+    dense_matrix wrong_cols(3, 5);
+    EXPECT_THROW(scatter_dense_rows(exec, x.view(), rows, 1.0f, wrong_cols.mut()), error);
+    EXPECT_THROW(scatter_dense_rows(exec, x.view(), std::vector<vertex_t>{0}, 1.0f, out.mut()),
+                 error);
+  }
+}
+
 // A cache of some rows in front of the whole table: every back end gathers
 // the table's rows (a cached row equals its table row) and counts the rows
 // that came from the cache.
 TEST(GatherCachedRows, GathersTheTablesRowsAndCountsCacheHits) {
   std::mt19937_64 gen(32);
-  const auto x = random_dense(gen, 400, 9);
+  const auto x = wide_random_dense(gen, 400, 9);
   const std::vector<vertex_t> hot{7, 0, 399, 123};
   dense_matrix cache(static_cast<std::int64_t>(hot.size()), 9);
   std::vector<std::int32_t> slot_of(400, -1);

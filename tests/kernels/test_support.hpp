@@ -12,8 +12,8 @@
 
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/dense.hpp"
-#include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/core/segmented.hpp"
 
 namespace bulkgnn::kernels::testing {
 
@@ -27,10 +27,15 @@ struct dense_matrix {
   std::vector<float> data;
 
   dense_matrix() = default;
-  dense_matrix(std::int64_t r, std::int64_t c)
-      : rows(r), cols(c), data(static_cast<std::size_t>(r * c), 0.0f) {}
+  dense_matrix(std::int64_t r, std::int64_t c, float fill = 0.0f)
+      : rows(r), cols(c), data(static_cast<std::size_t>(r * c), fill) {}
   [[nodiscard]] dense_view<float> view() { return {rows, cols, data}; }
   [[nodiscard]] dense_view<const float> view() const { return {rows, cols, data}; }
+  // The mutable view, by a name that reads as an output at a call.
+  [[nodiscard]] dense_view<float> mut() { return view(); }
+  [[nodiscard]] float at(std::int64_t r, std::int64_t c) const {
+    return data[static_cast<std::size_t>(r * cols + c)];
+  }
 };
 
 inline dense_matrix random_dense(std::mt19937_64& gen, std::int64_t rows, std::int64_t cols,

@@ -50,7 +50,7 @@ void finish_step(const executor& model_exec, const loader::ready_minibatch& mb) 
            &values.resource() != &model_exec.memory();
   };
   if (from_another_pool(mb.batch.input_nodes) || from_another_pool(mb.placed_features))
-    model_exec.device()->synchronize();
+    model_exec.synchronize();
 }
 
 void all_reduce_gradients(const data_parallel& parallel, gnn_model& model) {

@@ -3,7 +3,6 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/progress.hpp"
-#include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/sampler/sampler_table.hpp"
@@ -260,21 +259,13 @@ void validate(const train_options& o) {
 }
 
 gpu_placement gpu_placement_for(const training_data& ds, const executor& exec) {
-  BULKGNN_EXPECTS(exec.device() != nullptr, "gpu_placement_for: a {} executor has no GPU",
-                  backend_name(exec.kind()));
   BULKGNN_EXPECTS(ds.whole, "gpu_placement_for: {} is a part of a partitioned dataset", ds.name);
-  const auto device_bytes =
-      static_cast<double>(kernels::visible_cuda_devices()
-                              .at(static_cast<std::size_t>(exec.device()->device()))
-                              .memory_bytes);
   const auto graph = ds.graph;
-  const double graph_bytes =
-      static_cast<double>(graph.indptr.size_bytes() + graph.indices.size_bytes());
-  const auto feature_bytes = static_cast<double>(ds.features.data.size_bytes());
-  return {
-      .graph = graph_bytes <= device_bytes / 2 ? memory_space::device : memory_space::pinned_host,
-      .features =
-          feature_bytes <= device_bytes / 4 ? memory_space::device : memory_space::pinned_host};
+  return {.graph = gpu_space_for(
+              exec, static_cast<double>(graph.indptr.size_bytes() + graph.indices.size_bytes()),
+              graph_share_of_gpu),
+          .features = gpu_space_for(exec, static_cast<double>(ds.features.data.size_bytes()),
+                                    feature_share_of_gpu)};
 }
 
 std::int64_t eval_piece_rows_for(const training_data& ds, const train_options& o) {

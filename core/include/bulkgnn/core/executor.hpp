@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -77,6 +78,12 @@ class executor {
   // Memory its kernels may read and write: host and pinned host for the
   // reference and cpu back ends; device and pinned host (through UVA) for cuda.
   [[nodiscard]] bool can_access(memory_space space) const;
+  // Waits until every kernel and copy queued so far has run: a cuda
+  // executor's stream; nothing for the host back ends, whose kernels return
+  // done. Callers need no branch on the back end.
+  void synchronize() const;
+  // What runs the kernels: the GPU's name, or "cpu" for the host back ends.
+  [[nodiscard]] std::string device_name() const;
 
   // Runs f() with this executor's threads and returns what it returns.
   template <class F>

@@ -29,6 +29,13 @@ void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_vie
 void gather_dense_rows(const executor& exec, dense_view<const float> x,
                        std::span<const vertex_t> rows, dense_view<float> out);
 
+// Scaled row scatter out[rows[i]] = scale · x[i] (a gradient of the rows a
+// loss reads, placed among all rows); the other rows of out keep their
+// values. x must be rows.size() × out.cols and must not overlap out; every
+// row id must be in [0, out.rows) and appear once.
+void scatter_dense_rows(const executor& exec, dense_view<const float> x,
+                        std::span<const vertex_t> rows, float scale, dense_view<float> out);
+
 // Node features split for a GPU: the whole table `all` where it is large
 // and slow to reach (pinned host memory, read through UVA), and copies of
 // the hot vertices' rows in `cache` (device memory). slot_of[v] is v's row

@@ -57,8 +57,6 @@ class row_normalizer {
   void apply_to_all(dense_view<float> features) const;
 
  private:
-  void normalize(std::span<float> row, float divisor) const;
-
   float shift_ = 0;
   std::vector<float> divisors_;  // one per vertex, at least 1
 };
