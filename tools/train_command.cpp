@@ -316,9 +316,6 @@ full_batch_config full_batch_config_from(const train_config& c, const CLI::App& 
   if (const auto given = given_parameter_flags(c.sampler); !given.empty())
     throw option_error(
         fmt::format("{} applies to --mode minibatch, not full-batch", given.front()));
-  BULKGNN_EXPECTS(cmd.count("--grid") == 0 || c.distribution.grid != "replicated",
-                  "--grid replicated: full-batch training lays the graph out over 1d, 1.5d, 2d, "
-                  "3d or sar");
   full_batch_config f;
   f.data = c.data;
   f.split = c.split;

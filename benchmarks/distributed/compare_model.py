@@ -20,7 +20,7 @@ reports medians over the repetitions (times also their minimum).
       --train-data /tmp/bulkgnn-bench-cache/rmat-s20-e16-u-f128-c32 \\
       --ranks 1,2,4,8 --out-dir benchmarks/distributed/results
 
-Configurations (valid ones only, see validate_grid in sharded_rows.cpp):
+Configurations (valid ones only, see rank_grid in core/grid.hpp):
 --grids lists GRID[:C] entries (C = --replication: 1.5d copies, 3d layers);
 --draw-at lists where 1.5d, 2d and 3d draw node-wise samples (owner, requester:
 both side by side measure what drawing at the owner saves);

@@ -123,7 +123,11 @@ class grid_aggregation final : public distributed_aggregation {
     const auto& grid = layout.grid();
     const int c = layers_;
     // Rank (ℓ, a, b) = ℓq² + aq + b; 1D is one grid row per rank: a = r, b = 0.
-    const auto [layer, a, b] = grid.position_of(r);
+    // Named copies, not a structured binding: the lambdas below capture them.
+    const auto at = grid.position_of(r);
+    const int layer = at.layer;
+    const int a = at.row;
+    const int b = at.column;
     const int grid_rows = grid.rows();
     const int grid_cols = grid.columns();
     // Super-part (a, b): parts [(a·cols + b)·c, +c), contiguous along a grid row.
@@ -321,9 +325,9 @@ class grid_aggregation final : public distributed_aggregation {
   communicators backward_comms_;
 };
 
-// 1.5D (CAGNET): P/c parts, team i (ranks ic .. ic + c - 1) computes part
-// i's rows. Replica k of every team multiplies by the parts j ≡ k (mod c):
-// the replica-k rank of team j broadcasts part j's rows to the other teams'
+// 1.5D (CAGNET): P/c parts, team i (ranks i, i + P/c, ..., i + (c − 1)·P/c:
+// one per replica, grid_layout) computes part i's rows. Replica k of every team multiplies by the
+// parts j ≡ k (mod c): the replica-k rank of team j broadcasts part j's rows to the other teams'
 // replica-k ranks, and the team all-reduces its c partial products.
 class replicated_rows_aggregation final : public distributed_aggregation {
  public:

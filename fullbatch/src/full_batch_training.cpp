@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <numeric>
 
 namespace bulkgnn::fullbatch {
@@ -270,7 +269,7 @@ full_batch_result train_full_batch(const trainer::training_data& data,
   // Bytes each stage sent before the epoch's step and after it: the epoch's
   // training traffic and its evaluation's.
   stage_bytes before, after_step;
-  run_epochs(
+  trainer::run_epochs(
       0, options.epochs, options.eval_every, result,
       [&](std::int64_t epoch) {
         full_batch_epoch record;

@@ -47,6 +47,16 @@ TEST(GridLayout, RefusesRankCountsTheGridCannotTake) {
   EXPECT_EQ(message_of(grid_kind::one_and_half_d, 6, 3), "");
 }
 
+// rank_grid's one placement rule: replica k of part i is rank k·(P/c) + i,
+// as minibatch sampling places it.
+TEST(GridLayout, OneAndAHalfDPlacesReplicasAsEveryGridDoes) {
+  const grid_layout layout(grid_kind::one_and_half_d, 6, 2);
+  EXPECT_EQ(layout.rank_of_part(1, 1), 4);
+  EXPECT_EQ(layout.part_of_rank(4), 1);
+  EXPECT_EQ(layout.replica_of_rank(4), 1);
+  EXPECT_EQ(layout.rank_of_part(2, 0), 2);
+}
+
 TEST(GridLayout, PartsAndRanksAreInverse) {
   for (const auto& [kind, ranks, c] :
        std::vector<std::tuple<grid_kind, int, int>>{{grid_kind::one_d, 4, 1},

@@ -11,7 +11,7 @@ namespace bulkgnn::trainer {
 
 void best_validation::offer(std::int64_t epoch, const std::optional<double>& valid_acc,
                             const std::optional<double>& test_acc) {
-  if (!valid_acc || (best_epoch && *valid_acc <= best_valid_acc)) return;
+  if (!valid_acc || (best_epoch && !(*valid_acc > best_valid_acc))) return;
   best_epoch = epoch;
   best_valid_acc = *valid_acc;
   test_acc_at_best = test_acc.value_or(0.0);

@@ -28,17 +28,6 @@ evaluation parse_evaluation(const std::string& name) {
 
 namespace {
 
-using detail::all_reduce_gradients;
-using detail::evaluator;
-using detail::finish_step;
-using detail::labels_of;
-using detail::layer_kind_for;
-using detail::max_epochs;
-using detail::own_loaders;
-using detail::placed_minibatch;
-using detail::run_checkpointer;
-using detail::training_state;
-
 // A float setting as the decimal the user typed (0.003, not the
 // 0.003000000026077032 that widening the float gives): the shortest text
 // that reads back as the same float.
@@ -82,7 +71,7 @@ class run {
         state_(config_, o),
         checkpointer_(o) {
     // Training minibatches carry their own labels; this only rejects unlabelled seeds.
-    std::ignore = labels_of(ds, split_.train, "train");
+    std::ignore = detail::labels_of(ds, split_.train, "train");
     state_.result.config = fingerprint_of(ds, o, config_, split_.name);
   }
 
@@ -148,7 +137,7 @@ class run {
     BULKGNN_EXPECTS(ds.num_classes > 0 && !ds.labels.empty(),
                     "{}: the dataset has no labels to train on", ds.name);
     auto config = o.model;
-    config.kind = layer_kind_for(o.sampling.kind);
+    config.kind = detail::layer_kind_for(o.sampling.kind);
     config.in_features = ds.feature_dim;
     config.num_classes = ds.num_classes;
     BULKGNN_EXPECTS(static_cast<std::int64_t>(o.sampling.fanouts.size()) == config.layers,
@@ -181,7 +170,7 @@ class run {
       const double share = static_cast<double>(seeds) /
                            static_cast<double>(minibatch_seeds(train_seeds, mb->batch.index));
       if (seeds > 0) {
-        const placed_minibatch placed(exec, *mb, config_.kind, true);
+        const detail::placed_minibatch placed(exec, *mb, config_.kind, true);
         const auto logits =
             state_.model.forward(placed.blocks, placed.features.view(),
                                  kernels::dropout_key{options_.sampling.seed, epoch,
@@ -202,9 +191,10 @@ class run {
       } else {
         kernels::fill(exec, state_.model.mutable_gradients(), 0.0f);
       }
-      if (options_.parallel != nullptr) all_reduce_gradients(*options_.parallel, state_.model);
+      if (options_.parallel != nullptr)
+        detail::all_reduce_gradients(*options_.parallel, state_.model);
       state_.optimizer.step(state_.model.parameters(), state_.model.gradients());
-      finish_step(exec, *mb);
+      detail::finish_step(exec, *mb);
       bar.update(++minibatches);
     }
     if (options_.parallel != nullptr)
@@ -234,16 +224,16 @@ class run {
   model_config config_;
   const data::split& split_;
   std::optional<loader::row_normalizer> normalizer_;
-  evaluator evaluator_;
-  training_state state_;
-  run_checkpointer checkpointer_;
+  detail::evaluator evaluator_;
+  detail::training_state state_;
+  detail::run_checkpointer checkpointer_;
   const minibatch_sources* sources_ = nullptr;
 };
 
 }  // namespace
 
 void validate(const train_options& o) {
-  BULKGNN_EXPECTS(o.epochs > 0 && o.epochs < max_epochs,
+  BULKGNN_EXPECTS(o.epochs > 0 && o.epochs < detail::max_epochs,
                   "train_options.epochs must be in [1, 2^30), got {}", o.epochs);
   BULKGNN_EXPECTS(o.eval_every >= 0,
                   "train_options.eval_every must be 0 (never) or positive, got {}", o.eval_every);
@@ -327,7 +317,7 @@ train_result train(const training_data& ds, const train_options& options,
                    const epoch_callback& on_epoch) {
   validate(options);
   run r(ds, options);
-  own_loaders loaders(ds, options, r.normalizer());
+  detail::own_loaders loaders(ds, options, r.normalizer());
   return r.execute(loaders.sources(), on_epoch);
 }
 
