@@ -16,11 +16,6 @@ int exact_square_root(int n) {
   return q * q == n ? q : 0;
 }
 
-constexpr std::array all_grids{
-    grid_kind::replicated, grid_kind::one_d,       grid_kind::one_and_half_d,
-    grid_kind::two_d,      grid_kind::two_d_summa, grid_kind::three_d,
-    grid_kind::sar};
-
 }  // namespace
 
 std::string grid_kind_name(grid_kind kind) {
@@ -52,16 +47,27 @@ std::string grid_kind_names(std::span<const grid_kind> kinds) {
   return text;
 }
 
-grid_kind parse_grid_kind(std::string_view name, std::span<const grid_kind> accepted,
-                          std::string_view mode) {
-  for (const auto kind : all_grids) {
-    if (grid_kind_name(kind) != name) continue;
-    BULKGNN_EXPECTS(std::ranges::find(accepted, kind) != accepted.end(),
-                    "layout_options.grid {}: {} runs on {}", name, mode, grid_kind_names(accepted));
-    return kind;
-  }
+namespace {
+
+[[noreturn]] void refuse_grid(std::string_view name, std::span<const grid_kind> accepted,
+                              std::string_view mode) {
   throw option_error(
       fmt::format("layout_options.grid {}: {} runs on {}", name, mode, grid_kind_names(accepted)));
+}
+
+}  // namespace
+
+void require_grid_kind_in(grid_kind kind, std::span<const grid_kind> accepted,
+                          std::string_view mode) {
+  if (std::ranges::find(accepted, kind) == accepted.end())
+    refuse_grid(grid_kind_name(kind), accepted, mode);
+}
+
+grid_kind parse_grid_kind(std::string_view name, std::span<const grid_kind> accepted,
+                          std::string_view mode) {
+  for (const auto kind : accepted)
+    if (grid_kind_name(kind) == name) return kind;
+  refuse_grid(name, accepted, mode);
 }
 
 rank_grid::rank_grid(grid_kind kind, int ranks, int replication)

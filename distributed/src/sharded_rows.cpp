@@ -19,7 +19,7 @@ std::string draw_location_name(draw_location where) {
 }
 
 rank_grid minibatch_grid(grid_kind kind, int ranks, int replication) {
-  (void)parse_grid_kind(grid_kind_name(kind), minibatch_grids, "minibatch sampling");
+  require_grid_kind_in(kind, minibatch_grids, "minibatch sampling");
   return {kind, ranks, replication};
 }
 
@@ -136,7 +136,7 @@ std::unique_ptr<sampler::row_source> make_row_source(const rank_grid& grid,
                                                      const vertex_partition& partition,
                                                      draw_location draw_at) {
   BULKGNN_ASSERT(grid.ranks() == sampling.size());
-  (void)minibatch_grid(grid.kind(), grid.ranks(), grid.replication());
+  require_grid_kind_in(grid.kind(), minibatch_grids, "minibatch sampling");
   const int replication = grid.replication();
   switch (grid.kind()) {
     case grid_kind::replicated:
@@ -168,7 +168,7 @@ std::unique_ptr<sampler::row_source> make_row_source(const rank_grid& grid,
                                                      const vertex_partition& partition,
                                                      draw_location draw_at) {
   BULKGNN_ASSERT(grid.ranks() == sampling.size());
-  (void)minibatch_grid(grid.kind(), grid.ranks(), grid.replication());
+  require_grid_kind_in(grid.kind(), minibatch_grids, "minibatch sampling");
   const int replication = grid.replication();
   switch (grid.kind()) {
     case grid_kind::replicated:

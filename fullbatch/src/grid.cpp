@@ -7,7 +7,7 @@ namespace bulkgnn::fullbatch {
 namespace {
 
 rank_grid full_batch_grid(grid_kind kind, int ranks, int replication) {
-  (void)parse_grid_kind(grid_kind_name(kind), full_batch_grids, "full-batch training");
+  require_grid_kind_in(kind, full_batch_grids, "full-batch training");
   return {kind, ranks, replication};
 }
 

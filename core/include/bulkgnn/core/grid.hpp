@@ -36,9 +36,13 @@ inline constexpr std::array full_batch_grids{grid_kind::one_d, grid_kind::one_an
 // "a, b or c": the names of `kinds`, for help and errors.
 [[nodiscard]] std::string grid_kind_names(std::span<const grid_kind> kinds);
 
-// The kind called `name` among those `mode` (say, "full-batch training")
-// runs on: option_error naming layout_options.grid and the accepted names
-// otherwise.
+// option_error naming layout_options.grid and the accepted names unless
+// `kind` is among those `mode` (say, "full-batch training") runs on.
+void require_grid_kind_in(grid_kind kind, std::span<const grid_kind> accepted,
+                          std::string_view mode);
+
+// The kind called `name` among those `mode` runs on, else the same
+// option_error.
 [[nodiscard]] grid_kind parse_grid_kind(std::string_view name, std::span<const grid_kind> accepted,
                                         std::string_view mode);
 
