@@ -292,6 +292,35 @@ step_unpack() {
   note "${#debs[@]} packages, $(du -sm "$prefix" | cut -f1) MiB unpacked"
 }
 
+# NCCL on the GPU image: PyTorch's wheel ships libnccl.so.2 (no unversioned
+# name, which find_library wants) under site-packages/nvidia; its nccl.h sits
+# beside it or in the toolkit. Links both into $build/nccl-root for NCCL_ROOT,
+# so that the NCCL tests build and run there instead of skipping.
+image_nccl() {
+  local lib header dir
+  lib=$( (python3 -c 'import nvidia, sys; print("\n".join(nvidia.__path__))' 2>/dev/null || true;
+    cuda_root; echo /usr/lib/x86_64-linux-gnu) |
+    while read -r dir; do [ -d "$dir" ] && find "$dir" -name 'libnccl.so.2*' \( -type f -o -type l \) 2>/dev/null; done | head -n 1)
+  if [ -z "$lib" ]; then
+    echo "no libnccl.so.2 in PyTorch's nvidia packages, $(cuda_root) or /usr/lib: the NCCL tests cannot run"
+    return 1
+  fi
+  for header in "$(dirname "$(dirname "$lib")")/include/nccl.h" "$(cuda_root)/include/nccl.h" \
+    "$(cuda_root)/targets/x86_64-linux/include/nccl.h"; do
+    [ -f "$header" ] && break
+  done
+  if [ ! -f "$header" ]; then
+    echo "found $lib but no nccl.h beside it or in $(cuda_root)"
+    return 1
+  fi
+  rm -rf "$build/nccl-root"
+  mkdir -p "$build/nccl-root/include" "$build/nccl-root/lib"
+  ln -s "$header" "$build/nccl-root/include/nccl.h"
+  ln -s "$(readlink -f "$lib")" "$build/nccl-root/lib/libnccl.so"
+  ln -s "$(readlink -f "$lib")" "$build/nccl-root/lib/libnccl.so.2"
+  echo "NCCL: $lib with $header"
+}
+
 step_configure() {
   # The file API reply names every target's sources: gpu_check_helper.py finds
   # the GPU benchmarks in it.
@@ -319,12 +348,17 @@ step_configure() {
     mpi=(-DBULKGNN_ENABLE_MPI=ON -DMPI_CXX_COMPILER="$prefix/usr/bin/mpicxx"
       -DMPIEXEC_EXECUTABLE="$prefix/usr/bin/mpirun")
   fi
+  local nccl=()
+  if [ $have_gpu -eq 1 ]; then
+    image_nccl || return 1
+    nccl=(-DBULKGNN_ENABLE_NCCL=ON -DNCCL_ROOT="$build/nccl-root")
+  fi
   # The preset cuda-release (Release, CUDA on, sm_90), in this build folder,
   # with what the GPU machine lacks switched off. Under with_prefix_libs:
   # FindMPI runs the prefix's mpicxx.
   with_prefix_libs bounded cmake --preset cuda-release -S "$repo" -B "$build" --no-warn-unused-cli \
     -DCMAKE_CUDA_ARCHITECTURES=90 \
-    "${mpi[@]}" \
+    "${mpi[@]}" "${nccl[@]}" \
     -DBULKGNN_ENABLE_COMBBLAS=OFF \
     -DBULKGNN_PYTHON=OFF \
     -DCMAKE_PREFIX_PATH="$prefix/usr;$prefix" \
@@ -475,7 +509,8 @@ step_gpu_tests() {
     note "$count tests labelled gpu, not run: no GPU"
     return 3
   fi
-  BULKGNN_EXPECT_GPU=1 with_prefix_libs bounded ctest --test-dir "$build" -L '^gpu$' --output-on-failure --no-tests=error
+  # Several test programs share the one GPU at a time: the lease is short.
+  BULKGNN_EXPECT_GPU=1 with_prefix_libs bounded ctest --test-dir "$build" -L '^gpu$' -j "$jobs" --output-on-failure --no-tests=error
   note "$count tests"
 }
 

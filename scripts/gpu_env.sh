@@ -16,6 +16,10 @@ if [ ! -d "$gpu_env_usr/lib/x86_64-linux-gnu" ]; then
   return 1 2>/dev/null || exit 1
 fi
 export LD_LIBRARY_PATH=$gpu_env_usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# PyTorch's libnccl.so.2, linked through the check's nccl-root (gpu_check.sh).
+if [ -d "$gpu_env_build/nccl-root/lib" ]; then
+  export LD_LIBRARY_PATH=$gpu_env_build/nccl-root/lib:$LD_LIBRARY_PATH
+fi
 if [ -x "$gpu_env_usr/bin/orterun" ]; then
   export PATH=$gpu_env_usr/bin:$PATH
   export OPAL_PREFIX=$gpu_env_usr

@@ -2,15 +2,24 @@
 
 #include "check.cuh"
 
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
 namespace bulkgnn::kernels {
 
 bool cuda_compiled() { return true; }
 
 std::vector<cuda_device> visible_cuda_devices() {
   int count = 0;
-  // No driver or no device means the cpu back end runs; not an error here.
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+  // No driver or no device means the cpu back end runs; not an error here,
+  // except on the GPU machine, where the real cause (a driver older than the
+  // runtime, say) must show instead of "no CUDA device is visible".
+  if (const cudaError_t status = cudaGetDeviceCount(&count); status != cudaSuccess) {
     (void)cudaGetLastError();
+    if (std::getenv("BULKGNN_EXPECT_GPU") != nullptr)
+      throw std::runtime_error(std::string("BULKGNN_EXPECT_GPU is set but cudaGetDeviceCount failed: ") +
+                               cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
     return {};
   }
   std::vector<cuda_device> devices;
