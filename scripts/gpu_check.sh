@@ -473,11 +473,13 @@ step_headers() {
     return 0
   fi
   # On a Debian machine, name their packages: C library and kernel headers
-  # are on any image with a compiler; a -dev package's would be missing there.
+  # are on any image with a compiler, and so are the runtime files it links
+  # (libc6's crt files, libstdc++6, libgcc-s1; the image's zlib1g serves, see
+  # with_prefix_libs); a -dev package's would be missing there.
   local owners unexpected
   # dpkg -S fails for a header no package owns; those stay listed above.
   owners=$( (xargs -r dpkg -S <<<"$outside" 2>/dev/null || true) | cut -d: -f1 | tr ',' '\n' | sed 's/^ *//' | sort -u | paste -sd' ')
-  unexpected=$(tr ' ' '\n' <<<"$owners" | grep -vE '^(libc6-dev|linux-libc-dev|libstdc\+\+-[0-9]+-dev|libgcc-[0-9]+-dev|libc-dev-bin)$' || true)
+  unexpected=$(tr ' ' '\n' <<<"$owners" | grep -vE '^(libc6|libc6-dev|linux-libc-dev|libstdc\+\+6|libstdc\+\+-[0-9]+-dev|libgcc-s1|libgcc-[0-9]+-dev|libc-dev-bin|zlib1g)$' || true)
   echo "owning packages: $owners"
   if [ -n "$unexpected" ]; then
     echo "headers of packages the GPU image lacks: $unexpected (ship the package in scripts/prepare_gpu_deps.sh, or make in step_unpack the link that dpkg -x left out)"

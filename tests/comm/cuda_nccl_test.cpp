@@ -36,10 +36,12 @@ TEST_F(CudaNccl, OneRankOwnsItsGpuAndSumsToItsOwnValues) {
   EXPECT_STREQ(nccl->name(), "NCCL");
   const std::vector<float> values{1.5f, -2.0f, 0.25f, 3e-8f};
   auto there = copy_to(std::span<const float>(values), device());
+  // Setting up (the GPU check, NCCL's id) uses the host communicator too.
+  const auto setup_calls = log.all().at("gradients").calls;
   nccl->all_reduce_sum(std::span<float>(there.data(), there.size()));
   gpu().device()->synchronize();
   EXPECT_EQ(copy_to_host(there).to_vector(), values);
-  EXPECT_EQ(log.all().at("gradients").calls, 1);
+  EXPECT_EQ(log.all().at("gradients").calls, setup_calls + 1);
   EXPECT_EQ(log.all().at("gradients").bytes_sent, 0);
 }
 

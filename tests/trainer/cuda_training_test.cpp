@@ -132,8 +132,12 @@ TEST_F(CudaTraining, TransposeAndGatherRowsOfOffsetViewsAndEmptyMatrices) {
   auto rows = whole.view();
   rows.rows = 300;
   rows.indptr = rows.indptr.subspan(100, 301);
-  rows.indices = rows.indices.subspan(static_cast<std::size_t>(rows.indptr[0]));
-  rows.values = rows.values.subspan(static_cast<std::size_t>(rows.indptr[0]));
+  // An offset view: indices and values start at the first row's offset and
+  // end at the last row's.
+  const auto first = static_cast<std::size_t>(rows.indptr.front());
+  const auto entries = static_cast<std::size_t>(rows.indptr.back() - rows.indptr.front());
+  rows.indices = rows.indices.subspan(first, entries);
+  rows.values = rows.values.subspan(first, entries);
   csr_matrix empty;
   empty.rows = 4;
   empty.cols = 3;
