@@ -392,7 +392,8 @@ step_build() {
   local targets=()
   if [ $quick -eq 1 ]; then
     targets=(bulkgnn)
-    if ninja -C "$build" -t targets all | grep -q '^bulkgnn_gpu_tests:'; then
+    # Not grep -q: its early exit would fail ninja with SIGPIPE under pipefail.
+    if ninja -C "$build" -t targets all | grep '^bulkgnn_gpu_tests:' >/dev/null; then
       targets+=(bulkgnn_gpu_tests)
     fi
     mapfile -t -O ${#targets[@]} targets < <(gpu_benchmarks | cut -f1)
