@@ -24,7 +24,9 @@ fullbatch::full_batch_options options_from(const full_batch_config& c) {
   o.model = {.kind = trainer::parse_layer_kind(c.model),
              .hidden = c.hidden,
              .layers = c.layers,
-             .dropout = c.dropout};
+             .dropout = c.dropout,
+             .gemm = c.gemm.empty() ? std::nullopt
+                                    : std::optional(kernels::parse_gemm_mode(c.gemm, "--gemm"))};
   o.optimizer = {.lr = c.lr, .weight_decay = c.weight_decay};
   o.normalize_features = loader::parse_feature_normalization(c.normalize_features);
   o.epochs = c.epochs;
@@ -117,6 +119,7 @@ nlohmann::json metrics_json(const full_batch_config& c, const fullbatch::full_ba
             {"layers", c.layers},
             {"hidden", c.hidden},
             {"dropout", c.dropout},
+            {"gemm", c.gemm.empty() ? "default" : c.gemm},
             {"lr", c.lr},
             {"weight_decay", c.weight_decay},
             {"normalize_features", c.normalize_features},

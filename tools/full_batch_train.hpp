@@ -17,6 +17,7 @@ struct full_batch_config {
   int layers = 2;
   std::int64_t hidden = 256;
   float dropout = 0.5f;
+  std::string gemm;  // --gemm; empty: the back end's default
   float lr = 0.01f;
   float weight_decay = 0.0f;
   std::string normalize_features = "none";

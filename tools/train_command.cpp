@@ -13,6 +13,7 @@
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/partitioned_dataset.hpp"
 #include "bulkgnn/kernels/devices.hpp"
+#include "bulkgnn/kernels/gemm.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
 #include <fmt/format.h>
@@ -39,6 +40,7 @@ struct train_config {
   int layers = 0;
   std::int64_t hidden = 256;
   float dropout = 0.5f;
+  std::string gemm;  // empty: the back end's default
   float lr = 0.003f;
   float weight_decay = 0.0f;
   std::string normalize_features = "none";
@@ -63,6 +65,12 @@ struct train_config {
   session::layout_options distribution;
 };
 
+// --gemm: unset leaves the choice to the model (fast on a GPU, exact on the cpu).
+std::optional<kernels::gemm_mode> gemm_mode_of(const std::string& flag) {
+  if (flag.empty()) return std::nullopt;
+  return kernels::parse_gemm_mode(flag, "--gemm");
+}
+
 // The options every rank of an MPI run must give alike, in canonical form,
 // compared at start-up before any other collective (with DATA, by content,
 // and the layout options). Ranks that differ in one would crash, hang or
@@ -82,6 +90,7 @@ std::vector<session::setting> shared_settings(const train_config& c) {
       {"--layers", std::to_string(layers)},
       {"--hidden", std::to_string(c.hidden)},
       {"--dropout", fmt::format("{}", c.dropout)},
+      {"--gemm", c.gemm.empty() ? "default" : c.gemm},
       {"--lr", fmt::format("{}", c.lr)},
       {"--weight-decay", fmt::format("{}", c.weight_decay)},
       {"--normalize-features", std::string(loader::feature_normalization_name(
@@ -137,7 +146,8 @@ trainer::train_options options_from(const train_config& c) {
                .bulk_queue = c.bulk_queue,
                .ready_queue = c.ready_queue,
                .max_minibatches = c.max_minibatches};
-  o.model = {.hidden = c.hidden, .layers = hops, .dropout = c.dropout};
+  o.model = {
+      .hidden = c.hidden, .layers = hops, .dropout = c.dropout, .gemm = gemm_mode_of(c.gemm)};
   o.optimizer = {.lr = c.lr, .weight_decay = c.weight_decay};
   o.normalize_features = loader::parse_feature_normalization(c.normalize_features);
   o.epochs = c.epochs;
@@ -276,6 +286,7 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
   config["threads"] = c.threads;
   config["backend"] = c.backend;
   config["sample_on"] = c.sample_on;
+  config["gemm"] = c.gemm.empty() ? "default" : c.gemm;
   config["ranks"] = session::world_size();
   config["grid"] = c.distribution.grid;
   config["replication"] = c.distribution.replication;
@@ -323,6 +334,7 @@ full_batch_config full_batch_config_from(const train_config& c, const CLI::App& 
   f.layers = c.layers == 0 ? 2 : c.layers;
   f.hidden = c.hidden;
   f.dropout = c.dropout;
+  f.gemm = c.gemm;
   if (cmd.count("--lr") > 0) f.lr = c.lr;
   f.weight_decay = c.weight_decay;
   f.normalize_features = c.normalize_features;
@@ -453,6 +465,11 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--dropout", config->dropout, "dropout between layers")
       ->capture_default_str()
       ->check(real_in({.low = 0, .high = 1, .high_open = true}));
+  cmd->add_option("--gemm", config->gemm,
+                  "the layers' matrix products: exact (the same bits on every back end) or fast "
+                  "(cuBLAS on --device cuda, rounding in its own order; the cpu has only exact); "
+                  "default: fast on cuda, exact on the cpu")
+      ->check(one_of({"exact", "fast"}));
   cmd->add_option("--lr", config->lr, "Adam learning rate")
       ->capture_default_str()
       ->check(real_in({.low = 0, .high = 1e6, .low_open = true}));

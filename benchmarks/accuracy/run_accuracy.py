@@ -115,6 +115,7 @@ def train_arguments(args, settings, sampler, params, seed):
         "--seed", str(seed),
         "--threads", "2",
         "--device", args.device,
+        *(["--gemm", args.gemm] if args.device == "cuda" else []),
     ]
 
 
@@ -214,6 +215,9 @@ def main():
                         help="skip the tuning where this results file chose settings")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
                         help="where bulkgnn trains")
+    parser.add_argument("--gemm", default="exact", choices=["exact", "fast"],
+                        help="with --device cuda: exact GEMMs (the CPU's runs, bit for bit) or "
+                             "fast (cuBLAS)")
     args = parser.parse_args()
     seeds = [int(s) for s in args.seeds.split(",")]
 
@@ -234,6 +238,7 @@ def main():
             results.append({
                 "dataset": dataset, "split": settings["split"], "sampler": sampler,
                 "device": args.device,
+                "gemm": args.gemm if args.device == "cuda" else "exact",
                 "earlier_test_mean": earlier["test_mean"] if earlier else None,
                 "earlier_tests": earlier["tests"] if earlier else None,
                 "normalize_features": args.normalize_features, "params": params,

@@ -1,3 +1,6 @@
+#include "bulkgnn/core/buffer.hpp"
+#include "check.cuh"
+#include "context.cuh"
 #include "kernels.hpp"
 #include "launch.cuh"
 
@@ -20,6 +23,28 @@ __global__ void sum_columns(const float* m, std::int64_t rows, std::int64_t cols
 }
 
 }  // namespace
+
+void column_sums_cublas(const executor& exec, dense_view<const float> m, std::span<float> sums) {
+  if (m.cols == 0) return;
+  constexpr std::int64_t int_max = 2147483647;
+  if (m.rows > int_max || m.cols > int_max)
+    throw_argument_error("column_sums: a dimension of the fast (cuBLAS) sum passes 2^31 - 1");
+  if (m.rows == 0) {
+    fill(exec, sums, 0.0f);
+    return;
+  }
+  // A pooled, stream-ordered buffer: freed on the stream after the SGEMV.
+  buffer<float> ones(static_cast<std::size_t>(m.rows), exec.memory());
+  fill(exec, std::span<float>(ones), 1.0f);
+  const float one = 1.0f;
+  const float zero = 0.0f;
+  const current_device on(exec);
+  const auto blas = blas_of(exec);
+  // Row-major m read column-major is mᵀ (cols × rows, leading dimension cols).
+  BULKGNN_CUBLAS_CHECK(cublas().sgemv(
+      blas.handle, CUBLAS_OP_N, static_cast<int>(m.cols), static_cast<int>(m.rows), &one,
+      m.data.data(), static_cast<int>(m.cols), ones.data(), 1, &zero, sums.data(), 1));
+}
 
 void fill_rows_with_bias(const executor& exec, std::span<const float> bias, dense_view<float> out) {
   const std::int64_t count = out.rows * out.cols;

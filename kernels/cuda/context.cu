@@ -115,10 +115,24 @@ class cuda_context final : public device_context {
   }
   ~cuda_context() override {
     (void)cudaStreamSynchronize(stream_);
+    if (blas_ != nullptr) (void)cublas().destroy(blas_);
     (void)cudaStreamDestroy(stream_);
   }
   cuda_context(const cuda_context&) = delete;
   cuda_context& operator=(const cuda_context&) = delete;
+
+  blas_session blas() {
+    std::unique_lock lock(blas_mutex_);
+    if (blas_ == nullptr) {
+      device_scope on(device_);
+      BULKGNN_CUBLAS_CHECK(cublas().create(&blas_));
+      BULKGNN_CUBLAS_CHECK(cublas().set_stream(blas_, stream_));
+      // Float32 arithmetic throughout: no TF32 tensor-core rounding of the
+      // inputs, whatever NVIDIA_TF32_OVERRIDE says.
+      BULKGNN_CUBLAS_CHECK(cublas().set_math_mode(blas_, CUBLAS_PEDANTIC_MATH));
+    }
+    return {std::move(lock), blas_};
+  }
 
   int device() const override { return device_; }
   std::string_view device_name() const override { return name_; }
@@ -154,9 +168,17 @@ class cuda_context final : public device_context {
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<pooled_device_memory> device_memory_;
   pinned_host_memory pinned_memory_;
+  std::mutex blas_mutex_;
+  cublasHandle_t blas_ = nullptr;
 };
 
 }  // namespace
+
+blas_session blas_of(const executor& exec) {
+  auto* context = dynamic_cast<cuda_context*>(exec.device());
+  if (context == nullptr) throw_argument_error("cuBLAS: the executor has no CUDA device context");
+  return context->blas();
+}
 
 current_device::current_device(const executor& exec) {
   const int device = exec.device()->device();

@@ -114,6 +114,10 @@ void scatter_dense_rows(const executor& exec, dense_view<const float> x,
 // dropout key's stream with row 0, as for the cpu back end.
 void gemm(const executor& exec, gemm_op op_a, gemm_op op_b, float alpha, dense_view<const float> a,
           dense_view<const float> b, float beta, dense_view<float> c);
+// gemm_mode::fast: cuBLAS's SGEMM on the executor's stream, TF32 off.
+void gemm_cublas(const executor& exec, gemm_op op_a, gemm_op op_b, float alpha,
+                 dense_view<const float> a, dense_view<const float> b, float beta,
+                 dense_view<float> c);
 void relu(const executor& exec, dense_view<float> x);
 void relu_dropout(const executor& exec, dense_view<float> x, rules::dropout_threshold threshold,
                   rng_key step, std::span<const vertex_t> row_ids);
@@ -121,6 +125,8 @@ void relu_dropout_backward(const executor& exec, dense_view<const float> y, floa
                            dense_view<float> grad);
 void fill_rows_with_bias(const executor& exec, std::span<const float> bias, dense_view<float> out);
 void column_sums(const executor& exec, dense_view<const float> m, std::span<float> sums);
+// gemm_mode::fast: cuBLAS's SGEMV of mᵀ and a vector of ones.
+void column_sums_cublas(const executor& exec, dense_view<const float> m, std::span<float> sums);
 void fill(const executor& exec, std::span<float> x, float value);
 void scale(const executor& exec, std::span<float> x, float factor);
 [[nodiscard]] loss_result softmax_cross_entropy(const executor& exec,

@@ -20,7 +20,8 @@ void fill_rows_with_bias(const executor& exec, std::span<const float> bias, dens
       [&] { cuda::fill_rows_with_bias(exec, bias, out); });
 }
 
-void column_sums(const executor& exec, dense_view<const float> m, std::span<float> sums) {
+void column_sums(const executor& exec, dense_view<const float> m, std::span<float> sums,
+                 gemm_mode mode) {
   detail::check_dense(exec, m, "column_sums", "m");
   BULKGNN_EXPECTS(static_cast<std::int64_t>(sums.size()) == m.cols,
                   "column_sums: sums has {} entries but m has {} columns", sums.size(), m.cols);
@@ -28,7 +29,13 @@ void column_sums(const executor& exec, dense_view<const float> m, std::span<floa
   (void)detail::span_reachable(exec, sums.data(), "column_sums", "sums");
   detail::dispatch(
       exec, "column_sums", [&] { reference::column_sums(m, sums); },
-      [&] { cpu::column_sums(m, sums); }, [&] { cuda::column_sums(exec, m, sums); });
+      [&] { cpu::column_sums(m, sums); },
+      [&] {
+        if (mode == gemm_mode::fast)
+          cuda::column_sums_cublas(exec, m, sums);
+        else
+          cuda::column_sums(exec, m, sums);
+      });
 }
 
 }  // namespace bulkgnn::kernels

@@ -124,6 +124,11 @@ void gemm(const executor&, gemm_op, gemm_op, float, dense_view<const float>,
   not_compiled("gemm");
 }
 
+void gemm_cublas(const executor&, gemm_op, gemm_op, float, dense_view<const float>,
+                 dense_view<const float>, float, dense_view<float>) {
+  not_compiled("gemm");
+}
+
 void relu(const executor&, dense_view<float>) { not_compiled("relu"); }
 
 void relu_dropout(const executor&, dense_view<float>, rules::dropout_threshold, rng_key,
@@ -140,6 +145,10 @@ void fill_rows_with_bias(const executor&, std::span<const float>, dense_view<flo
 }
 
 void column_sums(const executor&, dense_view<const float>, std::span<float>) {
+  not_compiled("column_sums");
+}
+
+void column_sums_cublas(const executor&, dense_view<const float>, std::span<float>) {
   not_compiled("column_sums");
 }
 

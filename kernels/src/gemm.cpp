@@ -1,5 +1,9 @@
 #include "bulkgnn/kernels/gemm.hpp"
 
+#include "bulkgnn/core/error.hpp"
+
+#include <fmt/format.h>
+
 #include "../cpu/kernels.hpp"
 #include "../cuda/kernels.hpp"
 #include "../reference/kernels.hpp"
@@ -19,8 +23,18 @@ op_shape shape_of(dense_view<const float> m, gemm_op op) {
 
 }  // namespace
 
+std::string_view gemm_mode_name(gemm_mode mode) {
+  return mode == gemm_mode::fast ? "fast" : "exact";
+}
+
+gemm_mode parse_gemm_mode(std::string_view name, std::string_view option) {
+  if (name == "exact") return gemm_mode::exact;
+  if (name == "fast") return gemm_mode::fast;
+  throw error(fmt::format("{} {}: expected exact or fast", option, name));
+}
+
 void gemm(const executor& exec, gemm_op op_a, gemm_op op_b, float alpha, dense_view<const float> a,
-          dense_view<const float> b, float beta, dense_view<float> c) {
+          dense_view<const float> b, float beta, dense_view<float> c, gemm_mode mode) {
   detail::check_dense(exec, a, "gemm", "a");
   detail::check_dense(exec, b, "gemm", "b");
   detail::check_dense(exec, c, "gemm", "c");
@@ -34,7 +48,12 @@ void gemm(const executor& exec, gemm_op op_a, gemm_op op_b, float alpha, dense_v
   detail::dispatch(
       exec, "gemm", [&] { reference::gemm(op_a, op_b, alpha, a, b, beta, c); },
       [&] { cpu::gemm(op_a, op_b, alpha, a, b, beta, c); },
-      [&] { cuda::gemm(exec, op_a, op_b, alpha, a, b, beta, c); });
+      [&] {
+        if (mode == gemm_mode::fast)
+          cuda::gemm_cublas(exec, op_a, op_b, alpha, a, b, beta, c);
+        else
+          cuda::gemm(exec, op_a, op_b, alpha, a, b, beta, c);
+      });
 }
 
 std::string_view cpu_gemm_kernel_name() { return cpu::gemm_kernel_name(); }

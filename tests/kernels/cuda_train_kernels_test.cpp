@@ -13,8 +13,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace bulkgnn::kernels {
@@ -82,6 +84,76 @@ TEST_F(CudaTrainKernels, GemmGivesTheCpusBitsForEveryLayoutAndShape) {
               << static_cast<int>(op_b) << " beta " << beta;
         }
       }
+    }
+  }
+}
+
+// gemm_mode::fast (cuBLAS) against the exact GEMM: within twice the rounding
+// bound of a float GEMM summed in any order (test_support.hpp), NaN where C
+// held a NaN that beta keeps, every element written. The weight gradient's
+// shape (small C, long K) and the layers' (tall C) are among the shapes.
+TEST_F(CudaTrainKernels, CublasGemmLiesWithinTwiceTheRoundingBoundOfTheExactGemm) {
+  std::mt19937_64 gen(27);
+  struct shape {
+    std::int64_t m, n, k;
+  };
+  for (const auto [m, n, k] : {shape{1, 1, 1}, shape{17, 33, 5}, shape{130, 70, 257},
+                               shape{100, 256, 20000}, shape{5000, 64, 100}, shape{40, 9, 0}}) {
+    for (const auto op_a : {gemm_op::plain, gemm_op::transposed}) {
+      for (const auto op_b : {gemm_op::plain, gemm_op::transposed}) {
+        for (const float beta : {0.0f, 1.0f, -0.25f}) {
+          const bool ta = op_a == gemm_op::transposed;
+          const bool tb = op_b == gemm_op::transposed;
+          const auto a = ta ? random_dense(gen, k, m) : random_dense(gen, m, k);
+          const auto b = tb ? random_dense(gen, n, k) : random_dense(gen, k, n);
+          const auto c_before = with_special_values(gen, m, n);
+          auto expected = c_before;
+          gemm(cpu_exec, op_a, op_b, 0.5f, a.view(), b.view(), beta, expected.view());
+          auto c = on_gpu(c_before);
+          auto a_there = on_gpu(a);
+          auto b_there = on_gpu(b);
+          gemm(gpu(), op_a, op_b, 0.5f, a_there.view(), b_there.view(), beta, c.view(),
+               gemm_mode::fast);
+          const auto actual = c.to_host();
+          const auto bounds = testing::gemm_rounding_bounds(ta, tb, 0.5f, a, b, beta, c_before);
+          int wrong = 0;
+          for (std::size_t e = 0; e < actual.size(); ++e) {
+            const bool ok = std::isnan(expected.data[e])
+                                ? std::isnan(actual[e])
+                                : std::abs(static_cast<double>(actual[e]) - expected.data[e]) <=
+                                      2.0 * bounds[e];
+            wrong += ok ? 0 : 1;
+          }
+          EXPECT_EQ(wrong, 0) << m << "x" << n << "x" << k << " op_a " << static_cast<int>(op_a)
+                              << " op_b " << static_cast<int>(op_b) << " beta " << beta;
+        }
+      }
+    }
+  }
+}
+
+// The bias gradient through cuBLAS: within twice γ_rows·Σ_r |m[r][j]| of
+// the exact column sums (empty columns and no rows included).
+TEST_F(CudaTrainKernels, CublasColumnSumsLieWithinTwiceTheRoundingBound) {
+  std::mt19937_64 gen(28);
+  for (const auto& [rows, cols] :
+       {std::pair<std::int64_t, std::int64_t>{0, 5}, {1, 1}, {3000, 70}, {200000, 256}}) {
+    const auto m = random_dense(gen, rows, cols);
+    std::vector<float> expected(static_cast<std::size_t>(cols));
+    column_sums(cpu_exec, m.view(), expected);
+    buffer<float> sums(static_cast<std::size_t>(cols), device());
+    fill(gpu(), std::span<float>(sums), std::numeric_limits<float>::quiet_NaN());
+    auto m_there = on_gpu(m);
+    column_sums(gpu(), m_there.view(), std::span<float>(sums), gemm_mode::fast);
+    const auto actual = copy_to_host(sums);
+    const double u = std::ldexp(1.0, -24);
+    const double gamma = static_cast<double>(rows) * u / (1.0 - static_cast<double>(rows) * u);
+    for (std::int64_t j = 0; j < cols; ++j) {
+      double magnitude = 0.0;
+      for (std::int64_t r = 0; r < rows; ++r) magnitude += std::abs(m.at(r, j));
+      const auto e = static_cast<std::size_t>(j);
+      EXPECT_LE(std::abs(static_cast<double>(actual[e]) - expected[e]), 2.0 * gamma * magnitude)
+          << rows << "x" << cols << " column " << j;
     }
   }
 }

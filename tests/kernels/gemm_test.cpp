@@ -16,6 +16,7 @@ namespace {
 
 using testing::cpu_exec;
 using testing::dense_matrix;
+using testing::gemm_rounding_bounds;
 using testing::random_dense;
 using testing::reference_exec;
 using testing::same_bits;
@@ -127,6 +128,66 @@ TEST(Gemm, CpuEqualsTheReferenceBitForBitForEveryShapeAndScaling) {
     for (const auto& [m, n, k] : shapes)
       for (const auto& [alpha, beta] : scalings)
         expect_matches_reference(gen, {m, n, k, alpha, beta});
+  }
+}
+
+// The cpu back end has one GEMM: gemm_mode::fast runs the exact one.
+TEST(Gemm, FastModeOnTheCpuIsTheExactGemm) {
+  std::mt19937_64 gen(31);
+  const auto a = random_dense(gen, 37, 300);
+  const auto b = random_dense(gen, 300, 19);
+  auto exact = random_dense(gen, 37, 19);
+  auto fast = exact;
+  gemm(cpu_exec, gemm_op::plain, gemm_op::plain, 0.5f, a.view(), b.view(), 0.25f, exact.view());
+  gemm(cpu_exec, gemm_op::plain, gemm_op::plain, 0.5f, a.view(), b.view(), 0.25f, fast.view(),
+       gemm_mode::fast);
+  EXPECT_TRUE(same_bits(exact.data, fast.data));
+}
+
+TEST(Gemm, ModeNamesRoundTripAndOthersAreRefusedNamingTheOption) {
+  for (const auto mode : {gemm_mode::exact, gemm_mode::fast})
+    EXPECT_EQ(parse_gemm_mode(gemm_mode_name(mode), "--gemm"), mode);
+  try {
+    (void)parse_gemm_mode("tf32", "--gemm");
+    FAIL() << "tf32 was accepted";
+  } catch (const error& e) {
+    EXPECT_STREQ(e.what(), "--gemm tf32: expected exact or fast");
+  }
+}
+
+// The bound that the cuda tests allow cuBLAS (twice it, against the exact
+// GEMM) holds for the exact GEMM against the real product, and is small:
+// under 1e-4 of the products' magnitude for K = 1000.
+TEST(Gemm, TheExactGemmLiesWithinTheRoundingBoundOfTheRealProduct) {
+  std::mt19937_64 gen(32);
+  for (const bool transpose_a : {false, true}) {
+    for (const bool transpose_b : {false, true}) {
+      const std::int64_t m = 23, n = 41, k = 1000;
+      const auto a = transpose_a ? random_dense(gen, k, m) : random_dense(gen, m, k);
+      const auto b = transpose_b ? random_dense(gen, n, k) : random_dense(gen, k, n);
+      const auto c_before = random_dense(gen, m, n);
+      auto c = c_before;
+      gemm(cpu_exec, op_of(transpose_a), op_of(transpose_b), -1.5f, a.view(), b.view(), 0.25f,
+           c.view());
+      const auto bounds =
+          gemm_rounding_bounds(transpose_a, transpose_b, -1.5f, a, b, 0.25f, c_before);
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          double real = 0.0;
+          double magnitude = 0.0;
+          for (std::int64_t p = 0; p < k; ++p) {
+            const double product =
+                static_cast<double>(at(a, transpose_a, i, p)) * at(b, transpose_b, p, j);
+            real += product;
+            magnitude += std::abs(product);
+          }
+          real = -1.5 * real + 0.25 * c_before.at(i, j);
+          const auto e = static_cast<std::size_t>(i * n + j);
+          EXPECT_LE(std::abs(c.data[e] - real), bounds[e]) << i << "," << j;
+          EXPECT_LT(bounds[e], 1e-4 * (1.5 * magnitude + 0.25 * std::abs(c_before.at(i, j))));
+        }
+      }
+    }
   }
 }
 

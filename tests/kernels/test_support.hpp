@@ -46,10 +46,41 @@ inline dense_matrix random_dense(std::mt19937_64& gen, std::int64_t rows, std::i
   return m;
 }
 
-// Equal as bit patterns: tells -0 from +0 and compares NaNs.
-// Equal bits, except that any NaN equals any NaN: x86 passes an input NaN's
-// payload through arithmetic, while an NVIDIA GPU writes the canonical NaN
-// 0x7fffffff (seen on an H100, 2026-11-27); no result depends on a payload.
+// How far C = alpha·op(A)·op(B) + beta·C computed in float, in any order
+// of summation, may lie from the real result, element by element (Higham,
+// Accuracy and Stability of Numerical Algorithms, §3.1): γ_{K+2}·(|alpha|·
+// Σ_p |op(A)[i][p]·op(B)[p][j]| + |beta·C[i][j]|), γ_n = n·u / (1 − n·u),
+// u = 2^-24; K + 2 covers the products' sum, the scaling by alpha and the
+// fma with beta·C. Two such results (the exact GEMM and cuBLAS) differ by at
+// most twice this.
+inline std::vector<double> gemm_rounding_bounds(bool transpose_a, bool transpose_b, float alpha,
+                                                const dense_matrix& a, const dense_matrix& b,
+                                                float beta, const dense_matrix& c) {
+  const std::int64_t k = transpose_a ? a.rows : a.cols;
+  const double u = std::ldexp(1.0, -24);
+  const double n = static_cast<double>(k + 2);
+  const double gamma = n * u / (1.0 - n * u);
+  std::vector<double> bounds(c.data.size());
+  for (std::int64_t i = 0; i < c.rows; ++i) {
+    for (std::int64_t j = 0; j < c.cols; ++j) {
+      double magnitude = 0.0;
+      for (std::int64_t p = 0; p < k; ++p) {
+        const float x = transpose_a ? a.at(p, i) : a.at(i, p);
+        const float y = transpose_b ? b.at(j, p) : b.at(p, j);
+        magnitude += std::abs(static_cast<double>(x) * y);
+      }
+      const double kept = beta == 0.0f ? 0.0 : std::abs(static_cast<double>(beta) * c.at(i, j));
+      bounds[static_cast<std::size_t>(i * c.cols + j)] =
+          gamma * (std::abs(static_cast<double>(alpha)) * magnitude + kept);
+    }
+  }
+  return bounds;
+}
+
+// Equal as bit patterns (so -0 differs from +0), except that any NaN equals
+// any NaN: x86 passes an input NaN's payload through arithmetic, while an
+// NVIDIA GPU writes the canonical NaN 0x7fffffff (seen on an H100,
+// 2026-11-27); no result depends on a payload.
 inline bool same_bits(std::span<const float> x, std::span<const float> y) {
   return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](float u, float v) {
     return std::bit_cast<std::uint32_t>(u) == std::bit_cast<std::uint32_t>(v) ||

@@ -173,6 +173,30 @@ INSTANTIATE_TEST_SUITE_P(
         bad_option{"--sampler random-walk --fanouts 5,-1", "--fanouts"}),
     test_name_from_arguments);
 
+// The cpu has one GEMM: --gemm fast trains the exact run's model there; any
+// other mode is refused, naming the option.
+TEST_F(CliOnCora, TrainGemmModesOnTheCpuTrainOneModelAndOthersAreRefused) {
+  const auto metrics = scratch("gemm-metrics.json");
+  const std::string run_args = "train --quiet " + native_.string() +
+                               " --fanouts 5,5 --hidden 16 --batch-size 64 --epochs 2 "
+                               "--max-minibatches 4 --metrics-out " +
+                               metrics.string();
+  std::vector<nlohmann::json> losses;
+  for (const std::string mode : {"exact", "fast"}) {
+    const auto r = run(run_args + " --gemm " + mode);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto json = read_json(metrics);
+    EXPECT_EQ(json.at("config").at("gemm"), mode);
+    nlohmann::json epoch_losses = nlohmann::json::array();
+    for (const auto& e : json.at("epochs")) epoch_losses.push_back(e.at("loss"));
+    losses.push_back(epoch_losses);
+  }
+  EXPECT_EQ(losses[0], losses[1]);
+  const auto refused = run(run_args + " --gemm tf32");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.output.find("--gemm"), std::string::npos) << refused.output;
+}
+
 TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
   const auto metrics = scratch("train-metrics.json");
   const auto r = run("train --quiet " + native_.string() +
@@ -183,6 +207,7 @@ TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
   const auto json = read_json(metrics);
   EXPECT_EQ(json.at("config").at("fanouts"), nlohmann::json({5, 5}));
   EXPECT_EQ(json.at("config").at("model"), "sage");
+  EXPECT_EQ(json.at("config").at("gemm"), "default");
   ASSERT_EQ(json.at("epochs").size(), 3u);
   for (const auto& e : json.at("epochs")) {
     for (const auto* key : {"epoch", "loss", "train_acc", "valid_acc", "test_acc", "seconds"})

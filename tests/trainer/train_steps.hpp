@@ -51,8 +51,13 @@ inline step_outcome train_two_steps(const executor& exec, layer_kind kind,
   const placed<std::int32_t> labels(exec, host_labels, memory_space::host);
   const placed<vertex_t> vertex_ids(exec, host_ids, memory_space::host);
 
-  gnn_model model(
-      {.kind = kind, .in_features = 40, .hidden = 48, .num_classes = 7, .dropout = 0.4f}, 3, exec);
+  gnn_model model({.kind = kind,
+                   .in_features = 40,
+                   .hidden = 48,
+                   .num_classes = 7,
+                   .dropout = 0.4f,
+                   .gemm = kernels::gemm_mode::exact},
+                  3, exec);
   adam optimiser(model.parameters().size(), {.lr = 0.01f, .weight_decay = 1e-4f}, exec);
   step_outcome out;
   for (std::uint32_t step = 0; step < 2; ++step) {

@@ -41,7 +41,12 @@ void validate(const model_config& config) {
 }
 
 gnn_model::gnn_model(const model_config& config, std::uint32_t seed, executor exec)
-    : config_(config), exec_(exec), parameters_(exec.memory()), gradients_(exec.memory()) {
+    : config_(config),
+      exec_(exec),
+      gemm_mode_(config.gemm.value_or(exec.kind() == backend::cuda ? kernels::gemm_mode::fast
+                                                                   : kernels::gemm_mode::exact)),
+      parameters_(exec.memory()),
+      gradients_(exec.memory()) {
   validate(config_);
   std::size_t count = 0;
   for (int l = 0; l < config_.layers; ++l) {
@@ -198,7 +203,7 @@ void gnn_model::timed_gemm(gemm_op op_a, gemm_op op_b, dense_view<const float> a
   const bool timed = stats != nullptr && !c.empty();
   std::shared_ptr<void> begin = timed && device != nullptr ? device->mark() : nullptr;
   const stopwatch watch;
-  kernels::gemm(exec_, op_a, op_b, 1.0f, a, b, beta, c);
+  kernels::gemm(exec_, op_a, op_b, 1.0f, a, b, beta, c, gemm_mode_);
   if (!timed) return;
   const double host_seconds = watch.seconds();
   const std::int64_t k = op_a == gemm_op::transposed ? a.rows : a.cols;
@@ -265,7 +270,7 @@ void gnn_model::parameter_gradients(int l, dense_view<const float> x,
   if (is_sage(config_))
     timed_gemm(gemm_op::transposed, gemm_op::plain, first_rows(x, grad.rows), grad, 0.0f,
                weight_gradient(slot.w_self, slot.in, slot.out), &gemm_stats_);
-  kernels::column_sums(exec_, grad, std::span(gradients_).subspan(slot.bias, slot.out));
+  kernels::column_sums(exec_, grad, std::span(gradients_).subspan(slot.bias, slot.out), gemm_mode_);
 }
 
 void gnn_model::propagate_to_input(int l, dense_view<const float> grad) {

@@ -44,6 +44,10 @@ struct model_config {
   std::int64_t num_classes = 0;
   int layers = 2;
   float dropout = 0.5f;
+  // How the layers' GEMMs and bias sums run (kernels/gemm.hpp). Unset: fast
+  // (cuBLAS) on a GPU, exact on the cpu. Runs compared bit for bit with
+  // another back end ask for exact.
+  std::optional<kernels::gemm_mode> gemm = std::nullopt;
 };
 
 // option_error naming the option (--layers, --hidden, --dropout in [0, 1)).
@@ -179,6 +183,7 @@ class gnn_model {
 
   model_config config_;
   executor exec_;
+  kernels::gemm_mode gemm_mode_;
   aggregation* aggregation_ = nullptr;  // nullptr: local_aggregation
   std::vector<parameter_tensor> tensors_;
   std::vector<layer_slots> slots_;
