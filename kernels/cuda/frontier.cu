@@ -22,8 +22,10 @@ buffer<std::uint32_t> repeat_per_segment(const executor& exec,
   const std::int64_t count = offsets.back();
   buffer<std::uint32_t> out(static_cast<std::size_t>(count), exec.memory());
   if (count == 0) return out;
+  const device_offsets offsets_there(exec, offsets);
   repeat_values<<<blocks_for(count), threads_per_block, 0, stream_of(exec)>>>(
-      offsets.data(), static_cast<std::int64_t>(values.size()), values.data(), out.data(), count);
+      offsets_there.data(), static_cast<std::int64_t>(values.size()), values.data(), out.data(),
+      count);
   BULKGNN_CUDA_CHECK_LAUNCH();
   return out;
 }
@@ -105,8 +107,9 @@ buffer<std::uint64_t> sorted_segment_keys(const executor& exec,
   buffer<std::uint64_t> keys(vertices.vertices.size(), exec.memory());
   buffer<std::uint64_t> sorted(vertices.vertices.size(), exec.memory());
   if (count == 0) return sorted;
+  const device_offsets offsets(exec, vertices.offsets);
   segment_vertex_keys<<<blocks_for(count), threads_per_block, 0, stream_of(exec)>>>(
-      vertices.vertices.data(), vertices.offsets.data(), vertices.segments(), count, keys.data());
+      vertices.vertices.data(), offsets.data(), vertices.segments(), count, keys.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   std::size_t bytes = 0;
   BULKGNN_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys.data(), sorted.data(),
@@ -217,8 +220,10 @@ csr_matrix spread_to_segment_starts(const executor& exec, csr_view per_segment,
                                        stream));
   BULKGNN_CUDA_CHECK(cudaMemsetAsync(out.indptr.data(), 0, sizeof(edge_t), stream));
   if (out.rows == 0) return out;
+  const device_offsets offsets_there(exec, offsets);
   spread_lengths<<<blocks_for(out.rows), threads_per_block, 0, stream>>>(
-      per_segment.indptr.data(), offsets.data(), per_segment.rows, out.rows, out.indptr.data());
+      per_segment.indptr.data(), offsets_there.data(), per_segment.rows, out.rows,
+      out.indptr.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   inclusive_scan(exec, out.indptr.data() + 1, out.rows);
   return out;

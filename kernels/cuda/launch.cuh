@@ -4,8 +4,10 @@
 #include "bulkgnn/core/executor.hpp"
 #include "check.cuh"
 #include "context.cuh"
+#include "kernels.hpp"
 
 #include <cstdint>
+#include <span>
 
 // What every kernel file of the back end needs around a launch.
 namespace bulkgnn::kernels::cuda {
@@ -30,6 +32,36 @@ template <class T>
   BULKGNN_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
   return value;
 }
+
+// Offsets (of segments or CSR rows) in device memory, for kernels that read
+// them per item. The sampler keeps segment offsets in pinned host memory,
+// where the host reads them; a kernel reading them there crosses PCIe on
+// every access, and a binary search per item made that millions of dependent
+// reads per bulk. Offsets already in device memory are used in place; others
+// are copied once, on the executor's stream, for the call that holds this.
+class device_offsets {
+ public:
+  device_offsets(const executor& exec, std::span<const std::int64_t> offsets)
+      : data_(offsets.data()) {
+    if (offsets.empty() || space_of(offsets.data()) == memory_space::device) return;
+    copy_ = buffer<std::int64_t>(offsets.size(), exec.memory());
+    BULKGNN_CUDA_CHECK(cudaMemcpyAsync(copy_.data(), offsets.data(), offsets.size_bytes(),
+                                       cudaMemcpyDefault, stream_of(exec)));
+    data_ = copy_.data();
+  }
+  // Moves keep data() (the buffer moves its storage); a copy would not.
+  device_offsets(device_offsets&&) noexcept = default;
+  device_offsets& operator=(device_offsets&&) noexcept = default;
+  device_offsets(const device_offsets&) = delete;
+  device_offsets& operator=(const device_offsets&) = delete;
+  ~device_offsets() = default;
+
+  [[nodiscard]] const std::int64_t* data() const { return data_; }
+
+ private:
+  buffer<std::int64_t> copy_;
+  const std::int64_t* data_;
+};
 
 // A zeroed device counter, e.g. a flag that kernels raise on bad input.
 [[nodiscard]] inline buffer<int> device_flag(const executor& exec) {

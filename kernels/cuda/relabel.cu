@@ -240,8 +240,9 @@ relabelled_blocks relabel_by_segment(const executor& exec, const segmented_verti
   }
 
   buffer<std::uint64_t> keys(static_cast<std::size_t>(count), device);
+  const device_offsets destination_offsets(exec, destinations.offsets);
   make_items<<<blocks_for(count), threads_per_block, 0, stream>>>(
-      destinations.vertices.data(), destinations.offsets.data(), segments, destination_count,
+      destinations.vertices.data(), destination_offsets.data(), segments, destination_count,
       sampled.indptr.data(), sampled.indices.data(), entries, keys.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   const item_groups groups =
@@ -277,9 +278,10 @@ relabelled_blocks relabel_by_segment(const executor& exec, const segmented_verti
   out.blocks.cols = largest;
   out.sources.vertices = buffer<vertex_t>(static_cast<std::size_t>(uniques), device);
   buffer<std::int64_t> local_of_group(groups.group_key.size(), device);
+  const device_offsets source_offsets(exec, out.sources.offsets);
   number_uniques<<<blocks_for(uniques), threads_per_block, 0, stream>>>(
       sorted_unique_keys.data(), sorted_groups.data(), uniques, groups.group_key.data(),
-      out.sources.offsets.data(), local_of_group.data(), out.sources.vertices.data());
+      source_offsets.data(), local_of_group.data(), out.sources.vertices.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   if (entries > 0) {
     write_columns<<<blocks_for(entries), threads_per_block, 0, stream>>>(
@@ -342,6 +344,7 @@ __global__ void local_positions(const std::int64_t* sorted_items, const std::uin
 
 // Owns the arrays behind a segment_index.
 struct segment_lookup {
+  device_offsets offsets;
   buffer<std::uint64_t> keys;
   buffer<vertex_t> positions;
   segment_index index;
@@ -350,21 +353,24 @@ struct segment_lookup {
 segment_lookup index_segments(const executor& exec, const segmented_vertices& cols) {
   const cudaStream_t stream = stream_of(exec);
   const auto count = static_cast<std::int64_t>(cols.vertices.size());
-  segment_lookup lookup{buffer<std::uint64_t>(cols.vertices.size(), exec.memory()),
+  segment_lookup lookup{device_offsets(exec, cols.offsets),
+                        buffer<std::uint64_t>(cols.vertices.size(), exec.memory()),
                         buffer<vertex_t>(cols.vertices.size(), exec.memory()),
                         {}};
-  lookup.index = {lookup.keys.data(), lookup.positions.data(), cols.offsets.data(),
+  lookup.index = {lookup.keys.data(), lookup.positions.data(), lookup.offsets.data(),
                   cols.segments()};
   if (count == 0) return lookup;
   buffer<std::uint64_t> keys(cols.vertices.size(), exec.memory());
   buffer<std::int64_t> items(cols.vertices.size(), exec.memory());
   buffer<std::int64_t> sorted_items(cols.vertices.size(), exec.memory());
   segment_items<<<blocks_for(count), threads_per_block, 0, stream>>>(
-      cols.vertices.data(), cols.offsets.data(), cols.segments(), count, keys.data(), items.data());
+      cols.vertices.data(), lookup.offsets.data(), cols.segments(), count, keys.data(),
+      items.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   sort_pairs(exec, keys.data(), lookup.keys.data(), items.data(), sorted_items.data(), count);
   local_positions<<<blocks_for(count), threads_per_block, 0, stream>>>(
-      sorted_items.data(), lookup.keys.data(), cols.offsets.data(), count, lookup.positions.data());
+      sorted_items.data(), lookup.keys.data(), lookup.offsets.data(), count,
+      lookup.positions.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   return lookup;
 }
@@ -456,9 +462,10 @@ buffer<float> lookup_entries(const executor& exec, csr_view a, std::span<const v
   const auto count = static_cast<std::int64_t>(cols.vertices.size());
   buffer<float> out(cols.vertices.size(), exec.memory());
   if (count == 0) return out;
+  const device_offsets offsets(exec, cols.offsets);
   look_up<<<blocks_for(count), threads_per_block, 0, stream_of(exec)>>>(
       a.indptr.data(), a.indices.data(), a.weighted() ? a.values.data() : nullptr, rows.data(),
-      cols.vertices.data(), cols.offsets.data(), cols.segments(), count, out.data());
+      cols.vertices.data(), offsets.data(), cols.segments(), count, out.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   return out;
 }
@@ -476,11 +483,12 @@ csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vert
   BULKGNN_CUDA_CHECK(cudaMemsetAsync(out.indptr.data(), 0, sizeof(edge_t), stream));
   if (row_count == 0) return out;
   const auto lookup = index_segments(exec, cols);
+  const device_offsets row_offsets(exec, rows.offsets);
   const block_source source{a.indptr.data(),
                             a.indices.data(),
                             a.weighted() ? a.values.data() : nullptr,
                             rows.vertices.data(),
-                            rows.offsets.data(),
+                            row_offsets.data(),
                             rows.segments(),
                             row_count,
                             column_scale.data(),
@@ -555,10 +563,12 @@ csr_matrix columns_as_vertices(const executor& exec, csr_view blocks,
                                        blocks.values.size_bytes(), cudaMemcpyDefault, stream));
   out.indices = buffer<vertex_t>(blocks.indices.size(), exec.memory());
   if (entries == 0) return out;
+  const device_offsets row_offsets_there(exec, row_offsets);
+  const device_offsets source_offsets(exec, sources.offsets);
   to_vertices<<<blocks_for(entries), threads_per_block, 0, stream>>>(
-      blocks.indptr.data(), blocks.rows, blocks.indices.data(), row_offsets.data(),
+      blocks.indptr.data(), blocks.rows, blocks.indices.data(), row_offsets_there.data(),
       static_cast<std::int64_t>(row_offsets.size()) - 1, sources.vertices.data(),
-      sources.offsets.data(), out.indices.data());
+      source_offsets.data(), out.indices.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   return out;
 }
