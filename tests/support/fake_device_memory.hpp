@@ -63,7 +63,7 @@ class fake_device_context final : public device_context {
   void* stream() const override { return nullptr; }
   memory_resource& device_memory() override { return device_resource; }
   memory_resource& pinned_memory() override { return pinned_resource; }
-  void synchronize() const override {}
+  void synchronize() const override { ++synchronizations; }
   // Marks are host clock readings: the fake device runs everything at once.
   std::shared_ptr<void> mark() override {
     return std::make_shared<std::chrono::steady_clock::time_point>(
@@ -80,6 +80,7 @@ class fake_device_context final : public device_context {
 
   fake_device_memory device_resource;
   fake_pinned_memory pinned_resource;
+  mutable std::int64_t synchronizations = 0;
 };
 
 }  // namespace bulkgnn::testing

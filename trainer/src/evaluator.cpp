@@ -130,12 +130,13 @@ std::optional<double> evaluator::sampled_accuracy(gnn_model& model,
   double counts[2] = {0, 0};  // correct, seen
   while (auto mb = stream.next()) {
     if (mb->batch.seeds.empty()) continue;
+    step_in_flight step(model.exec(), *mb);
     const placed_minibatch placed(model.exec(), *mb, config_.kind, false);
     const auto logits = model.forward(placed.blocks, placed.features.view(), std::nullopt);
     counts[0] +=
         static_cast<double>(kernels::count_correct(model.exec(), logits, placed.labels.span()));
     counts[1] += static_cast<double>(mb->batch.labels.size());
-    finish_step(model.exec(), *mb);
+    step.finish();
   }
   if (options_.parallel != nullptr) options_.parallel->ranks->all_reduce(std::span<double>(counts));
   return counts[0] / counts[1];

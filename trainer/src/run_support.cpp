@@ -53,6 +53,19 @@ void finish_step(const executor& model_exec, const loader::ready_minibatch& mb) 
     model_exec.synchronize();
 }
 
+step_in_flight::~step_in_flight() {
+  if (finished_) return;
+  try {
+    finish_step(model_exec_, mb_);
+  } catch (...) {  // NOLINT(bugprone-empty-catch): the step's own error is the one to report
+  }
+}
+
+void step_in_flight::finish() {
+  finished_ = true;
+  finish_step(model_exec_, mb_);
+}
+
 void all_reduce_gradients(const data_parallel& parallel, gnn_model& model) {
   if (host_accessible(model.space())) {
     parallel.ranks->all_reduce(model.mutable_gradients());

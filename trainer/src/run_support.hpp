@@ -65,6 +65,27 @@ struct placed_minibatch {
 // the minibatch is dropped: the model's stream must be done with them first.
 void finish_step(const executor& model_exec, const loader::ready_minibatch& mb);
 
+// finish_step on every way out of a step: declared after the minibatch, it
+// runs before the minibatch is dropped, also when the step throws (a loss
+// that is not finite, say), where the model's stream may still be reading
+// the minibatch's buffers. finish() is the normal way out and reports errors;
+// on a throw the destructor waits as well as it can and keeps the first error.
+class step_in_flight {
+ public:
+  step_in_flight(const executor& model_exec, const loader::ready_minibatch& mb)
+      : model_exec_(model_exec), mb_(mb) {}
+  step_in_flight(const step_in_flight&) = delete;
+  step_in_flight& operator=(const step_in_flight&) = delete;
+  ~step_in_flight();
+
+  void finish();
+
+ private:
+  const executor& model_exec_;
+  const loader::ready_minibatch& mb_;
+  bool finished_ = false;
+};
+
 // Sums the gradients over data-parallel ranks: on the device where a device
 // reducer is given, else over the ranks' communicator, through host memory
 // when the model's are elsewhere.

@@ -166,6 +166,7 @@ class run {
     const executor& exec = state_.model.exec();
     matrix grad(0, 0, exec.memory());
     while (auto mb = stream.next()) {
+      detail::step_in_flight step(exec, *mb);
       const auto seeds = static_cast<std::int64_t>(mb->batch.seeds.size());
       const double share = static_cast<double>(seeds) /
                            static_cast<double>(minibatch_seeds(train_seeds, mb->batch.index));
@@ -194,7 +195,7 @@ class run {
       if (options_.parallel != nullptr)
         detail::all_reduce_gradients(*options_.parallel, state_.model);
       state_.optimizer.step(state_.model.parameters(), state_.model.gradients());
-      detail::finish_step(exec, *mb);
+      step.finish();
       bar.update(++minibatches);
     }
     if (options_.parallel != nullptr)
