@@ -159,6 +159,10 @@ class gather_stage final : public stage {
                                   mb.placed_features.space()});
       // Not synchronize(): the sample stage queues the next bulk meanwhile.
       exec_.device()->wait_until(exec_.device()->mark());
+      // The features were normalised where they were placed (the loader
+      // refuses a normalizer on a device executor): the host step below
+      // would write into the empty host buffer.
+      return mb;
     } else if (source_.remote_features != nullptr &&
                source_.remote_features->placed_memory() != nullptr) {
       // Rows moved GPU to GPU land normalised where the model reads them.
