@@ -117,18 +117,6 @@ constexpr std::array<std::string_view, 7> per_rank_train_options{
     "--help",        "--threads", "--bulk-queue",     "--ready-queue",
     "--metrics-out", "--quiet",   "--eval-piece-rows"};
 
-// This rank's GPU: its rank on the node (Open MPI's
-// OMPI_COMM_WORLD_LOCAL_RANK, else the world rank) modulo the GPUs it sees, so
-// a node's ranks spread over its GPUs and share them when there are fewer.
-int gpu_of_this_rank() {
-  const auto devices = kernels::visible_cuda_devices();
-  BULKGNN_EXPECTS(!devices.empty(), "--device cuda: no GPU is visible{}",
-                  kernels::cuda_compiled() ? "" : " (this build has no CUDA back end)");
-  int local_rank = session::world_rank();
-  if (const char* text = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) local_rank = std::atoi(text);
-  return devices[static_cast<std::size_t>(local_rank) % devices.size()].id;
-}
-
 trainer::train_options options_from(const train_config& c) {
   trainer::train_options o;
   o.sampling = {
@@ -168,11 +156,11 @@ trainer::train_options options_from(const train_config& c) {
   } else if (c.sample_on == "cuda") {
     // Streams of their own, so that sampling the next minibatches overlaps
     // the train step on the GPU.
-    o.exec = kernels::make_cuda_executor(gpu_of_this_rank());
-    o.model_exec = kernels::make_cuda_executor(gpu_of_this_rank());
+    o.exec = session::rank_executor(kind, "--device");
+    o.model_exec = session::rank_executor(kind, "--device");
   } else {
     o.exec = kernels::make_executor(backend::cpu);
-    o.model_exec = kernels::make_cuda_executor(gpu_of_this_rank());
+    o.model_exec = session::rank_executor(kind, "--device");
   }
   return o;
 }

@@ -33,8 +33,8 @@ backend parse_backend(const std::string& name) {
   if (name == "reference") return backend::reference;
   if (name == "cuda")
     throw option_error(
-        "backend 'cuda': the loader does not run on the GPU yet (its gather stage and "
-        "host-to-device stage are not built); use cpu");
+        "backend 'cuda': the Python loader does not hand out CUDA tensors yet (the C++ "
+        "loader samples and gathers on the GPU; its DLPack export is host-only); use cpu");
   throw option_error("backend must be cpu, reference or cuda; got '" + name + "'");
 }
 

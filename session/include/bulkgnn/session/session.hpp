@@ -1,6 +1,7 @@
 #pragma once
 
 #include "bulkgnn/comm/communicator.hpp"
+#include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/partitioned_dataset.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,6 +52,14 @@ struct setting {
 // This process's place among the ranks: rank 0 of 1 without MPI.
 [[nodiscard]] int world_rank();
 [[nodiscard]] int world_size();
+
+// The executor a rank runs `kind` on. For cuda: this rank's GPU, its rank on
+// the node (Open MPI's OMPI_COMM_WORLD_LOCAL_RANK, else the world rank)
+// modulo the GPUs it sees, so that a node's ranks spread over its GPUs and
+// share them where there are fewer; option_error naming `option` without a
+// visible GPU. Every command that runs on a GPU (sample, train, full-batch)
+// takes its executors here, so that they agree on the device.
+[[nodiscard]] executor rank_executor(backend kind, std::string_view option, int threads = 0);
 
 // The part of the partitioned dataset at `dir` (bulkgnn partition) that this
 // rank holds under `layout`: option_error naming layout_options.grid when the
