@@ -11,11 +11,14 @@
 #include "cuda_fixture.hpp"
 #include "test_support.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -61,31 +64,70 @@ dense_matrix with_special_values(std::mt19937_64& gen, std::int64_t rows, std::i
   return m;
 }
 
-TEST_F(CudaTrainKernels, GemmGivesTheCpusBitsForEveryLayoutAndShape) {
-  std::mt19937_64 gen(21);
-  struct shape {
-    std::int64_t m, n, k;
-  };
-  for (const auto [m, n, k] : {shape{1, 1, 1}, shape{17, 33, 5}, shape{64, 64, 16},
-                               shape{130, 70, 257}, shape{3, 200, 1000}, shape{40, 9, 0}}) {
+struct gemm_shape {
+  std::int64_t m, n, k;
+};
+
+// One GEMM to check: its layout and beta, random operands, and a C that holds
+// zeros of both signs and a NaN.
+struct gemm_case {
+  gemm_shape shape;
+  gemm_op op_a;
+  gemm_op op_b;
+  float beta;
+  dense_matrix a;
+  dense_matrix b;
+  dense_matrix c_before;
+
+  [[nodiscard]] std::string name() const {
+    return fmt::format("{}x{}x{} op_a {} op_b {} beta {}", shape.m, shape.n, shape.k,
+                       static_cast<int>(op_a), static_cast<int>(op_b), beta);
+  }
+};
+
+// Every layout of each shape with beta 0 (C ignored, NaN included), 1 and
+// -0.25.
+template <class Check>
+void for_each_gemm_case(std::mt19937_64& gen, std::initializer_list<gemm_shape> shapes,
+                        Check&& check) {
+  for (const auto& shape : shapes) {
+    const auto [m, n, k] = shape;
     for (const auto op_a : {gemm_op::plain, gemm_op::transposed}) {
       for (const auto op_b : {gemm_op::plain, gemm_op::transposed}) {
         for (const float beta : {0.0f, 1.0f, -0.25f}) {
-          const auto a = op_a == gemm_op::plain ? random_dense(gen, m, k) : random_dense(gen, k, m);
-          const auto b = op_b == gemm_op::plain ? random_dense(gen, k, n) : random_dense(gen, n, k);
-          auto expected = with_special_values(gen, m, n);
-          auto c = on_gpu(expected);
-          auto a_there = on_gpu(a);
-          auto b_there = on_gpu(b);
-          gemm(cpu_exec, op_a, op_b, 0.5f, a.view(), b.view(), beta, expected.view());
-          gemm(gpu(), op_a, op_b, 0.5f, a_there.view(), b_there.view(), beta, c.view());
-          EXPECT_TRUE(same_bits(expected.data, c.to_host()))
-              << m << "x" << n << "x" << k << " op_a " << static_cast<int>(op_a) << " op_b "
-              << static_cast<int>(op_b) << " beta " << beta;
+          auto a = op_a == gemm_op::plain ? random_dense(gen, m, k) : random_dense(gen, k, m);
+          auto b = op_b == gemm_op::plain ? random_dense(gen, k, n) : random_dense(gen, n, k);
+          auto c_before = with_special_values(gen, m, n);
+          check(
+              gemm_case{shape, op_a, op_b, beta, std::move(a), std::move(b), std::move(c_before)});
         }
       }
     }
   }
+}
+
+// Small shapes take 16 × 16 tiles; 2000 × 600 takes 64 × 64 ones (320 tiles,
+// over twice an H100's or H200's 132 SMs).
+TEST_F(CudaTrainKernels, GemmGivesTheCpusBitsForEveryLayoutAndShape) {
+  std::mt19937_64 gen(21);
+  for_each_gemm_case(
+      gen,
+      {{1, 1, 1},
+       {17, 33, 5},
+       {64, 64, 16},
+       {130, 70, 257},
+       {3, 200, 1000},
+       {40, 9, 0},
+       {2000, 600, 20}},
+      [&](const gemm_case& g) {
+        auto expected = g.c_before;
+        auto c = on_gpu(g.c_before);
+        auto a_there = on_gpu(g.a);
+        auto b_there = on_gpu(g.b);
+        gemm(cpu_exec, g.op_a, g.op_b, 0.5f, g.a.view(), g.b.view(), g.beta, expected.view());
+        gemm(gpu(), g.op_a, g.op_b, 0.5f, a_there.view(), b_there.view(), g.beta, c.view());
+        EXPECT_TRUE(same_bits(expected.data, c.to_host())) << g.name();
+      });
 }
 
 // gemm_mode::fast (cuBLAS) against the exact GEMM: within twice the rounding
@@ -94,42 +136,30 @@ TEST_F(CudaTrainKernels, GemmGivesTheCpusBitsForEveryLayoutAndShape) {
 // shape (small C, long K) and the layers' (tall C) are among the shapes.
 TEST_F(CudaTrainKernels, CublasGemmLiesWithinTwiceTheRoundingBoundOfTheExactGemm) {
   std::mt19937_64 gen(27);
-  struct shape {
-    std::int64_t m, n, k;
-  };
-  for (const auto [m, n, k] : {shape{1, 1, 1}, shape{17, 33, 5}, shape{130, 70, 257},
-                               shape{100, 256, 20000}, shape{5000, 64, 100}, shape{40, 9, 0}}) {
-    for (const auto op_a : {gemm_op::plain, gemm_op::transposed}) {
-      for (const auto op_b : {gemm_op::plain, gemm_op::transposed}) {
-        for (const float beta : {0.0f, 1.0f, -0.25f}) {
-          const bool ta = op_a == gemm_op::transposed;
-          const bool tb = op_b == gemm_op::transposed;
-          const auto a = ta ? random_dense(gen, k, m) : random_dense(gen, m, k);
-          const auto b = tb ? random_dense(gen, n, k) : random_dense(gen, k, n);
-          const auto c_before = with_special_values(gen, m, n);
-          auto expected = c_before;
-          gemm(cpu_exec, op_a, op_b, 0.5f, a.view(), b.view(), beta, expected.view());
-          auto c = on_gpu(c_before);
-          auto a_there = on_gpu(a);
-          auto b_there = on_gpu(b);
-          gemm(gpu(), op_a, op_b, 0.5f, a_there.view(), b_there.view(), beta, c.view(),
-               gemm_mode::fast);
-          const auto actual = c.to_host();
-          const auto bounds = testing::gemm_rounding_bounds(ta, tb, 0.5f, a, b, beta, c_before);
-          int wrong = 0;
-          for (std::size_t e = 0; e < actual.size(); ++e) {
-            const bool ok = std::isnan(expected.data[e])
-                                ? std::isnan(actual[e])
-                                : std::abs(static_cast<double>(actual[e]) - expected.data[e]) <=
-                                      2.0 * bounds[e];
-            wrong += ok ? 0 : 1;
-          }
-          EXPECT_EQ(wrong, 0) << m << "x" << n << "x" << k << " op_a " << static_cast<int>(op_a)
-                              << " op_b " << static_cast<int>(op_b) << " beta " << beta;
+  for_each_gemm_case(
+      gen, {{1, 1, 1}, {17, 33, 5}, {130, 70, 257}, {100, 256, 20000}, {5000, 64, 100}, {40, 9, 0}},
+      [&](const gemm_case& g) {
+        auto expected = g.c_before;
+        gemm(cpu_exec, g.op_a, g.op_b, 0.5f, g.a.view(), g.b.view(), g.beta, expected.view());
+        auto c = on_gpu(g.c_before);
+        auto a_there = on_gpu(g.a);
+        auto b_there = on_gpu(g.b);
+        gemm(gpu(), g.op_a, g.op_b, 0.5f, a_there.view(), b_there.view(), g.beta, c.view(),
+             gemm_mode::fast);
+        const auto actual = c.to_host();
+        const auto bounds = testing::gemm_rounding_bounds(g.op_a == gemm_op::transposed,
+                                                          g.op_b == gemm_op::transposed, 0.5f, g.a,
+                                                          g.b, g.beta, g.c_before);
+        int wrong = 0;
+        for (std::size_t e = 0; e < actual.size(); ++e) {
+          const bool ok =
+              std::isnan(expected.data[e])
+                  ? std::isnan(actual[e])
+                  : std::abs(static_cast<double>(actual[e]) - expected.data[e]) <= 2.0 * bounds[e];
+          wrong += ok ? 0 : 1;
         }
-      }
-    }
-  }
+        EXPECT_EQ(wrong, 0) << g.name();
+      });
 }
 
 // The bias gradient through cuBLAS: within twice γ_rows·Σ_r |m[r][j]| of
