@@ -115,7 +115,14 @@ class cuda_context final : public device_context {
   }
   ~cuda_context() override {
     (void)cudaStreamSynchronize(stream_);
-    if (blas_ != nullptr) (void)cublas().destroy(blas_);
+    if (blas_ != nullptr) {
+      // cublasDestroy synchronises the current device: make it this one.
+      int previous = 0;
+      (void)cudaGetDevice(&previous);
+      (void)cudaSetDevice(device_);
+      (void)cublas().destroy(blas_);
+      (void)cudaSetDevice(previous);
+    }
     (void)cudaStreamDestroy(stream_);
   }
   cuda_context(const cuda_context&) = delete;
@@ -125,11 +132,20 @@ class cuda_context final : public device_context {
     std::unique_lock lock(blas_mutex_);
     if (blas_ == nullptr) {
       device_scope on(device_);
-      BULKGNN_CUBLAS_CHECK(cublas().create(&blas_));
-      BULKGNN_CUBLAS_CHECK(cublas().set_stream(blas_, stream_));
-      // Float32 arithmetic throughout: no TF32 tensor-core rounding of the
-      // inputs, whatever NVIDIA_TF32_OVERRIDE says.
-      BULKGNN_CUBLAS_CHECK(cublas().set_math_mode(blas_, CUBLAS_PEDANTIC_MATH));
+      cublasHandle_t handle = nullptr;
+      BULKGNN_CUBLAS_CHECK(cublas().create(&handle));
+      // Kept only once bound to the stream: a handle left on the legacy
+      // default stream would run GEMMs unordered with the executor's work.
+      try {
+        BULKGNN_CUBLAS_CHECK(cublas().set_stream(handle, stream_));
+        // Float32 arithmetic throughout: no TF32 tensor-core rounding of the
+        // inputs, whatever NVIDIA_TF32_OVERRIDE says.
+        BULKGNN_CUBLAS_CHECK(cublas().set_math_mode(handle, CUBLAS_PEDANTIC_MATH));
+      } catch (...) {
+        (void)cublas().destroy(handle);
+        throw;
+      }
+      blas_ = handle;
     }
     return {std::move(lock), blas_};
   }

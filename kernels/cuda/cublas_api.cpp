@@ -26,15 +26,17 @@ void* open_cublas() {
   const std::string name = fmt::format("libcublas.so.{}", CUBLAS_VER_MAJOR);
   if (void* library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) return library;
   const std::string first_reason = dlerror();
+  std::string second_reason = "no libcudart folder to look in";
   const std::string folder = cudart_folder();
   if (!folder.empty()) {
     const std::string beside = folder + "/" + name;
     if (void* library = dlopen(beside.c_str(), RTLD_NOW | RTLD_LOCAL)) return library;
+    second_reason = dlerror();
   }
   throw error(fmt::format(
       "the fast GEMM (--gemm fast, the GPU's default) needs {}, which could not be opened: {}; "
-      "give --gemm exact, or put the CUDA toolkit's libraries on LD_LIBRARY_PATH",
-      name, first_reason));
+      "{}; give --gemm exact, or put the CUDA toolkit's libraries on LD_LIBRARY_PATH",
+      name, first_reason, second_reason));
 }
 
 template <class Function>

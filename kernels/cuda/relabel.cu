@@ -228,8 +228,8 @@ relabelled_blocks relabel_by_segment(const executor& exec, const segmented_verti
     BULKGNN_CUDA_CHECK(cudaMemcpyAsync(out.blocks.values.data(), sampled.values.data(),
                                        sampled.values.size_bytes(), cudaMemcpyDefault, stream));
   }
-  // Offsets stay where the host reads them (pinned: the device reads them
-  // through UVA); the counts behind them are summed on the device.
+  // Offsets stay where the host reads them (pinned; kernels read device
+  // copies, device_offsets); the counts behind them are summed on the device.
   buffer<unsigned long long> per_segment(static_cast<std::size_t>(segments), device);
   BULKGNN_CUDA_CHECK(cudaMemsetAsync(per_segment.data(), 0,
                                      per_segment.size() * sizeof(unsigned long long), stream));
