@@ -2,6 +2,7 @@
 #include "commands.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/grid.hpp"
 
 #include <fmt/format.h>
 
@@ -12,10 +13,10 @@ namespace bulkgnn::tools {
 void add_distribution_options(CLI::App& cmd, session::layout_options& config, bool with_features) {
   // The names of --grid and --partition are checked by the session, on
   // every rank alike, so that under mpirun each rank ends normally.
-  cmd.add_option(
-         "--grid", config.grid,
-         "layout of the graph over MPI ranks: replicated, 1.5d, 2d, 2d-summa (CombBLAS) or 3d "
-         "(train --mode full-batch: 1d, 1.5d, 2d, 3d or sar; default 1d)")
+  cmd.add_option("--grid", config.grid,
+                 fmt::format("layout of the graph over MPI ranks: {} (2d-summa: CombBLAS) (train "
+                             "--mode full-batch: {}; default 1d)",
+                             grid_kind_names(minibatch_grids), grid_kind_names(full_batch_grids)))
       ->capture_default_str();
   cmd.add_option("--replication", config.replication,
                  "1.5d: copies of each block row of A; 3d: number of 2D layers")

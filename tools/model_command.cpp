@@ -2,6 +2,7 @@
 
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/grid.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/distributed/cost_model.hpp"
 #include "bulkgnn/distributed/partition.hpp"
@@ -358,10 +359,10 @@ void add_model_command(CLI::App& app) {
       ->check(integer_in(0, max_vertices));
   cmd->add_option("--fanouts", config->fanouts)->capture_default_str();
   cmd->add_option("--grid", config->grid,
-                  "all, replicated, 1.5d, 2d, 2d-summa or 3d (full-batch: all, 1d, 1.5d, 2d, 3d "
-                  "or sar)")
+                  fmt::format("all, {} (full-batch: all, {})", grid_kind_names(minibatch_grids),
+                              grid_kind_names(full_batch_grids)))
       ->capture_default_str()
-      ->check(one_of({"all", "replicated", "1.5d", "2d", "2d-summa", "3d", "1d", "sar"}));
+      ->check(one_of({"all", "replicated", "1d", "1.5d", "2d", "2d-summa", "3d", "sar"}));
   cmd->add_option("--replication", config->replication, "1.5d copies / 3d layers")
       ->capture_default_str()
       ->check(integer_in(1, max_ranks));
@@ -392,8 +393,9 @@ void add_model_command(CLI::App& app) {
       ->capture_default_str()
       ->check(one_of(modelled_samplers()));
   cmd->add_option("--mode", config->mode,
-                  "minibatch (sampling, features, gradients) or full-batch (the closed forms of "
-                  "--grid 1d, 1.5d, 2d, 3d or sar; sar needs DATA)")
+                  fmt::format("minibatch (sampling, features, gradients) or full-batch (the "
+                              "closed forms of --grid {}; sar needs DATA)",
+                              grid_kind_names(full_batch_grids)))
       ->capture_default_str()
       ->check(one_of({"minibatch", "full-batch"}));
   cmd->add_option("--model", config->model, "full-batch layers: gcn or sage")

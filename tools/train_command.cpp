@@ -7,6 +7,7 @@
 #include "bulkgnn/comm/device_communicator.hpp"
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/grid.hpp"
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/timer.hpp"
@@ -429,9 +430,10 @@ void add_train_command(CLI::App& app) {
                   "native dataset directory, OGB raw directory or partitioned dataset (bulkgnn "
                   "partition; each rank reads its part) (default: embedded CSBM)");
   cmd->add_option("--mode", config->mode,
-                  "minibatch (sampled, pipelined) or full-batch (the whole graph every epoch, "
-                  "over --grid 1d, 1.5d, 2d, 3d or sar; defaults there: 200 epochs, lr 0.01, 2 "
-                  "layers)")
+                  fmt::format("minibatch (sampled, pipelined) or full-batch (the whole graph every "
+                              "epoch, over --grid {}; defaults there: 200 epochs, lr 0.01, 2 "
+                              "layers)",
+                              grid_kind_names(full_batch_grids)))
       ->capture_default_str()
       ->check(one_of({"minibatch", "full-batch"}));
   cmd->add_option("--model", config->model,
