@@ -58,9 +58,6 @@ nlohmann::json final_accuracy_json(const std::optional<std::int64_t>& best_epoch
 // epoch was not evaluated.
 [[nodiscard]] std::string accuracy_text(const std::optional<double>& accuracy);
 
-// The --backend option: cpu, reference or cuda.
-backend parse_backend(const std::string& name);
-
 // Upper bounds of numeric options: beyond them a value is a typo, not a run.
 inline constexpr std::int64_t max_layers = 64;
 inline constexpr std::int64_t max_width = std::int64_t{1} << 20;  // --hidden, --features

@@ -56,13 +56,6 @@ std::string accuracy_text(const std::optional<double>& accuracy) {
   return accuracy ? fmt::format("{:.4f}", *accuracy) : std::string("  -   ");
 }
 
-backend parse_backend(const std::string& name) {
-  if (name == "cpu") return backend::cpu;
-  if (name == "reference") return backend::reference;
-  if (name == "cuda") return backend::cuda;
-  throw option_error("--backend must be cpu, reference or cuda; got '" + name + "'");
-}
-
 std::vector<std::int64_t> parse_int_list_in(const std::string& text, const std::string& option,
                                             std::int64_t low, std::int64_t high) {
   if (text.empty())

@@ -214,7 +214,7 @@ void run_sample(const sample_config& c) {
   std::optional<session::run_session> session_holder;
   start_session(session_holder, data, c.distribution, false, shared_settings(c));
   auto& cluster = *session_holder;
-  const executor exec = session::rank_executor(parse_backend(c.backend), "--backend");
+  const executor exec = session::rank_executor(parse_backend(c.backend, "--backend"), "--backend");
   BULKGNN_EXPECTS(exec.device() == nullptr || !cluster.distributed(),
                   "--backend cuda: sampling on the GPU under mpirun is not supported yet");
   BULKGNN_EXPECTS(!shard || (exec.device() == nullptr && !c.gather_features),

@@ -147,7 +147,7 @@ trainer::train_options options_from(const train_config& c) {
   o.checkpoint_dir = c.checkpoint_dir;
   o.resume = c.resume;
   o.quiet = c.quiet;
-  const backend kind = parse_backend(c.backend);
+  const backend kind = parse_backend(c.backend, "--device");
   BULKGNN_EXPECTS(c.sample_on == "cpu" || kind == backend::cuda,
                   "--sample-on {}: sampling follows --device {} (give --device cuda to train on "
                   "the GPU)",

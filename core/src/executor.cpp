@@ -2,6 +2,7 @@
 
 #include "bulkgnn/core/error.hpp"
 
+#include <fmt/format.h>
 #include <tbb/task_arena.h>
 
 namespace bulkgnn {
@@ -16,6 +17,12 @@ std::string_view backend_name(backend kind) {
       return "cuda";
   }
   return "unknown";
+}
+
+backend parse_backend(std::string_view name, std::string_view option) {
+  for (const backend kind : {backend::cpu, backend::reference, backend::cuda})
+    if (name == backend_name(kind)) return kind;
+  throw option_error(fmt::format("{} must be cpu, reference or cuda; got '{}'", option, name));
 }
 
 struct executor::thread_arena {

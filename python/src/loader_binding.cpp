@@ -28,14 +28,15 @@ namespace {
 
 using minibatch_ptr = std::shared_ptr<const loader::ready_minibatch>;
 
-backend parse_backend(const std::string& name) {
-  if (name == "cpu") return backend::cpu;
-  if (name == "reference") return backend::reference;
-  if (name == "cuda")
+// The loader's back end; cuda is refused until the loader hands out CUDA
+// tensors.
+backend loader_backend(const std::string& name) {
+  const backend kind = parse_backend(name, "backend");
+  if (kind == backend::cuda)
     throw option_error(
         "backend 'cuda': the Python loader does not hand out CUDA tensors yet (the C++ "
         "loader samples and gathers on the GPU; its DLPack export is host-only); use cpu");
-  throw option_error("backend must be cpu, reference or cuda; got '" + name + "'");
+  return kind;
 }
 
 // The loader always shuffles an epoch's seeds by (seed, epoch). Its shuffle
@@ -392,7 +393,7 @@ void bind_neighbor_loader(py::module_& m) {
                                                  .ready_queue = prefetch,
                                                  .slice = rank,
                                                  .slices = world_size};
-            const executor exec = kernels::make_executor(parse_backend(backend_name), threads);
+            const executor exec = kernels::make_executor(loader_backend(backend_name), threads);
             // As the bulkgnn command does: the sampler's bulk buffers of tens
             // of MiB are reused instead of mapped and faulted in afresh.
             static std::once_flag allocator_tuned;

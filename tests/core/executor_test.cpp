@@ -22,6 +22,17 @@ TEST(Executor, ABackendAloneIsTheDefaultExecutor) {
   EXPECT_EQ(backend_name(backend::cuda), "cuda");
 }
 
+TEST(Executor, BackEndNamesRoundTripAndOthersAreRefusedNamingTheOption) {
+  for (const backend kind : {backend::reference, backend::cpu, backend::cuda})
+    EXPECT_EQ(parse_backend(backend_name(kind), "--device"), kind);
+  try {
+    (void)parse_backend("gpu", "--device");
+    FAIL() << "gpu was accepted";
+  } catch (const option_error& e) {
+    EXPECT_STREQ(e.what(), "--device must be cpu, reference or cuda; got 'gpu'");
+  }
+}
+
 TEST(Executor, RunsOnItsOwnNumberOfThreads) {
   const executor one(backend::cpu, 1);
   EXPECT_EQ(one.run([] { return tbb::this_task_arena::max_concurrency(); }), 1);

@@ -20,6 +20,9 @@ namespace bulkgnn {
 enum class backend { reference, cpu, cuda };
 
 [[nodiscard]] std::string_view backend_name(backend kind);
+// The back end called `name`; option_error "<option> must be cpu, reference or
+// cuda; got '<name>'" otherwise.
+[[nodiscard]] backend parse_backend(std::string_view name, std::string_view option);
 
 // What a device back end's executor runs with: its device, the stream its
 // kernels and copies are queued on in order, and the resources its outputs
