@@ -26,9 +26,8 @@ __global__ void sum_columns(const float* m, std::int64_t rows, std::int64_t cols
 
 void column_sums_cublas(const executor& exec, dense_view<const float> m, std::span<float> sums) {
   if (m.cols == 0) return;
-  constexpr std::int64_t int_max = 2147483647;
-  if (m.rows > int_max || m.cols > int_max)
-    throw_argument_error("column_sums: a dimension of the fast (cuBLAS) sum passes 2^31 - 1");
+  const int rows = cublas_size(m.rows, "column_sums");
+  const int cols = cublas_size(m.cols, "column_sums");
   if (m.rows == 0) {
     fill(exec, sums, 0.0f);
     return;
@@ -41,9 +40,8 @@ void column_sums_cublas(const executor& exec, dense_view<const float> m, std::sp
   const current_device on(exec);
   const auto blas = blas_of(exec);
   // Row-major m read column-major is mᵀ (cols × rows, leading dimension cols).
-  BULKGNN_CUBLAS_CHECK(cublas().sgemv(
-      blas.handle, CUBLAS_OP_N, static_cast<int>(m.cols), static_cast<int>(m.rows), &one,
-      m.data.data(), static_cast<int>(m.cols), ones.data(), 1, &zero, sums.data(), 1));
+  BULKGNN_CUBLAS_CHECK(cublas().sgemv(blas.handle, CUBLAS_OP_N, cols, rows, &one, m.data.data(),
+                                      cols, ones.data(), 1, &zero, sums.data(), 1));
 }
 
 void fill_rows_with_bias(const executor& exec, std::span<const float> bias, dense_view<float> out) {

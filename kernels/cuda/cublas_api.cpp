@@ -6,7 +6,9 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 namespace bulkgnn::kernels::cuda {
@@ -64,6 +66,13 @@ cublas_api load_cublas() {
 const cublas_api& cublas() {
   static const cublas_api api = load_cublas();
   return api;
+}
+
+int cublas_size(std::int64_t size, const char* function) {
+  if (size > std::numeric_limits<int>::max())
+    throw error(
+        fmt::format("{}: a dimension of {} passes cuBLAS's limit of 2^31 - 1", function, size));
+  return static_cast<int>(size);
 }
 
 void throw_cublas_error(const char* call, const char* file, int line, cublasStatus_t status) {

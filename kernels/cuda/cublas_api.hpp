@@ -2,6 +2,8 @@
 
 #include <cublas_v2.h>
 
+#include <cstdint>
+
 namespace bulkgnn::kernels::cuda {
 
 // The cuBLAS functions of the fast GEMM (gemm_mode::fast), from libcublas
@@ -23,6 +25,9 @@ struct cublas_api {
 // from the folder of the libcudart this process runs with. Throws naming the
 // library and dlerror()'s reason where neither works.
 [[nodiscard]] const cublas_api& cublas();
+
+// `size` as the int cuBLAS takes; throws naming `function` past 2^31 - 1.
+[[nodiscard]] int cublas_size(std::int64_t size, const char* function);
 
 // Throws bulkgnn::error "<call> failed at <file>:<line>: <cuBLAS's message>".
 [[noreturn]] void throw_cublas_error(const char* call, const char* file, int line,

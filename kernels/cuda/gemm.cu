@@ -116,7 +116,7 @@ cublasOperation_t column_major_op(gemm_op op) {
 }
 
 int leading_dimension(std::int64_t stored_cols) {
-  return static_cast<int>(stored_cols > 1 ? stored_cols : 1);
+  return cublas_size(stored_cols > 1 ? stored_cols : 1, "gemm");
 }
 
 }  // namespace
@@ -143,15 +143,15 @@ void gemm_cublas(const executor& exec, gemm_op op_a, gemm_op op_b, float alpha,
   const std::int64_t n = c.cols;
   const std::int64_t k = op_a == gemm_op::transposed ? a.rows : a.cols;
   if (m == 0 || n == 0) return;
-  constexpr std::int64_t int_max = 2147483647;
-  if (m > int_max || n > int_max || k > int_max)
-    throw_argument_error("gemm: a dimension of the fast (cuBLAS) GEMM passes 2^31 - 1");
+  const int rows = cublas_size(m, "gemm");
+  const int cols = cublas_size(n, "gemm");
+  const int inner = cublas_size(k, "gemm");
   const current_device on(exec);
   const auto blas = blas_of(exec);
-  BULKGNN_CUBLAS_CHECK(cublas().sgemm(
-      blas.handle, column_major_op(op_b), column_major_op(op_a), static_cast<int>(n),
-      static_cast<int>(m), static_cast<int>(k), &alpha, b.data.data(), leading_dimension(b.cols),
-      a.data.data(), leading_dimension(a.cols), &beta, c.data.data(), static_cast<int>(n)));
+  BULKGNN_CUBLAS_CHECK(cublas().sgemm(blas.handle, column_major_op(op_b), column_major_op(op_a),
+                                      cols, rows, inner, &alpha, b.data.data(),
+                                      leading_dimension(b.cols), a.data.data(),
+                                      leading_dimension(a.cols), &beta, c.data.data(), cols));
 }
 
 }  // namespace bulkgnn::kernels::cuda
