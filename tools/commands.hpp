@@ -36,16 +36,13 @@ data::dataset open_dataset_or_default(const std::string& path, bool quiet);
 
 // DATA of a command that runs over MPI ranks: this rank's part of a
 // partitioned dataset (session::open_shard; `features`: its feature rows
-// too), else the whole dataset (open_dataset_or_default). One is set.
-struct run_data {
-  std::optional<data::dataset> whole;
-  std::optional<data::dataset_shard> part;
-};
-[[nodiscard]] run_data open_run_data(const std::string& path, const session::layout_options& layout,
-                                     bool features, bool quiet);
+// too), else the whole dataset (open_dataset_or_default).
+[[nodiscard]] session::run_data open_run_data(const std::string& path,
+                                              const session::layout_options& layout, bool features,
+                                              bool quiet);
 
 // Starts `session` (collective) over whichever of `data` is set.
-void start_session(std::optional<session::run_session>& session, const run_data& data,
+void start_session(std::optional<session::run_session>& session, const session::run_data& data,
                    const session::layout_options& layout, bool partition_features,
                    const std::vector<session::setting>& shared);
 

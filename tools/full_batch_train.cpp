@@ -7,7 +7,7 @@
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/fullbatch/full_batch_training.hpp"
-#include "bulkgnn/kernels/devices.hpp"
+#include "bulkgnn/session/execution.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -37,7 +37,7 @@ fullbatch::full_batch_options options_from(const full_batch_config& c) {
   o.replication = c.replication;
   o.partition = c.partition;
   o.compression = fullbatch::compression_schedule(c.compress);
-  o.exec = session::rank_executor(parse_backend(c.backend, "--device"), "--device");
+  o.exec = session::executors_for({.device = c.backend}).model;
   return o;
 }
 

@@ -27,9 +27,9 @@ data::dataset open_dataset_or_default(const std::string& path, bool quiet) {
   return data::open_default_dataset(quiet);
 }
 
-run_data open_run_data(const std::string& path, const session::layout_options& layout,
-                       bool features, bool quiet) {
-  run_data data;
+session::run_data open_run_data(const std::string& path, const session::layout_options& layout,
+                                bool features, bool quiet) {
+  session::run_data data;
   if (!path.empty() && data::is_partitioned_dataset(path))
     data.part = session::open_shard(path, layout, features);
   else
@@ -37,7 +37,7 @@ run_data open_run_data(const std::string& path, const session::layout_options& l
   return data;
 }
 
-void start_session(std::optional<session::run_session>& session, const run_data& data,
+void start_session(std::optional<session::run_session>& session, const session::run_data& data,
                    const session::layout_options& layout, bool partition_features,
                    const std::vector<session::setting>& shared) {
   if (data.part)

@@ -4,27 +4,22 @@
 
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
-#include "bulkgnn/core/executor_stage.hpp"
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/partitioned_dataset.hpp"
-#include "bulkgnn/kernels/devices.hpp"
-#include "bulkgnn/loader/feature_cache.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
-#include "bulkgnn/trainer/placement.hpp"
+#include "bulkgnn/session/execution.hpp"
+#include "bulkgnn/session/sampling.hpp"
 
 #include <fmt/format.h>
-#include <tbb/parallel_for.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <memory>
-#include <numeric>
 #include <optional>
 
 namespace bulkgnn::tools {
@@ -111,82 +106,71 @@ void require_writable_outputs(const sample_config& c) {
   require_writable_file(c.dump, "--dump");
 }
 
-// For a cuda executor, the graph copied where its kernels read it: device
-// memory when it fits in half the GPU's memory (auto), else pinned host
-// memory read through UVA. Empty for the host back ends, which sample the
-// dataset's own mapping.
-csr_matrix place_topology(csr_view graph, const executor& exec, const std::string& topology,
-                          bool weighted, bool quiet) {
-  if (exec.device() == nullptr) return {};
-  // The kernels trust device-resident weights, so they are checked here,
-  // while the host still reads them, as sample_rows checks host graphs.
-  if (weighted) {
-    const auto bad = std::find_if(graph.values.begin(), graph.values.end(),
-                                  [](float w) { return !(w > 0.0f && std::isfinite(w)); });
-    BULKGNN_EXPECTS(bad == graph.values.end(),
-                    "--weighted: weighted sampling needs positive finite edge weights, but edge "
-                    "{} has weight {}",
-                    bad - graph.values.begin(), bad == graph.values.end() ? 0.0f : *bad);
-  }
-  const auto bytes = static_cast<double>(graph.indptr.size_bytes() + graph.indices.size_bytes() +
-                                         graph.values.size_bytes());
-  const bool on_device =
-      topology == "device" ||
-      (topology == "auto" &&
-       trainer::gpu_space_for(exec, bytes, trainer::graph_share_of_gpu) == memory_space::device);
-  if (!quiet)
-    fmt::print("topology: {:.3g} GB in {} memory ({}){}\n", bytes / 1e9,
-               on_device ? "device" : "pinned host", exec.device_name(),
-               topology == "auto" ? ", chosen by --topology auto" : "");
-  return copy_to(graph, on_device ? exec.memory() : exec.device()->pinned_memory());
+session::sampling_plan plan_of(const sample_config& c) {
+  return {.split = c.split,
+          .sampling = {.kind = canonical_sampler(c.sampler),
+                       .fanouts = parse_fanouts(c.fanouts),
+                       .replacement =
+                           c.replace ? kernels::replacement::with : kernels::replacement::without,
+                       .weighted = c.weighted,
+                       .seed = c.seed,
+                       .parameters = sampler_parameters(c.sampler)},
+          .batch_size = c.batch_size,
+          .bulk = c.bulk,
+          .max_minibatches = c.max_minibatches,
+          .gather_features = c.gather_features,
+          .placement = {.topology = c.topology,
+                        .features = c.features,
+                        .cache_fraction = c.cache_fraction,
+                        .cache_policy = c.cache_policy}};
 }
 
-// How many times each vertex is an input vertex of a minibatch in the first
-// epoch: the access frequency that --cache-policy frequency caches by.
-std::vector<std::uint64_t> input_counts(sampler::bulk_sampler& sampler,
-                                        std::span<const vertex_t> train, const sample_config& c,
-                                        std::int64_t per_epoch, vertex_t num_vertices) {
-  std::vector<std::uint64_t> counts(static_cast<std::size_t>(num_vertices), 0);
-  const sampler::epoch_plan plan(train, c.batch_size, c.seed, 0);
-  for (std::int64_t first = 0; first < per_epoch; first += c.bulk) {
-    const auto bulk =
-        sampler::copy_to_host(sampler.sample(plan, first, std::min(c.bulk, per_epoch - first)));
-    for (const vertex_t v : bulk.layers.back().sources.vertices) ++counts[v];
-  }
-  return counts;
+void print_placement(const session::sampling_run& run, const sample_config& c, const executor& exec,
+                     const data::dataset* ds) {
+  if (const auto graph = run.graph_placement())
+    fmt::print("topology: {:.3g} GB in {} memory ({}){}\n", graph->bytes / 1e9,
+               graph->space == memory_space::device ? "device" : "pinned host", exec.device_name(),
+               c.topology == "auto" ? ", chosen by --topology auto" : "");
+  if (const auto* features = run.features())
+    fmt::print("features: {:.3g} GB in {} memory, {} vertices cached in {} memory{}\n",
+               static_cast<double>(ds->features().data.size_bytes()) / 1e9,
+               memory_space_name(features->table_space()), features->cached_vertices(),
+               memory_space_name(features->cache_space()),
+               features->cached_vertices() > 0 ? fmt::format(" (by {})", c.cache_policy) : "");
 }
 
-struct feature_placement {
-  std::string where;  // device, pinned, split or host
-  memory_resource* table = nullptr;
-  memory_resource* cache = nullptr;
-  std::int64_t cache_vertices = 0;
-};
+void print_gathered(const session::sampling_run& run) {
+  const auto* features = run.features();
+  if (features == nullptr) return;
+  const auto& gathered = run.gathered();
+  fmt::print(
+      "features: {} rows gathered, cache hit rate {:.1f}%, {:.4g} GB from the cache, {:.4g} GB "
+      "from the table ({} memory)\n",
+      gathered.rows, 100.0 * gathered.hit_rate(),
+      static_cast<double>(gathered.bytes_from_cache()) / 1e9,
+      static_cast<double>(gathered.bytes_from_table()) / 1e9,
+      memory_space_name(features->table_space()));
+}
 
-// --features for the executor: the whole table on the device when it fits
-// in a quarter of the GPU's memory (auto), else pinned host memory read
-// through UVA with the --cache-fraction hottest vertices' rows on the device.
-feature_placement choose_feature_placement(const sample_config& c, const executor& exec,
-                                           dense_view<const float> features) {
-  if (exec.device() == nullptr) {
-    BULKGNN_EXPECTS(c.features == "auto",
-                    "--features {}: placing features applies to --device cuda only", c.features);
-    return {"host", &host_memory(), &host_memory(), 0};
-  }
-  const auto bytes = static_cast<double>(features.data.size_bytes());
-  std::string where = c.features;
-  if (where == "auto")
-    where =
-        trainer::gpu_space_for(exec, bytes, trainer::feature_share_of_gpu) == memory_space::device
-            ? "device"
-            : "split";
-  auto& device = exec.memory();
-  auto& pinned = exec.device()->pinned_memory();
-  if (where == "device") return {where, &device, &device, 0};
-  if (where == "pinned") return {where, &pinned, &device, 0};
-  const auto cached = static_cast<std::int64_t>(
-      std::llround(c.cache_fraction * static_cast<double>(features.rows)));
-  return {where, &pinned, &device, cached};
+nlohmann::json features_json(const session::sampling_run& run, const sample_config& c,
+                             const stage_times& times) {
+  const auto* features = run.features();
+  if (features == nullptr) return nullptr;
+  const auto& gathered = run.gathered();
+  const auto& device_seconds = times.all().find("gpu/gather_features");
+  return {{"placement", run.feature_placement()},
+          {"table_memory", memory_space_name(features->table_space())},
+          {"cached_vertices", features->cached_vertices()},
+          {"cache_policy", c.cache_policy},
+          {"rows_gathered", gathered.rows},
+          {"cache_hits", gathered.cache_hits},
+          {"hit_rate", gathered.hit_rate()},
+          {"bytes_from_cache", gathered.bytes_from_cache()},
+          {"bytes_from_table", gathered.bytes_from_table()},
+          {"seconds", times.get("gather_features")},
+          {"device_seconds", device_seconds != times.all().end()
+                                 ? nlohmann::json(device_seconds->second)
+                                 : nlohmann::json(nullptr)}};
 }
 
 void run_sample(const sample_config& c) {
@@ -196,42 +180,20 @@ void run_sample(const sample_config& c) {
   stage_times times;
 
   // A partitioned dataset (bulkgnn partition) is read one part per rank.
-  run_data data;
+  session::run_data data;
   {
     scoped_stage stage(times, "load");
     data = open_run_data(c.data, c.distribution, false, c.quiet);
   }
-  const auto& ds = data.whole;
-  const auto& shard = data.part;
-  const auto train = shard ? shard->training_vertices(c.split) : ds->training_vertices(c.split);
-  sampler::sampler_options options{
-      .kind = canonical_sampler(c.sampler),
-      .fanouts = parse_fanouts(c.fanouts),
-      .replacement = c.replace ? kernels::replacement::with : kernels::replacement::without,
-      .weighted = c.weighted,
-      .seed = c.seed,
-      .parameters = sampler_parameters(c.sampler)};
+  const auto plan = plan_of(c);
   std::optional<session::run_session> session_holder;
   start_session(session_holder, data, c.distribution, false, shared_settings(c));
   auto& cluster = *session_holder;
-  const executor exec = session::rank_executor(parse_backend(c.backend, "--backend"), "--backend");
-  BULKGNN_EXPECTS(exec.device() == nullptr || !cluster.distributed(),
-                  "--backend cuda: sampling on the GPU under mpirun is not supported yet");
-  BULKGNN_EXPECTS(!shard || (exec.device() == nullptr && !c.gather_features),
-                  "--backend cuda and --gather-features read a whole dataset; {} is partitioned",
-                  c.data);
-  // Alone, a partitioned dataset has one part: the whole graph.
-  const auto placed =
-      shard ? csr_matrix{} : place_topology(ds->graph(), exec, c.topology, c.weighted, c.quiet);
-  const csr_view graph = shard                      ? shard->rows()
-                         : exec.device() != nullptr ? placed.view()
-                                                    : ds->graph();
-  auto sampler = cluster.rows() ? sampler::bulk_sampler(*cluster.rows(), options, exec)
-                                : sampler::bulk_sampler(graph, options, exec);
+  const executor exec = session::executors_for(session::sampling_on(c.backend)).sample;
+  session::sampling_run run(data, cluster, exec, plan);
   const int rank = session::world_rank();
   const int ranks = session::world_size();
-  BULKGNN_EXPECTS(!c.gather_features || !cluster.distributed(),
-                  "--gather-features: gathering features under mpirun is not supported yet");
+  if (!c.quiet) print_placement(run, c, exec, data.whole ? &*data.whole : nullptr);
 
   std::unique_ptr<atomic_output_file> dump;
   if (!c.dump.empty()) dump = std::make_unique<atomic_output_file>(c.dump);
@@ -239,102 +201,24 @@ void run_sample(const sample_config& c) {
   std::vector<std::pair<std::int64_t, std::uint64_t>> digests;  // this rank's
   std::int64_t minibatches = 0;
   edge_t sampled_edges = 0;
-  std::int64_t per_epoch =
-      sampler::minibatch_count(static_cast<std::int64_t>(train.size()), c.batch_size);
-  if (c.max_minibatches > 0) per_epoch = std::min(per_epoch, c.max_minibatches);
-  // On a cuda executor: each stage's time on the device (CUDA events).
-  device_stage_log device_log;
-  stage_times device_times;
-  std::optional<loader::placed_features> features;
-  feature_placement placement;
-  loader::gather_tally gathered;
-  const auto policy = loader::parse_cache_policy(c.cache_policy, "--cache-policy");
-  if (c.gather_features) {
-    scoped_stage stage(times, "place_features");
-    placement = choose_feature_placement(c, exec, ds->features());
-    std::vector<vertex_t> hot;
-    if (placement.cache_vertices > 0)
-      hot = policy == loader::cache_policy::degree
-                ? loader::hottest_by_degree(ds->graph(), placement.cache_vertices)
-                : loader::hottest_by_count(
-                      input_counts(sampler, train, c, per_epoch, ds->num_nodes()),
-                      placement.cache_vertices);
-    features.emplace(ds->features(), *placement.table, hot, *placement.cache);
-    if (!c.quiet)
-      fmt::print("features: {:.3g} GB in {} memory, {} vertices cached in {} memory{}\n",
-                 static_cast<double>(ds->features().data.size_bytes()) / 1e9,
-                 memory_space_name(features->table_space()), features->cached_vertices(),
-                 memory_space_name(features->cache_space()),
-                 features->cached_vertices() > 0 ? fmt::format(" (by {})", c.cache_policy) : "");
-  }
+  const std::int64_t per_epoch = run.minibatches_per_epoch();
   progress bar("sample", per_epoch * c.epochs, " minibatches", c.quiet || rank != 0);
-  stopwatch sampling_clock;
-  double sampling_seconds = 0;
-  // Every rank takes part in every minibatch, as data-parallel training does:
-  // each step samples `bulk` minibatches, each rank its part of each
-  // (bulk_sampler::sample_slices), and the digests of the whole minibatches
-  // are merged from the parts' destinations, so they equal a single
-  // process's for any rank count.
-  const auto split = cluster.minibatch_split();
-  const auto hops = static_cast<std::int64_t>(options.fanouts.size());
   session::epoch_traffic traffic;  // per epoch, in the metrics (collective)
   const auto setup_traffic = traffic.since_previous(cluster.report());
   nlohmann::json traffic_by_epoch = nlohmann::json::array();
   for (std::int64_t epoch = 0; epoch < c.epochs; ++epoch) {
-    sampling_clock.restart();
-    const sampler::epoch_plan plan(train, c.batch_size, c.seed, static_cast<std::uint32_t>(epoch));
-    times.add("shuffle", sampling_clock.seconds());
+    run.start_epoch(static_cast<std::uint32_t>(epoch));
     for (std::int64_t first = 0; first < per_epoch; first += c.bulk) {
       const std::int64_t count = std::min(c.bulk, per_epoch - first);
-      sampling_clock.restart();
-      auto bulk = sampler.sample_slices(plan, first, count, split);
-      exec.synchronize();
-      sampling_seconds += sampling_clock.seconds();
-      if (features) {
-        executor_stage stage(exec, times, device_log, "gather_features");
-        const auto inputs = std::span<const vertex_t>(bulk.layers.back().sources.vertices);
-        buffer<float> rows(inputs.size() * static_cast<std::size_t>(ds->features().cols),
-                           exec.memory());
-        gathered.gather(exec, *features, inputs,
-                        {static_cast<std::int64_t>(inputs.size()), ds->features().cols,
-                         std::span<float>(rows), rows.space()});
-        exec.synchronize();
-      }
-      if (exec.device() != nullptr) {
-        scoped_stage stage(times, "copy_to_host");
-        bulk = sampler::copy_to_host(bulk);
-        device_log.collect(*exec.device(), device_times);
-        (void)sampler.device_times();  // collected each bulk, so the log stays short
-      }
-      sampled_edges += bulk.sampled_edges();
-      {
-        scoped_stage stage(times, "digest");
-        if (!cluster.distributed()) {
-          std::vector<std::uint64_t> whole(static_cast<std::size_t>(count));
-          tbb::parallel_for(std::int64_t{0}, count,
-                            [&](std::int64_t j) { whole[j] = bulk.digest(j); });
-          for (std::int64_t j = 0; j < count; ++j)
-            digests.emplace_back(epoch * per_epoch + first + j, whole[j]);
-        } else {
-          // Parts share destinations: merged by minibatch owner over the ranks.
-          std::vector<std::vector<sampler::destination_edges>> parts(
-              static_cast<std::size_t>(count));
-          tbb::parallel_for(std::int64_t{0}, count,
-                            [&](std::int64_t j) { parts[j] = bulk.destinations(j); });
-          std::vector<sampler::destination_edges> mine;
-          for (const auto& part : parts) mine.insert(mine.end(), part.begin(), part.end());
-          for (const auto& [id, d] : cluster.merge_part_digests(plan, hops, mine))
-            digests.emplace_back(epoch * per_epoch + id, d);
-        }
-      }
+      auto sampled = run.sample(first, count);
+      sampled_edges += sampled.bulk.sampled_edges();
+      digests.insert(digests.end(), sampled.digests.begin(), sampled.digests.end());
       if (dump) {
         scoped_stage stage(times, "dump");
-        for (std::int64_t j = 0; j < bulk.count(); ++j)
-          dump->stream()
-              << minibatch_json(bulk.extract(j, shard ? shard->labels() : ds->labels())).dump()
-              << '\n';
+        for (std::int64_t j = 0; j < sampled.bulk.count(); ++j)
+          dump->stream() << minibatch_json(run.extract(sampled.bulk, j)).dump() << '\n';
       }
-      minibatches += bulk.count();
+      minibatches += sampled.bulk.count();
       bar.update(first + count + epoch * per_epoch);
     }
     traffic_by_epoch.push_back(traffic.since_previous(cluster.report()));
@@ -350,12 +234,10 @@ void run_sample(const sample_config& c) {
   // What each rank held at its peak: with a partitioned dataset, its part.
   const auto peak_bytes_by_rank = cluster.gather_over_ranks(peak_resident_bytes());
   sampled_edges = cluster.sum_over_ranks(sampled_edges);
-  sampling_seconds += times.get("shuffle");
-  for (const auto& [stage, seconds] : sampler.times().all()) times.add("sampler/" + stage, seconds);
-  for (const auto& [stage, seconds] : sampler.device_times().all())
-    times.add("gpu/sampler/" + stage, seconds);
-  for (const auto& [stage, seconds] : device_times.all()) times.add("gpu/" + stage, seconds);
+  const auto run_times = run.times();
+  for (const auto& [stage, seconds] : run_times.all()) times.add(stage, seconds);
 
+  const double sampling_seconds = run.sampling_seconds();
   const double edges_per_second = sampled_edges / std::max(sampling_seconds, 1e-9);
   const double minibatches_per_second = minibatches / std::max(sampling_seconds, 1e-9);
   if (rank != 0) return;
@@ -366,19 +248,12 @@ void run_sample(const sample_config& c) {
   for (const auto& [stage, seconds] : times.all())
     fmt::print("  {:<22} {:10.4f} s\n", stage, seconds);
   print_traffic(report);
-  if (features)
-    fmt::print(
-        "features: {} rows gathered, cache hit rate {:.1f}%, {:.4g} GB from the cache, {:.4g} GB "
-        "from the table ({} memory)\n",
-        gathered.rows, 100.0 * gathered.hit_rate(),
-        static_cast<double>(gathered.bytes_from_cache()) / 1e9,
-        static_cast<double>(gathered.bytes_from_table()) / 1e9,
-        memory_space_name(features->table_space()));
+  print_gathered(run);
   fmt::print(
       "peak resident memory: {:.0f} MiB on the largest rank{}\n",
       static_cast<double>(*std::max_element(peak_bytes_by_rank.begin(), peak_bytes_by_rank.end())) /
           (1 << 20),
-      shard ? fmt::format(", each rank reading 1 of {} parts", shard->parts()) : "");
+      data.part ? fmt::format(", each rank reading 1 of {} parts", data.part->parts()) : "");
   fmt::print("digest {:016x}\n", digest.value());
 
   if (!c.metrics_out.empty()) {
@@ -386,7 +261,7 @@ void run_sample(const sample_config& c) {
         {"command", "sample"},
         {"data", c.data},
         {"sampler", canonical_sampler(c.sampler)},
-        {"fanouts", options.fanouts},
+        {"fanouts", plan.sampling.fanouts},
         {"batch_size", c.batch_size},
         {"bulk", c.bulk},
         {"epochs", c.epochs},
@@ -407,25 +282,11 @@ void run_sample(const sample_config& c) {
         {"replication", c.distribution.replication},
         {"partition", c.distribution.partition},
         {"draw_at", c.distribution.draw_at},
-        {"partitioned_data", shard.has_value()},
+        {"partitioned_data", data.part.has_value()},
         {"peak_resident_bytes_by_rank", peak_bytes_by_rank},
         {"distributed", report},
         {"traffic_by_epoch", report.is_null() ? nlohmann::json(nullptr) : traffic_by_epoch}};
-    if (features)
-      metrics["features"] = {
-          {"placement", placement.where},
-          {"table_memory", memory_space_name(features->table_space())},
-          {"cached_vertices", features->cached_vertices()},
-          {"cache_policy", c.cache_policy},
-          {"rows_gathered", gathered.rows},
-          {"cache_hits", gathered.cache_hits},
-          {"hit_rate", gathered.hit_rate()},
-          {"bytes_from_cache", gathered.bytes_from_cache()},
-          {"bytes_from_table", gathered.bytes_from_table()},
-          {"seconds", times.get("gather_features")},
-          {"device_seconds", exec.device() != nullptr
-                                 ? nlohmann::json(device_times.get("gather_features"))
-                                 : nlohmann::json(nullptr)}};
+    if (run.features() != nullptr) metrics["features"] = features_json(run, c, times);
     write_file_atomically(c.metrics_out, metrics.dump(2) + "\n");
   }
 }
@@ -479,7 +340,8 @@ void add_sample_command(CLI::App& app) {
       ->capture_default_str()
       ->check(one_of({"degree", "frequency"}));
   cmd->add_option("--backend,--device", config->backend,
-                  "cpu, reference (the serial oracle) or cuda (GPU 0; sage and ladies so far)")
+                  "cpu, reference (the serial oracle) or cuda (this rank's GPU: its local rank modulo the "
+                  "GPUs it sees)")
       ->capture_default_str()
       ->check(one_of({"cpu", "reference", "cuda"}));
   cmd->add_option("--metrics-out", config->metrics_out, "write metrics as JSON to this file");

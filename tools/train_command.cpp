@@ -4,7 +4,6 @@
 #include "sampler_flags.hpp"
 #include "train_memory.hpp"
 
-#include "bulkgnn/comm/device_communicator.hpp"
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/grid.hpp"
@@ -13,8 +12,9 @@
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/partitioned_dataset.hpp"
-#include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/kernels/gemm.hpp"
+#include "bulkgnn/session/execution.hpp"
+#include "bulkgnn/session/training.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
 #include <fmt/format.h>
@@ -147,22 +147,9 @@ trainer::train_options options_from(const train_config& c) {
   o.checkpoint_dir = c.checkpoint_dir;
   o.resume = c.resume;
   o.quiet = c.quiet;
-  const backend kind = parse_backend(c.backend, "--device");
-  BULKGNN_EXPECTS(c.sample_on == "cpu" || kind == backend::cuda,
-                  "--sample-on {}: sampling follows --device {} (give --device cuda to train on "
-                  "the GPU)",
-                  c.sample_on, c.backend);
-  if (kind != backend::cuda) {
-    o.exec = kernels::make_executor(kind);
-  } else if (c.sample_on == "cuda") {
-    // Streams of their own, so that sampling the next minibatches overlaps
-    // the train step on the GPU.
-    o.exec = session::rank_executor(kind, "--device");
-    o.model_exec = session::rank_executor(kind, "--device");
-  } else {
-    o.exec = kernels::make_executor(backend::cpu);
-    o.model_exec = session::rank_executor(kind, "--device");
-  }
+  const auto roles = session::executors_for({.device = c.backend, .sample_on = c.sample_on});
+  o.exec = roles.sample;
+  o.model_exec = roles.model;
   return o;
 }
 
@@ -363,18 +350,8 @@ void run_train(const train_config& c) {
   std::optional<session::run_session> session_holder;
   start_session(session_holder, data, c.distribution, true, shared_settings(c));
   auto& cluster = *session_holder;
-  // GPU ranks that each own a GPU sum their gradients over NCCL.
-  std::optional<trainer::data_parallel> parallel;
-  std::unique_ptr<comm::device_communicator> nccl;
-  if (auto* shared = cluster.data_parallel()) {
-    parallel = *shared;
-    const auto& model = trainer::model_executor(options);
-    if (comm::every_rank_owns_a_gpu(*parallel->ranks, model) && comm::nccl_compiled()) {
-      nccl = comm::make_nccl_communicator(*parallel->ranks, model);
-      parallel->device_gradients = nccl.get();
-    }
-    options.parallel = &*parallel;
-  }
+  session::training_ranks ranks(cluster, trainer::model_executor(options));
+  options.parallel = ranks.parallel();
   if (rank_zero)
     fmt::print("{}: {} vertices, {} edges, {} features, {} classes; {} sampler, fanouts {}{}\n",
                ds.name, ds.num_nodes, ds.num_edges, ds.feature_dim, ds.num_classes,
@@ -396,7 +373,7 @@ void run_train(const train_config& c) {
           c.metrics_out,
           metrics_json(c, so_far, total.seconds(), report, traffic, peaks).dump(2) + "\n");
   };
-  const auto result = trainer::train(
+  const auto result = session::train(
       ds, options, [&](const trainer::epoch_record& r, const trainer::train_result& so_far) {
         const auto report = cluster.report();
         const auto& epoch_bytes = traffic.by_epoch[r.epoch] = meter.since_previous(report);

@@ -2,13 +2,11 @@
 
 #include "bulkgnn/comm/self_communicator.hpp"
 #include "bulkgnn/core/error.hpp"
-#include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/sampler/part_digests.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstdlib>
 
 #if BULKGNN_HAVE_MPI
 #include "bulkgnn/comm/mpi_communicator.hpp"
@@ -359,17 +357,6 @@ nlohmann::json epoch_traffic::since_previous(const nlohmann::json& report) {
   }
   previous_by_rank_ = by_rank;
   return totals;
-}
-
-executor rank_executor(backend kind, std::string_view option, int threads) {
-  if (kind != backend::cuda) return kernels::make_executor(kind, threads);
-  const auto devices = kernels::visible_cuda_devices();
-  BULKGNN_EXPECTS(!devices.empty(), "{} cuda: no GPU is visible{}", option,
-                  kernels::cuda_compiled() ? "" : " (this build has no CUDA back end)");
-  int local_rank = world_rank();
-  if (const char* text = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) local_rank = std::atoi(text);
-  return kernels::make_cuda_executor(
-      devices[static_cast<std::size_t>(local_rank) % devices.size()].id);
 }
 
 }  // namespace bulkgnn::session

@@ -17,7 +17,8 @@ LIBRARIES = ["core", "kernels", "comm", "data", "sampler", "loader", "trainer", 
              "session"]
 # The option structs whose fields a CLI flag sets.
 STRUCTS = ["layout_options", "cluster_options", "sampler_options", "train_options",
-           "loader_options", "model_config", "adam_options"]
+           "loader_options", "model_config", "adam_options", "execution_options",
+           "placement_options", "sampling_plan"]
 FIELD = re.compile(r"\b(?:" + "|".join(STRUCTS) + r")\.[a-z_]+")
 STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 TABLE_ENTRY = re.compile(r'\{"([a-z_]+\.[a-z_]+)",\s*"(--[a-z-]+)"\}')

@@ -5,6 +5,7 @@
 #include "../kernels/cuda_fixture.hpp"
 #include "bulkgnn/kernels/gather_rows.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
+#include "bulkgnn/session/training.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 #include "scratch_dir.hpp"
 #include "small_csbm.hpp"
@@ -20,8 +21,10 @@
 namespace bulkgnn::trainer {
 namespace {
 
+// The loaders the session assembles, as `bulkgnn train` runs.
 using bulkgnn::testing::scratch_dir;
 using bulkgnn::testing::small_csbm;
+using session::train;
 using testing::expect_same_steps;
 using testing::same_bits;
 using testing::small_options;

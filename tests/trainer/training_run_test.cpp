@@ -1,4 +1,5 @@
 #include "bulkgnn/trainer/training_run.hpp"
+#include "bulkgnn/session/training.hpp"
 
 #include "bulkgnn/comm/self_communicator.hpp"
 #include "bulkgnn/core/error.hpp"
@@ -15,8 +16,10 @@
 namespace bulkgnn::trainer {
 namespace {
 
+// The loaders the session assembles, as `bulkgnn train` runs.
 using bulkgnn::testing::scratch_dir;
 using bulkgnn::testing::small_csbm;
+using session::train;
 using testing::small_options;
 
 bool bitwise_equal(std::span<const float> a, std::span<const float> b) {
@@ -156,6 +159,35 @@ TEST(training_run, sampled_evaluation_without_an_evaluation_source_is_refused) {
   sampler::bulk_sampler sampler(ds.graph(), o.sampling);
   loader::minibatch_loader training({ds.graph(), ds.features(), ds.labels()}, sampler, o.loading);
   EXPECT_THROW(std::ignore = train(ds, o, {.train = training}), option_error);
+}
+
+// The seam session::train uses: sources that normalise rows hand the trainer
+// their normaliser, which evaluation applies too.
+TEST(training_run, given_sources_with_their_normalizer_train_as_the_session_loaders_do) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  auto o = small_options();
+  o.epochs = 2;
+  o.normalize_features = loader::feature_normalization::row;
+  const auto own = train(ds, o);
+
+  const auto normalizer = feature_normalizer(whole_dataset(ds), o);
+  ASSERT_TRUE(normalizer.has_value());
+  sampler::bulk_sampler sampler(ds.graph(), o.sampling);
+  loader::minibatch_loader training({.graph = ds.graph(),
+                                     .features = ds.features(),
+                                     .labels = ds.labels(),
+                                     .normalizer = &*normalizer},
+                                    sampler, o.loading);
+  const auto given = train(ds, o, {.train = training, .normalizer = &*normalizer});
+  EXPECT_TRUE(bitwise_equal(own.parameters, given.parameters));
+  ASSERT_EQ(given.epochs.size(), own.epochs.size());
+  for (std::size_t e = 0; e < own.epochs.size(); ++e)
+    EXPECT_EQ(given.epochs[e].valid_acc, own.epochs[e].valid_acc) << "epoch " << e;
+
+  o.normalize_features = loader::feature_normalization::none;
+  EXPECT_THROW(std::ignore = train(ds, o, {.train = training, .normalizer = &*normalizer}),
+               option_error);
 }
 
 TEST(training_run, resumed_run_ends_with_bit_identical_weights) {

@@ -16,7 +16,7 @@
 #include <vector>
 
 // What the pieces of a minibatch training run share (training_run.cpp,
-// own_loaders.cpp, evaluator.cpp, run_checkpointer.cpp): labels and minibatches
+// evaluator.cpp, run_checkpointer.cpp): labels and minibatches
 // placed where the model reads them, and the steps around a train step.
 namespace bulkgnn::trainer::detail {
 

@@ -7,7 +7,6 @@
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/sampler/sampler_table.hpp"
 #include "evaluator.hpp"
-#include "own_loaders.hpp"
 #include "run_checkpointer.hpp"
 #include "run_support.hpp"
 
@@ -61,22 +60,18 @@ nlohmann::json fingerprint_of(const training_data& ds, const train_options& o,
 // and checkpoints after epochs and the data-parallel weight check at the end.
 class run {
  public:
-  run(const training_data& ds, const train_options& o)
+  run(const training_data& ds, const train_options& o, const loader::row_normalizer* given)
       : ds_(ds),
         options_(o),
         config_(model_for(ds, o)),
         split_(ds.find_split(o.split)),
-        normalizer_(normalizer_for(ds, o)),
-        evaluator_(ds, o, config_, split_, normalizer()),
+        own_normalizer_(given != nullptr ? std::nullopt : feature_normalizer(ds, o)),
+        evaluator_(ds, o, config_, split_, normalizer(given)),
         state_(config_, o),
         checkpointer_(o) {
     // Training minibatches carry their own labels; this only rejects unlabelled seeds.
     std::ignore = detail::labels_of(ds, split_.train, "train");
     state_.result.config = fingerprint_of(ds, o, config_, split_.name);
-  }
-
-  [[nodiscard]] const loader::row_normalizer* normalizer() const {
-    return normalizer_ ? &*normalizer_ : nullptr;
   }
 
   train_result execute(const minibatch_sources& sources, const epoch_callback& on_epoch) {
@@ -104,17 +99,10 @@ class run {
   }
 
  private:
-  // Each rank of a whole dataset computes the same factors from all rows,
-  // whichever rows it owns; the ranks of a partitioned dataset gather them
-  // from the parts.
-  static std::optional<loader::row_normalizer> normalizer_for(const training_data& ds,
-                                                              const train_options& o) {
-    if (o.normalize_features == loader::feature_normalization::none) return std::nullopt;
-    if (ds.whole) return loader::row_normalizer(ds.features);
-    BULKGNN_EXPECTS(o.parallel != nullptr && ds.normalizer_of_parts,
-                    "train_options.normalize_features: a part of a partitioned dataset needs the "
-                    "other ranks to compute the factors");
-    return ds.normalizer_of_parts(*o.parallel->ranks);
+  // The sources' normaliser, else the run's own (if any).
+  const loader::row_normalizer* normalizer(const loader::row_normalizer* given) const {
+    if (given != nullptr) return given;
+    return own_normalizer_ ? &*own_normalizer_ : nullptr;
   }
 
   // Seeds of minibatch `index` of an epoch over `seeds` vertices.
@@ -224,7 +212,7 @@ class run {
   const train_options& options_;
   model_config config_;
   const data::split& split_;
-  std::optional<loader::row_normalizer> normalizer_;
+  std::optional<loader::row_normalizer> own_normalizer_;
   detail::evaluator evaluator_;
   detail::training_state state_;
   detail::run_checkpointer checkpointer_;
@@ -304,9 +292,14 @@ nlohmann::json epoch_record::to_json() const {
           {"peak_resident_bytes", peak_resident_bytes}};
 }
 
-train_result train(const data::dataset& ds, const train_options& options,
-                   const epoch_callback& on_epoch) {
-  return train(whole_dataset(ds), options, on_epoch);
+std::optional<loader::row_normalizer> feature_normalizer(const training_data& ds,
+                                                         const train_options& o) {
+  if (o.normalize_features == loader::feature_normalization::none) return std::nullopt;
+  if (ds.whole) return loader::row_normalizer(ds.features);
+  BULKGNN_EXPECTS(o.parallel != nullptr && ds.normalizer_of_parts,
+                  "train_options.normalize_features: a part of a partitioned dataset needs the "
+                  "other ranks to compute the factors");
+  return ds.normalizer_of_parts(*o.parallel->ranks);
 }
 
 train_result train(const data::dataset& ds, const train_options& options,
@@ -315,20 +308,16 @@ train_result train(const data::dataset& ds, const train_options& options,
 }
 
 train_result train(const training_data& ds, const train_options& options,
-                   const epoch_callback& on_epoch) {
-  validate(options);
-  run r(ds, options);
-  detail::own_loaders loaders(ds, options, r.normalizer());
-  return r.execute(loaders.sources(), on_epoch);
-}
-
-train_result train(const training_data& ds, const train_options& options,
                    const minibatch_sources& sources, const epoch_callback& on_epoch) {
   validate(options);
   BULKGNN_EXPECTS(
       options.eval != evaluation::sampled || options.eval_every == 0 || sources.make_eval,
       "trainer::train: sampled evaluation needs minibatch_sources.make_eval");
-  run r(ds, options);
+  BULKGNN_EXPECTS(sources.normalizer == nullptr ||
+                      options.normalize_features != loader::feature_normalization::none,
+                  "trainer::train: minibatch_sources.normalizer is set but "
+                  "train_options.normalize_features is none");
+  run r(ds, options, sources.normalizer);
   return r.execute(sources, on_epoch);
 }
 

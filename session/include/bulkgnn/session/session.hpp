@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,6 +40,13 @@ struct layout_options {
   std::string feature_cache_choice = "degree";
 };
 
+// The data a rank opened: a whole dataset, or its part of a partitioned
+// dataset (open_shard). One is set.
+struct run_data {
+  std::optional<data::dataset> whole;
+  std::optional<data::dataset_shard> part;
+};
+
 // A setting every rank must give alike: its name in the front end's
 // vocabulary and its value in a canonical text (equal values, equal texts).
 struct setting {
@@ -52,14 +60,6 @@ struct setting {
 // This process's place among the ranks: rank 0 of 1 without MPI.
 [[nodiscard]] int world_rank();
 [[nodiscard]] int world_size();
-
-// The executor a rank runs `kind` on. For cuda: this rank's GPU, its rank on
-// the node (Open MPI's OMPI_COMM_WORLD_LOCAL_RANK, else the world rank)
-// modulo the GPUs it sees, so that a node's ranks spread over its GPUs and
-// share them where there are fewer; option_error naming `option` without a
-// visible GPU. Every command that runs on a GPU (sample, train, full-batch)
-// takes its executors here, so that they agree on the device.
-[[nodiscard]] executor rank_executor(backend kind, std::string_view option, int threads = 0);
 
 // The part of the partitioned dataset at `dir` (bulkgnn partition) that this
 // rank holds under `layout`: option_error naming layout_options.grid when the

@@ -117,22 +117,12 @@ struct epoch_record {
 struct train_result : best_validation {
   std::vector<epoch_record> epochs;  // every epoch, resumed ones included
   std::int64_t epochs_this_run = 0;  // trained by this call (not restored)
-  std::vector<float> parameters;  // final weights
-  nlohmann::json config;          // every setting of the run
+  std::vector<float> parameters;     // final weights
+  nlohmann::json config;             // every setting of the run
 };
 
 // Called after each epoch (for progress lines, metrics files).
 using epoch_callback = std::function<void(const epoch_record&, const train_result& so_far)>;
-
-// Trains a GNN on `ds` with minibatches from the multistage loader. With a
-// checkpoint directory, the full state is saved atomically after every epoch
-// and `resume` continues from it bit-exactly.
-[[nodiscard]] train_result train(const data::dataset& ds, const train_options& options,
-                                 const epoch_callback& on_epoch = {});
-// The same over a part of a partitioned dataset (or any training_data),
-// whose rows the data-parallel row source and feature fetcher reach.
-[[nodiscard]] train_result train(const training_data& data, const train_options& options,
-                                 const epoch_callback& on_epoch = {});
 
 // Where a training run takes its minibatches from.
 struct minibatch_sources {
@@ -150,13 +140,27 @@ struct minibatch_sources {
   // GPU: full-graph evaluation reads them instead of copies of its own.
   csr_view device_graph = {};
   dense_view<const float> device_features = {};
+  // The normaliser the sources apply to feature rows as they read them
+  // (feature_normalizer), which evaluation applies too. Null with
+  // train_options::normalize_features set: the run computes its own.
+  const loader::row_normalizer* normalizer = nullptr;
 };
 
-// The same over minibatches the caller provides (a loader of its own, a
-// device pipeline, a Python iterable); `options.sampling` and
-// `options.loading` still name the model kind, dropout seed and the
-// minibatch sizes the losses are weighted by, so they must describe how the
-// sources draw.
+// The feature normaliser a run over `ds` applies
+// (train_options::normalize_features); nullopt for none. Each rank of a
+// whole dataset computes the factors from all rows; the ranks of a
+// partitioned dataset gather them from the parts (collective over
+// options.parallel's ranks).
+[[nodiscard]] std::optional<loader::row_normalizer> feature_normalizer(const training_data& ds,
+                                                                       const train_options& o);
+
+// Trains a GNN on `ds` over the minibatches of `sources` (the multistage
+// loaders session::train assembles, a loader of the caller's own, a device
+// pipeline, a Python iterable); `options.sampling` and `options.loading`
+// still name the model kind, dropout seed and the minibatch sizes the losses
+// are weighted by, so they must describe how the sources draw. With a
+// checkpoint directory, the full state is saved atomically after every epoch
+// and `resume` continues from it bit-exactly.
 [[nodiscard]] train_result train(const data::dataset& ds, const train_options& options,
                                  const minibatch_sources& sources,
                                  const epoch_callback& on_epoch = {});

@@ -9,17 +9,17 @@
 #include <memory>
 #include <optional>
 
-namespace bulkgnn::trainer::detail {
+namespace bulkgnn::session::detail {
 
-// The loaders train() builds when the caller brings no minibatch source:
-// the multistage loader over the dataset, data-parallel ranks each loading
-// their slice of every minibatch.
-class own_loaders {
+// The multistage loaders of a training run over `ds` (session::train):
+// data-parallel ranks each load their slice of every minibatch, on the
+// executors of train_options (exec samples and gathers, model_exec trains).
+class minibatch_loaders {
  public:
-  own_loaders(const training_data& ds, const train_options& o,
-              const loader::row_normalizer* normalizer);
+  minibatch_loaders(const trainer::training_data& ds, const trainer::train_options& o,
+                    const loader::row_normalizer* normalizer);
 
-  [[nodiscard]] minibatch_sources sources();
+  [[nodiscard]] trainer::minibatch_sources sources();
 
  private:
   // The graph and the (normalised) features where sampling and gathering on
@@ -30,24 +30,25 @@ class own_loaders {
     buffer<float> features;
   };
 
-  static std::optional<device_copies> device_copies_for(const training_data& ds,
-                                                        const train_options& o,
+  static std::optional<device_copies> device_copies_for(const trainer::training_data& ds,
+                                                        const trainer::train_options& o,
                                                         const loader::row_normalizer* normalizer);
   // Every valid/test vertex, whatever --max-minibatches limits training to.
   loader::minibatch_source& eval_loader();
   // A sharded graph's rows come through the data-parallel row source.
   [[nodiscard]] std::unique_ptr<sampler::bulk_sampler> sampler_for() const;
   [[nodiscard]] loader::graph_source source() const;
-  static loader::loader_options loading_for(const train_options& o, loader::loader_options l);
+  static loader::loader_options loading_for(const trainer::train_options& o,
+                                            loader::loader_options l);
   // A model on a GPU fed by host stages gets its minibatches copied by a
   // stage of their own, on a stream of its own on that GPU, so that the
   // copies overlap the train step; the gather writes the features into
   // pinned buffers, which that stage copies by DMA. The stage's function
   // keeps the copy executor (and its pinned memory) alive with the loader.
-  static void add_host_to_device(const train_options& o, loader::loader_options& l);
+  static void add_host_to_device(const trainer::train_options& o, loader::loader_options& l);
 
-  const training_data& ds_;
-  const train_options& options_;
+  const trainer::training_data& ds_;
+  const trainer::train_options& options_;
   const loader::row_normalizer* normalizer_;
   std::optional<device_copies> device_copies_;
   std::unique_ptr<sampler::bulk_sampler> sampler_;
@@ -56,4 +57,4 @@ class own_loaders {
   std::optional<loader::minibatch_loader> eval_loader_;
 };
 
-}  // namespace bulkgnn::trainer::detail
+}  // namespace bulkgnn::session::detail

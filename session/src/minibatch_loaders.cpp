@@ -1,4 +1,4 @@
-#include "own_loaders.hpp"
+#include "minibatch_loaders.hpp"
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/devices.hpp"
@@ -7,17 +7,21 @@
 
 #include <algorithm>
 
-namespace bulkgnn::trainer::detail {
+namespace bulkgnn::session::detail {
 
-own_loaders::own_loaders(const training_data& ds, const train_options& o,
-                         const loader::row_normalizer* normalizer)
+using trainer::model_executor;
+using trainer::train_options;
+using trainer::training_data;
+
+minibatch_loaders::minibatch_loaders(const training_data& ds, const train_options& o,
+                                     const loader::row_normalizer* normalizer)
     : ds_(ds),
       options_(o),
       normalizer_(normalizer),
       device_copies_(device_copies_for(ds, o, normalizer)),
       sampler_(sampler_for()),
       loader_(source(), *sampler_, loading_for(o, o.loading), o.exec) {
-  if (features_between_gpus(o)) {
+  if (trainer::features_between_gpus(o)) {
     // A stream of its own: the gather stage fetches while the model trains.
     const auto fetch_exec = kernels::make_cuda_executor(model_executor(o).device()->device());
     const bool placed = o.parallel->features->place_on_device(fetch_exec, normalizer);
@@ -25,10 +29,12 @@ own_loaders::own_loaders(const training_data& ds, const train_options& o,
   }
 }
 
-minibatch_sources own_loaders::sources() {
-  minibatch_sources s{.train = loader_,
-                      .make_eval = [this]() -> loader::minibatch_source& { return eval_loader(); },
-                      .sampler = &*sampler_};
+trainer::minibatch_sources minibatch_loaders::sources() {
+  trainer::minibatch_sources s{
+      .train = loader_,
+      .make_eval = [this]() -> loader::minibatch_source& { return eval_loader(); },
+      .sampler = &*sampler_,
+      .normalizer = normalizer_};
   // Copies in device memory serve evaluation on the same GPU too (they
   // are complete: copying into device memory waits for the copy).
   const auto& model = model_executor(options_);
@@ -43,7 +49,7 @@ minibatch_sources own_loaders::sources() {
   return s;
 }
 
-loader::minibatch_source& own_loaders::eval_loader() {
+loader::minibatch_source& minibatch_loaders::eval_loader() {
   if (!eval_loader_) {
     auto options = options_.loading;
     options.max_minibatches = 0;
@@ -53,7 +59,7 @@ loader::minibatch_source& own_loaders::eval_loader() {
   return *eval_loader_;
 }
 
-std::optional<own_loaders::device_copies> own_loaders::device_copies_for(
+std::optional<minibatch_loaders::device_copies> minibatch_loaders::device_copies_for(
     const training_data& ds, const train_options& o, const loader::row_normalizer* normalizer) {
   if (o.exec.device() == nullptr) return std::nullopt;
   BULKGNN_EXPECTS(o.parallel == nullptr,
@@ -62,7 +68,7 @@ std::optional<own_loaders::device_copies> own_loaders::device_copies_for(
   BULKGNN_EXPECTS(ds.whole,
                   "train_options.exec: sampling on the GPU reads the whole graph, which a rank "
                   "of a partitioned dataset does not hold");
-  const auto placement = gpu_placement_for(ds, o.exec);
+  const auto placement = trainer::gpu_placement_for(ds, o.exec);
   const auto resource = [&](memory_space space) -> memory_resource& {
     return space == memory_space::device ? o.exec.memory() : o.exec.device()->pinned_memory();
   };
@@ -71,7 +77,7 @@ std::optional<own_loaders::device_copies> own_loaders::device_copies_for(
   if (normalizer == nullptr) {
     copies.features = copy_to(ds.features.data, resource(placement.features));
   } else {
-    matrix normalized(ds.features.rows, ds.features.cols);
+    trainer::matrix normalized(ds.features.rows, ds.features.cols);
     std::copy(ds.features.data.begin(), ds.features.data.end(), normalized.data().begin());
     normalizer->apply_to_all(normalized.view());
     copies.features =
@@ -80,7 +86,7 @@ std::optional<own_loaders::device_copies> own_loaders::device_copies_for(
   return copies;
 }
 
-std::unique_ptr<sampler::bulk_sampler> own_loaders::sampler_for() const {
+std::unique_ptr<sampler::bulk_sampler> minibatch_loaders::sampler_for() const {
   const auto& o = options_;
   if (o.parallel != nullptr && o.parallel->rows != nullptr)
     return std::make_unique<sampler::bulk_sampler>(*o.parallel->rows, o.sampling, o.exec);
@@ -88,7 +94,7 @@ std::unique_ptr<sampler::bulk_sampler> own_loaders::sampler_for() const {
       device_copies_ ? device_copies_->graph.view() : ds_.graph, o.sampling, o.exec);
 }
 
-loader::graph_source own_loaders::source() const {
+loader::graph_source minibatch_loaders::source() const {
   if (device_copies_)
     return {.graph = device_copies_->graph.view(),
             .features = {ds_.features.rows, ds_.features.cols,
@@ -109,7 +115,8 @@ loader::graph_source own_loaders::source() const {
           .normalizer = normalizer_};
 }
 
-loader::loader_options own_loaders::loading_for(const train_options& o, loader::loader_options l) {
+loader::loader_options minibatch_loaders::loading_for(const train_options& o,
+                                                      loader::loader_options l) {
   add_host_to_device(o, l);
   if (o.parallel == nullptr) return l;
   l.slice = o.parallel->ranks->rank();
@@ -119,7 +126,7 @@ loader::loader_options own_loaders::loading_for(const train_options& o, loader::
   return l;
 }
 
-void own_loaders::add_host_to_device(const train_options& o, loader::loader_options& l) {
+void minibatch_loaders::add_host_to_device(const train_options& o, loader::loader_options& l) {
   const auto* device = model_executor(o).device();
   if (device == nullptr || o.exec.device() != nullptr) return;
   const auto copy_exec = kernels::make_cuda_executor(device->device());
@@ -127,4 +134,4 @@ void own_loaders::add_host_to_device(const train_options& o, loader::loader_opti
   l.host_to_device = [copy_exec] { return loader::make_host_to_device_stage(copy_exec); };
 }
 
-}  // namespace bulkgnn::trainer::detail
+}  // namespace bulkgnn::session::detail
