@@ -1,10 +1,11 @@
 #include "bulkgnn/loader/loader.hpp"
 
+#include "bulkgnn/loader/stages.hpp"
+
 #include "bounded_queue.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
-#include "bulkgnn/sampler/epoch_plan.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -41,10 +42,6 @@ namespace {
 // more would only hold on to a drained queue's worth of memory between epochs.
 constexpr std::size_t kept_feature_buffers = 4;
 
-std::size_t input_entries(const ready_minibatch& mb) {
-  return mb.batch.input_nodes.size() * static_cast<std::size_t>(mb.feature_columns);
-}
-
 }  // namespace
 
 const stage_report& epoch_report::slowest_stage() const {
@@ -70,130 +67,6 @@ std::string describe(const std::exception_ptr& failure) {
     return "unknown exception";
   }
 }
-
-// Cuts the epoch's shuffled seeds into bulk requests.
-class shuffle_stage final : public stage {
- public:
-  shuffle_stage(const loader_options& options, std::uint32_t sampler_seed)
-      : options_(options), sampler_seed_(sampler_seed) {}
-
-  [[nodiscard]] std::string name() const override { return "shuffle"; }
-
-  bool process(stage_item item, stage_context& context) override {
-    const auto& start = std::get<epoch_start>(item);
-    const stopwatch busy;
-    auto plan = std::make_shared<const sampler::epoch_plan>(start.seeds, options_.batch_size,
-                                                            sampler_seed_, start.epoch);
-    context.add_busy(busy.seconds());
-    for (std::int64_t first = 0; first < start.minibatches; first += options_.bulk) {
-      if (!context.emit(
-              bulk_request{plan, first, std::min(options_.bulk, start.minibatches - first)}))
-        return false;
-    }
-    return true;
-  }
-
- private:
-  const loader_options& options_;
-  std::uint32_t sampler_seed_;
-};
-
-// Samples one bulk of whole minibatches, or this loader's parts of them
-// (bulk_sampler::sample_slices).
-class sample_stage final : public stage {
- public:
-  sample_stage(const loader_options& options, sampler::bulk_sampler& sampler)
-      : options_(options), sampler_(sampler) {}
-
-  [[nodiscard]] std::string name() const override { return "sample"; }
-
-  bool process(stage_item item, stage_context& context) override {
-    const stopwatch busy;
-    const auto& request = std::get<bulk_request>(item);
-    auto bulk = std::make_shared<sampler::bulk_sample>(sampler_.sample_slices(
-        *request.plan, request.first, request.count,
-        {.slice = options_.slice, .slices = options_.slices, .ranks = options_.split_ranks}));
-    context.add_busy(busy.seconds());
-    return context.emit(std::move(bulk));
-  }
-
- private:
-  const loader_options& options_;
-  sampler::bulk_sampler& sampler_;
-};
-
-// Extracts each minibatch of a bulk and gathers (or fetches) and normalises
-// the features of its input vertices into a pooled buffer. On a device, a
-// minibatch's arrays are complete when it is handed on, so that a model on a
-// stream of its own reads them without ordering against this one.
-class gather_stage final : public stage {
- public:
-  gather_stage(const graph_source& source, buffer_pool<float>& buffers, executor exec)
-      : source_(source), buffers_(buffers), exec_(exec) {}
-
-  [[nodiscard]] std::string name() const override { return "gather"; }
-
-  bool process(stage_item item, stage_context& context) override {
-    const auto& bulk = *std::get<std::shared_ptr<sampler::bulk_sample>>(item);
-    for (std::int64_t j = 0; j < bulk.count(); ++j) {
-      const stopwatch busy;
-      auto mb = gather(bulk, j);
-      context.add_busy(busy.seconds());
-      if (!context.emit(std::move(mb))) return false;
-    }
-    return true;
-  }
-
- private:
-  ready_minibatch gather(const sampler::bulk_sample& bulk, std::int64_t j) {
-    ready_minibatch mb;
-    mb.batch = bulk.extract(j, source_.labels, exec_);
-    const auto rows = static_cast<std::int64_t>(mb.batch.input_nodes.size());
-    if (!host_accessible(exec_.memory().space())) {
-      // A device executor gathers into device memory, where the minibatch
-      // already is.
-      mb.feature_columns = source_.features.cols;
-      mb.placed_features = buffer<float>(input_entries(mb), exec_.memory());
-      kernels::gather_dense_rows(exec_, source_.features, mb.batch.input_nodes,
-                                 {rows, mb.feature_columns, std::span<float>(mb.placed_features),
-                                  mb.placed_features.space()});
-      // Not synchronize(): the sample stage queues the next bulk meanwhile.
-      exec_.device()->wait_until(exec_.device()->mark());
-      // The features were normalised where they were placed (the loader
-      // refuses a normalizer on a device executor): the host step below
-      // would write into the empty host buffer.
-      return mb;
-    } else if (source_.remote_features != nullptr &&
-               source_.remote_features->placed_memory() != nullptr) {
-      // Rows moved GPU to GPU land normalised where the model reads them.
-      mb.feature_columns = source_.remote_features->columns();
-      mb.placed_features =
-          buffer<float>(input_entries(mb), *source_.remote_features->placed_memory());
-      source_.remote_features->fetch_placed(
-          mb.batch.input_nodes, {rows, mb.feature_columns, std::span<float>(mb.placed_features),
-                                 mb.placed_features.space()});
-      return mb;
-    } else if (source_.remote_features != nullptr) {
-      mb.feature_columns = source_.remote_features->columns();
-      mb.features = buffers_.take(input_entries(mb));
-      source_.remote_features->fetch(mb.batch.input_nodes,
-                                     {rows, mb.feature_columns, mb.features.span()});
-    } else if (!source_.features.empty()) {
-      mb.feature_columns = source_.features.cols;
-      mb.features = buffers_.take(input_entries(mb));
-      kernels::gather_dense_rows(exec_, source_.features, mb.batch.input_nodes,
-                                 {rows, mb.feature_columns, mb.features.span()});
-    }
-    if (source_.normalizer != nullptr && mb.feature_columns > 0)
-      source_.normalizer->apply(mb.batch.input_nodes,
-                                {rows, mb.feature_columns, mb.features.span()});
-    return mb;
-  }
-
-  const graph_source& source_;
-  buffer_pool<float>& buffers_;
-  executor exec_;
-};
 
 // A stage with the capacity of the queue it feeds.
 struct placed_stage {
@@ -421,8 +294,14 @@ epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint3
   const auto bulks = static_cast<std::size_t>(options_.bulk_queue);
   const auto ready = static_cast<std::size_t>(options_.ready_queue);
   std::vector<placed_stage> stages;
-  stages.push_back({std::make_unique<shuffle_stage>(options_, sampler_.options().seed), bulks});
-  stages.push_back({std::make_unique<sample_stage>(options_, sampler_), bulks});
+  stages.push_back(
+      {std::make_unique<shuffle_stage>(options_.batch_size, options_.bulk, sampler_.options().seed),
+       bulks});
+  stages.push_back({std::make_unique<sample_stage>(
+                        sampler_, sampler::minibatch_split{.slice = options_.slice,
+                                                           .slices = options_.slices,
+                                                           .ranks = options_.split_ranks}),
+                    bulks});
   stages.push_back({std::make_unique<gather_stage>(source_, feature_buffers_, exec_), ready});
   if (options_.host_to_device) stages.push_back({options_.host_to_device(), ready});
   auto p = std::make_unique<epoch_stream::pipeline>(*this, std::move(stages), seeds, epoch, count);

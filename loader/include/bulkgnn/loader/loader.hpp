@@ -129,8 +129,9 @@ class minibatch_source {
 //   shuffle → [requests] → sample (bulk) → [bulks] → gather → [ready]
 //     (→ host_to_device → [ready]) → consumer
 //
-// Every stage is a `stage` object running on its own thread and hands work on through a bounded
-// queue, so the stages overlap and the queue depths bound memory. Kernels
+// Every stage is a `stage` object (stages.hpp, host_to_device.hpp) running on
+// its own thread and hands work on through a bounded queue, so the stages
+// overlap and the queue depths bound memory. Kernels
 // inside a stage use the shared oneTBB worker pool. The minibatches and their
 // order depend only on the sampler seed and epoch, never on queue depths,
 // bulk size or thread count.
