@@ -85,6 +85,10 @@ struct real_interval {
 
 // One of `names`.
 [[nodiscard]] CLI::Validator one_of(std::vector<std::string> names);
+// The registered layer kinds (trainer/layer_table.hpp): their names, for
+// one_of, and "name: summary" lines for help.
+[[nodiscard]] std::vector<std::string> layer_choices();
+[[nodiscard]] std::string layers_help();
 
 // --threads: 1 to max_threads; left out, all cores (`threads` stays 0).
 void add_threads_option(CLI::App& cmd, int& threads);

@@ -398,9 +398,9 @@ void add_model_command(CLI::App& app) {
                               grid_kind_names(full_batch_grids)))
       ->capture_default_str()
       ->check(one_of({"minibatch", "full-batch"}));
-  cmd->add_option("--model", config->model, "full-batch layers: gcn or sage")
+  cmd->add_option("--model", config->model, "full-batch layers: " + layers_help())
       ->capture_default_str()
-      ->check(one_of({"gcn", "sage"}));
+      ->check(one_of(layer_choices()));
   cmd->add_option("--layers", config->layers, "full-batch layers")
       ->capture_default_str()
       ->check(integer_in(1, max_layers));

@@ -3,6 +3,7 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/data/default_dataset.hpp"
+#include "bulkgnn/trainer/layer_table.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -173,6 +174,19 @@ CLI::Validator one_of(std::vector<std::string> names) {
         return fmt::format("must be one of {}; got '{}'", listed, text);
       },
       listed);
+}
+
+std::vector<std::string> layer_choices() {
+  std::vector<std::string> names;
+  for (const auto& layer : trainer::layer_table()) names.emplace_back(layer.name);
+  return names;
+}
+
+std::string layers_help() {
+  std::vector<std::string> lines;
+  for (const auto& layer : trainer::layer_table())
+    lines.push_back(fmt::format("{} ({})", layer.name, layer.summary));
+  return fmt::format("{}", fmt::join(lines, ", "));
 }
 
 void add_batch_options(CLI::App& cmd, std::int64_t& batch_size, std::int64_t& bulk) {

@@ -339,9 +339,10 @@ void add_sample_command(CLI::App& app) {
                   "input to a minibatch in a first pass over epoch 0 (frequency)")
       ->capture_default_str()
       ->check(one_of({"degree", "frequency"}));
-  cmd->add_option("--backend,--device", config->backend,
-                  "cpu, reference (the serial oracle) or cuda (this rank's GPU: its local rank modulo the "
-                  "GPUs it sees)")
+  cmd->add_option(
+         "--backend,--device", config->backend,
+         "cpu, reference (the serial oracle) or cuda (this rank's GPU: its local rank modulo the "
+         "GPUs it sees)")
       ->capture_default_str()
       ->check(one_of({"cpu", "reference", "cuda"}));
   cmd->add_option("--metrics-out", config->metrics_out, "write metrics as JSON to this file");

@@ -414,8 +414,8 @@ void add_train_command(CLI::App& app) {
       ->capture_default_str()
       ->check(one_of({"minibatch", "full-batch"}));
   cmd->add_option("--model", config->model,
-                  "full-batch layers: gcn (D̃^-1/2(A+I)D̃^-1/2) or sage (mean) (default: gcn)")
-      ->check(one_of({"gcn", "sage"}));
+                  fmt::format("full-batch layers: {} (default: gcn)", layers_help()))
+      ->check(one_of(layer_choices()));
   cmd->add_option("--compress", config->compress,
                   "full-batch on 1d or sar: compress the rows sent between ranks, none, "
                   "fixed:RATE or variable:RATE:EPOCH (RATE 2-32 halving to 1 by EPOCH)")

@@ -10,6 +10,7 @@
 #include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
+#include "bulkgnn/trainer/layer_table.hpp"
 
 #include <algorithm>
 #include <array>
@@ -222,7 +223,8 @@ full_batch_result train_full_batch(const trainer::training_data& data,
   std::int64_t boundary_rows = 0;
   {
     const auto setup = world.split(0, rank, "setup");
-    const auto degrees = options.model.kind == trainer::layer_kind::gcn
+    const auto degrees = trainer::find_layer(options.model.kind).full_batch ==
+                                 trainer::adjacency_weights::symmetric_with_self_loops
                              ? degrees_by_new_id(*setup, layout, partition, data.graph, mine)
                              : std::vector<std::int64_t>{};
     const auto rows =

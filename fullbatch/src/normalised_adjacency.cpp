@@ -1,6 +1,7 @@
 #include "bulkgnn/fullbatch/normalised_adjacency.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/trainer/layer_table.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -30,8 +31,12 @@ std::vector<std::int64_t> degrees_with_self_loops(csr_view graph,
 csr_matrix normalised_rows(csr_view graph, std::span<const vertex_t> vertices,
                            const distributed::vertex_partition& partition, trainer::layer_kind kind,
                            std::span<const std::int64_t> degrees_by_new_id) {
-  const bool gcn = kind == trainer::layer_kind::gcn;
-  BULKGNN_EXPECTS(!gcn || static_cast<std::int64_t>(degrees_by_new_id.size()) == graph.rows,
+  const auto& layer = trainer::find_layer(kind);
+  BULKGNN_EXPECTS(layer.full_batch == trainer::adjacency_weights::row_mean ||
+                      layer.full_batch == trainer::adjacency_weights::symmetric_with_self_loops,
+                  "normalised_rows: no full-batch rows for the {} layer's weights", layer.name);
+  const bool symmetric = layer.full_batch == trainer::adjacency_weights::symmetric_with_self_loops;
+  BULKGNN_EXPECTS(!symmetric || static_cast<std::int64_t>(degrees_by_new_id.size()) == graph.rows,
                   "normalised_rows: {} degrees for {} vertices", degrees_by_new_id.size(),
                   graph.rows);
   csr_matrix rows;
@@ -46,7 +51,7 @@ csr_matrix normalised_rows(csr_view graph, std::span<const vertex_t> vertices,
     const auto begin = graph.indptr[v];
     const auto end = graph.indptr[v + 1];
     const vertex_t self = partition.new_id(v);
-    if (gcn) {
+    if (symmetric) {
       const double self_scale = 1.0 / std::sqrt(static_cast<double>(degrees_by_new_id[self]));
       for (auto e = begin; e < end; ++e) {
         const vertex_t u = partition.new_id(graph.indices[e]);

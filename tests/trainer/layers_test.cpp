@@ -1,11 +1,18 @@
 #include "bulkgnn/trainer/layers.hpp"
 
+#include "bulkgnn/sampler/sampler_table.hpp"
+#include "bulkgnn/trainer/layer_table.hpp"
+#include "bulkgnn/trainer/model.hpp"
+
 #include "bulkgnn/kernels/activation.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
+#include <set>
+#include <string>
+#include <tuple>
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
@@ -21,6 +28,55 @@ TEST(LayerKind, ParsesItsOwnNames) {
   for (const auto kind : {layer_kind::sage, layer_kind::gcn})
     EXPECT_EQ(parse_layer_kind(layer_kind_name(kind)), kind);
   EXPECT_THROW((void)parse_layer_kind("gat"), option_error);
+}
+
+TEST(LayerTable, EachKindHasOneEntryUnderItsOwnName) {
+  std::set<std::string_view> names;
+  for (const auto& entry : layer_table()) {
+    EXPECT_TRUE(names.insert(entry.name).second) << entry.name;
+    EXPECT_EQ(&find_layer(entry.kind), &find_layer(entry.name, "--model")) << entry.name;
+    EXPECT_FALSE(entry.weight_name.empty() || entry.bias_name.empty() || entry.summary.empty());
+    // A sampled block is either weighed by its pattern or kept as sampled;
+    // the whole-graph weights are ones full_graph_block builds.
+    EXPECT_TRUE(entry.sampled_block == adjacency_weights::row_mean ||
+                entry.sampled_block == adjacency_weights::as_sampled)
+        << entry.name;
+    EXPECT_NE(entry.full_graph, adjacency_weights::as_sampled) << entry.name;
+    EXPECT_NE(entry.full_batch, adjacency_weights::as_sampled) << entry.name;
+  }
+  try {
+    std::ignore = find_layer("gat", "--model");
+    FAIL() << "gat is not registered";
+  } catch (const option_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--model: unknown layer kind 'gat' (expected " +
+                                         layer_names() + ")"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(LayerTable, EverySamplerHandsItsBlocksToARegisteredLayer) {
+  for (const auto& sampler : sampler::sampler_table())
+    EXPECT_NO_THROW(std::ignore = find_layer(sampler.layer, "sampler_entry.layer")) << sampler.name;
+}
+
+// The model's tensors follow the entry: PyG's names, a root weight where the
+// layer has one.
+TEST(LayerTable, TheModelHoldsTheTensorsItsEntryNames) {
+  for (const auto& entry : layer_table()) {
+    const gnn_model model(
+        {.kind = entry.kind, .in_features = 4, .hidden = 3, .num_classes = 2, .layers = 2}, 1);
+    std::vector<std::string> expected;
+    for (int l = 0; l < 2; ++l) {
+      const auto prefix = "convs." + std::to_string(l) + ".";
+      expected.push_back(prefix + std::string(entry.weight_name));
+      if (entry.has_root_weight()) expected.push_back(prefix + std::string(entry.root_weight_name));
+      expected.push_back(prefix + std::string(entry.bias_name));
+    }
+    std::vector<std::string> names;
+    for (const auto& tensor : model.tensors()) names.push_back(tensor.name);
+    EXPECT_EQ(names, expected) << entry.name;
+  }
 }
 
 TEST(AggregationBlock, SageAveragesOverStoredEntriesIgnoringValues) {

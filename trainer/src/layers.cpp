@@ -4,6 +4,7 @@
 #include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/spgemm.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
+#include "bulkgnn/trainer/layer_table.hpp"
 #include "bulkgnn/trainer/placement.hpp"
 
 namespace bulkgnn::trainer {
@@ -66,6 +67,20 @@ csr_matrix identity(std::int64_t n) {
   return id;
 }
 
+// D̃⁻¹(A+I): the self loop added where the row lacks it, each row normalised
+// to sum 1.
+csr_matrix row_means_with_self_loops(const executor& exec, csr_view graph) {
+  const bool place = needs_placing(exec, graph.space);
+  const csr_matrix placed_graph = place ? copy_for(exec, graph) : csr_matrix{};
+  const csr_matrix self_loops = needs_placing(exec, memory_space::host)
+                                    ? copy_for(exec, identity(graph.rows).view())
+                                    : identity(graph.rows);
+  csr_matrix normalised =
+      kernels::add(exec, place ? placed_graph.view() : graph, self_loops.view());
+  kernels::normalize_rows(exec, normalised);
+  return normalised;
+}
+
 aggregation_block with_transpose(const executor& exec, csr_matrix forward, bool with_backward) {
   aggregation_block block{.forward = std::move(forward), .backward = {}};
   if (with_backward) block.backward = kernels::transpose(exec, block.forward.view());
@@ -75,23 +90,29 @@ aggregation_block with_transpose(const executor& exec, csr_matrix forward, bool 
 }  // namespace
 
 layer_kind parse_layer_kind(const std::string& name) {
-  if (name == "sage") return layer_kind::sage;
-  if (name == "gcn") return layer_kind::gcn;
-  throw option_error(
-      fmt::format("parse_layer_kind: unknown layer kind '{}' (expected sage or gcn)", name));
+  return find_layer(name, "parse_layer_kind").kind;
 }
 
-std::string layer_kind_name(layer_kind kind) { return kind == layer_kind::sage ? "sage" : "gcn"; }
+std::string layer_kind_name(layer_kind kind) { return std::string(find_layer(kind).name); }
 
 aggregation_block make_aggregation_block(const executor& exec, const csr_matrix& block,
                                          layer_kind kind, bool with_backward) {
   check_block(block.view(), "make_aggregation_block");
-  if (kind == layer_kind::sage)
-    return with_transpose(exec, row_means(exec, block.view()), with_backward);
-  BULKGNN_EXPECTS(block.view().weighted(),
-                  "make_aggregation_block: a gcn layer needs a weighted block (LADIES or FastGCN "
-                  "sampling), got a pattern");
-  return with_transpose(exec, own_copy(exec, block.view()), with_backward);
+  const auto& layer = find_layer(kind);
+  switch (layer.sampled_block) {
+    case adjacency_weights::row_mean:
+      return with_transpose(exec, row_means(exec, block.view()), with_backward);
+    case adjacency_weights::as_sampled:
+      BULKGNN_EXPECTS(block.view().weighted(),
+                      "make_aggregation_block: a {} layer needs a weighted block (LADIES or "
+                      "FastGCN sampling), got a pattern",
+                      layer.name);
+      return with_transpose(exec, own_copy(exec, block.view()), with_backward);
+    default:
+      throw internal_error(fmt::format(
+          "make_aggregation_block: the {} layer's block weights are not for sampled blocks",
+          layer.name));
+  }
 }
 
 aggregation_block full_graph_block(const executor& exec, csr_view graph, layer_kind kind,
@@ -103,16 +124,16 @@ aggregation_block full_graph_block(const executor& exec, csr_view graph, layer_k
     BULKGNN_EXPECTS(problem.empty(), "full_graph_block: graph: {}", problem);
   }
   graph.values = {};
-  if (kind == layer_kind::sage) return with_transpose(exec, row_means(exec, graph), with_backward);
-  const bool place = needs_placing(exec, graph.space);
-  const csr_matrix placed_graph = place ? copy_for(exec, graph) : csr_matrix{};
-  const csr_matrix self_loops = needs_placing(exec, memory_space::host)
-                                    ? copy_for(exec, identity(graph.rows).view())
-                                    : identity(graph.rows);
-  csr_matrix normalised =
-      kernels::add(exec, place ? placed_graph.view() : graph, self_loops.view());
-  kernels::normalize_rows(exec, normalised);
-  return with_transpose(exec, std::move(normalised), with_backward);
+  const auto& layer = find_layer(kind);
+  switch (layer.full_graph) {
+    case adjacency_weights::row_mean:
+      return with_transpose(exec, row_means(exec, graph), with_backward);
+    case adjacency_weights::row_mean_with_self_loops:
+      return with_transpose(exec, row_means_with_self_loops(exec, graph), with_backward);
+    default:
+      throw internal_error(fmt::format(
+          "full_graph_block: no whole-graph block for the {} layer's weights", layer.name));
+  }
 }
 
 }  // namespace bulkgnn::trainer

@@ -5,6 +5,7 @@
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/kernels/bias.hpp"
 #include "bulkgnn/kernels/elementwise.hpp"
+#include "bulkgnn/trainer/layer_table.hpp"
 
 #include <cmath>
 
@@ -12,7 +13,9 @@ namespace bulkgnn::trainer {
 
 namespace {
 
-bool is_sage(const model_config& config) { return config.kind == layer_kind::sage; }
+bool has_root_weight(const model_config& config) {
+  return find_layer(config.kind).has_root_weight();
+}
 
 dense_view<const float> first_rows(dense_view<const float> m, std::int64_t rows) {
   return {rows, m.cols, m.data.first(static_cast<std::size_t>(rows * m.cols)), m.space};
@@ -48,6 +51,7 @@ gnn_model::gnn_model(const model_config& config, std::uint32_t seed, executor ex
       parameters_(exec.memory()),
       gradients_(exec.memory()) {
   validate(config_);
+  const auto& layer = find_layer(config_.kind);
   std::size_t count = 0;
   for (int l = 0; l < config_.layers; ++l) {
     layer_slots slot;
@@ -55,14 +59,13 @@ gnn_model::gnn_model(const model_config& config, std::uint32_t seed, executor ex
     slot.out = l + 1 == config_.layers ? config_.num_classes : config_.hidden;
     const std::string prefix = fmt::format("convs.{}.", l);
     slot.w_neigh = count;
-    count =
-        add_tensor(prefix + (is_sage(config_) ? "lin_l.weight" : "lin.weight"), slot.in, slot.out);
-    if (is_sage(config_)) {
+    count = add_tensor(prefix + std::string(layer.weight_name), slot.in, slot.out);
+    if (layer.has_root_weight()) {
       slot.w_self = count;
-      count = add_tensor(prefix + "lin_r.weight", slot.in, slot.out);
+      count = add_tensor(prefix + std::string(layer.root_weight_name), slot.in, slot.out);
     }
     slot.bias = count;
-    count = add_tensor(prefix + (is_sage(config_) ? "lin_l.bias" : "bias"), 1, slot.out);
+    count = add_tensor(prefix + std::string(layer.bias_name), 1, slot.out);
     slots_.push_back(slot);
   }
   gradients_ = buffer<float>(count, exec_.memory());
@@ -80,7 +83,7 @@ std::size_t gnn_model::add_tensor(std::string name, std::int64_t rows, std::int6
 // Drawn on the host, so every back end starts from the same weights.
 void gnn_model::initialise(std::uint32_t seed, std::size_t count) {
   std::vector<float> initial(count);
-  const std::size_t per_layer = is_sage(config_) ? 3 : 2;
+  const std::size_t per_layer = has_root_weight(config_) ? 3 : 2;
   for (std::size_t i = 0; i < tensors_.size(); ++i) {
     const double bound = 1.0 / std::sqrt(static_cast<double>(slots_[i / per_layer].in));
     philox_stream stream(
@@ -191,7 +194,7 @@ void gnn_model::apply_layer(int l, const aggregation_block& block, dense_view<co
   kernels::fill_rows_with_bias(exec_, parameters().subspan(slot.bias, slot.out), out.view());
   timed_gemm(gemm_op::plain, gemm_op::plain, aggregated.view(),
              weight(slot.w_neigh, slot.in, slot.out), 1.0f, out.view(), stats);
-  if (is_sage(config_))
+  if (has_root_weight(config_))
     timed_gemm(gemm_op::plain, gemm_op::plain, first_rows(x, a.rows),
                weight(slot.w_self, slot.in, slot.out), 1.0f, out.view(), stats);
 }
@@ -267,7 +270,7 @@ void gnn_model::parameter_gradients(int l, dense_view<const float> x,
   const auto& slot = slots_[l];
   timed_gemm(gemm_op::transposed, gemm_op::plain, buffers_[l].aggregated.view(), grad, 0.0f,
              weight_gradient(slot.w_neigh, slot.in, slot.out), &gemm_stats_);
-  if (is_sage(config_))
+  if (has_root_weight(config_))
     timed_gemm(gemm_op::transposed, gemm_op::plain, first_rows(x, grad.rows), grad, 0.0f,
                weight_gradient(slot.w_self, slot.in, slot.out), &gemm_stats_);
   kernels::column_sums(exec_, grad, std::span(gradients_).subspan(slot.bias, slot.out), gemm_mode_);
@@ -282,7 +285,7 @@ void gnn_model::propagate_to_input(int l, dense_view<const float> grad) {
              0.0f, buffers.grad_aggregated.view(), &gemm_stats_);
   buffers.grad_input.reshape(block.forward.cols, slot.in);
   aggregator().backward(exec_, l, block, buffers.grad_aggregated.view(), buffers.grad_input.view());
-  if (is_sage(config_))
+  if (has_root_weight(config_))
     timed_gemm(gemm_op::plain, gemm_op::transposed, grad, weight(slot.w_self, slot.in, slot.out),
                1.0f, first_rows(buffers.grad_input.view(), grad.rows), &gemm_stats_);
 }

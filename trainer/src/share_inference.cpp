@@ -2,7 +2,7 @@
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/spgemm.hpp"
-#include "bulkgnn/trainer/layers.hpp"
+#include "bulkgnn/trainer/layer_table.hpp"
 #include "bulkgnn/trainer/placement.hpp"
 
 #include <algorithm>
@@ -113,6 +113,11 @@ share_block block_of_share(const executor& exec, const inference_inputs& in, lay
   const csr_view a = rows_of_a.view();
   const auto own = static_cast<vertex_t>(share.last - share.first);
   const auto row = [&](std::size_t i) { return a.row(static_cast<std::int64_t>(i)); };
+  const auto weights = find_layer(kind).full_graph;
+  BULKGNN_EXPECTS(weights == adjacency_weights::row_mean ||
+                      weights == adjacency_weights::row_mean_with_self_loops,
+                  "block_of_share: no block of a share for the {} layer's weights",
+                  find_layer(kind).name);
   share_block out;
   for (std::size_t i = 0; i < static_cast<std::size_t>(own); ++i)
     for (const vertex_t v : row(i))
@@ -133,7 +138,7 @@ share_block block_of_share(const executor& exec, const inference_inputs& in, lay
   m.indptr = buffer<edge_t>(static_cast<std::size_t>(own) + 1);
   m.indptr[0] = 0;
   for (std::size_t i = 0; i < static_cast<std::size_t>(own); ++i) {
-    if (kind == layer_kind::sage) {
+    if (weights == adjacency_weights::row_mean) {
       for (const vertex_t v : row(i)) {
         columns.push_back(renumbered(v));
         values.push_back(1.0f);

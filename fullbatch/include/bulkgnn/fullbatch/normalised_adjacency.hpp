@@ -25,8 +25,10 @@ namespace bulkgnn::fullbatch {
                                                                 std::span<const vertex_t> vertices);
 
 // Rows `vertices` (old ids) of Â, in that order, with columns as the
-// partition's new ids, sorted within each row. gcn reads d̃ of every column
-// from `degrees_by_new_id` (all n of them); sage reads nothing from it.
+// partition's new ids, sorted within each row, weighted as the layer's
+// entry says for full-batch training (layer_entry::full_batch). The symmetric
+// weights read d̃ of every column from `degrees_by_new_id` (all n of them);
+// the mean reads nothing from it.
 [[nodiscard]] csr_matrix normalised_rows(csr_view graph, std::span<const vertex_t> vertices,
                                          const distributed::vertex_partition& partition,
                                          trainer::layer_kind kind,

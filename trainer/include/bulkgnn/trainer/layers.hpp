@@ -8,11 +8,12 @@
 
 namespace bulkgnn::trainer {
 
-// sage: PyG SAGEConv with the mean aggregator (node-wise sampling).
-// gcn: out = (B·H)·W + b with the block's weights B (LADIES, FastGCN).
+// The registered layer kinds; what each is and how it weighs the adjacency
+// is its entry in layer_table.hpp.
 enum class layer_kind { sage, gcn };
 
-// "sage" or "gcn"; anything else is an option_error naming --model.
+// The kind registered as `name`; anything else is an option_error listing
+// the registered names.
 [[nodiscard]] layer_kind parse_layer_kind(const std::string& name);
 [[nodiscard]] std::string layer_kind_name(layer_kind kind);
 
@@ -24,8 +25,9 @@ struct aggregation_block {
   csr_matrix backward;
 };
 
-// sage: mean over the row's stored entries (weights 1/deg, ignoring
-// block.values); gcn: block.values used as they are (LADIES weights; an
+// The block weighed as the layer's entry says for sampled blocks
+// (layer_entry::sampled_block): row_mean takes the mean over the row's
+// stored entries, ignoring block.values; as_sampled keeps block.values (an
 // option_error if absent). The block's destinations are its first rows
 // sources, so it must have rows <= cols.
 [[nodiscard]] aggregation_block make_aggregation_block(const executor& exec,
@@ -34,10 +36,10 @@ struct aggregation_block {
 
 // The whole graph as one block (rows = cols = n, destinations = all nodes),
 // for full-neighbourhood inference, or full-graph training with
-// with_backward: sage → mean over in-neighbours (row v of `graph` holds the
-// in-neighbours of v, sorted); gcn → D̃⁻¹(A+I), the self loop added and each
-// row normalised to sum 1, as LADIES and GCN evaluate. Edge weights of
-// `graph` are ignored, as the samplers ignore them.
+// with_backward, weighed as the layer's entry says for the whole graph
+// (layer_entry::full_graph): the mean over in-neighbours (row v of `graph`
+// holds the in-neighbours of v, sorted), or D̃⁻¹(A+I) with the self loop
+// added. Edge weights of `graph` are ignored, as the samplers ignore them.
 [[nodiscard]] aggregation_block full_graph_block(const executor& exec, csr_view graph,
                                                  layer_kind kind, bool with_backward = false);
 
