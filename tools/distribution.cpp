@@ -85,6 +85,7 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"train_options.eval", "--eval"},
     {"train_options.exec", "--sample-on"},
     {"train_options.split", "--split"},
+    {"train_options.layer", "--model"},
     {"train_options.checkpoint_dir", "--checkpoint-dir"},
     {"train_options.resume", "--resume"},
     {"train_options.epochs", "--epochs"},

@@ -15,6 +15,7 @@
 #include "bulkgnn/kernels/gemm.hpp"
 #include "bulkgnn/session/execution.hpp"
 #include "bulkgnn/session/training.hpp"
+#include "bulkgnn/trainer/layer_table.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
 #include <fmt/format.h>
@@ -137,6 +138,7 @@ trainer::train_options options_from(const train_config& c) {
                .max_minibatches = c.max_minibatches};
   o.model = {
       .hidden = c.hidden, .layers = hops, .dropout = c.dropout, .gemm = gemm_mode_of(c.gemm)};
+  if (!c.model.empty()) o.layer = trainer::find_layer(c.model, "--model").kind;
   o.optimizer = {.lr = c.lr, .weight_decay = c.weight_decay};
   o.normalize_features = loader::parse_feature_normalization(c.normalize_features);
   o.epochs = c.epochs;
@@ -414,7 +416,9 @@ void add_train_command(CLI::App& app) {
       ->capture_default_str()
       ->check(one_of({"minibatch", "full-batch"}));
   cmd->add_option("--model", config->model,
-                  fmt::format("full-batch layers: {} (default: gcn)", layers_help()))
+                  fmt::format("the layers: {}; default: minibatch, the layer the sampler's "
+                              "blocks are made for; full-batch, gcn",
+                              layers_help()))
       ->check(one_of(layer_choices()));
   cmd->add_option("--compress", config->compress,
                   "full-batch on 1d or sar: compress the rows sent between ranks, none, "
@@ -506,11 +510,9 @@ void add_train_command(CLI::App& app) {
       run_full_batch_train(full_batch_config_from(*config, *cmd));
       return;
     }
-    for (const char* option : {"--model", "--compress"})
-      BULKGNN_EXPECTS(cmd->count(option) == 0,
-                      "{} applies to --mode full-batch (minibatch training takes its layers from "
-                      "--sampler and sends features uncompressed)",
-                      option);
+    BULKGNN_EXPECTS(cmd->count("--compress") == 0,
+                    "--compress applies to --mode full-batch (minibatch training sends features "
+                    "uncompressed)");
     run_train(*config);
   });
 }

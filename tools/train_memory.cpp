@@ -1,5 +1,7 @@
 #include "train_memory.hpp"
 
+#include "bulkgnn/trainer/layer_table.hpp"
+
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/sampler/sampler_table.hpp"
 
@@ -85,14 +87,14 @@ double cgroup_limit_in(const std::string& path) {
 
 train_memory estimate_train_memory(const trainer::training_data& ds,
                                    const trainer::train_options& o) {
-  const bool sage = sampler::find_sampler(o.sampling.kind).layer == "sage";
+  const bool root_weight = trainer::find_layer(trainer::layer_for(o)).has_root_weight();
   const auto widths = layer_widths(ds, o);
   const auto frontier = frontier_sizes(ds, o);
   const auto n = static_cast<double>(ds.num_nodes);
   train_memory m;
   for (std::size_t l = 0; l < widths.size(); ++l) {
     const auto [in, out] = widths[l];
-    m.model += 4 * float_bytes * ((sage ? 2 : 1) * in * out + out);
+    m.model += 4 * float_bytes * ((root_weight ? 2 : 1) * in * out + out);
     // Layer l computes hop L-l-1 from hop L-l.
     m.minibatch += layer_bytes(frontier[widths.size() - l - 1], in, out);
     if (o.eval == trainer::evaluation::full && o.eval_every > 0)

@@ -225,6 +225,23 @@ TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
   EXPECT_GT(final_record.at("test_acc").get<double>(), 0.3);  // 7 classes: chance is 0.14
 }
 
+TEST_F(CliOnCora, TrainTakesItsLayersFromModelApartFromTheSampler) {
+  const auto metrics = scratch("model-metrics.json");
+  const std::string base = "train --quiet " + native_.string() +
+                           " --fanouts 64,64 --hidden 16 --epochs 1 --max-minibatches 2";
+  auto r = run(base + " --sampler ladies --model sage --metrics-out " + metrics.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(read_json(metrics).at("config").at("model"), "sage");
+  r = run(base + " --sampler sage --model gcn");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--model gcn: the layer keeps the weights a sampler computes"),
+            std::string::npos)
+      << r.output;
+  r = run(base + " --model gat");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--model"), std::string::npos) << r.output;
+}
+
 TEST_F(CliOnCora, TrainRefusesSampleOnCudaWithoutDeviceCuda) {
   const std::string base = "train --quiet " + native_.string() + " --fanouts 5,5 --epochs 1";
   auto r = run(base + " --sample-on cuda");

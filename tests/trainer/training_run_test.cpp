@@ -5,6 +5,7 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/trainer/checkpoint.hpp"
+#include "bulkgnn/trainer/model.hpp"
 #include "scratch_dir.hpp"
 #include "small_csbm.hpp"
 #include "small_run.hpp"
@@ -36,6 +37,38 @@ TEST(training_run, graphsage_learns_the_csbm_labels) {
   EXPECT_GT(result.best_valid_acc, 0.8);
   EXPECT_GT(result.test_acc_at_best, 0.8);
   EXPECT_GT(result.epochs.back().train_acc, result.epochs.front().train_acc);
+}
+
+// The layer is chosen apart from the sampler: sage layers read any block's
+// pattern; gcn layers keep weights only LADIES and FastGCN compute.
+TEST(training_run, sage_layers_over_ladies_blocks_learn_and_gcn_needs_weighted_blocks) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  auto o = small_options("ladies");
+  o.epochs = 8;
+  EXPECT_EQ(layer_for(o), layer_kind::gcn);  // the sampler's own
+  o.layer = layer_kind::sage;
+  const auto result = train(ds, o);
+  EXPECT_EQ(result.config.at("model"), "sage");
+  EXPECT_EQ(result.parameters.size(), gnn_model({.kind = layer_kind::sage,
+                                                 .in_features = ds.features().cols,
+                                                 .hidden = 32,
+                                                 .num_classes = ds.num_classes(),
+                                                 .layers = 2},
+                                                0)
+                                          .parameters()
+                                          .size());
+  ASSERT_TRUE(result.best_epoch.has_value());
+  EXPECT_GT(result.best_valid_acc, 0.6);
+
+  auto pattern = small_options("sage");
+  pattern.layer = layer_kind::gcn;
+  try {
+    std::ignore = train(ds, pattern);
+    FAIL() << "gcn layers over node-wise blocks";
+  } catch (const option_error& e) {
+    EXPECT_NE(std::string(e.what()).find("train_options.layer gcn"), std::string::npos) << e.what();
+  }
 }
 
 TEST(training_run, ladies_with_gcn_layers_learns_too) {

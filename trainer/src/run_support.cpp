@@ -3,13 +3,8 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
-#include "bulkgnn/sampler/sampler_table.hpp"
 
 namespace bulkgnn::trainer::detail {
-
-layer_kind layer_kind_for(const std::string& sampler_name) {
-  return parse_layer_kind(std::string(sampler::find_sampler(sampler_name).layer));
-}
 
 std::vector<std::int32_t> labels_of(const training_data& ds, std::span<const vertex_t> vertices,
                                     const char* split_part) {

@@ -26,9 +26,6 @@ inline constexpr std::uint32_t valid_epoch_base = 0x80000000u;
 inline constexpr std::uint32_t test_epoch_base = 0xC0000000u;
 inline constexpr std::int64_t max_epochs = std::int64_t{1} << 30;
 
-// The layer the sampler's blocks are made for (its table entry says).
-[[nodiscard]] layer_kind layer_kind_for(const std::string& sampler_name);
-
 // The labels of `vertices`; option_error if one has none (-1).
 [[nodiscard]] std::vector<std::int32_t> labels_of(const training_data& ds,
                                                   std::span<const vertex_t> vertices,

@@ -6,6 +6,7 @@
 #include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/sampler/sampler_table.hpp"
+#include "bulkgnn/trainer/layer_table.hpp"
 #include "evaluator.hpp"
 #include "run_checkpointer.hpp"
 #include "run_support.hpp"
@@ -125,7 +126,7 @@ class run {
     BULKGNN_EXPECTS(ds.num_classes > 0 && !ds.labels.empty(),
                     "{}: the dataset has no labels to train on", ds.name);
     auto config = o.model;
-    config.kind = detail::layer_kind_for(o.sampling.kind);
+    config.kind = layer_for(o);
     config.in_features = ds.feature_dim;
     config.num_classes = ds.num_classes;
     BULKGNN_EXPECTS(static_cast<std::int64_t>(o.sampling.fanouts.size()) == config.layers,
@@ -255,6 +256,20 @@ std::int64_t eval_piece_rows_for(const training_data& ds, const train_options& o
   const bool fits =
       placement.graph == memory_space::device && placement.features == memory_space::device;
   return fits ? 0 : default_eval_piece_rows;
+}
+
+layer_kind layer_for(const train_options& o) {
+  const auto& blocks_for =
+      find_layer(std::string(sampler::find_sampler(o.sampling.kind).layer), "sampler_entry.layer");
+  if (!o.layer) return blocks_for.kind;
+  const auto& layer = find_layer(*o.layer);
+  const bool weighted_blocks = blocks_for.sampled_block == adjacency_weights::as_sampled;
+  BULKGNN_EXPECTS(layer.sampled_block != adjacency_weights::as_sampled || weighted_blocks,
+                  "train_options.layer {}: the layer keeps the weights a sampler computes, but "
+                  "the {} sampler's blocks are patterns (sample with ladies or fastgcn, or train "
+                  "{} layers)",
+                  layer.name, sampler::find_sampler(o.sampling.kind).name, blocks_for.name);
+  return layer.kind;
 }
 
 const executor& model_executor(const train_options& o) {

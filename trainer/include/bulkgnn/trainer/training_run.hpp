@@ -32,11 +32,14 @@ enum class evaluation { full, sampled };
 
 struct train_options {
   // Sampler, loader, model and optimiser settings. The model's in_features
-  // and num_classes come from the dataset; its kind follows the sampler
-  // (node-wise → GraphSAGE, layer-wise → GCN over the LADIES weights).
+  // and num_classes come from the dataset, its kind from `layer`.
   sampler::sampler_options sampling;
   loader::loader_options loading;
   model_config model;
+  // The model's layers (model.kind is ignored); unset: the layer the
+  // sampler's blocks are made for (sampler_entry::layer: node-wise →
+  // GraphSAGE, layer-wise → GCN over the LADIES weights). See layer_for.
+  std::optional<layer_kind> layer;
   adam_options optimizer;
   // Applied to feature rows as they are read, in training and in evaluation.
   loader::feature_normalization normalize_features = loader::feature_normalization::none;
@@ -65,6 +68,12 @@ struct train_options {
 
 // Throws option_error naming the impossible option.
 void validate(const train_options& options);
+
+// The layer kind a run trains: options.layer, else the one the sampler's
+// blocks are made for. option_error naming train_options.layer for a layer
+// that keeps a block's sampled weights (gcn) over a sampler whose blocks are
+// patterns: such a layer needs the weights LADIES or FastGCN compute.
+[[nodiscard]] layer_kind layer_for(const train_options& options);
 
 // options.model_exec, or options.exec when it is absent.
 [[nodiscard]] const executor& model_executor(const train_options& options);
