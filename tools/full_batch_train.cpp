@@ -37,7 +37,7 @@ fullbatch::full_batch_options options_from(const full_batch_config& c) {
   o.replication = c.replication;
   o.partition = c.partition;
   o.compression = fullbatch::compression_schedule(c.compress);
-  o.exec = session::executors_for({.device = c.backend}).model;
+  o.exec = session::single_executor(c.backend);
   return o;
 }
 

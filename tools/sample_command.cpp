@@ -153,24 +153,23 @@ void print_gathered(const session::sampling_run& run) {
 }
 
 nlohmann::json features_json(const session::sampling_run& run, const sample_config& c,
-                             const stage_times& times) {
+                             const executor& exec, const stage_times& times) {
   const auto* features = run.features();
   if (features == nullptr) return nullptr;
   const auto& gathered = run.gathered();
-  const auto& device_seconds = times.all().find("gpu/gather_features");
-  return {{"placement", run.feature_placement()},
-          {"table_memory", memory_space_name(features->table_space())},
-          {"cached_vertices", features->cached_vertices()},
-          {"cache_policy", c.cache_policy},
-          {"rows_gathered", gathered.rows},
-          {"cache_hits", gathered.cache_hits},
-          {"hit_rate", gathered.hit_rate()},
-          {"bytes_from_cache", gathered.bytes_from_cache()},
-          {"bytes_from_table", gathered.bytes_from_table()},
-          {"seconds", times.get("gather_features")},
-          {"device_seconds", device_seconds != times.all().end()
-                                 ? nlohmann::json(device_seconds->second)
-                                 : nlohmann::json(nullptr)}};
+  return {
+      {"placement", run.feature_placement()},
+      {"table_memory", memory_space_name(features->table_space())},
+      {"cached_vertices", features->cached_vertices()},
+      {"cache_policy", c.cache_policy},
+      {"rows_gathered", gathered.rows},
+      {"cache_hits", gathered.cache_hits},
+      {"hit_rate", gathered.hit_rate()},
+      {"bytes_from_cache", gathered.bytes_from_cache()},
+      {"bytes_from_table", gathered.bytes_from_table()},
+      {"seconds", times.get("gather_features")},
+      {"device_seconds", exec.device() != nullptr ? nlohmann::json(times.get("gpu/gather_features"))
+                                                  : nlohmann::json(nullptr)}};
 }
 
 void run_sample(const sample_config& c) {
@@ -189,7 +188,7 @@ void run_sample(const sample_config& c) {
   std::optional<session::run_session> session_holder;
   start_session(session_holder, data, c.distribution, false, shared_settings(c));
   auto& cluster = *session_holder;
-  const executor exec = session::executors_for(session::sampling_on(c.backend)).sample;
+  const executor exec = session::single_executor(c.backend);
   session::sampling_run run(data, cluster, exec, plan);
   const int rank = session::world_rank();
   const int ranks = session::world_size();
@@ -286,7 +285,7 @@ void run_sample(const sample_config& c) {
         {"peak_resident_bytes_by_rank", peak_bytes_by_rank},
         {"distributed", report},
         {"traffic_by_epoch", report.is_null() ? nlohmann::json(nullptr) : traffic_by_epoch}};
-    if (run.features() != nullptr) metrics["features"] = features_json(run, c, times);
+    if (run.features() != nullptr) metrics["features"] = features_json(run, c, exec, times);
     write_file_atomically(c.metrics_out, metrics.dump(2) + "\n");
   }
 }

@@ -109,7 +109,8 @@
   BULKGNN_DENSE_KERNELS(KERNEL)
 
 // The forms of an entry point: a host back end's as listed, a device back
-// end's with the executor first.
+// end's with the executor first (every operation has parameters, so the
+// executor is never followed by a stray comma).
 #define BULKGNN_DECLARE_HOST_KERNEL(result, name, parameters) result name parameters;
 #define BULKGNN_EXECUTOR_FIRST(...) const executor &exec, __VA_ARGS__
 #define BULKGNN_DECLARE_DEVICE_KERNEL(result, name, parameters) \

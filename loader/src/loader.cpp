@@ -5,7 +5,6 @@
 #include "bounded_queue.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/timer.hpp"
-#include "bulkgnn/kernels/spmm.hpp"
 
 #include <algorithm>
 #include <exception>

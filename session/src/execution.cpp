@@ -13,10 +13,14 @@
 namespace bulkgnn::session {
 namespace {
 
-executor rank_executor(backend kind, std::string_view option, int threads = 0) {
+constexpr std::string_view device_field = "execution_options.device";
+
+// This rank's executor for `kind`: for cuda, a context and stream of its own
+// on the rank's GPU.
+executor rank_executor(backend kind, int threads) {
   if (kind != backend::cuda) return kernels::make_executor(kind, threads);
   const auto devices = kernels::visible_cuda_devices();
-  BULKGNN_EXPECTS(!devices.empty(), "{} cuda: no GPU is visible{}", option,
+  BULKGNN_EXPECTS(!devices.empty(), "{} cuda: no GPU is visible{}", device_field,
                   kernels::cuda_compiled() ? "" : " (this build has no CUDA back end)");
   int local_rank = world_rank();
   if (const char* text = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) local_rank = std::atoi(text);
@@ -27,27 +31,23 @@ executor rank_executor(backend kind, std::string_view option, int threads = 0) {
 }  // namespace
 
 role_executors executors_for(const execution_options& options) {
-  const backend model = parse_backend(options.device, "execution_options.device");
+  const backend model_backend = parse_backend(options.device, device_field);
   BULKGNN_EXPECTS(options.sample_on == "cpu" || options.sample_on == "cuda",
                   "execution_options.sample_on must be cpu or cuda; got '{}'", options.sample_on);
-  BULKGNN_EXPECTS(options.sample_on == "cpu" || model == backend::cuda,
+  BULKGNN_EXPECTS(options.sample_on == "cpu" || model_backend == backend::cuda,
                   "execution_options.sample_on {}: sampling follows execution_options.device {} "
                   "(give execution_options.device cuda to train on the GPU)",
                   options.sample_on, options.device);
-  if (model != backend::cuda) {
-    const executor host = rank_executor(model, "execution_options.device", options.threads);
-    return {host, host};
-  }
-  executor on_gpu = rank_executor(model, "execution_options.device");
-  executor sample = options.sample_on == "cuda"
-                        ? rank_executor(model, "execution_options.device")
-                        : kernels::make_executor(backend::cpu, options.threads);
-  return {std::move(sample), std::move(on_gpu)};
+  executor model_exec = rank_executor(model_backend, options.threads);
+  if (model_backend != backend::cuda) return {model_exec, model_exec};
+  executor sample_exec = options.sample_on == "cuda"
+                             ? rank_executor(backend::cuda, options.threads)
+                             : kernels::make_executor(backend::cpu, options.threads);
+  return {std::move(sample_exec), std::move(model_exec)};
 }
 
-execution_options sampling_on(std::string device, int threads) {
-  const bool cuda = device == "cuda";
-  return {.device = std::move(device), .sample_on = cuda ? "cuda" : "cpu", .threads = threads};
+executor single_executor(const std::string& device, int threads) {
+  return rank_executor(parse_backend(device, device_field), threads);
 }
 
 }  // namespace bulkgnn::session

@@ -44,24 +44,22 @@ sampling_run::sampling_run(const run_data& data, run_session& cluster, const exe
     : data_(data), cluster_(cluster), exec_(exec), plan_(plan) {
   require_placement_names(plan.placement);
   const bool on_gpu = exec.device() != nullptr;
+  BULKGNN_EXPECTS(!data.part || (!on_gpu && !plan.gather_features),
+                  "execution_options.device cuda and sampling_plan.gather_features read a whole "
+                  "dataset; {} is partitioned",
+                  data.part ? data.part->name() : std::string());
   BULKGNN_EXPECTS(!on_gpu || !cluster.distributed(),
                   "execution_options.device cuda: sampling on the GPU under mpirun is not "
                   "supported yet");
   BULKGNN_EXPECTS(!plan.gather_features || !cluster.distributed(),
                   "sampling_plan.gather_features: gathering features under mpirun is not "
                   "supported yet");
-  BULKGNN_EXPECTS(on_gpu || plan.placement.features == "auto",
+  BULKGNN_EXPECTS(!plan.gather_features || on_gpu || plan.placement.features == "auto",
                   "placement_options.features {}: placing features applies to "
                   "execution_options.device cuda only",
                   plan.placement.features);
-  if (data.part) {
-    BULKGNN_EXPECTS(!on_gpu && !plan.gather_features,
-                    "execution_options.device cuda and sampling_plan.gather_features read a whole "
-                    "dataset; this one is partitioned");
-    seeds_ = data.part->training_vertices(plan.split);
-  } else {
-    seeds_ = data.whole->training_vertices(plan.split);
-  }
+  seeds_ = data.part ? data.part->training_vertices(plan.split)
+                     : data.whole->training_vertices(plan.split);
   per_epoch_ = sampler::minibatch_count(static_cast<std::int64_t>(seeds_.size()), plan.batch_size);
   if (plan.max_minibatches > 0) per_epoch_ = std::min(per_epoch_, plan.max_minibatches);
   // Alone, a partitioned dataset has one part: the whole graph.
@@ -136,8 +134,9 @@ void sampling_run::start_epoch(std::uint32_t epoch) {
   const stopwatch shuffle;
   epoch_.emplace(seeds_, plan_.batch_size, plan_.sampling.seed, epoch);
   epoch_number_ = epoch;
-  times_.add("shuffle", shuffle.seconds());
-  sampling_seconds_ += shuffle.seconds();
+  const double seconds = shuffle.seconds();
+  times_.add("shuffle", seconds);
+  sampling_seconds_ += seconds;
 }
 
 sampling_run::sampled_bulk sampling_run::sample(std::int64_t first, std::int64_t count) {

@@ -16,7 +16,7 @@ training_ranks::training_ranks(run_session& cluster, const executor& model) {
 
 trainer::train_result train(const trainer::training_data& ds, const trainer::train_options& options,
                             const trainer::epoch_callback& on_epoch) {
-  trainer::validate(options);
+  trainer::check_trainable(ds, options);
   const auto normalizer = trainer::feature_normalizer(ds, options);
   detail::minibatch_loaders loaders(ds, options, normalizer ? &*normalizer : nullptr);
   return trainer::train(ds, options, loaders.sources(), on_epoch);

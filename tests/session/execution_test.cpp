@@ -7,7 +7,7 @@
 
 #include <string>
 
-// Where each role of a run executes: every front end asks executors_for,
+// Where each role of a run executes: the CLI's commands ask executors_for,
 // whose refusals name execution_options fields, never a front end's flags.
 namespace bulkgnn::session {
 namespace {
@@ -54,13 +54,16 @@ TEST(Execution, CudaWithoutAVisibleGpuIsRefusedByName) {
   }
 }
 
-TEST(Execution, SamplingOnPutsEveryRoleOnTheDevice) {
-  EXPECT_EQ(sampling_on("cuda").sample_on, "cuda");
-  EXPECT_EQ(sampling_on("cuda").device, "cuda");
-  EXPECT_EQ(sampling_on("reference", 2).sample_on, "cpu");
-  EXPECT_EQ(sampling_on("reference", 2).threads, 2);
-  const auto roles = executors_for(sampling_on("reference"));
-  EXPECT_EQ(roles.sample.kind(), backend::reference);
+TEST(Execution, ARunOfOneRoleGetsOneExecutorRefusedAlike) {
+  EXPECT_EQ(single_executor("reference", 2).kind(), backend::reference);
+  EXPECT_EQ(single_executor("cpu", 2).threads(), 2);
+  try {
+    std::ignore = single_executor("tpu");
+    FAIL() << "tpu is no back end";
+  } catch (const option_error& e) {
+    EXPECT_NE(std::string(e.what()).find("execution_options.device"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

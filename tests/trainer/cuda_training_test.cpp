@@ -21,9 +21,9 @@
 namespace bulkgnn::trainer {
 namespace {
 
-// The loaders the session assembles, as `bulkgnn train` runs.
 using bulkgnn::testing::scratch_dir;
 using bulkgnn::testing::small_csbm;
+// train(ds, o): over the loaders the session assembles, as `bulkgnn train` runs.
 using session::train;
 using testing::expect_same_steps;
 using testing::same_bits;

@@ -36,13 +36,17 @@ TEST(LayerTable, EachKindHasOneEntryUnderItsOwnName) {
     EXPECT_TRUE(names.insert(entry.name).second) << entry.name;
     EXPECT_EQ(&find_layer(entry.kind), &find_layer(entry.name, "--model")) << entry.name;
     EXPECT_FALSE(entry.weight_name.empty() || entry.bias_name.empty() || entry.summary.empty());
-    // A sampled block is either weighed by its pattern or kept as sampled;
-    // the whole-graph weights are ones full_graph_block builds.
+    // Each use takes the weights its builder makes: make_aggregation_block,
+    // full_graph_block (and share inference), normalised_rows.
     EXPECT_TRUE(entry.sampled_block == adjacency_weights::row_mean ||
                 entry.sampled_block == adjacency_weights::as_sampled)
         << entry.name;
-    EXPECT_NE(entry.full_graph, adjacency_weights::as_sampled) << entry.name;
-    EXPECT_NE(entry.full_batch, adjacency_weights::as_sampled) << entry.name;
+    EXPECT_TRUE(entry.full_graph == adjacency_weights::row_mean ||
+                entry.full_graph == adjacency_weights::row_mean_with_self_loops)
+        << entry.name;
+    EXPECT_TRUE(entry.full_batch == adjacency_weights::row_mean ||
+                entry.full_batch == adjacency_weights::symmetric_with_self_loops)
+        << entry.name;
   }
   try {
     std::ignore = find_layer("gat", "--model");

@@ -17,9 +17,9 @@
 namespace bulkgnn::trainer {
 namespace {
 
-// The loaders the session assembles, as `bulkgnn train` runs.
 using bulkgnn::testing::scratch_dir;
 using bulkgnn::testing::small_csbm;
+// train(ds, o): over the loaders the session assembles, as `bulkgnn train` runs.
 using session::train;
 using testing::small_options;
 
@@ -147,7 +147,7 @@ class recording_source final : public loader::minibatch_source {
   loader::minibatch_loader& loader_;
 };
 
-TEST(training_run, trains_from_given_sources_exactly_as_from_its_own_loaders) {
+TEST(training_run, trains_from_given_sources_exactly_as_from_the_session_loaders) {
   const scratch_dir dir;
   const auto ds = small_csbm(dir);
   auto o = small_options();

@@ -10,8 +10,9 @@
 namespace bulkgnn::trainer {
 
 std::span<const layer_entry> layer_table() {
-  // A new layer kind: its file in trainer/layers/ and one line here.
-  static const std::array<layer_entry, 2> table{layers::sage_layer(), layers::gcn_layer()};
+  // A new layer kind: its file in trainer/layers/ (declared in
+  // layer_entries.hpp, listed in trainer/CMakeLists.txt) and one entry here.
+  static const std::array table{layers::sage_layer(), layers::gcn_layer()};
   return table;
 }
 

@@ -57,6 +57,23 @@ nlohmann::json fingerprint_of(const training_data& ds, const train_options& o,
           {"normalize_features", loader::feature_normalization_name(o.normalize_features)}};
 }
 
+// The model a run over `ds` trains: its layers, sizes from the dataset.
+model_config model_for(const training_data& ds, const train_options& o) {
+  BULKGNN_EXPECTS(ds.feature_dim > 0, "{}: the dataset has no node features to train on", ds.name);
+  BULKGNN_EXPECTS(ds.num_classes > 0 && !ds.labels.empty(),
+                  "{}: the dataset has no labels to train on", ds.name);
+  auto config = o.model;
+  config.kind = layer_for(o);
+  config.in_features = ds.feature_dim;
+  config.num_classes = ds.num_classes;
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(o.sampling.fanouts.size()) == config.layers,
+                  "sampler_options.fanouts has {} hops but model_config.layers is {}; give one "
+                  "fanout per layer",
+                  o.sampling.fanouts.size(), config.layers);
+  validate(config);
+  return config;
+}
+
 // One training run: the epoch loop over a training_state, with evaluation
 // and checkpoints after epochs and the data-parallel weight check at the end.
 class run {
@@ -70,8 +87,6 @@ class run {
         evaluator_(ds, o, config_, split_, normalizer(given)),
         state_(config_, o),
         checkpointer_(o) {
-    // Training minibatches carry their own labels; this only rejects unlabelled seeds.
-    std::ignore = detail::labels_of(ds, split_.train, "train");
     state_.result.config = fingerprint_of(ds, o, config_, split_.name);
   }
 
@@ -118,23 +133,6 @@ class run {
 
   bool is_rank_zero() const {
     return options_.parallel == nullptr || options_.parallel->ranks->rank() == 0;
-  }
-
-  static model_config model_for(const training_data& ds, const train_options& o) {
-    BULKGNN_EXPECTS(ds.feature_dim > 0, "{}: the dataset has no node features to train on",
-                    ds.name);
-    BULKGNN_EXPECTS(ds.num_classes > 0 && !ds.labels.empty(),
-                    "{}: the dataset has no labels to train on", ds.name);
-    auto config = o.model;
-    config.kind = layer_for(o);
-    config.in_features = ds.feature_dim;
-    config.num_classes = ds.num_classes;
-    BULKGNN_EXPECTS(static_cast<std::int64_t>(o.sampling.fanouts.size()) == config.layers,
-                    "sampler_options.fanouts has {} hops but model_config.layers is {}; give one "
-                    "fanout per layer",
-                    o.sampling.fanouts.size(), config.layers);
-    validate(config);
-    return config;
   }
 
   epoch_record train_epoch(std::uint32_t epoch) {
@@ -317,6 +315,13 @@ std::optional<loader::row_normalizer> feature_normalizer(const training_data& ds
   return ds.normalizer_of_parts(*o.parallel->ranks);
 }
 
+void check_trainable(const training_data& ds, const train_options& o) {
+  validate(o);
+  std::ignore = model_for(ds, o);
+  // Training minibatches carry their own labels; this only rejects unlabelled seeds.
+  std::ignore = detail::labels_of(ds, ds.find_split(o.split).train, "train");
+}
+
 train_result train(const data::dataset& ds, const train_options& options,
                    const minibatch_sources& sources, const epoch_callback& on_epoch) {
   return train(whole_dataset(ds), options, sources, on_epoch);
@@ -324,7 +329,7 @@ train_result train(const data::dataset& ds, const train_options& options,
 
 train_result train(const training_data& ds, const train_options& options,
                    const minibatch_sources& sources, const epoch_callback& on_epoch) {
-  validate(options);
+  check_trainable(ds, options);
   BULKGNN_EXPECTS(
       options.eval != evaluation::sampled || options.eval_every == 0 || sources.make_eval,
       "trainer::train: sampled evaluation needs minibatch_sources.make_eval");

@@ -53,7 +53,9 @@ class sample_stage final : public stage {
 // its own reads them without ordering against this one.
 class gather_stage final : public stage {
  public:
-  gather_stage(const graph_source& source, buffer_pool<float>& buffers, executor exec)
+  // `source` is a set of views (kept by value); what they view, `buffers`
+  // and the normalizer and fetcher it names must outlive the stage.
+  gather_stage(graph_source source, buffer_pool<float>& buffers, executor exec)
       : source_(source), buffers_(buffers), exec_(std::move(exec)) {}
 
   [[nodiscard]] std::string name() const override { return "gather"; }
@@ -62,7 +64,7 @@ class gather_stage final : public stage {
  private:
   [[nodiscard]] ready_minibatch gather(const sampler::bulk_sample& bulk, std::int64_t j);
 
-  const graph_source& source_;
+  graph_source source_;
   buffer_pool<float>& buffers_;
   executor exec_;
 };

@@ -4,9 +4,10 @@
 
 #include <string>
 
-// Where each role of a run executes, decided once for every front end (the
-// CLI's train, sample and full-batch commands, the Python loader), so that
-// they agree on the device and the streams.
+// Where each role of a run executes, decided once for the CLI's train,
+// sample and full-batch commands, so that they agree on the device and the
+// streams. (The Python loader still makes its host executor itself: it
+// refuses cuda until it hands out CUDA tensors.)
 namespace bulkgnn::session {
 
 // As a front end asks for it. Errors name these fields; front ends map them
@@ -34,8 +35,9 @@ struct role_executors {
 // without a visible GPU.
 [[nodiscard]] role_executors executors_for(const execution_options& options);
 
-// Execution for a run that only samples (bulkgnn sample, a Python loader):
-// every role on `device`.
-[[nodiscard]] execution_options sampling_on(std::string device, int threads = 0);
+// The one executor of a run with one role (bulkgnn sample, full-batch
+// training) on `device`, placed as executors_for places a role; the same
+// refusals, naming execution_options.device.
+[[nodiscard]] executor single_executor(const std::string& device, int threads = 0);
 
 }  // namespace bulkgnn::session

@@ -79,7 +79,7 @@ class sampling_run {
 
   // Seconds spent sampling: shuffles, and each bulk until the executor is done.
   [[nodiscard]] double sampling_seconds() const { return sampling_seconds_; }
-  // Host seconds of the other stages (place_features, gather_features,
+  // Host seconds of the stages (shuffle, place_features, gather_features,
   // copy_to_host, digest) and the sampler's own (sampler/...); on a GPU also
   // the device's seconds of each (gpu/...).
   [[nodiscard]] stage_times times();

@@ -69,6 +69,12 @@ struct train_options {
 // Throws option_error naming the impossible option.
 void validate(const train_options& options);
 
+// What train() checks of `ds` and `options` before it trains (the options,
+// features and labels to train on, the split and its labels, one fanout per
+// layer, the layer against the sampler): option_error or data_error naming
+// what is wrong. session::train checks first, before it builds loaders.
+void check_trainable(const training_data& ds, const train_options& options);
+
 // The layer kind a run trains: options.layer, else the one the sampler's
 // blocks are made for. option_error naming train_options.layer for a layer
 // that keeps a block's sampled weights (gcn) over a sampler whose blocks are
