@@ -112,6 +112,12 @@ void add_batch_options(CLI::App& cmd, std::int64_t& batch_size, std::int64_t& bu
 // (empty: not asked for) can be written as a file: its directory exists and
 // is writable, and it is not itself a directory.
 void require_writable_file(const std::string& path, std::string_view option);
+// option_error unless the directory `output` (given as `output_option`) is
+// apart from the input `input`: not the same directory, not inside it and
+// not containing it (symlinks resolved), since a command writes its output
+// whole and would destroy the input. Empty paths are not checked.
+void require_output_apart_from_input(const std::string& output, std::string_view output_option,
+                                     const std::string& input, std::string_view input_option);
 // Likewise for a directory that is written into (created if missing): it is
 // a writable directory, or its nearest existing ancestor is one.
 void require_writable_directory(const std::string& path, std::string_view option);

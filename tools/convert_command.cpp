@@ -30,6 +30,7 @@ void run_convert(const convert_config& c) {
   options.quiet = c.quiet;
   if (c.edge_weight_column >= 0) options.edge_weight_column = c.edge_weight_column;
   require_writable_directory(c.out_dir, "OUT_DIR");
+  require_output_apart_from_input(c.out_dir, "OUT_DIR", c.ogb_dir, "OGB_DIR");
   const stopwatch watch;
   data::import_ogb(c.ogb_dir, c.out_dir, options);
   fmt::print("converted {} -> {} in {:.2f} s\n", c.ogb_dir, c.out_dir, watch.seconds());

@@ -129,6 +129,48 @@ void require_writable_directory(const std::string& path, std::string_view option
     throw option_error(fmt::format("{}: cannot use {} as a directory: {}", option, path, reason));
 }
 
+namespace {
+
+// `path` made absolute, with symlinks of its existing part resolved and no
+// empty or "." components, so that two spellings of one directory compare
+// equal component by component.
+std::vector<std::filesystem::path> resolved_components(const std::string& path) {
+  std::error_code ec;
+  auto resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  if (ec) resolved = std::filesystem::absolute(path).lexically_normal();
+  std::vector<std::filesystem::path> parts;
+  for (const auto& part : resolved)
+    if (!part.empty() && part != ".") parts.push_back(part);
+  return parts;
+}
+
+// Whether `inner` is `outer` or lies inside it.
+bool is_within(const std::vector<std::filesystem::path>& inner,
+               const std::vector<std::filesystem::path>& outer) {
+  return inner.size() >= outer.size() && std::equal(outer.begin(), outer.end(), inner.begin());
+}
+
+}  // namespace
+
+void require_output_apart_from_input(const std::string& output, std::string_view output_option,
+                                     const std::string& input, std::string_view input_option) {
+  if (output.empty() || input.empty()) return;
+  const auto out = resolved_components(output);
+  const auto in = resolved_components(input);
+  const char* how = nullptr;
+  if (out == in)
+    how = "is";
+  else if (is_within(out, in))
+    how = "lies inside";
+  else if (is_within(in, out))
+    how = "contains";
+  if (how == nullptr) return;
+  throw option_error(
+      fmt::format("{} {} {} the input {} ({}): writing it would destroy the input; "
+                  "give a directory apart from it",
+                  output_option, output, how, input_option, input));
+}
+
 CLI::Validator integer_in(std::int64_t low, std::int64_t high) {
   const auto range = fmt::format("an integer in [{}, {}]", low, high);
   return CLI::Validator(

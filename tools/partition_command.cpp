@@ -28,6 +28,7 @@ void run_partition(const partition_config& c) {
   BULKGNN_EXPECTS(session::world_size() == 1,
                   "partition runs once, ahead of the ranks that read it: run it without mpirun");
   require_writable_directory(c.out_dir, "OUT_DIR");
+  require_output_apart_from_input(c.out_dir, "OUT_DIR", c.data, "DATA");
   const stopwatch watch;
   const auto ds = open_dataset_or_default(c.data, c.quiet);
   BULKGNN_EXPECTS(c.parts <= std::max<std::int64_t>(1, ds.num_nodes()),

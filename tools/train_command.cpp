@@ -339,6 +339,7 @@ void run_train(const train_config& c) {
   if (rank_zero) {
     require_writable_file(c.metrics_out, "--metrics-out");
     require_writable_directory(c.checkpoint_dir, "--checkpoint-dir");
+    require_output_apart_from_input(c.checkpoint_dir, "--checkpoint-dir", c.data, "DATA");
   }
   const thread_limit limit(c.threads);
   const stopwatch total;

@@ -225,6 +225,40 @@ TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
   EXPECT_GT(final_record.at("test_acc").get<double>(), 0.3);  // 7 classes: chance is 0.14
 }
 
+// A command writes its output directory whole: one that is, lies inside or
+// contains its input would destroy the input, so it is refused first.
+TEST_F(CliOnCora, OutputDirectoriesThatAreContainOrLieInsideTheirInputAreRefused) {
+  const auto link = scratch("cora-link");
+  fs::remove_all(link);
+  fs::create_directory_symlink(native_, link);
+  for (const auto& [out, how] : {std::pair{native_, "is"}, std::pair{link, "is"},
+                                 std::pair{native_ / "parts", "lies inside"},
+                                 std::pair{native_.parent_path(), "contains"}}) {
+    const auto r = run("partition " + native_.string() + " " + out.string() + " --parts 2 --quiet");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(fmt::format("OUT_DIR {} {} the input DATA", out.string(), how)),
+              std::string::npos)
+        << r.output;
+  }
+  EXPECT_FALSE(fs::exists(native_ / "parts"));
+  EXPECT_EQ(run("info " + native_.string()).exit_code, 0);
+
+  const auto raw = scratch("not-raw");
+  fs::create_directories(raw);
+  { std::ofstream(raw / "keep") << "kept"; }
+  auto r = run("convert " + raw.string() + " " + raw.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("the input OGB_DIR"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(raw / "keep"));
+
+  r = run("train --quiet " + native_.string() + " --epochs 1 --checkpoint-dir " +
+          (native_ / "checkpoints").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--checkpoint-dir"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(native_ / "checkpoints"));
+  fs::remove(link);
+}
+
 TEST_F(CliOnCora, TrainTakesItsLayersFromModelApartFromTheSampler) {
   const auto metrics = scratch("model-metrics.json");
   const std::string base = "train --quiet " + native_.string() +
