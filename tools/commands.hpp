@@ -83,6 +83,10 @@ struct real_interval {
 };
 [[nodiscard]] CLI::Validator real_in(real_interval range);
 
+// A path that is not empty: an empty DATA, OUT_DIR or output file would
+// otherwise mean "the default" or "none" without a word.
+[[nodiscard]] CLI::Validator non_empty_path();
+
 // One of `names`.
 [[nodiscard]] CLI::Validator one_of(std::vector<std::string> names);
 // The registered layer kinds (trainer/layer_table.hpp): their names, for

@@ -43,8 +43,12 @@ void add_convert_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "convert",
       "Import an OGB node-property raw directory (CSV, or data.npz as ogbn-papers100M ships)");
-  cmd->add_option("OGB_DIR", config->ogb_dir, "directory with raw/ and split/")->required();
-  cmd->add_option("OUT_DIR", config->out_dir, "native dataset directory to write")->required();
+  cmd->add_option("OGB_DIR", config->ogb_dir, "directory with raw/ and split/")
+      ->check(non_empty_path())
+      ->required();
+  cmd->add_option("OUT_DIR", config->out_dir, "native dataset directory to write")
+      ->check(non_empty_path())
+      ->required();
   cmd->add_flag("--add-inverse-edges", config->add_inverse,
                 "add the reverse of every edge (default: as meta.json says)");
   cmd->add_flag("--no-inverse-edges", config->no_inverse, "keep edges as given");

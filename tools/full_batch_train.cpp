@@ -150,7 +150,12 @@ nlohmann::json metrics_json(const full_batch_config& c, const fullbatch::full_ba
 void run_full_batch_train(const full_batch_config& c) {
   auto options = options_from(c);
   const bool rank_zero = session::world_rank() == 0;
-  if (rank_zero) require_writable_file(c.metrics_out, "--metrics-out");
+  // Every rank checks the path it was given (rank 0 writes the metrics).
+  require_writable_file(c.metrics_out, "--metrics-out");
+  BULKGNN_EXPECTS(c.data.empty() || !data::is_partitioned_dataset(c.data),
+                  "DATA {}: full-batch training reads a whole dataset and partitions it itself; "
+                  "this one is partitioned (bulkgnn partition): give the dataset it was made from",
+                  c.data);
   const thread_limit limit(c.threads);
   const stopwatch total;
   const bool quiet = c.quiet || !rank_zero;

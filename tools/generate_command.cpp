@@ -23,7 +23,7 @@ struct generator_config {
 
 template <class Options>
 void add_common_options(CLI::App& cmd, generator_config<Options>& c) {
-  cmd.add_option("OUT_DIR", c.out_dir)->required();
+  cmd.add_option("OUT_DIR", c.out_dir)->check(non_empty_path())->required();
   cmd.add_option("--seed", c.options.seed)->capture_default_str()->check(integer_in(0, max_seed));
   add_threads_option(cmd, c.threads);
   cmd.add_flag("--quiet", c.options.quiet, "no progress display");

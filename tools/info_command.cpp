@@ -78,6 +78,7 @@ void add_info_command(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("info", "Print the size, degrees, features and splits of a dataset");
   cmd->add_option("DATA", config->data, "native dataset directory or OGB raw directory")
+      ->check(non_empty_path())
       ->required();
   cmd->add_flag("--quiet", config->quiet, "no progress display (importing an OGB raw directory)");
   cmd->callback([config] { run_info(*config); });

@@ -17,6 +17,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -53,6 +54,31 @@ std::string command_path(const CLI::App& app) {
     path += " " + cmd->get_name();
   }
   return path;
+}
+
+// Where a command word is due, the first word of `argv` that names none of
+// the command's subcommands: "unknown command 'fly' for bulkgnn (expected
+// convert, ...)". Empty where every command word is known (the parse error
+// is about something else).
+std::string unknown_command(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* cmd = &app;
+  std::string path = app.get_name();
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    const auto subcommands = cmd->get_subcommands([](const CLI::App*) { return true; });
+    if (subcommands.empty() || word.starts_with("-")) return {};
+    const auto named =
+        cmd->get_subcommands([&](const CLI::App* sub) { return sub->check_name(word); });
+    if (named.empty()) {
+      std::vector<std::string> names;
+      for (const auto* sub : subcommands) names.push_back(sub->get_name());
+      return fmt::format("unknown command '{}' for {} (expected {})", word, path,
+                         fmt::join(names, ", "));
+    }
+    cmd = named.front();
+    path += " " + cmd->get_name();
+  }
+  return {};
 }
 
 std::string filesystem_message(const std::filesystem::filesystem_error& e) {
@@ -96,8 +122,10 @@ int main(int argc, char** argv) {
     // Under mpirun this rank may be alone with a bad command line (each rank
     // can have its own), and the others would wait for it in their first
     // collective call: fail() ends them all.
-    return fail(fmt::format("error: {} (see {} --help)", e.what(), command_path(app)), usage_error,
-                e);
+    const auto unknown = unknown_command(app, argc, argv);
+    return fail(fmt::format("error: {} (see {} --help)", unknown.empty() ? e.what() : unknown,
+                            command_path(app)),
+                usage_error, e);
   } catch (const bulkgnn::interrupted& e) {
     return fail(e.what(), e.exit_code(), e);
   } catch (const bulkgnn::option_error& e) {

@@ -88,10 +88,16 @@ cost::graph_stats stats_of(model_config& c) {
   if (c.data.empty()) {
     BULKGNN_EXPECTS(c.nodes > 0 && c.edges >= 0,
                     "model: give DATA, or --nodes and --edges (got {} and {})", c.nodes, c.edges);
+    BULKGNN_EXPECTS(c.train <= c.nodes, "--train {}: more training vertices than --nodes {}",
+                    c.train, c.nodes);
     return cost::synthetic_stats(c.nodes, c.edges, c.train > 0 ? c.train : c.nodes,
                                  c.second_moment);
   }
+  BULKGNN_EXPECTS(c.nodes == 0 && c.edges == 0,
+                  "--nodes and --edges describe a graph without DATA; DATA {} has its own", c.data);
   const auto ds = data::dataset::open(c.data);
+  BULKGNN_EXPECTS(c.train <= ds.num_nodes(), "--train {}: more training vertices than the {} of {}",
+                  c.train, ds.num_nodes(), c.data);
   std::vector<bool> mask;
   if (!ds.splits().empty()) {
     mask.assign(static_cast<std::size_t>(ds.num_nodes()), false);
@@ -105,6 +111,16 @@ cost::graph_stats stats_of(model_config& c) {
   if (!ds.features().empty()) c.features = ds.features().cols;
   if (c.classes == 0) c.classes = ds.num_classes();
   return stats;
+}
+
+// A table without a row would read as "no traffic": every grid and rank
+// count asked for is a layout no run can take.
+void require_some_layout(const nlohmann::json& rows, const model_config& c) {
+  BULKGNN_EXPECTS(!rows.empty(),
+                  "--grid {} --ranks {} (--replication {}): no such layout; 2d and 2d-summa need "
+                  "a square rank count, 1.5d a multiple of --replication, 3d --replication "
+                  "times a square",
+                  c.grid, c.ranks, c.replication);
 }
 
 // SAR's boundary under `method`'s partition into `parts`.
@@ -121,6 +137,9 @@ void run_full_batch_model(model_config c) {
   const auto ranks = parse_int_list_in(c.ranks, "--ranks", 1, max_ranks);
   std::optional<data::dataset> ds;
   if (!c.data.empty()) {
+    BULKGNN_EXPECTS(c.nodes == 0 && c.edges == 0,
+                    "--nodes and --edges describe a graph without DATA; DATA {} has its own",
+                    c.data);
     ds.emplace(data::dataset::open(c.data));
     c.nodes = ds->num_nodes();
     c.edges = ds->num_edges();
@@ -180,6 +199,7 @@ void run_full_batch_model(model_config c) {
                       {"seconds_per_epoch", per_rank / (c.bandwidth_gbs * 1e9)}});
     }
   }
+  require_some_layout(rows, c);
   if (!c.metrics_out.empty())
     write_file_atomically(c.metrics_out, nlohmann::json{{"command", "model"},
                                                         {"mode", "full-batch"},
@@ -296,6 +316,7 @@ void run_model(model_config c) {
                         {"features", pred.features_messages},
                         {"gradients", pred.gradients_messages}}}});
     }
+  require_some_layout(rows, c);
   if (!c.metrics_out.empty()) {
     const nlohmann::json out{
         {"command", "model"},
@@ -327,7 +348,8 @@ void add_model_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "model", "Predict per-epoch communication volume of sampling, features and gradients");
   cmd->add_option("DATA", config->data,
-                  "dataset to measure n, nnz, the degree histogram and the training split from");
+                  "dataset to measure n, nnz, the degree histogram and the training split from")
+      ->check(non_empty_path());
   cmd->add_option("--split", config->split, "split whose training vertices are the seeds");
   cmd->add_option("--nodes", config->nodes, "vertices (without DATA)")
       ->check(integer_in(1, max_vertices));
@@ -375,13 +397,13 @@ void add_model_command(CLI::App& app) {
   cmd->add_option("--feature-cache", config->feature_cache_mib,
                   "MiB per rank of cached remote feature rows (train --feature-cache)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(real_in({.low = 0, .high = 1e9}));
   cmd->add_option("--bandwidth", config->bandwidth_gbs, "network GB/s per rank, for the time")
       ->capture_default_str()
-      ->check(CLI::Range(1e-6, 1e6));
+      ->check(real_in({.low = 1e-6, .high = 1e6}));
   cmd->add_option("--latency", config->latency_us, "microseconds per message, for the time")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(real_in({.low = 0, .high = 1e6}));
   cmd->add_option("--draw-at", config->draw_at,
                   "1.5d, 2d and 3d node-wise draws: at the rows' owner or at the requester")
       ->capture_default_str()
@@ -410,7 +432,8 @@ void add_model_command(CLI::App& app) {
   cmd->add_option("--seed", config->seed, "full-batch sar: the METIS seed (train's --seed)")
       ->capture_default_str()
       ->check(integer_in(0, max_seed));
-  cmd->add_option("--metrics-out", config->metrics_out, "write the predictions as JSON");
+  cmd->add_option("--metrics-out", config->metrics_out, "write the predictions as JSON")
+      ->check(non_empty_path());
   cmd->callback([config] { run_model(*config); });
 }
 

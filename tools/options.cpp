@@ -208,6 +208,15 @@ CLI::Validator real_in(real_interval r) {
       range);
 }
 
+CLI::Validator non_empty_path() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "must be a path, got an empty one (leave the option out instead)"
+                            : std::string();
+      },
+      "PATH");
+}
+
 CLI::Validator one_of(std::vector<std::string> names) {
   const auto listed = fmt::format("{}", fmt::join(names, ", "));
   return CLI::Validator(

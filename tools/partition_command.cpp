@@ -57,8 +57,11 @@ void add_partition_command(CLI::App& app) {
       "Split a dataset by vertex into parts that the ranks of a sharded run read alone");
   cmd->add_option("DATA", config->data,
                   "native dataset directory or OGB raw directory (default: embedded CSBM)")
+      ->check(non_empty_path())
       ->required();
-  cmd->add_option("OUT_DIR", config->out_dir, "partitioned dataset directory to write")->required();
+  cmd->add_option("OUT_DIR", config->out_dir, "partitioned dataset directory to write")
+      ->check(non_empty_path())
+      ->required();
   cmd->add_option("--parts", config->parts,
                   "number of parts: the grid's (1.5d: ranks / replication; 2d: sqrt(ranks); 3d: "
                   "replication * sqrt(ranks / replication))")

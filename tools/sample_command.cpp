@@ -101,7 +101,8 @@ nlohmann::json minibatch_json(const sampler::minibatch& mb) {
 void require_writable_outputs(const sample_config& c) {
   BULKGNN_EXPECTS(c.dump.empty() || session::world_size() == 1,
                   "--dump writes one file from one process; run without mpirun");
-  if (session::world_rank() != 0) return;
+  // Every rank checks the path it was given (rank 0 writes the metrics), so
+  // that no rank's output silently goes nowhere.
   require_writable_file(c.metrics_out, "--metrics-out");
   require_writable_file(c.dump, "--dump");
 }
@@ -297,7 +298,8 @@ void add_sample_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("sample", "Sample minibatches and report throughput");
   cmd->add_option("DATA", config->data,
                   "native dataset directory, OGB raw directory or partitioned dataset (bulkgnn "
-                  "partition; each rank reads its part) (default: embedded CSBM)");
+                  "partition; each rank reads its part) (default: embedded CSBM)")
+      ->check(non_empty_path());
   cmd->add_option("--split", config->split,
                   "split whose training vertices are the seeds (default: the first)");
   add_sampler_flags(*cmd, config->sampler);
@@ -344,8 +346,10 @@ void add_sample_command(CLI::App& app) {
          "GPUs it sees)")
       ->capture_default_str()
       ->check(one_of({"cpu", "reference", "cuda"}));
-  cmd->add_option("--metrics-out", config->metrics_out, "write metrics as JSON to this file");
-  cmd->add_option("--dump", config->dump, "write every minibatch as a JSON line to this file");
+  cmd->add_option("--metrics-out", config->metrics_out, "write metrics as JSON to this file")
+      ->check(non_empty_path());
+  cmd->add_option("--dump", config->dump, "write every minibatch as a JSON line to this file")
+      ->check(non_empty_path());
   cmd->add_flag("--quiet", config->quiet, "no progress display");
   add_distribution_options(*cmd, config->distribution, false);
   cmd->callback([config, cmd] {

@@ -336,8 +336,9 @@ void run_train(const train_config& c) {
   auto options = options_from(c);
   trainer::validate(options);
   const bool rank_zero = session::world_rank() == 0;
+  // Every rank checks the path it was given (rank 0 writes the metrics).
+  require_writable_file(c.metrics_out, "--metrics-out");
   if (rank_zero) {
-    require_writable_file(c.metrics_out, "--metrics-out");
     require_writable_directory(c.checkpoint_dir, "--checkpoint-dir");
     require_output_apart_from_input(c.checkpoint_dir, "--checkpoint-dir", c.data, "DATA");
   }
@@ -408,7 +409,8 @@ void add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train GraphSAGE (or GCN on LADIES samples) end to end");
   cmd->add_option("DATA", config->data,
                   "native dataset directory, OGB raw directory or partitioned dataset (bulkgnn "
-                  "partition; each rank reads its part) (default: embedded CSBM)");
+                  "partition; each rank reads its part) (default: embedded CSBM)")
+      ->check(non_empty_path());
   cmd->add_option("--mode", config->mode,
                   fmt::format("minibatch (sampled, pipelined) or full-batch (the whole graph every "
                               "epoch, over --grid {}; defaults there: 200 epochs, lr 0.01, 2 "
@@ -498,9 +500,11 @@ void add_train_command(CLI::App& app) {
       ->capture_default_str()
       ->check(one_of({"cpu", "cuda"}));
   cmd->add_option("--metrics-out", config->metrics_out,
-                  "write the config, one record per epoch and the final accuracy as JSON");
+                  "write the config, one record per epoch and the final accuracy as JSON")
+      ->check(non_empty_path());
   cmd->add_option("--checkpoint-dir", config->checkpoint_dir,
-                  "save model, optimiser and epoch here after every epoch (atomically)");
+                  "save model, optimiser and epoch here after every epoch (atomically)")
+      ->check(non_empty_path());
   cmd->add_flag("--resume", config->resume,
                 "continue from the checkpoint in --checkpoint-dir (an error if there is none)");
   cmd->add_flag("--quiet", config->quiet, "no progress display");

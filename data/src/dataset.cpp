@@ -15,6 +15,7 @@
 #include <numeric>
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/input_file.hpp"
 #include "bulkgnn/core/staging.hpp"
 #include "bulkgnn/data/ogb_import.hpp"
 #include "native_format.hpp"
@@ -26,6 +27,8 @@ namespace fs = std::filesystem;
 namespace detail {
 
 nlohmann::json read_manifest(const fs::path& path, const char* format) {
+  if (const auto reason = not_a_regular_file(path); !reason.empty())
+    throw data_error(path.string(), reason);
   std::ifstream in(path);
   if (!in) throw data_error(path.string(), fmt::format("missing (not a {} directory?)", format));
   nlohmann::json j;
@@ -59,6 +62,16 @@ std::int64_t manifest_count(const nlohmann::json& m, const char* key, const fs::
   if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
     throw data_error(path.string(), fmt::format("\"{}\" is not a non-negative integer", key));
   return v.get<std::int64_t>();
+}
+
+void require_directory(const fs::path& dir) {
+  std::error_code ec;
+  const auto status = fs::status(dir, ec);
+  if (status.type() == fs::file_type::not_found)
+    throw data_error(dir.string(), "no such directory");
+  if (status.type() != fs::file_type::directory)
+    throw data_error(dir.string(), ec ? fmt::format("cannot be resolved: {}", ec.message())
+                                      : "is not a directory");
 }
 
 void check_finite(std::span<const float> values, const fs::path& path) {
@@ -99,6 +112,39 @@ void check_column_ids(std::span<const vertex_t> indices, std::int64_t columns,
   if (bad_column != std::ssize(indices))
     throw data_error(path.string(), fmt::format("node id {} at entry {} is outside [0, {})",
                                                 indices[bad_column], bad_column, columns));
+}
+
+void check_sorted_rows(std::span<const edge_t> indptr, std::span<const vertex_t> indices,
+                       const fs::path& path) {
+  const auto rows = std::ssize(indptr) - 1;
+  const auto unsorted = first_where(rows, [&](std::int64_t v) {
+    for (auto e = indptr[v] + 1; e < indptr[v + 1]; ++e)
+      if (indices[e] < indices[e - 1]) return true;
+    return false;
+  });
+  if (unsorted == rows) return;
+  const auto* row = indices.data() + indptr[unsorted];
+  const auto* end = indices.data() + indptr[unsorted + 1];
+  const auto* at = std::is_sorted_until(row, end);
+  throw data_error(path.string(),
+                   fmt::format("row {} is not sorted: column {} follows {} (entry {}); the native "
+                               "format keeps each row's column ids in ascending order",
+                               unsorted, *at, *(at - 1), at - indices.data()));
+}
+
+void check_edge_weights(std::span<const edge_t> indptr, std::span<const float> weights,
+                        const fs::path& path) {
+  const auto bad = first_where(std::ssize(weights), [&](std::int64_t e) {
+    return !(weights[e] > 0.0f && std::isfinite(weights[e]));
+  });
+  if (bad == std::ssize(weights)) return;
+  const auto row =
+      std::upper_bound(indptr.begin(), indptr.end(), static_cast<edge_t>(bad)) - indptr.begin() - 1;
+  throw data_error(path.string(),
+                   fmt::format("weight {} of entry {} (row {}) is not positive and finite; "
+                               "weighted sampling draws neighbours in proportion to positive "
+                               "weights",
+                               weights[bad], bad, row));
 }
 
 void check_labels(std::span<const std::int32_t> labels, int num_classes, const fs::path& path) {
@@ -168,12 +214,16 @@ void move_into_place(const fs::path& tmp, const fs::path& final_dir) {
 }  // namespace
 
 bool is_ogb_raw_dir(const fs::path& dir) {
+  // Present in any form: the import then names a directory, a named pipe or
+  // a symlink loop where the file should be, instead of the directory being
+  // taken for a native one without its manifest.
   std::error_code ec;
-  return fs::is_regular_file(dir / "raw" / "edge.csv.gz", ec) ||
-         fs::is_regular_file(dir / "raw" / "data.npz", ec);
+  return fs::exists(fs::symlink_status(dir / "raw" / "edge.csv.gz", ec)) ||
+         fs::exists(fs::symlink_status(dir / "raw" / "data.npz", ec));
 }
 
 dataset dataset::open(const fs::path& dir) {
+  detail::require_directory(dir);
   if (fs::exists(dir / manifest_name) || !is_ogb_raw_dir(dir)) return open_native(dir);
   // Opened before the staging directory exists and closed after it is gone,
   // so a signal in between unwinds instead of leaving it behind.
@@ -275,7 +325,8 @@ std::vector<vertex_t> dataset::training_vertices(const std::string& split_name) 
 void dataset::validate() const {
   detail::check_row_pointer(graph_.indptr, graph_.nnz(), dir_ / "indptr.npy");
   detail::check_column_ids(graph_.indices, num_nodes(), dir_ / "indices.npy");
-  detail::check_finite(graph_.values, dir_ / "edge_weight.npy");
+  detail::check_sorted_rows(graph_.indptr, graph_.indices, dir_ / "indices.npy");
+  detail::check_edge_weights(graph_.indptr, graph_.values, dir_ / "edge_weight.npy");
   detail::check_labels(labels_, num_classes_, dir_ / "labels.npy");
   detail::check_finite(features_.data, dir_ / "features.npy");
   for (const auto& s : splits_) detail::validate_split(s, num_nodes(), dir_);
@@ -346,6 +397,11 @@ native_writer::native_writer(fs::path final_dir, std::string format)
   if (final_dir_.filename().empty()) final_dir_ = final_dir_.parent_path();
   const fs::path parent = fs::absolute(final_dir_).parent_path();
   std::error_code ec;
+  for (fs::path p = parent; !p.empty() && !fs::exists(fs::symlink_status(p, ec));
+       p = p.parent_path()) {
+    created_parents_.push_back(p);
+    if (p == p.parent_path()) break;
+  }
   fs::create_directories(parent, ec);
   if (ec) throw data_error(parent.string(), "cannot create directory: " + ec.message());
   // A sibling on the same filesystem, so that commit() is a rename.
@@ -363,6 +419,8 @@ native_writer::~native_writer() {
   if (committed_) return;
   std::error_code ec;
   fs::remove_all(tmp_dir_, ec);
+  // Only empty ones: another writer may have put something there meanwhile.
+  for (const auto& dir : created_parents_) fs::remove(dir, ec);
 }
 
 npy_array native_writer::create(const std::string& relative_path, dtype type,

@@ -1,5 +1,7 @@
 #include "gz_lines.hpp"
 
+#include "bulkgnn/core/input_file.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -28,6 +30,8 @@ constexpr int chunks_in_flight = 3;
 class gzip_stream {
  public:
   explicit gzip_stream(std::string file) : file_(std::move(file)), input_(zlib_buffer_bytes) {
+    if (const auto reason = not_a_regular_file(file_); !reason.empty())
+      throw data_error(file_, reason);
     fd_ = ::open(file_.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) throw data_error(file_, fmt::format("cannot open: {}", std::strerror(errno)));
     if (inflateInit2(&stream_, 16 + MAX_WBITS) != Z_OK) {

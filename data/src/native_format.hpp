@@ -54,6 +54,10 @@ std::int64_t first_where(std::int64_t count, const Predicate& bad) {
       [](std::int64_t a, std::int64_t b) { return std::min(a, b); });
 }
 
+// data_error naming `dir` unless it is a directory: "no such directory"
+// rather than a missing file inside it.
+void require_directory(const std::filesystem::path& dir);
+
 void check_finite(std::span<const float> values, const std::filesystem::path& path);
 
 // A path from manifest.json must name a file inside the dataset directory.
@@ -68,6 +72,16 @@ void check_row_pointer(std::span<const edge_t> indptr, edge_t entries,
 // Every column id in [0, columns).
 void check_column_ids(std::span<const vertex_t> indices, std::int64_t columns,
                       const std::filesystem::path& path);
+
+// Column ids sorted within each row (repeats allowed), as the native format
+// says and the layer-wise samplers' sparse sums need; `path` is indices.npy.
+void check_sorted_rows(std::span<const edge_t> indptr, std::span<const vertex_t> indices,
+                       const std::filesystem::path& path);
+
+// Edge weights that weighted sampling can draw by: every one positive and
+// finite; `path` is edge_weight.npy.
+void check_edge_weights(std::span<const edge_t> indptr, std::span<const float> weights,
+                        const std::filesystem::path& path);
 
 void check_labels(std::span<const std::int32_t> labels, int num_classes,
                   const std::filesystem::path& path);

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/input_file.hpp"
 
 namespace bulkgnn::data {
 
@@ -228,6 +229,8 @@ npy_header parse_npy_header(std::string_view dict, const std::string& path) {
 }
 
 mapped_file mapped_file::open_read(const std::filesystem::path& path, bool prefault) {
+  if (const auto reason = not_a_regular_file(path); !reason.empty())
+    throw data_error(path.string(), reason);
   const file_descriptor fd(path, O_RDONLY);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw data_error(path.string(), system_reason("fstat"));

@@ -1,6 +1,7 @@
 #include "npz_member.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/input_file.hpp"
 
 #include <fmt/format.h>
 #include <zlib.h>
@@ -143,6 +144,8 @@ std::optional<npz_member::location> find_member(std::ifstream& file, const std::
 }
 
 std::ifstream open_archive(const fs::path& archive) {
+  if (const auto reason = not_a_regular_file(archive); !reason.empty())
+    throw data_error(archive.string(), reason);
   std::ifstream file(archive, std::ios::binary);
   if (!file) throw data_error(archive.string(), "cannot open");
   return file;

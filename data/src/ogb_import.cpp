@@ -11,10 +11,12 @@
 #include <limits>
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/input_file.hpp"
 #include "bulkgnn/core/interrupt.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "gz_lines.hpp"
+#include "native_format.hpp"
 #include "npz_member.hpp"
 
 #include <fmt/ranges.h>
@@ -87,6 +89,8 @@ std::int64_t read_node_count(const fs::path& path) {
 }
 
 nlohmann::json read_meta(const fs::path& path) {
+  if (const auto reason = not_a_regular_file(path); !reason.empty())
+    throw data_error(path.string(), reason);
   if (!fs::exists(path)) return nlohmann::json::object();
   std::ifstream in(path);
   try {
@@ -568,9 +572,19 @@ std::vector<vertex_t> read_ids(const fs::path& path, std::int64_t n, std::uint8_
 // Imports every split/NAME directory; returns the names, sorted.
 std::vector<std::string> import_splits(const ogb_layout& ogb, std::int64_t n, native_writer& w) {
   std::vector<std::string> names;
-  if (!fs::is_directory(ogb.splits())) return names;
-  for (const auto& entry : fs::directory_iterator(ogb.splits()))
-    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(ogb.splits(), ec))) return names;
+  if (!fs::is_directory(ogb.splits(), ec))
+    throw data_error(ogb.splits().string(), "is not a directory (of split/NAME directories)");
+  // Every entry is a split: one that is not a directory is refused by name
+  // rather than skipped, so that a split never goes missing silently.
+  for (const auto& entry : fs::directory_iterator(ogb.splits())) {
+    if (!entry.is_directory(ec))
+      throw data_error(entry.path().string(),
+                       "is not a directory: split/NAME holds a split's train, valid and test "
+                       "files");
+    names.push_back(entry.path().filename().string());
+  }
   std::sort(names.begin(), names.end());
   for (const auto& name : names) {
     const auto nodes = static_cast<std::size_t>(n);
@@ -599,6 +613,7 @@ void import_ogb(const fs::path& ogb_dir, const fs::path& out_dir,
   BULKGNN_EXPECTS(!options.edge_weight_column || *options.edge_weight_column >= 0,
                   "ogb_import_options.edge_weight_column must be >= 0, got {}",
                   options.edge_weight_column.value_or(0));
+  detail::require_directory(ogb_dir);
   if (!is_ogb_raw_dir(ogb_dir))
     throw data_error(ogb.raw("edge.csv.gz").string(),
                      "missing (and no raw/data.npz): not an OGB raw directory");
@@ -611,7 +626,8 @@ void import_ogb(const fs::path& ogb_dir, const fs::path& out_dir,
   // OGB ships its largest graphs (ogbn-papers100M) as raw/data.npz and
   // raw/node-label.npz instead of CSV files.
   const fs::path archive = ogb.raw("data.npz");
-  const bool binary = !fs::exists(ogb.raw("edge.csv.gz"));
+  std::error_code ec;
+  const bool binary = !fs::exists(fs::symlink_status(ogb.raw("edge.csv.gz"), ec));
   const std::int64_t n =
       binary ? npz_node_count(archive) : read_node_count(ogb.raw("num-node-list.csv.gz"));
   check_meta_node_count(meta, ogb.meta(), n);

@@ -258,7 +258,8 @@ dataset_shard dataset_shard::open(const fs::path& dir, int part, bool with_featu
 
     check_row_pointer(indptr, entries, dir / mine / "indptr.npy");
     check_column_ids(indices, n, dir / mine / "indices.npy");
-    check_finite(weights, dir / mine / "edge_weight.npy");
+    check_sorted_rows(indptr, indices, dir / mine / "indices.npy");
+    check_edge_weights(indptr, weights, dir / mine / "edge_weight.npy");
     check_finite(s.features_.data, dir / mine / "features.npy");
     check_labels(s.labels_, s.num_classes_, dir / "labels.npy");
     for (const auto& split : s.splits_) validate_split(split, n, dir);

@@ -98,8 +98,17 @@ def default_rank_and_world_size():
     for rank_name, size_name in (("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),
                                  ("PMI_RANK", "PMI_SIZE"), ("RANK", "WORLD_SIZE")):
         if rank_name in os.environ and size_name in os.environ:
-            return int(os.environ[rank_name]), int(os.environ[size_name])
+            return _environment_integer(rank_name), _environment_integer(size_name)
     return 0, 1
+
+
+def _environment_integer(name):
+    text = os.environ[name]
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"NeighborLoader: the environment variable {name} must be an integer "
+                         f"(the launcher sets it), got {text!r}") from None
 
 
 class NeighborLoader:
@@ -174,7 +183,8 @@ class NeighborLoader:
             default_rank, default_size = default_rank_and_world_size()
             rank = default_rank if rank is None else rank
             world_size = default_size if world_size is None else world_size
-        world_size = _integer("world_size", world_size, 1)
+        # The C++ loader counts ranks in an int.
+        world_size = _integer("world_size", world_size, 1, 2**31 - 1)
         rank = _integer("rank", rank, 0, world_size - 1)
         seed_ids = (dataset.training_vertices() if seeds is None else
                     _seed_ids("input_nodes" if input_nodes is not None else "seeds", seeds,

@@ -4,12 +4,15 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <algorithm>
+
 #include <array>
 #include <fstream>
 #include <functional>
 #include <numeric>
 #include <string>
+#include <tuple>
 
 #include "bulkgnn/core/error.hpp"
 
@@ -111,6 +114,19 @@ TEST_F(dataset_test, DestroyingWithoutCommitLeavesNothing) {
   }
   EXPECT_FALSE(fs::exists(tmp));
   EXPECT_TRUE(entries().empty());
+}
+
+TEST_F(dataset_test, AnUncommittedWriterRemovesTheDirectoriesItCreated) {
+  {
+    native_writer w(root_ / "a" / "b" / "out");
+    std::ignore = write_small(w);
+    EXPECT_TRUE(fs::is_directory(root_ / "a" / "b"));
+  }
+  EXPECT_FALSE(fs::exists(root_ / "a"));
+  fs::create_directories(root_ / "kept");
+  { native_writer w(root_ / "kept" / "new" / "out"); }
+  EXPECT_TRUE(fs::is_directory(root_ / "kept"));  // it was there before
+  EXPECT_FALSE(fs::exists(root_ / "kept" / "new"));
 }
 
 TEST_F(dataset_test, ExceptionDuringWritingLeavesNothing) {
@@ -268,6 +284,46 @@ TEST_F(broken_dataset_test, OpeningRefusesAnIndptrThatDecreases) {
     std::copy(decreasing.begin(), decreasing.end(), p.begin());
   }
   expect_open_error(dir_, "indptr.npy", "decreases at row 1");
+}
+
+TEST_F(broken_dataset_test, OpeningRefusesARowWhoseColumnsAreNotSorted) {
+  {
+    const auto indices = npy_array::create(dir_ / "indices.npy", dtype::int32, {5});
+    const std::array<vertex_t, 5> row_two_unsorted{3, 0, 1, 0, 2};
+    std::ranges::copy(row_two_unsorted, indices.as<vertex_t>().begin());
+  }
+  expect_open_error(dir_, "indices.npy", "row 2 is not sorted: column 0 follows 1 (entry 3)");
+}
+
+TEST_F(broken_dataset_test, OpeningRefusesEdgeWeightsThatAreNotPositive) {
+  edit_manifest([](nlohmann::json& m) { m["arrays"].push_back("edge_weight.npy"); });
+  for (const float bad : {-2.0f, 0.0f}) {
+    {
+      const auto weights = npy_array::create(dir_ / "edge_weight.npy", dtype::float32, {5});
+      const std::array<float, 5> values{1.0f, 1.0f, bad, 1.0f, 1.0f};
+      std::ranges::copy(values, weights.as<float>().begin());
+    }
+    expect_open_error(dir_, "edge_weight.npy",
+                      fmt::format("weight {} of entry 2 (row 2) is not positive", bad));
+  }
+}
+
+TEST_F(dataset_test, OpeningAPathThatIsNoDirectorySaysSo) {
+  try {
+    (void)dataset::open(root_ / "absent");
+    ADD_FAILURE() << "no error";
+  } catch (const data_error& e) {
+    EXPECT_NE(std::string(e.what()).find("absent: no such directory"), std::string::npos)
+        << e.what();
+  }
+  std::ofstream(root_ / "plain") << "a file";
+  try {
+    (void)dataset::open(root_ / "plain");
+    ADD_FAILURE() << "no error";
+  } catch (const data_error& e) {
+    EXPECT_NE(std::string(e.what()).find("plain: is not a directory"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(dataset_test, OpenRejectsADirectoryThatIsNeitherFormat) {

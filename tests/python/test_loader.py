@@ -189,6 +189,22 @@ class BadArguments(unittest.TestCase):
         self.assert_names("sampler_options", sampler="random-walk", sampler_options=[3])
         self.assert_names("rank", rank=2, world_size=2)
         self.assert_names("world_size", rank=0, world_size=0)
+        self.assert_names("world_size", rank=0, world_size=2**40)
+
+    def test_a_launcher_variable_that_is_no_integer_is_named(self):
+        saved = {name: os.environ.get(name) for name in ("OMPI_COMM_WORLD_RANK",
+                                                          "OMPI_COMM_WORLD_SIZE")}
+        os.environ["OMPI_COMM_WORLD_RANK"] = "x"
+        os.environ["OMPI_COMM_WORLD_SIZE"] = "2"
+        try:
+            with self.assertRaisesRegex(ValueError, "OMPI_COMM_WORLD_RANK.*'x'"):
+                bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16)
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
     def test_seeds_out_of_range_of_a_wrong_dtype_or_shape(self):
         self.assert_names("seeds: vertex 2708 is not in", seeds=[0, 2708])
@@ -206,18 +222,32 @@ class BadArguments(unittest.TestCase):
 
 class Failures(unittest.TestCase):
     def test_a_failing_stage_raises_its_message_and_the_loader_goes_on(self):
-        # An edge weight of 0 is finite, so the dataset opens, but weighted
-        # sampling refuses it: the sample stage throws on its own thread.
+        # The dataset opens with positive weights; one is then overwritten in
+        # place, under the open mapping, with 0. Weighted sampling refuses it
+        # when it draws: the sample stage throws on its own thread.
         with tempfile.TemporaryDirectory() as tmp:
             directory = write_native_dataset(f"{tmp}/zero", [[1, 2], [0, 2], [0, 1]], np.eye(3),
                                              [0, 1, 0], [0, 1, 2])
-            np.save(directory / "edge_weight.npy", np.array([1, 0, 1, 1, 1, 1], np.float32))
+            np.save(directory / "edge_weight.npy", np.ones(6, np.float32))
             zero_weight = bulkgnn.Dataset(str(directory))
+            in_place = np.load(directory / "edge_weight.npy", mmap_mode="r+")
+            in_place[1] = 0
+            in_place.flush()
+            del in_place
             loader = bulkgnn.NeighborLoader(zero_weight, fanouts=[1], batch_size=2, weighted=True)
             for _ in range(2):
                 with self.assertRaisesRegex(ValueError, "positive finite values"):
                     for _ in loader:
                         pass
+
+    def test_edge_weights_that_are_not_positive_are_refused_when_the_dataset_opens(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            directory = write_native_dataset(f"{tmp}/bad", [[1, 2], [0, 2], [0, 1]], np.eye(3),
+                                             [0, 1, 0], [0, 1, 2])
+            for bad in (0.0, -1.0):
+                np.save(directory / "edge_weight.npy", np.array([1, bad, 1, 1, 1, 1], np.float32))
+                with self.assertRaisesRegex(bulkgnn.Error, "edge_weight.npy.*entry 1 \\(row 0\\)"):
+                    bulkgnn.Dataset(str(directory))
 
     def test_the_cuda_backend_is_refused_until_the_loader_runs_on_the_gpu(self):
         with self.assertRaisesRegex(ValueError, "backend 'cuda'"):

@@ -100,6 +100,33 @@ def edit_npy(name: str, edit: Callable) -> Callable[[Path], None]:
     return mutate
 
 
+def unsort_first_row(root: Path) -> None:
+    """Swaps the first two distinct column ids of the first row that has them."""
+    _, indptr = read_npy(root / "indptr.npy")
+    prefix, indices = read_npy(root / "indices.npy")
+    for v in range(len(indptr) - 1):
+        begin, end = indptr[v], indptr[v + 1]
+        if end - begin >= 2 and indices[begin] != indices[end - 1]:
+            indices[begin], indices[end - 1] = indices[end - 1], indices[begin]
+            write_npy(root / "indices.npy", prefix, indices)
+            return
+    raise AssertionError("no row with two distinct columns")
+
+
+def edge_weights(bad_entry: int, bad_value: float) -> Callable[[Path], None]:
+    """Adds edge_weight.npy (all 1 but one entry) to a native dataset."""
+    def mutate(root: Path) -> None:
+        _, indices = read_npy(root / "indices.npy")
+        weights = array.array("f", [1.0] * len(indices))
+        weights[bad_entry] = bad_value
+        header = f"{{'descr': '<f4', 'fortran_order': False, 'shape': ({len(weights)},), }}"
+        header += " " * (63 - (10 + len(header)) % 64) + "\n"
+        prefix = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1")
+        write_npy(root / "edge_weight.npy", prefix, weights)
+        edit_manifest(lambda m: m["arrays"].append("edge_weight.npy"))(root)
+    return mutate
+
+
 def replace_bytes(name: str, make: Callable[[bytes], bytes]) -> Callable[[Path], None]:
     def mutate(root: Path) -> None:
         path = root / name
@@ -149,6 +176,35 @@ def edit_meta(key: str, value) -> Callable[[Path], None]:
 
 def remove(name: str) -> Callable[[Path], None]:
     return lambda root: (root / name).unlink()
+
+
+def named_pipe(name: str) -> Callable[[Path], None]:
+    """The file replaced by a named pipe: a reader that opens it blocks for ever."""
+    def mutate(root: Path) -> None:
+        (root / name).unlink()
+        os.mkfifo(root / name)
+    return mutate
+
+
+def directory(name: str) -> Callable[[Path], None]:
+    def mutate(root: Path) -> None:
+        (root / name).unlink()
+        (root / name).mkdir()
+    return mutate
+
+
+def symlink_loop(name: str) -> Callable[[Path], None]:
+    def mutate(root: Path) -> None:
+        (root / name).unlink()
+        os.symlink((root / name).name, root / name)
+    return mutate
+
+
+def file_for_directory(name: str) -> Callable[[Path], None]:
+    def mutate(root: Path) -> None:
+        shutil.rmtree(root / name)
+        (root / name).write_text("not a directory\n")
+    return mutate
 
 
 def first_train_id(root: Path) -> str:
@@ -232,6 +288,12 @@ OGB_CASES = [
     Case("split-duplicate-id", "ogb", "train.csv.gz", duplicate_train_id),
     Case("split-train-and-valid-overlap", "ogb", "valid.csv.gz", train_id_also_in_valid),
     Case("split-part-missing", "ogb", "valid.csv.gz", remove("split/main/valid.csv.gz")),
+    Case("edge-is-a-named-pipe", "ogb", "edge.csv.gz", named_pipe("raw/edge.csv.gz")),
+    Case("meta-is-a-directory", "ogb", "meta.json", directory("meta.json")),
+    Case("edge-is-a-symlink-loop", "ogb", "edge.csv.gz", symlink_loop("raw/edge.csv.gz")),
+    Case("labels-are-a-directory", "ogb", "node-label.csv.gz", directory("raw/node-label.csv.gz")),
+    Case("split-part-is-a-directory", "ogb", "train.csv.gz", directory("split/main/train.csv.gz")),
+    Case("split-is-a-file", "ogb", "main", file_for_directory("split/main")),
 ]
 
 NATIVE_CASES = [
@@ -268,10 +330,18 @@ NATIVE_CASES = [
     Case("manifest-node-count-disagrees", "native", "manifest.json",
          edit_manifest(lambda m: m.__setitem__("num_nodes", NODES * 2))),
     Case("array-missing", "native", "labels.npy", remove("labels.npy")),
+    Case("indices-unsorted-row", "native", "indices.npy", unsort_first_row),
+    Case("edge-weight-negative", "native", "edge_weight.npy", edge_weights(3, -2.0)),
+    Case("edge-weight-zero", "native", "edge_weight.npy", edge_weights(5, 0.0)),
+    Case("array-is-a-named-pipe", "native", "indices.npy", named_pipe("indices.npy")),
+    Case("array-is-a-directory", "native", "features.npy", directory("features.npy")),
+    Case("manifest-is-a-directory", "native", "manifest.json", directory("manifest.json")),
+    Case("split-is-a-file", "native", "main", file_for_directory("split/main")),
 ]
 
 TRAIN = ["train", "{ogb}", "--fanouts", "3,2", "--batch-size", "8", "--epochs", "1", "--quiet"]
 SAMPLE = ["sample", "{native}", "--fanouts", "3,2", "--batch-size", "8", "--quiet"]
+MODEL = ["model", "--nodes", "1000", "--edges", "5000"]
 
 OPTION_CASES = [
     Case("layers-zero", "options", "--layers", commands=[TRAIN + ["--layers", "0"]], rc=2),
@@ -321,6 +391,26 @@ OPTION_CASES = [
          commands=[SAMPLE + ["--dump", "{scratch}/no/such/dir/d.jsonl"]], rc=2),
     Case("data-missing", "options", "no-such-dataset",
          commands=[["info", "{scratch}/no-such-dataset"], ["train", "{scratch}/no-such-dataset"]]),
+    Case("model-reals-nan", "options", "got 'nan'",
+         commands=[MODEL + ["--latency", "nan"], MODEL + ["--bandwidth", "nan"],
+                   MODEL + ["--feature-cache", "nan"]], rc=2),
+    Case("model-layout-that-cannot-exist", "options", "no such layout",
+         commands=[MODEL + ["--grid", "2d", "--ranks", "3"],
+                   MODEL + ["--grid", "1.5d", "--replication", "3", "--ranks", "4"],
+                   MODEL + ["--mode", "full-batch", "--grid", "2d", "--ranks", "3"]], rc=2),
+    Case("model-more-train-than-nodes", "options", "--train",
+         commands=[MODEL + ["--train", "2000"], ["model", "{native}", "--train", "2000"]], rc=2),
+    Case("model-nodes-with-data", "options", "--nodes",
+         commands=[["model", "{native}", "--nodes", "1000"]], rc=2),
+    Case("unknown-command", "options", "unknown command",
+         commands=[["fly"], ["generate", "bogus", "{scratch}/out"]], rc=2),
+    Case("empty-paths", "options", "got an empty one",
+         commands=[["convert", "{ogb}", ""], ["generate", "csbm", ""], ["partition", "{native}", ""],
+                   ["info", ""], SAMPLE + ["--metrics-out", ""], SAMPLE + ["--dump", ""],
+                   TRAIN + ["--checkpoint-dir", ""]], rc=2),
+    Case("partition-over-its-input", "options", "OUT_DIR",
+         commands=[["partition", "{scratch}/copy", "{scratch}/copy"],
+                   ["partition", "{scratch}/copy", "{scratch}/copy/parts"]], rc=2),
     Case("convert-input-not-ogb", "options", "raw",
          commands=[["convert", "{native}", "{scratch}/out", "--quiet"]]),
 ]

@@ -203,9 +203,9 @@ TEST(DataParallelTraining, AFeatureCacheChangesTheBytesNotTheTraining) {
 }
 
 TEST(MpiFailures, AFailureOnOneRankEndsEveryRankWithItsMessage) {
-  // Only rank 0 writes metrics, and checks where before its first collective
-  // call, in which the others wait. They hold a native dataset: an OGB one
-  // would be half-imported when the abort ends them, and left behind.
+  // Every rank checks its --metrics-out before its first collective call;
+  // whichever fails first ends them all. They hold a native dataset: an OGB
+  // one would be half-imported when the abort ends them, and left behind.
   const bulkgnn::testing::scratch_dir dir;
   const auto data = dir / "csbm";
   ASSERT_EQ(run(0, "generate csbm --quiet --nodes 2000 " + data.string()).exit_code, 0);
@@ -214,7 +214,7 @@ TEST(MpiFailures, AFailureOnOneRankEndsEveryRankWithItsMessage) {
                             "--metrics-out /nonexistent-directory/metrics.json");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung";
-  EXPECT_NE(r.output.find("rank 0 of 4"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" of 4"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("nonexistent-directory"), std::string::npos) << r.output;
 }
 
@@ -298,6 +298,19 @@ TEST(RanksThatDisagree, NotOnPerRankOptionsRunNormally) {
                     sample + " --threads 2"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(fs::exists(dir / "metrics.json"));
+}
+
+// Only rank 0 writes the metrics, but a path given to another rank that
+// cannot be written is not silently ignored either.
+TEST(RanksThatDisagree, OnAMetricsPathThatOneRankCannotWriteFailNamingIt) {
+  const bulkgnn::testing::scratch_dir dir;
+  const std::string sample = "sample " + cora.string() + " --fanouts 5 --batch-size 16 --quiet";
+  const auto r = run_per_rank({sample + " --metrics-out " + (dir / "metrics.json").string(),
+                               sample + " --metrics-out /nonexistent-directory/metrics.json"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung";
+  EXPECT_NE(r.output.find("rank 1 of 2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nonexistent-directory"), std::string::npos) << r.output;
 }
 
 TEST(RanksThatDisagree, OnWhetherTheCommandLineIsValidEndWithoutHanging) {
@@ -421,6 +434,20 @@ TEST(PartitionedData, ARankThatCannotReadItsPartEndsEveryRankNamingTheFile) {
   EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung";
   EXPECT_NE(r.output.find("rank 1 of 2"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("part-1/indices.npy"), std::string::npos) << r.output;
+}
+
+TEST(PartitionedData, FullBatchTrainingSaysItReadsTheWholeDataset) {
+  const bulkgnn::testing::scratch_dir dir;
+  const auto parted = dir / "facebook-2";
+  ASSERT_EQ(run(0, "partition " + facebook.string() + " " + parted.string() + " --parts 2 --quiet")
+                .exit_code,
+            0);
+  const auto r = run(2, "train " + parted.string() + " --mode full-batch --epochs 1 --quiet");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.exit_code, 124) << "timed out: a rank hung";
+  EXPECT_NE(r.output.find("full-batch training reads a whole dataset"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("bulkgnn-native"), std::string::npos) << r.output;
 }
 
 TEST(PartitionedData, ALayoutThatNeedsAnotherPartCountIsRefusedNamingIt) {

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 
 namespace bulkgnn::trainer {
 namespace {
@@ -245,6 +246,32 @@ TEST(training_run, resumed_run_ends_with_bit_identical_weights) {
   }
   EXPECT_EQ(resumed.best_epoch, uninterrupted.best_epoch);
   EXPECT_EQ(resumed.test_acc_at_best, uninterrupted.test_acc_at_best);
+}
+
+// A checkpoint saved after the run diverged holds NaN weights under a valid
+// CRC: resuming names the file and what it holds, not the loss that follows.
+TEST(training_run, resume_refuses_a_checkpoint_with_non_finite_weights) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  auto o = small_options();
+  o.checkpoint_dir = dir / "diverged";
+  o.epochs = 1;
+  std::ignore = train(ds, o);
+  auto saved = load_checkpoint(o.checkpoint_dir);
+  ASSERT_TRUE(saved.has_value());
+  saved->parameters[7] = std::numeric_limits<float>::quiet_NaN();
+  save_checkpoint(o.checkpoint_dir, *saved);
+  o.epochs = 2;
+  o.resume = true;
+  try {
+    std::ignore = train(ds, o);
+    FAIL() << "resumed from NaN weights";
+  } catch (const data_error& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("checkpoint.bin: holds non-finite weights (nan at index 7)"),
+        std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(training_run, resume_refuses_a_missing_corrupt_or_foreign_checkpoint) {

@@ -2,6 +2,7 @@
 
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/input_file.hpp"
 
 #include <fmt/format.h>
 #include <zlib.h>
@@ -113,6 +114,8 @@ void save_checkpoint(const std::filesystem::path& dir, const checkpoint& c) {
 
 std::optional<checkpoint> load_checkpoint(const std::filesystem::path& dir) {
   const auto path = checkpoint_path(dir);
+  if (const auto reason = not_a_regular_file(path); !reason.empty())
+    throw data_error(path.string(), reason);
   if (!std::filesystem::exists(path)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw data_error(path.string(), "cannot open checkpoint");

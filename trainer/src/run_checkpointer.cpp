@@ -5,7 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <span>
+#include <utility>
 
 namespace bulkgnn::trainer::detail {
 
@@ -63,6 +67,20 @@ std::int64_t run_checkpointer::restore(training_state& state) const {
   if (c->parameters.size() != parameter_count)
     throw data_error(file.string(), fmt::format("holds {} parameters, the model has {}",
                                                 c->parameters.size(), parameter_count));
+  // A run would fail at its first step with "the loss is nan"; the file is
+  // what is wrong.
+  for (const auto& [name, values] :
+       {std::pair{"weights", std::span<const float>(c->parameters)},
+        std::pair{"Adam moments", std::span<const float>(c->first_moment)},
+        std::pair{"Adam moments", std::span<const float>(c->second_moment)}}) {
+    const auto bad =
+        std::find_if(values.begin(), values.end(), [](float v) { return !std::isfinite(v); });
+    if (bad != values.end())
+      throw data_error(file.string(),
+                       fmt::format("holds non-finite {} ({} at index {}): the run that saved it "
+                                   "had diverged; train afresh or from an earlier checkpoint",
+                                   name, *bad, bad - values.begin()));
+  }
   state.model.set_parameters(c->parameters);
   state.optimizer.set_moments(c->first_moment, c->second_moment);
   state.optimizer.set_steps(c->optimizer_steps);

@@ -108,11 +108,15 @@ class native_writer {
   std::filesystem::path final_dir_;
   std::string format_;
   std::filesystem::path tmp_dir_;
+  // The output's ancestors this writer created, deepest first: removed again
+  // (when empty) if it is never committed.
+  std::vector<std::filesystem::path> created_parents_;
   std::vector<std::string> array_paths_;  // relative, in creation order
   bool committed_ = false;
 };
 
-// True if `dir` looks like an OGB node-property raw directory.
+// True if `dir` looks like an OGB node-property raw directory: something is
+// where raw/edge.csv.gz or raw/data.npz should be.
 [[nodiscard]] bool is_ogb_raw_dir(const std::filesystem::path& dir);
 
 }  // namespace bulkgnn::data
