@@ -274,6 +274,23 @@ TEST(training_run, resume_refuses_a_checkpoint_with_non_finite_weights) {
   }
 }
 
+TEST(training_run, resume_names_a_directory_where_the_checkpoint_should_be) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  auto o = small_options();
+  o.checkpoint_dir = dir / "odd";
+  std::filesystem::create_directories(o.checkpoint_dir / "checkpoint.bin");
+  o.resume = true;
+  try {
+    std::ignore = train(ds, o);
+    FAIL() << "resumed from a directory";
+  } catch (const data_error& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint.bin: is a directory, not a file"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(training_run, resume_refuses_a_missing_corrupt_or_foreign_checkpoint) {
   const scratch_dir dir;
   const auto ds = small_csbm(dir);
