@@ -12,17 +12,6 @@ namespace bulkgnn::session {
 
 namespace {
 
-// The kernels trust device-resident weights, so they are checked while the
-// host still reads them, as sample_rows checks host graphs.
-void require_positive_weights(csr_view graph) {
-  const auto bad = std::find_if(graph.values.begin(), graph.values.end(),
-                                [](float w) { return !(w > 0.0f && std::isfinite(w)); });
-  BULKGNN_EXPECTS(bad == graph.values.end(),
-                  "sampler_options.weighted: weighted sampling needs positive finite edge "
-                  "weights, but edge {} has weight {}",
-                  bad - graph.values.begin(), bad == graph.values.end() ? 0.0f : *bad);
-}
-
 void require_placement_names(const placement_options& p) {
   const auto one_of = [](const std::string& value, std::initializer_list<std::string_view> names) {
     return std::find(names.begin(), names.end(), value) != names.end();
@@ -75,8 +64,9 @@ sampling_run::sampling_run(const run_data& data, run_session& cluster, const exe
 
 csr_view sampling_run::place_graph(const data::dataset& ds) {
   const csr_view graph = ds.graph();
+  // The kernels trust device-resident weights: every dataset's were checked
+  // positive and finite when it opened (data::dataset::validate).
   if (exec_.device() == nullptr) return graph;
-  if (plan_.sampling.weighted) require_positive_weights(graph);
   const auto bytes = static_cast<double>(graph.indptr.size_bytes() + graph.indices.size_bytes() +
                                          graph.values.size_bytes());
   const auto& topology = plan_.placement.topology;

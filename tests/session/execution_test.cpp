@@ -21,7 +21,7 @@ std::string refusal(const execution_options& options) {
   }
 }
 
-TEST(Execution, OnTheHostBothRolesShareOneExecutorWithItsThreads) {
+TEST(Execution, OnTheHostBothRolesRunOnTheBackEndWithItsThreads) {
   for (const auto* device : {"cpu", "reference"}) {
     const auto roles = executors_for({.device = device, .threads = 3});
     EXPECT_EQ(backend_name(roles.sample.kind()), device);

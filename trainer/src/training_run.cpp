@@ -258,7 +258,7 @@ std::int64_t eval_piece_rows_for(const training_data& ds, const train_options& o
 
 layer_kind layer_for(const train_options& o) {
   const auto& blocks_for =
-      find_layer(std::string(sampler::find_sampler(o.sampling.kind).layer), "sampler_entry.layer");
+      find_layer(sampler::find_sampler(o.sampling.kind).layer, "sampler_entry.layer");
   if (!o.layer) return blocks_for.kind;
   const auto& layer = find_layer(*o.layer);
   const bool weighted_blocks = blocks_for.sampled_block == adjacency_weights::as_sampled;
