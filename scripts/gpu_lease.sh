@@ -37,8 +37,10 @@ pack() {
   tar -czf "$out/bench.tar.gz" -C "$bench" . 2>/dev/null
 }
 
+# In a process group of its own: a kill must reach the compilers too (a
+# leftover compile took the cores from the first lease's training rows).
 stamp "peers build started in the background"
-(nice -n 15 bash -c ". scripts/gpu_peers.sh" >"$bench/peers.log" 2>&1) &
+setsid nice -n 15 bash -c ". scripts/gpu_peers.sh" >"$bench/peers.log" 2>&1 &
 peers=$!
 
 stamp "check"
@@ -55,9 +57,10 @@ if [ ! -x "$cli" ]; then
   pack
   exit 1
 fi
-. scripts/gpu_env.sh
+# Named: a sourced script would take this script's OUT_DIR for its argument.
+. scripts/gpu_env.sh build-gpu-check
 if kill -0 "$peers" 2>/dev/null; then
-  pkill -f "pip wheel" ; kill "$peers"
+  kill -- -"$peers"
   stamp "peers build unfinished: the PyG row records PyG's refusal"
 else
   . scripts/gpu_peers.sh >>"$bench/peers.log" 2>&1

@@ -42,13 +42,16 @@ BULKS = [1, 4, 16, 64, 256]
 BYTES_PER_SAMPLED_EDGE = 32
 
 
-def run_sample(cli, data, workload, device, bulk, extra, minibatches):
+def run_sample(cli, data, workload, device, bulk, extra, minibatches, seconds):
     with tempfile.TemporaryDirectory() as tmp:
         metrics = Path(tmp) / "m.json"
         command = [cli, "sample", str(data), *WORKLOADS[workload], "--batch-size", "1024",
                    "--bulk", str(bulk), "--max-minibatches", str(minibatches),
                    "--device", device, "--quiet", "--metrics-out", str(metrics), *extra]
-        done = subprocess.run(command, capture_output=True, text=True)
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return {"error": f"did not end within the {seconds:.0f} s left of the budget"}
         if done.returncode != 0:
             return {"error": (done.stdout + done.stderr)[-400:]}
         return json.loads(metrics.read_text())
@@ -120,17 +123,21 @@ def main():
         results["generate_seconds"] = time.monotonic() - started
         if gpu:
             results["copy_bytes_per_second"] = copy_bandwidth()
+        # The GPU rows first: a slow CPU row (LADIES at bulk 1) must not take
+        # the budget before the GPU has run.
         devices = [("cpu", [])]
         if gpu:
-            devices += [("cuda", ["--topology", "device"]), ("cuda", ["--topology", "pinned"])]
+            devices = [("cuda", ["--topology", "device"]), ("cuda", ["--topology", "pinned"]),
+                       *devices]
         for workload in WORKLOADS:
             for bulk in BULKS:
                 for device, extra in devices:
-                    if time.monotonic() - started > args.budget:
+                    left = args.budget - (time.monotonic() - started)
+                    if left <= 0:
                         results["stopped"] = "budget spent"
                         break
                     m = run_sample(args.cli, data / "g", workload, device, bulk, extra,
-                                   args.minibatches)
+                                   args.minibatches, left)
                     results["runs"].append({"workload": workload, "bulk": bulk, "device": device,
                                             "placement": " ".join(extra), **{
                                                 k: m.get(k) for k in (
