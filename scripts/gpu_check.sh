@@ -513,7 +513,18 @@ step_gpu_tests() {
     return 3
   fi
   # Several test programs share the one GPU at a time: the lease is short.
-  BULKGNN_EXPECT_GPU=1 with_prefix_libs bounded ctest --test-dir "$build" -L '^gpu$' -j "$jobs" --output-on-failure --no-tests=error
+  BULKGNN_EXPECT_GPU=1 with_prefix_libs bounded ctest --test-dir "$build" -L '^gpu$' -j "$jobs" --output-on-failure --no-tests=error |
+    tee "$logs/gpu-tests-output.txt"
+  # ctest counts a skipped test as no failure; on the GPU machine a skipped
+  # gpu test is one that did not run where it must (say, NCCL not found).
+  local skipped
+  skipped=$(grep -cE '\(Skipped\)$' "$logs/gpu-tests-output.txt" || true)
+  if [ "$skipped" -gt 0 ]; then
+    echo "gpu_check: $skipped gpu tests were skipped on the GPU machine:"
+    grep -E '\(Skipped\)$' "$logs/gpu-tests-output.txt"
+    note "$count tests, $skipped skipped"
+    return 1
+  fi
   note "$count tests"
 }
 

@@ -20,10 +20,13 @@
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
+#include <vector>
 
 using namespace bulkgnn;
 
@@ -71,6 +74,11 @@ int run_benchmark(int argc, char** argv) {
   std::int64_t feature_bytes = 0;
   double sample_busy = 0;
   double gather_busy = 0;
+  // Per epoch: its time over its slowest stage's busy time (1 is perfect
+  // overlap), and the largest busy time of a stage over the epoch's time
+  // (a stage timed outside its epoch would show above 1).
+  std::vector<double> overlap;
+  double busiest_share = 0;
   const stopwatch clock;
   for (std::int64_t epoch = 0; epoch < epochs; ++epoch) {
     auto stream = loader.epoch(seeds, static_cast<std::uint32_t>(epoch));
@@ -80,10 +88,13 @@ int run_benchmark(int argc, char** argv) {
       input_nodes += static_cast<std::int64_t>(mb->batch.input_nodes.size());
       feature_bytes += static_cast<std::int64_t>(mb->features.size() * sizeof(float));
     }
-    for (const auto& stage : stream.report().stages) {
+    const auto report = stream.report();
+    for (const auto& stage : report.stages) {
       if (stage.name == "sample") sample_busy += stage.busy_seconds;
       if (stage.name == "gather") gather_busy += stage.busy_seconds;
+      busiest_share = std::max(busiest_share, stage.busy_seconds / report.seconds);
     }
+    overlap.push_back(report.overlap_ratio());
   }
   const double seconds = clock.seconds();
 
@@ -101,6 +112,8 @@ int run_benchmark(int argc, char** argv) {
       {"seconds", seconds},
       {"sample_busy_seconds", sample_busy},
       {"gather_busy_seconds", gather_busy},
+      {"overlap_ratio_per_epoch", overlap},
+      {"busiest_stage_share_of_epoch", busiest_share},
       {"minibatches_per_second", minibatches / seconds},
       {"edges_per_second", static_cast<double>(sampled_edges) / seconds},
       {"feature_bytes_per_second", static_cast<double>(feature_bytes) / seconds}};
@@ -109,6 +122,9 @@ int run_benchmark(int argc, char** argv) {
       "minibatches/s, {:.3g} edges/s, {:.3g} feature bytes/s\n",
       minibatches, sampled_edges, feature_bytes / 1e6, seconds, minibatches / seconds,
       sampled_edges / seconds, feature_bytes / seconds);
+  fmt::print("overlap ratio per epoch (epoch time over the slowest stage's busy time): {:.3f}\n",
+             fmt::join(overlap, ", "));
+  fmt::print("busiest stage's share of its epoch: {:.3f}\n", busiest_share);
   if (!json_out.empty()) std::ofstream(json_out) << result.dump(2) << '\n';
   return 0;
 }

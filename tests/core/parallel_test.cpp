@@ -23,15 +23,26 @@ std::size_t threads_used_by_a_parallel_loop() {
   return ids.size();
 }
 
+std::size_t allowed_threads() {
+  return tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism);
+}
+
 TEST(ThreadLimit, OneThreadRunsEveryLoopOnTheCallingThread) {
   const thread_limit limit(1);
-  EXPECT_EQ(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism), 1u);
+  EXPECT_EQ(allowed_threads(), 1u);
   EXPECT_EQ(threads_used_by_a_parallel_loop(), 1u);
 }
 
+// Inside a limit of 4 (above the cores of a 1-CPU machine, which TBB allows),
+// so that the end of the inner limit shows on any machine.
 TEST(ThreadLimit, TheLimitEndsWithItsScope) {
-  { const thread_limit limit(1); }
-  EXPECT_GT(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism), 1u);
+  const thread_limit outer(4);
+  ASSERT_EQ(allowed_threads(), 4u);
+  {
+    const thread_limit inner(1);
+    EXPECT_EQ(allowed_threads(), 1u);
+  }
+  EXPECT_EQ(allowed_threads(), 4u);
 }
 
 }  // namespace

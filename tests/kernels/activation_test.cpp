@@ -103,7 +103,7 @@ TEST(ReluDropout, CpuEqualsTheReferenceBitForBit) {
   std::vector<vertex_t> vertex_ids(700);
   for (std::size_t r = 0; r < vertex_ids.size(); ++r)
     vertex_ids[r] = static_cast<vertex_t>(50 + 3 * r);
-  for (const int threads : {1, 2}) {
+  for (const int threads : {1, 2, 3, 5}) {
     const thread_limit limit(threads);
     for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{0, 4},
                                      {1, 1},

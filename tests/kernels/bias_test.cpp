@@ -38,7 +38,7 @@ TEST(ColumnSums, AddEachColumnInRowOrder) {
 
 TEST(ColumnSums, CpuEqualsTheReferenceBitForBit) {
   std::mt19937_64 gen(2);
-  for (const int threads : {1, 2}) {
+  for (const int threads : {1, 2, 3, 5}) {
     const thread_limit limit(threads);
     for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{0, 5},
                                      {1, 1},

@@ -41,7 +41,7 @@ TEST(ShiftedRowSums, SumEachRowInColumnOrderAlikeForAnyThreadCount) {
       sum += static_cast<double>(x.data[static_cast<std::size_t>(r * 33 + j)] - 0.25f);
     expected[static_cast<std::size_t>(r)] = sum;
   }
-  for (const int threads : {1, 3}) {
+  for (const int threads : {1, 2, 3, 5}) {
     const thread_limit limit(threads);
     for (const auto& exec : {reference_exec, cpu_exec}) {
       std::vector<double> sums(1000);

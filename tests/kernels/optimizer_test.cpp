@@ -39,7 +39,7 @@ TEST(AdamStep, FirstStepMovesByLrAgainstTheGradient) {
 // decay: parameters and both moments equal the reference bit for bit.
 TEST(AdamStep, CpuEqualsTheReferenceBitForBit) {
   std::mt19937_64 gen(3);
-  for (const int threads : {1, 2}) {
+  for (const int threads : {1, 2, 3, 5}) {
     const thread_limit limit(threads);
     for (const std::size_t n :
          {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{70000}}) {

@@ -251,8 +251,10 @@ TEST_F(SampleRowsDeterminism, SampleDoesNotDependOnThreadCount) {
       const thread_limit limit(1);
       one_thread = sample(rows_, minibatch_, options);
     }
-    const thread_limit limit(2);
-    testing::expect_identical(one_thread, sample(rows_, minibatch_, options));
+    for (const int threads : {2, 3, 5}) {
+      const thread_limit limit(threads);
+      testing::expect_identical(one_thread, sample(rows_, minibatch_, options));
+    }
   }
 }
 

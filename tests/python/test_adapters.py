@@ -104,7 +104,27 @@ class PygLayout(unittest.TestCase):
         mb = next(iter(bulkgnn.NeighborLoader(ds, fanouts=[64, 64], batch_size=32,
                                               sampler="ladies")))
         batch = pyg_fields(mb)
-        self.assertEqual(batch["edge_weight"].shape, (batch["edge_index"].shape[1],))
+        edge_index, weight = batch["edge_index"], batch["edge_weight"]
+        self.assertEqual(weight.shape, (edge_index.shape[1],))
+        # Each (source, target) of edge_index carries its block entry's
+        # value: hop h is block L-1-h, whose rows past the previous hop's
+        # are its new targets (a target has its edges in one hop only).
+        expected, first_row = {}, 0
+        for block in reversed(mb.blocks):
+            indptr, indices, values = (np.from_dlpack(a) for a in
+                                       (block.indptr, block.indices, block.values))
+            for row in range(first_row, block.num_dst):
+                for e in range(indptr[row], indptr[row + 1]):
+                    expected[(int(indices[e]), row)] = float(values[e])
+            first_row = block.num_dst
+        self.assertEqual(len(expected), edge_index.shape[1])
+        for i, (source, target) in enumerate(edge_index.t().tolist()):
+            self.assertEqual(float(weight[i]), expected[(source, target)], (i, source, target))
+        # LADIES' blocks are row-normalised: every target's weights sum to 1.
+        sums = torch.zeros(int(edge_index[1].max()) + 1).index_add_(0, edge_index[1],
+                                                                    weight)
+        targets = torch.unique(edge_index[1])
+        self.assertTrue(torch.allclose(sums[targets], torch.ones(len(targets)), atol=1e-5))
 
 
 @requires_torch

@@ -191,7 +191,7 @@ TEST(RandomWalkSampler, SameMinibatchesForAnyBulkSizeThreadCountAndBackEnd) {
   const auto reference = walk_digests(g.view(), options, 20, 1);
   EXPECT_EQ(walk_digests(g.view(), options, 20, 9), reference);
   EXPECT_EQ(walk_digests(g.view(), options, 20, 25, backend::reference), reference);
-  for (const int threads : {1, 3}) {
+  for (const int threads : {1, 2, 3, 5}) {
     const thread_limit limit(threads);
     EXPECT_EQ(walk_digests(g.view(), options, 20, 25), reference) << threads << " threads";
   }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <span>
 #include <numeric>
 #include <set>
 #include <vector>
@@ -80,6 +82,40 @@ inline std::vector<vertex_t> all_vertices(vertex_t n) {
 inline bool has_edge(csr_view g, vertex_t dst, vertex_t src) {
   const auto row = g.row(dst);
   return std::binary_search(row.begin(), row.end(), src);
+}
+
+// A graph whose rows all hold exactly `degree` distinct neighbours, none the
+// row itself, sorted: every destination draws from the same positions, so
+// inclusion counts pool over destinations and equal draws are comparable.
+inline csr_matrix regular_graph(vertex_t n, int degree, std::uint32_t seed) {
+  csr_matrix g;
+  g.rows = g.cols = n;
+  philox_stream rng(rng_key{seed, 0, 0, 0, 0});
+  for (vertex_t v = 0; v < n; ++v) {
+    std::set<vertex_t> row;
+    while (static_cast<int>(row.size()) < degree) {
+      const auto u = static_cast<vertex_t>(rng.uniform_below(static_cast<std::uint32_t>(n)));
+      if (u != v) row.insert(u);
+    }
+    g.indices.insert(g.indices.end(), row.begin(), row.end());
+    g.indptr.push_back(static_cast<edge_t>(g.indices.size()));
+  }
+  return g;
+}
+
+// LADIES' column distribution for one frontier, from the definition:
+// p(v) ∝ Σ_{u∈F} Â(u,v)², Â = D̃⁻¹(A + I).
+inline std::map<vertex_t, double> ladies_distribution(csr_view g, std::span<const vertex_t> frontier) {
+  std::map<vertex_t, double> p;
+  double total = 0;
+  for (auto u : frontier) {
+    const double w = 1.0 / std::pow(static_cast<double>(g.degree(u)) + 1.0, 2);
+    for (auto v : g.row(u)) p[v] += w;
+    p[u] += w;
+    total += w * static_cast<double>(g.degree(u) + 1);
+  }
+  for (auto& [v, q] : p) q /= total;
+  return p;
 }
 
 }  // namespace bulkgnn::testing

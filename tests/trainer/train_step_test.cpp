@@ -17,7 +17,7 @@ const executor reference_exec{backend::reference};
 
 TEST(TrainStep, ReferenceExecutorEqualsCpuBitForBit) {
   for (const auto kind : {layer_kind::sage, layer_kind::gcn})
-    for (const int threads : {1, 2}) {
+    for (const int threads : {1, 2, 3, 5}) {
       const thread_limit limit(threads);
       const auto reference = train_two_steps(reference_exec, kind, 11);
       const auto cpu = train_two_steps(testing::cpu_exec, kind, 11);
