@@ -64,6 +64,26 @@ MUTATIONS = {
         "    std::uint32_t t = rng.uniform_below(j + 1);\n"
         "    if (t == 1 && rng.uniform_below(10) == 0) t = 0;\n    bool taken = false;",
         "node-wise draws favour the first neighbour (about +6%)"),
+    "uniform-with-replacement-favours-the-first": (
+        "kernels/cpu/sample_rows.cpp",
+        "for (auto& p : local.positions) p = rng.uniform_below(degree);",
+        "for (auto& p : local.positions) p = rng.uniform_below(degree + 1) % degree;",
+        "draws with replacement take position 0 twice as often"),
+    "weighted-with-replacement-favours-the-last": (
+        "kernels/cpu/sample_rows.cpp",
+        "const double target = rng.uniform_open01() * total;",
+        "const double target = rng.uniform_open01() * total * 1.02;",
+        "weighted draws with replacement give the last entry 2% of the total more"),
+    "walk-steps-share-a-stream": (
+        "sampler/random_walk/random_walk_sampling.cpp",
+        "walk_stream_layer(hop, static_cast<std::uint32_t>(s), w)",
+        "walk_stream_layer(hop, 0u * static_cast<std::uint32_t>(s), w)",
+        "every step of a walk draws the same position"),
+    "walks-share-a-stream": (
+        "sampler/random_walk/random_walk_sampling.cpp",
+        "walk_stream_layer(hop, static_cast<std::uint32_t>(s), w)",
+        "walk_stream_layer(hop, static_cast<std::uint32_t>(s), 0u * w)",
+        "every walk from a vertex takes the same path"),
 }
 
 TARGETS = ["sampler_test", "layer_wise_statistics_test"]

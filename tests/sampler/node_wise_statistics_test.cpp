@@ -137,6 +137,121 @@ TEST(NodeWiseStatistics, EveryPositionIsDrawnWithProbabilityFanoutOverDegreeAtEv
   }
 }
 
+// Draws without replacement are uniform over subsets: every pair of positions
+// is drawn together with probability s(s-1) / (d(d-1)) (190 cells, all rows of
+// both hops pooled). Detects a 5% bias of any one pair's joint inclusion with
+// power >= 0.99; a sampler whose draws favour some subsets over others moves
+// some pair's frequency.
+TEST(NodeWiseStatistics, EveryPairOfPositionsIsDrawnTogetherEquallyOften) {
+  const node_wise_run run;
+  constexpr int epochs = 20;
+  const double p = static_cast<double>(fanout * (fanout - 1)) / (degree * (degree - 1));
+  std::vector<double> together(degree * (degree - 1) / 2, 0);
+  double rows = 0;
+  for (int e = 0; e < epochs; ++e) {
+    for (const auto& d : run.epoch(6, static_cast<std::uint32_t>(e))) {
+      rows += 1;
+      std::size_t cell = 0;
+      for (int a = 0; a < degree; ++a)
+        for (int b = a + 1; b < degree; ++b, ++cell)
+          if ((d.positions >> a & 1u) && (d.positions >> b & 1u)) together[cell] += 1;
+    }
+  }
+  const count_test_family family{.cells = together.size()};
+  ASSERT_GE(family.power(rows, p, 0.05), required_power) << rows << " rows";
+  ASSERT_GE(family.power(rows, p, -0.05), required_power) << rows << " rows";
+  const auto verdict = family.test(together, std::vector<double>(together.size(), p), rows);
+  EXPECT_FALSE(verdict.rejected) << "pair " << verdict.worst << ": z = " << verdict.worst_z;
+}
+
+// Draws per (hop, position) of a node-wise bulk on `g`, every drawn entry
+// counted (with replacement a position may be drawn more than once by a row),
+// and rows per hop.
+void count_positions(csr_view g, const bulk_sample& bulk, std::vector<double>& counts,
+                     std::vector<double>& rows) {
+  for (std::uint32_t hop = 0; hop < bulk.layers.size(); ++hop) {
+    const auto& layer = bulk.layers[hop];
+    for (std::int64_t j = 0; j < bulk.count(); ++j) {
+      const auto sources = layer.sources.segment(j);
+      for (auto r = layer.row_offsets[j]; r < layer.row_offsets[j + 1]; ++r) {
+        const auto row = g.row(sources[r - layer.row_offsets[j]]);
+        rows[hop] += 1;
+        for (auto e = layer.blocks.indptr[r]; e < layer.blocks.indptr[r + 1]; ++e) {
+          const auto at = std::lower_bound(row.begin(), row.end(), sources[layer.blocks.indices[e]]);
+          counts[hop * degree + static_cast<std::size_t>(at - row.begin())] += 1;
+        }
+      }
+    }
+  }
+}
+
+// Weights 1, 2, 3, 4, 1, 2, ... by position in every row of `g`.
+csr_matrix weighted_by_position(csr_matrix g) {
+  g.values.resize(g.indices.size());
+  for (std::size_t e = 0; e < g.values.size(); ++e) g.values[e] = 1.0f + static_cast<float>(e % 4);
+  return g;
+}
+
+// Samples `epochs` epochs of `options` on `g` and tests every (hop, position)'s
+// count against `probability` per trial, where a row makes `trials_per_row`
+// trials (1 without replacement: is the position drawn; the fanout with
+// replacement: each draw). Asserts that a 5% bias of any one position at one
+// hop is detected with power >= 0.99.
+void expect_position_frequencies(const csr_matrix& g, const sampler_options& options,
+                                 const std::vector<double>& probability, double trials_per_row,
+                                 std::uint32_t epochs) {
+  std::vector<double> counts(2 * degree, 0), rows(2, 0);
+  const auto seeds = testing::all_vertices(nodes);
+  bulk_sampler sampler(g.view(), options);
+  for (std::uint32_t e = 0; e < epochs; ++e) {
+    const epoch_plan plan(seeds, batch, options.seed, e);
+    count_positions(g.view(), sampler.sample(plan, 0, plan.num_minibatches()), counts, rows);
+  }
+  const count_test_family family{.cells = counts.size()};
+  ASSERT_GE(family.least_power(std::min(rows[0], rows[1]) * trials_per_row, probability, 0.05),
+            required_power);
+  for (int hop = 0; hop < 2; ++hop) {
+    const count_test_family one_hop{.cells = static_cast<std::size_t>(degree),
+                                    .alpha = family.alpha / 2};
+    const std::vector<double> hop_counts(counts.begin() + hop * degree,
+                                         counts.begin() + (hop + 1) * degree);
+    const auto verdict = one_hop.test(hop_counts, probability, rows[hop] * trials_per_row);
+    EXPECT_FALSE(verdict.rejected) << "hop " << hop << ", position " << verdict.worst
+                                   << ": z = " << verdict.worst_z;
+  }
+}
+
+// Weighted without replacement is successive sampling: position a's inclusion
+// probability comes from the weights (testing::successive_sampling_inclusion).
+TEST(NodeWiseStatistics, WeightedDrawsIncludeEachPositionAsSuccessiveSamplingDoes) {
+  const auto g = weighted_by_position(regular_graph(nodes, degree, 32));
+  std::vector<double> weights;
+  for (int a = 0; a < degree; ++a) weights.push_back(1.0 + a % 4);
+  expect_position_frequencies(g, {.fanouts = {fanout, fanout}, .weighted = true, .seed = 8},
+                              testing::successive_sampling_inclusion(weights, fanout), 1, 48);
+}
+
+// With replacement every draw is a fresh pick: 1 / degree each, or weight over
+// the row's total weight.
+TEST(NodeWiseStatistics, DrawsWithReplacementPickEachPositionIndependently) {
+  const auto g = regular_graph(nodes, degree, 33);
+  expect_position_frequencies(
+      g, {.fanouts = {fanout, fanout}, .replacement = kernels::replacement::with, .seed = 2},
+      std::vector<double>(degree, 1.0 / degree), fanout, 24);
+}
+
+TEST(NodeWiseStatistics, WeightedDrawsWithReplacementPickEachPositionByWeight) {
+  const auto g = weighted_by_position(regular_graph(nodes, degree, 34));
+  std::vector<double> probability;
+  for (int a = 0; a < degree; ++a) probability.push_back((1.0 + a % 4) / 50.0);
+  expect_position_frequencies(g,
+                              {.fanouts = {fanout, fanout},
+                               .replacement = kernels::replacement::with,
+                               .weighted = true,
+                               .seed = 4},
+                              probability, fanout, 64);
+}
+
 // Destinations of one minibatch draw independently: two equal-degree
 // destinations draw the same positions with probability 1 / C(20, 5) (about
 // 63 such pairs among an epoch's pairs at hop 0). Detects 0.1% of the pairs
