@@ -25,15 +25,12 @@ using testing::count_test_family;
 using testing::ladies_distribution;
 using testing::regular_graph;
 
-constexpr double required_power = 0.99;
-
 // The columns beyond the frontier that a layer-wise minibatch drew at hop 0:
 // its sources after its destinations. (A drawn frontier vertex cannot be told
 // from one not drawn: every destination is a source, with its self loop.)
 std::set<vertex_t> drawn_beyond_frontier(const bulk_sample& bulk, std::int64_t minibatch) {
   const auto sources = bulk.layers[0].sources.segment(minibatch);
-  return {sources.begin() + static_cast<std::ptrdiff_t>(bulk.seeds.size(minibatch)),
-          sources.end()};
+  return {sources.begin() + static_cast<std::ptrdiff_t>(bulk.seeds.size(minibatch)), sources.end()};
 }
 
 // The least inclusion probability of a column whose 5% bias the layer-wise
@@ -77,15 +74,15 @@ void expect_successive_sampling(csr_view g, const std::string& kind,
   std::vector<double> likely;
   std::copy_if(inclusion.begin(), inclusion.end(), std::back_inserter(likely),
                [](double pi) { return pi >= claimed_inclusion; });
-  ASSERT_GE(family.least_power(trials, likely, 0.05), required_power);
+  ASSERT_GE(family.least_power(trials, likely, 0.05), testing::required_power);
   auto best_power_against = [&](const std::vector<double>& alternative) {
     double best = 0;
     for (std::size_t c = 0; c < columns.size(); ++c)
       best = std::max(best, family.power(trials, inclusion[c], alternative[c] / inclusion[c] - 1));
     return best;
   };
-  ASSERT_GE(best_power_against(biased), required_power) << "weights raised on a quarter";
-  ASSERT_GE(best_power_against(with_replacement), required_power) << "with replacement";
+  ASSERT_GE(best_power_against(biased), testing::required_power) << "weights raised on a quarter";
+  ASSERT_GE(best_power_against(with_replacement), testing::required_power) << "with replacement";
 
   // A one-vertex frontier repeats as every minibatch of an epoch (each draws
   // from its own stream); a larger one is an epoch's one minibatch.
@@ -94,9 +91,9 @@ void expect_successive_sampling(csr_view g, const std::string& kind,
   std::vector<vertex_t> seeds;
   for (int r = 0; r < per_epoch; ++r) seeds.insert(seeds.end(), frontier.begin(), frontier.end());
   std::map<vertex_t, double> count;
-  bulk_sampler sampler(g, sampler_options{.kind = kind,
-                                          .fanouts = {static_cast<std::int64_t>(draws)},
-                                          .seed = seed});
+  bulk_sampler sampler(
+      g,
+      sampler_options{.kind = kind, .fanouts = {static_cast<std::int64_t>(draws)}, .seed = seed});
   for (int epoch = 0; epoch < trials / per_epoch; ++epoch) {
     const epoch_plan plan(seeds, static_cast<std::int64_t>(frontier.size()), seed,
                           static_cast<std::uint32_t>(epoch));
@@ -113,10 +110,10 @@ void expect_successive_sampling(csr_view g, const std::string& kind,
   std::vector<double> observed;
   for (auto v : columns) observed.push_back(count[v]);
   const auto verdict = family.test(observed, inclusion, trials);
-  EXPECT_FALSE(verdict.rejected) << "column " << columns[verdict.worst] << ": z = "
-                                 << verdict.worst_z << " (" << observed[verdict.worst] << " of "
-                                 << trials << ", expected " << inclusion[verdict.worst] * trials
-                                 << ")";
+  EXPECT_FALSE(verdict.rejected) << "column " << columns[verdict.worst]
+                                 << ": z = " << verdict.worst_z << " (" << observed[verdict.worst]
+                                 << " of " << trials << ", expected "
+                                 << inclusion[verdict.worst] * trials << ")";
 }
 
 TEST(LayerWiseStatistics, LadiesDrawsColumnsWithoutReplacementWithTheStatedProbabilities) {

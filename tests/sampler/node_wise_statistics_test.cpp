@@ -27,8 +27,6 @@ using testing::coincidence_test;
 using testing::count_test_family;
 using testing::regular_graph;
 
-constexpr double required_power = 0.99;
-
 // One destination's draw at one hop: which positions of its row were drawn,
 // as a bit mask (rows of at most 32 entries).
 struct row_draw {
@@ -116,7 +114,8 @@ TEST(NodeWiseStatistics, EveryPositionIsDrawnWithProbabilityFanoutOverDegreeAtEv
   std::vector<double> counts(2 * degree, 0), trials(2, 0);
   for (int e = 0; e < epochs; ++e) {
     for (const auto& d : run.epoch(7, static_cast<std::uint32_t>(e))) {
-      ASSERT_EQ(std::popcount(d.positions), fanout) << "a row of " << degree << " drew another count";
+      ASSERT_EQ(std::popcount(d.positions), fanout)
+          << "a row of " << degree << " drew another count";
       trials[d.hop] += 1;
       for (int a = 0; a < degree; ++a)
         if (d.positions >> a & 1u) counts[d.hop * degree + a] += 1;
@@ -124,16 +123,16 @@ TEST(NodeWiseStatistics, EveryPositionIsDrawnWithProbabilityFanoutOverDegreeAtEv
   }
   const count_test_family family{.cells = counts.size()};
   const double fewest = std::min(trials[0], trials[1]);
-  ASSERT_GE(family.power(fewest, p, 0.05), required_power) << fewest << " draws at hop 0";
-  ASSERT_GE(family.power(fewest, p, -0.05), required_power);
+  ASSERT_GE(family.power(fewest, p, 0.05), testing::required_power) << fewest << " draws at hop 0";
+  ASSERT_GE(family.power(fewest, p, -0.05), testing::required_power);
   for (int hop = 0; hop < 2; ++hop) {
     const count_test_family one_hop{.cells = static_cast<std::size_t>(degree),
                                     .alpha = family.alpha / 2};
     const std::vector<double> hop_counts(counts.begin() + hop * degree,
                                          counts.begin() + (hop + 1) * degree);
     const auto verdict = one_hop.test(hop_counts, std::vector<double>(degree, p), trials[hop]);
-    EXPECT_FALSE(verdict.rejected) << "hop " << hop << ", position " << verdict.worst
-                                   << ": z = " << verdict.worst_z;
+    EXPECT_FALSE(verdict.rejected)
+        << "hop " << hop << ", position " << verdict.worst << ": z = " << verdict.worst_z;
   }
 }
 
@@ -158,8 +157,8 @@ TEST(NodeWiseStatistics, EveryPairOfPositionsIsDrawnTogetherEquallyOften) {
     }
   }
   const count_test_family family{.cells = together.size()};
-  ASSERT_GE(family.power(rows, p, 0.05), required_power) << rows << " rows";
-  ASSERT_GE(family.power(rows, p, -0.05), required_power) << rows << " rows";
+  ASSERT_GE(family.power(rows, p, 0.05), testing::required_power) << rows << " rows";
+  ASSERT_GE(family.power(rows, p, -0.05), testing::required_power) << rows << " rows";
   const auto verdict = family.test(together, std::vector<double>(together.size(), p), rows);
   EXPECT_FALSE(verdict.rejected) << "pair " << verdict.worst << ": z = " << verdict.worst_z;
 }
@@ -177,7 +176,8 @@ void count_positions(csr_view g, const bulk_sample& bulk, std::vector<double>& c
         const auto row = g.row(sources[r - layer.row_offsets[j]]);
         rows[hop] += 1;
         for (auto e = layer.blocks.indptr[r]; e < layer.blocks.indptr[r + 1]; ++e) {
-          const auto at = std::lower_bound(row.begin(), row.end(), sources[layer.blocks.indices[e]]);
+          const auto at =
+              std::lower_bound(row.begin(), row.end(), sources[layer.blocks.indices[e]]);
           counts[hop * degree + static_cast<std::size_t>(at - row.begin())] += 1;
         }
       }
@@ -209,15 +209,15 @@ void expect_position_frequencies(const csr_matrix& g, const sampler_options& opt
   }
   const count_test_family family{.cells = counts.size()};
   ASSERT_GE(family.least_power(std::min(rows[0], rows[1]) * trials_per_row, probability, 0.05),
-            required_power);
+            testing::required_power);
   for (int hop = 0; hop < 2; ++hop) {
     const count_test_family one_hop{.cells = static_cast<std::size_t>(degree),
                                     .alpha = family.alpha / 2};
     const std::vector<double> hop_counts(counts.begin() + hop * degree,
                                          counts.begin() + (hop + 1) * degree);
     const auto verdict = one_hop.test(hop_counts, probability, rows[hop] * trials_per_row);
-    EXPECT_FALSE(verdict.rejected) << "hop " << hop << ", position " << verdict.worst
-                                   << ": z = " << verdict.worst_z;
+    EXPECT_FALSE(verdict.rejected)
+        << "hop " << hop << ", position " << verdict.worst << ": z = " << verdict.worst_z;
   }
 }
 
@@ -259,10 +259,10 @@ TEST(NodeWiseStatistics, WeightedDrawsWithReplacementPickEachPositionByWeight) {
 TEST(NodeWiseStatistics, DestinationsOfAMinibatchDrawIndependently) {
   const node_wise_run run;
   const auto draws = run.epoch(5, 0);
-  const auto [pairs, coincidences] =
-      pairs_and_coincidences(draws, [](const row_draw& d) { return std::pair(d.minibatch, d.hop); });
+  const auto [pairs, coincidences] = pairs_and_coincidences(
+      draws, [](const row_draw& d) { return std::pair(d.minibatch, d.hop); });
   const coincidence_test test{.pairs = pairs, .chance = 1 / choose(degree, fanout)};
-  ASSERT_GE(test.power(0.001), required_power);
+  ASSERT_GE(test.power(0.001), testing::required_power);
   EXPECT_FALSE(test.rejected(coincidences))
       << coincidences << " equal draws among " << pairs << " pairs; expected " << test.expected();
 }
@@ -272,8 +272,8 @@ TEST(NodeWiseStatistics, DestinationsOfAMinibatchDrawIndependently) {
 // two epochs, or under two seeds). Detects 1% of them drawing alike with
 // power >= 0.99.
 template <class Match>
-void expect_independent(const std::vector<row_draw>& a, const std::vector<row_draw>& b,
-                        Match same, const char* what) {
+void expect_independent(const std::vector<row_draw>& a, const std::vector<row_draw>& b, Match same,
+                        const char* what) {
   std::map<vertex_t, std::vector<const row_draw*>> by_vertex;
   for (const auto& d : b) by_vertex[d.destination].push_back(&d);
   double pairs = 0;
@@ -288,10 +288,9 @@ void expect_independent(const std::vector<row_draw>& a, const std::vector<row_dr
     }
   }
   const coincidence_test test{.pairs = pairs, .chance = 1 / choose(degree, fanout)};
-  ASSERT_GE(test.power(0.01), required_power) << what << ": only " << pairs << " pairs";
-  EXPECT_FALSE(test.rejected(coincidences))
-      << what << ": " << coincidences << " equal draws among " << pairs << " pairs; expected "
-      << test.expected();
+  ASSERT_GE(test.power(0.01), testing::required_power) << what << ": only " << pairs << " pairs";
+  EXPECT_FALSE(test.rejected(coincidences)) << what << ": " << coincidences << " equal draws among "
+                                            << pairs << " pairs; expected " << test.expected();
 }
 
 // A vertex that is a destination at hop 0 and hop 1 of a minibatch draws anew.

@@ -8,6 +8,7 @@
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
 #include "plan_digests.hpp"
+#include "statistics.hpp"
 #include "test_graphs.hpp"
 
 #include <gtest/gtest.h>
@@ -32,6 +33,16 @@ struct chi_square_sum {
     degrees += test.degrees;
   }
 };
+
+// The noncentrality N · Σ (q - p)² / p that true cell probabilities q give a
+// test of p over N trials (cells where p = 0 left out: a draw there fails the
+// test by itself).
+double noncentrality(const std::vector<double>& p, const std::vector<double>& q, double trials) {
+  double lambda = 0;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (p[i] > 0) lambda += (q[i] - p[i]) * (q[i] - p[i]) / p[i];
+  return trials * lambda;
+}
 
 // Row v of P^length, P = D̃⁻¹(A + I): a step moves to a uniform member of
 // the row with its self loop (a self loop stored in A counts once).
@@ -84,18 +95,20 @@ std::vector<std::vector<vertex_t>> one_walk_ends(csr_view g, std::span<const ver
 }
 
 // Every vertex of a 40-vertex graph walks 3 steps once per epoch, all in one
-// minibatch, over 3000 epochs: about 40 cells of expected count >= 5 per
-// vertex, ~1300 degrees of freedom in all. Power: a vertex whose end
-// distribution is shifted by 20% of its mass (say, a walk one step short)
-// adds about 3000·0.2²·(cells) ≫ the critical margin of ~150, so it fails.
+// minibatch, over 3000 epochs: one chi-square test of every vertex's end
+// distribution (~1300 degrees of freedom) at alpha = 1e-4. Design: walks one
+// step short (or one step long) are detected with power >= 0.99.
 TEST(RandomWalkStatistics, EndVerticesFollowTheWalkDistribution) {
   const auto g = testing::random_graph(40, 31, 10);
   const auto seeds = testing::all_vertices(40);
   constexpr int epochs = 3000, length = 3;
   const auto ends = one_walk_ends(g.view(), seeds, length, epochs);
   chi_square_sum test;
+  double short_lambda = 0, long_lambda = 0;
   for (std::size_t i = 0; i < seeds.size(); ++i) {
     const auto p = walk_distribution(g.view(), seeds[i], length);
+    short_lambda += noncentrality(p, walk_distribution(g.view(), seeds[i], length - 1), epochs);
+    long_lambda += noncentrality(p, walk_distribution(g.view(), seeds[i], length + 1), epochs);
     std::vector<double> observed(p.size(), 0.0), expected(p.size());
     for (const auto& epoch : ends) observed[epoch[i]] += 1;
     for (std::size_t u = 0; u < p.size(); ++u) {
@@ -106,13 +119,20 @@ TEST(RandomWalkStatistics, EndVerticesFollowTheWalkDistribution) {
     }
     test.add(observed, expected);
   }
-  EXPECT_LT(test.statistic, chi_square_critical(test.degrees)) << test.degrees << " degrees";
+  const double critical = chi_square_critical(test.degrees);
+  ASSERT_GE(testing::chi_square_power(test.degrees, short_lambda, critical),
+            testing::required_power);
+  ASSERT_GE(testing::chi_square_power(test.degrees, long_lambda, critical),
+            testing::required_power);
+  EXPECT_LT(test.statistic, critical) << test.degrees << " degrees";
 }
 
 // Two destinations of one minibatch with the same degree: were the
 // destination left out of the stream key, both would draw the same positions
 // at every step and their ends would be tied. Their joint end distribution
-// must be the product of the two walk distributions.
+// must be the product of the two walk distributions. Design: ends tied (the
+// d + 1 outcomes of a step from degree d, each with the other's end fixed)
+// have noncentrality at least epochs · d, detected with power >= 0.99.
 TEST(RandomWalkStatistics, WalksOfDestinationsInOneMinibatchAreIndependent) {
   const auto g = testing::random_graph(40, 31, 10);
   const auto seeds = testing::all_vertices(40);
@@ -139,12 +159,16 @@ TEST(RandomWalkStatistics, WalksOfDestinationsInOneMinibatchAreIndependent) {
       }
   chi_square_sum test;
   test.add(observed, expected);
+  const double tied =
+      static_cast<double>(epochs) * static_cast<double>(g.view().degree(pair.first));
+  ASSERT_GE(testing::chi_square_power(test.degrees, tied, chi_square_critical(test.degrees)),
+            testing::required_power);
   EXPECT_LT(test.statistic, chi_square_critical(test.degrees));
 }
 
 // With several walks per vertex the block values are visit counts: each row
 // sums to the number of walks, and the counts summed over epochs follow
-// fanout · P^L.
+// fanout · P^L. Design: walks one step short are detected with power >= 0.99.
 TEST(RandomWalkStatistics, VisitCountsSumToTheWalksAndFollowTheWalkDistribution) {
   const auto g = testing::random_graph(40, 32, 10);
   const std::vector<vertex_t> seeds{2, 11, 25};
@@ -168,12 +192,18 @@ TEST(RandomWalkStatistics, VisitCountsSumToTheWalksAndFollowTheWalkDistribution)
     }
   }
   chi_square_sum test;
+  double short_lambda = 0;
   for (std::size_t i = 0; i < seeds.size(); ++i) {
     const auto p = walk_distribution(g.view(), seeds[i], length);
+    short_lambda +=
+        noncentrality(p, walk_distribution(g.view(), seeds[i], length - 1), epochs * walks);
     std::vector<double> expected(p.size());
     for (std::size_t u = 0; u < p.size(); ++u) expected[u] = epochs * walks * p[u];
     test.add(visits[i], expected);
   }
+  ASSERT_GE(
+      testing::chi_square_power(test.degrees, short_lambda, chi_square_critical(test.degrees)),
+      testing::required_power);
   EXPECT_LT(test.statistic, chi_square_critical(test.degrees));
 }
 

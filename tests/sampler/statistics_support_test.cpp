@@ -71,5 +71,16 @@ TEST(SamplerStatistics, PowerGrowsWithTrialsAndBias) {
   EXPECT_NEAR(family.power(100000, 0.25, 0), sampler_alpha / 20, 1e-9);
 }
 
+TEST(SamplerStatistics, ChiSquareTailAndPowerAreTheTabulatedOnes) {
+  // Tables: P(chi2_10 > 18.307) = 0.05, P(chi2_100 > 124.342) = 0.05.
+  EXPECT_NEAR(chi_square_tail_above(18.307, 10), 0.05, 0.003);
+  EXPECT_NEAR(chi_square_tail_above(124.342, 100), 0.05, 0.001);
+  // Noncentral chi-square with 10 degrees and lambda 20 exceeds 18.307 with
+  // probability 0.8905 (the Poisson mixture of central tails, summed exactly).
+  EXPECT_NEAR(chi_square_power(10, 20, 18.307), 0.8905, 0.01);
+  // No noncentrality: the power is the false-alarm rate.
+  EXPECT_NEAR(chi_square_power(10, 0, 18.307), 0.05, 0.003);
+}
+
 }  // namespace
 }  // namespace bulkgnn::testing

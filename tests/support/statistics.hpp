@@ -23,6 +23,10 @@ namespace bulkgnn::testing {
 // test in 10^4 seeds.
 inline constexpr double sampler_alpha = 1e-4;
 
+// The least probability with which a sampler test must detect the bias it
+// names.
+inline constexpr double required_power = 0.99;
+
 // P(Z <= z) for a standard normal Z.
 inline double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
@@ -74,9 +78,9 @@ struct count_test_family {
   }
 
   struct verdict {
-    double worst_z = 0;      // the largest |z| over the cells
-    std::size_t worst = 0;   // its cell
-    bool rejected = false;   // worst_z above critical_z()
+    double worst_z = 0;     // the largest |z| over the cells
+    std::size_t worst = 0;  // its cell
+    bool rejected = false;  // worst_z above critical_z()
   };
 
   // The test itself: counts[i] successes of probability probabilities[i] in
@@ -89,14 +93,34 @@ struct count_test_family {
     for (std::size_t i = 0; i < cells; ++i) {
       const double p = probabilities[i];
       const double sd = std::sqrt(trials * p * (1 - p));
-      const double z = sd > 0 ? std::abs(counts[i] - trials * p) / sd
-                              : (counts[i] == trials * p ? 0 : std::numeric_limits<double>::infinity());
+      const double z =
+          sd > 0 ? std::abs(counts[i] - trials * p) / sd
+                 : (counts[i] == trials * p ? 0 : std::numeric_limits<double>::infinity());
       if (z > v.worst_z) v = {z, i, false};
     }
     v.rejected = v.worst_z > critical_z();
     return v;
   }
 };
+
+// P(X > x) for X chi-square with `degrees` (real) degrees of freedom, by
+// Wilson and Hilferty's cube-root normal approximation (a few percent off for
+// degrees >= 2, closer as they grow).
+inline double chi_square_tail_above(double x, double degrees) {
+  const double a = 2.0 / (9.0 * degrees);
+  return 1 - normal_cdf((std::cbrt(x / degrees) - (1 - a)) / std::sqrt(a));
+}
+
+// The power of a Pearson chi-square test with `degrees` degrees of freedom,
+// rejecting above `critical`, when the cells truly have noncentrality
+// lambda = N · Σ (q_i - p_i)² / p_i (q the true distribution, p the tested
+// one, N the trials), by Patnaik's approximation of the noncentral
+// chi-square by a scaled central one.
+inline double chi_square_power(double degrees, double lambda, double critical) {
+  const double scale = (degrees + 2 * lambda) / (degrees + lambda);
+  const double matched = (degrees + lambda) * (degrees + lambda) / (degrees + 2 * lambda);
+  return chi_square_tail_above(critical / scale, matched);
+}
 
 // P(X > c) for X Poisson with the given mean.
 inline double poisson_tail_above(double mean, std::int64_t c) {
