@@ -59,8 +59,8 @@ std::map<std::string, sampler_options> golden_runs() {
     const sampler_options o{.kind = std::string(entry.name), .fanouts = fanouts, .seed = 5};
     runs[o.kind] = o;
   }
-  runs["sage, with replacement"] = {.fanouts = {5, 3}, .replacement = kernels::replacement::with,
-                                    .seed = 5};
+  runs["sage, with replacement"] = {
+      .fanouts = {5, 3}, .replacement = kernels::replacement::with, .seed = 5};
   runs["sage, weighted"] = {.fanouts = {5, 3}, .weighted = true, .seed = 5};
   runs["sage, weighted, with replacement"] = {
       .fanouts = {5, 3}, .replacement = kernels::replacement::with, .weighted = true, .seed = 5};
@@ -87,8 +87,8 @@ TEST(GoldenDigests, EverySamplerDrawsWhatItDrewWhenItsDigestWasStored) {
                     << hex(digest) << "},";
       continue;
     }
-    EXPECT_EQ(digest, stored->second)
-        << "'" << name << "' now draws " << hex(digest) << ": if the change is deliberate, store it";
+    EXPECT_EQ(digest, stored->second) << "'" << name << "' now draws " << hex(digest)
+                                      << ": if the change is deliberate, store it";
   }
 }
 

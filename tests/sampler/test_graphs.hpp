@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <span>
 #include <numeric>
 #include <set>
+#include <span>
 #include <vector>
 
 namespace bulkgnn::testing {
@@ -105,7 +105,8 @@ inline csr_matrix regular_graph(vertex_t n, int degree, std::uint32_t seed) {
 
 // LADIES' column distribution for one frontier, from the definition:
 // p(v) ∝ Σ_{u∈F} Â(u,v)², Â = D̃⁻¹(A + I).
-inline std::map<vertex_t, double> ladies_distribution(csr_view g, std::span<const vertex_t> frontier) {
+inline std::map<vertex_t, double> ladies_distribution(csr_view g,
+                                                      std::span<const vertex_t> frontier) {
   std::map<vertex_t, double> p;
   double total = 0;
   for (auto u : frontier) {

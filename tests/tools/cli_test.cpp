@@ -71,7 +71,8 @@ class CliOnCora : public ::testing::Test {
     const auto seconds = json.at("seconds").get<double>();
     EXPECT_GT(seconds, 0);
     EXPECT_NEAR(json.at("edges_per_second").get<double>() * seconds,
-                json.at("sampled_edges").get<double>(), 1e-6 * json.at("sampled_edges").get<double>());
+                json.at("sampled_edges").get<double>(),
+                1e-6 * json.at("sampled_edges").get<double>());
     return json.at("digest").get<std::string>();
   }
 

@@ -35,10 +35,10 @@ run_result run(int ranks, const std::string& arguments, const std::string& envir
   if (!environment.empty()) command = "env " + environment + " " + command;
   if (ranks > 0)
     // CombBLAS's OpenMP threads spin; with more ranks than cores they starve.
-    command += std::string(BULKGNN_MPIEXEC) +
-               " -x OMP_NUM_THREADS=1 " +
-               (environment.empty() ? "" : "-x " + environment.substr(0, environment.find('=')) + " ") +
-               "--allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " ";
+    command +=
+        std::string(BULKGNN_MPIEXEC) + " -x OMP_NUM_THREADS=1 " +
+        (environment.empty() ? "" : "-x " + environment.substr(0, environment.find('=')) + " ") +
+        "--allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " ";
   command += std::string(BULKGNN_CLI) + " " + arguments;
   return bulkgnn::testing::run_command(command);
 }
@@ -390,10 +390,11 @@ TEST(PartitionedData, EveryGridSamplesTheWholeDatasetsMinibatches) {
 // how the machine's load interleaves the threads.
 std::int64_t peak_resident_mib(int ranks, const fs::path& data, const std::string& grid,
                                const fs::path& metrics) {
-  const auto r = run(ranks, "sample " + data.string() +
-                                " --fanouts 10,5 --batch-size 256 --bulk 2 --max-minibatches 2 "
-                                "--quiet --grid " +
-                                grid + " --metrics-out " + metrics.string(),
+  const auto r = run(ranks,
+                     "sample " + data.string() +
+                         " --fanouts 10,5 --batch-size 256 --bulk 2 --max-minibatches 2 "
+                         "--quiet --grid " +
+                         grid + " --metrics-out " + metrics.string(),
                      "MALLOC_ARENA_MAX=2");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   if (r.exit_code != 0) return 0;
