@@ -190,6 +190,31 @@ class row_sampler {
 
 }  // namespace
 
+// Two passes over each row's variates (count, then fill): a Philox block per
+// entry costs less than keeping the decisions between the passes.
+csr_matrix sample_rows_with_shared_variates(csr_view a, std::span<const vertex_t> rows,
+                                            const row_streams& streams, std::int64_t fanout) {
+  auto takes = [&](std::int64_t i, vertex_t t) {
+    const double threshold = static_cast<double>(fanout) / static_cast<double>(a.degree(rows[i]));
+    return threshold >= 1 ||
+           shared_variate(streams.key(static_cast<std::size_t>(i), rows), t) < threshold;
+  };
+  csr_matrix out =
+      allocate_rows(static_cast<std::int64_t>(rows.size()), a.cols, false, [&](std::int64_t i) {
+        const auto row = a.row(rows[i]);
+        return static_cast<edge_t>(
+            std::count_if(row.begin(), row.end(), [&](vertex_t t) { return takes(i, t); }));
+      });
+  for_each_row(out.rows, [&](const tbb::blocked_range<std::int64_t>& range) {
+    for (std::int64_t i = range.begin(); i < range.end(); ++i) {
+      auto next = out.indptr[i];
+      for (const vertex_t t : a.row(rows[i]))
+        if (takes(i, t)) out.indices[next++] = t;
+    }
+  });
+  return out;
+}
+
 csr_matrix sample_rows(csr_view a, std::span<const vertex_t> rows, const row_streams& streams,
                        const row_sampling_options& options) {
   const row_sampler sampler(a, rows, streams, options);

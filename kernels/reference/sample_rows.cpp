@@ -95,6 +95,22 @@ csr_matrix sample_rows(csr_view a, std::span<const vertex_t> rows, const row_str
   return out;
 }
 
+csr_matrix sample_rows_with_shared_variates(csr_view a, std::span<const vertex_t> rows,
+                                            const row_streams& streams, std::int64_t fanout) {
+  csr_matrix out;
+  out.rows = static_cast<std::int64_t>(rows.size());
+  out.cols = a.cols;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto row = a.row(rows[i]);
+    const double threshold = static_cast<double>(fanout) / static_cast<double>(row.size());
+    for (const vertex_t t : row)
+      if (threshold >= 1 || shared_variate(streams.key(i, rows), t) < threshold)
+        out.indices.push_back(t);
+    out.indptr.push_back(static_cast<edge_t>(out.indices.size()));
+  }
+  return out;
+}
+
 namespace {
 
 bool by_key_then_position(const keyed_entry& x, const keyed_entry& y) {

@@ -72,6 +72,22 @@ csr_matrix sample_rows(const executor& exec, csr_view a, std::span<const vertex_
       [&] { return cuda::sample_rows(exec, a, rows, streams, options); });
 }
 
+csr_matrix sample_rows_with_shared_variates(const executor& exec, csr_view a,
+                                            std::span<const vertex_t> rows,
+                                            const row_streams& streams, std::int64_t fanout) {
+  constexpr std::string_view function = "sample_rows_with_shared_variates";
+  detail::check_csr_sizes(exec, a, function, "a");
+  detail::check_vertices_below(rows, a.rows, function, "rows");
+  BULKGNN_EXPECTS(streams.minibatch_of_row.size() == rows.size(),
+                  "{}: streams.minibatch_of_row has {} entries but rows has {}", function,
+                  streams.minibatch_of_row.size(), rows.size());
+  BULKGNN_EXPECTS(fanout > 0, "{}: fanout is {}, expected a positive count", function, fanout);
+  return detail::dispatch(
+      exec, function,
+      [&] { return reference::sample_rows_with_shared_variates(a, rows, streams, fanout); },
+      [&] { return cpu::sample_rows_with_shared_variates(a, rows, streams, fanout); });
+}
+
 std::vector<keyed_entry> smallest_keyed_entries(const executor& exec, csr_view a,
                                                 std::span<const vertex_t> rows,
                                                 std::span<const std::int64_t> first_position,

@@ -74,6 +74,16 @@ MUTATIONS = {
         "const double target = rng.uniform_open01() * total;",
         "const double target = rng.uniform_open01() * total * 1.02;",
         "weighted draws with replacement give the last entry 2% of the total more"),
+    "labor-variates-per-destination": (
+        ROW_STREAMS,
+        "  key.row = static_cast<std::uint32_t>(t);\n",
+        "  key.row ^= static_cast<std::uint32_t>(t);\n",
+        "LABOR's destinations draw their own variates instead of sharing them"),
+    "labor-threshold-raised": (
+        "kernels/cpu/sample_rows.cpp",
+        "shared_variate(streams.key(static_cast<std::size_t>(i), rows), t) < threshold;",
+        "shared_variate(streams.key(static_cast<std::size_t>(i), rows), t) < threshold * 1.05;",
+        "LABOR keeps each neighbour 5% more often"),
     "walk-steps-share-a-stream": (
         "sampler/random_walk/random_walk_sampling.cpp",
         "walk_stream_layer(hop, static_cast<std::uint32_t>(s), w)",

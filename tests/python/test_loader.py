@@ -67,6 +67,9 @@ class SameMinibatchesAsTheCli(unittest.TestCase):
     def test_layer_wise(self):
         self.check("ladies", [64, 64])
 
+    def test_labor_samples_what_the_command_samples(self):
+        self.check("labor", [5, 3])
+
     def test_a_samplers_own_parameters(self):
         self.check("random-walk", [4, 3], cli_flags=("--walk-length", "3"),
                    sampler_options={"walk_length": 3})
@@ -75,7 +78,9 @@ class SameMinibatchesAsTheCli(unittest.TestCase):
 class SamplerTable(unittest.TestCase):
     def test_lists_every_sampler_with_its_layer_and_parameters(self):
         table = {s["name"]: s for s in bulkgnn.samplers()}
-        self.assertEqual(list(table), ["sage", "ladies", "fastgcn", "random-walk"])
+        self.assertEqual(list(table), ["sage", "ladies", "fastgcn", "random-walk", "labor"])
+        self.assertEqual(table["labor"]["aliases"], ["labor-0"])
+        self.assertEqual(table["labor"]["layer"], "sage")
         self.assertEqual(table["sage"]["aliases"], ["node-wise"])
         self.assertEqual(table["ladies"]["layer"], "gcn")
         self.assertEqual(table["random-walk"]["fanout"], "per destination")

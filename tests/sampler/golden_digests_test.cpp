@@ -70,6 +70,7 @@ std::map<std::string, sampler_options> golden_runs() {
 // Stored 2026-11-28 (commit after db2ce7d).
 const std::map<std::string, std::uint64_t> golden = {
     {"fastgcn", 0xf43b658ae6c3a570},
+    {"labor", 0x8595e7498d83b359},
     {"ladies", 0xe82fa7c2ee275568},
     {"random-walk", 0xaf8bc0af9fc1cd58},
     {"sage", 0x44c8194124842053},

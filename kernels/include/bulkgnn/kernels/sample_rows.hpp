@@ -53,6 +53,29 @@ struct row_streams {
                                      std::span<const vertex_t> rows, const row_streams& streams,
                                      const row_sampling_options& options);
 
+// LABOR-0's draw (Balin and Çatalyürek, "Layer-Neighbor Sampling",
+// NeurIPS 2023): every column t of a minibatch draws one variate r_t,
+// uniform in (0, 1), from the stream streams.key would give a row t
+// (rng_key{seed, epoch, minibatch_of_row[i], layer, t}; streams.key_rows is
+// not used), and output row i takes the entries t of row rows[i] with
+// r_t < fanout / degree: every entry when the degree is at most `fanout`.
+// Each entry is taken with probability min(1, fanout / degree), as node-wise
+// sampling takes it, but the rows of one minibatch share their columns'
+// variates, so rows that share a neighbour mostly agree on it and the
+// minibatch holds fewer distinct vertices. Rows hold their entries in stored
+// order, without values.
+[[nodiscard]] csr_matrix sample_rows_with_shared_variates(const executor& exec, csr_view a,
+                                                          std::span<const vertex_t> rows,
+                                                          const row_streams& streams,
+                                                          std::int64_t fanout);
+
+// The variate LABOR-0 gives column t in the stream of `key`'s minibatch and
+// layer (key.row is replaced by t).
+[[nodiscard]] BULKGNN_HOST_DEVICE inline double shared_variate(rng_key key, vertex_t t) {
+  key.row = static_cast<std::uint32_t>(t);
+  return philox_stream(key).uniform_open01();
+}
+
 // An entry that weighted sampling without replacement may take from a row
 // whose entries are split over ranks by column, with the key that decides it.
 struct keyed_entry {

@@ -1,0 +1,68 @@
+#include "labor_sampling.hpp"
+
+#include "../src/hop_helpers.hpp"
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/frontier.hpp"
+#include "bulkgnn/kernels/sample_rows.hpp"
+
+namespace bulkgnn::sampler {
+
+namespace {
+
+class labor_sampling final : public per_destination_sampling {
+ public:
+  explicit labor_sampling(sampling_context& context) : per_destination_sampling(context) {
+    BULKGNN_EXPECTS(context.exec.device() == nullptr,
+                    "sampler_options.kind: the labor sampler has no GPU kernel yet; sample on "
+                    "the host (the model may still train on the GPU)");
+  }
+
+ private:
+  sampled_layer sample_hop(const segmented_vertices& frontier,
+                           std::span<const std::int64_t> minibatch_ids, std::uint32_t epoch,
+                           std::uint32_t hop) override {
+    auto& c = context();
+    const auto minibatch_of_row = minibatch_of_rows(frontier, minibatch_ids);
+    csr_matrix drawn;
+    {
+      executor_stage stage(c.exec, c.times, c.device_log, "draw_rows");
+      const auto distinct = kernels::sorted_distinct(c.exec, frontier.vertices);
+      const gathered_rows rows = c.rows.rows(distinct);
+      const auto row_of_frontier =
+          kernels::positions_in_sorted(c.exec, frontier.vertices, distinct);
+      std::vector<vertex_t> fetched_rows(row_of_frontier.size());
+      for (std::size_t i = 0; i < fetched_rows.size(); ++i)
+        fetched_rows[i] = rows.row_of[static_cast<std::size_t>(row_of_frontier[i])];
+      drawn = kernels::sample_rows_with_shared_variates(
+          c.exec, rows.rows, fetched_rows,
+          kernels::row_streams{c.options.seed, epoch, hop, minibatch_of_row},
+          c.options.fanouts[hop]);
+    }
+    return relabelled_hop(frontier, drawn.view());
+  }
+};
+
+void check_labor_options(const sampler_options& options) {
+  for (std::size_t h = 0; h < options.fanouts.size(); ++h)
+    BULKGNN_EXPECTS(options.fanouts[h] >= 1,
+                    "sampler_options.fanouts: hop {} has fanout {}; the labor sampler takes an "
+                    "expected count of neighbours per destination, at least 1",
+                    h, options.fanouts[h]);
+}
+
+}  // namespace
+
+sampler_entry labor_entry() {
+  return {.name = "labor",
+          .aliases = {"labor-0"},
+          .summary =
+              "LABOR-0: each neighbour kept with probability min(1, fanouts[l] / degree), "
+              "its variate shared by the minibatch's destinations (fewer distinct "
+              "vertices than sage)",
+          .fanout = fanout_unit::per_destination,
+          .layer = "sage",
+          .check = check_labor_options,
+          .make = make_sampling<labor_sampling>};
+}
+
+}  // namespace bulkgnn::sampler
