@@ -197,6 +197,62 @@ TEST(SampleRows, CpuMatchesReferenceOnRandomInputs) {
   }
 }
 
+// LABOR-0's draw against its definition (sample_rows.hpp): row i keeps entry
+// t iff t's shared variate in row i's minibatch is below fanout / degree, or
+// the whole row when the degree is at most the fanout; the cpu back end gives
+// the reference's result for any thread count.
+TEST(SampleRowsWithSharedVariates, KeepsWhatTheDefinitionKeepsOnBothBackends) {
+  std::mt19937_64 gen(12);
+  for (int round = 0; round < 6; ++round) {
+    const auto a = testing::random_csr(
+        gen,
+        {.rows = 60 + round * 40, .cols = 300, .mean_degree = 8 + round * 10, .empty_rows = 0.2});
+    std::uniform_int_distribution<vertex_t> row(0, static_cast<vertex_t>(a.rows - 1));
+    std::vector<vertex_t> rows(2 * a.rows);
+    std::vector<std::uint32_t> minibatch(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      rows[i] = row(gen);
+      minibatch[i] = static_cast<std::uint32_t>(i % 3);
+    }
+    const row_streams streams{.seed = static_cast<std::uint32_t>(round),
+                              .epoch = 1,
+                              .layer = 2,
+                              .minibatch_of_row = minibatch};
+    for (const std::int64_t fanout : {1, 4, 30}) {
+      const auto reference =
+          sample_rows_with_shared_variates(reference_exec, a.view(), rows, streams, fanout);
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        std::vector<vertex_t> expected;
+        const auto r = a.view().row(rows[i]);
+        for (const vertex_t t : r)
+          if (static_cast<std::int64_t>(r.size()) <= fanout ||
+              shared_variate({static_cast<std::uint32_t>(round), 1, minibatch[i], 2, 0}, t) <
+                  static_cast<double>(fanout) / static_cast<double>(r.size()))
+            expected.push_back(t);
+        const auto got = reference.view().row(static_cast<vertex_t>(i));
+        EXPECT_EQ(std::vector<vertex_t>(got.begin(), got.end()), expected) << "row " << i;
+      }
+      EXPECT_TRUE(reference.values.empty());
+      for (const int threads : {1, 2, 3, 5}) {
+        const thread_limit limit(threads);
+        testing::expect_identical(
+            reference, sample_rows_with_shared_variates(cpu_exec, a.view(), rows, streams, fanout));
+      }
+    }
+  }
+}
+
+TEST(SampleRowsWithSharedVariates, RefusesOutOfRangeRowsAndANonPositiveFanout) {
+  const auto a = testing::single_row({1.0f, 2.0f});
+  const std::vector<std::uint32_t> minibatch{0};
+  EXPECT_THROW((void)sample_rows_with_shared_variates(cpu_exec, a.view(), std::vector<vertex_t>{1},
+                                                      {.minibatch_of_row = minibatch}, 1),
+               std::exception);
+  EXPECT_THROW((void)sample_rows_with_shared_variates(cpu_exec, a.view(), std::vector<vertex_t>{0},
+                                                      {.minibatch_of_row = minibatch}, 0),
+               std::exception);
+}
+
 class SampleRowsDeterminism : public ::testing::Test {
  protected:
   void SetUp() override {
