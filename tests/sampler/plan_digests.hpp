@@ -1,11 +1,15 @@
 #pragma once
 
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bulkgnn::testing {
@@ -22,6 +26,18 @@ inline std::vector<std::uint64_t> plan_digests(csr_view graph,
     for (std::int64_t j = 0; j < b.count(); ++j) digests.push_back(b.digest(j));
   }
   return digests;
+}
+
+// Expects building a sampler of `options` on `graph` to be refused with an
+// option_error whose message names `names`.
+inline void expect_sampler_refuses(csr_view graph, const sampler::sampler_options& options,
+                                   const std::string& names) {
+  try {
+    sampler::bulk_sampler sampler(graph, options);
+    ADD_FAILURE() << "accepted; expected a refusal naming " << names;
+  } catch (const option_error& e) {
+    EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace bulkgnn::testing
