@@ -18,8 +18,12 @@ constexpr std::int64_t max_walks = 1 << 16;
 class random_walk_sampling final : public per_destination_sampling {
  public:
   explicit random_walk_sampling(sampling_context& context)
-      : per_destination_sampling(context),
-        walk_length_(parameter(context.options, "walk_length")) {}
+      : per_destination_sampling(context), walk_length_(parameter(context.options, "walk_length")) {
+    // A step reads rows with their self loops, a host kernel (with_self_loops).
+    BULKGNN_EXPECTS(context.exec.device() == nullptr,
+                    "sampler_options.kind: the random-walk sampler has no GPU kernel yet; sample "
+                    "on the host (the model may still train on the GPU)");
+  }
 
  private:
   sampled_layer sample_hop(const segmented_vertices& frontier,
