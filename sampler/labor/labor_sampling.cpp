@@ -2,7 +2,6 @@
 
 #include "../src/hop_helpers.hpp"
 #include "bulkgnn/core/error.hpp"
-#include "bulkgnn/kernels/frontier.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
 
 namespace bulkgnn::sampler {
@@ -11,11 +10,7 @@ namespace {
 
 class labor_sampling final : public per_destination_sampling {
  public:
-  explicit labor_sampling(sampling_context& context) : per_destination_sampling(context) {
-    BULKGNN_EXPECTS(context.exec.device() == nullptr,
-                    "sampler_options.kind: the labor sampler has no GPU kernel yet; sample on "
-                    "the host (the model may still train on the GPU)");
-  }
+  using per_destination_sampling::per_destination_sampling;
 
  private:
   sampled_layer sample_hop(const segmented_vertices& frontier,
@@ -26,15 +21,9 @@ class labor_sampling final : public per_destination_sampling {
     csr_matrix drawn;
     {
       executor_stage stage(c.exec, c.times, c.device_log, "draw_rows");
-      const auto distinct = kernels::sorted_distinct(c.exec, frontier.vertices);
-      const gathered_rows rows = c.rows.rows(distinct);
-      const auto row_of_frontier =
-          kernels::positions_in_sorted(c.exec, frontier.vertices, distinct);
-      std::vector<vertex_t> fetched_rows(row_of_frontier.size());
-      for (std::size_t i = 0; i < fetched_rows.size(); ++i)
-        fetched_rows[i] = rows.row_of[static_cast<std::size_t>(row_of_frontier[i])];
+      const gathered_rows rows = c.rows.rows(frontier.vertices);
       drawn = kernels::sample_rows_with_shared_variates(
-          c.exec, rows.rows, fetched_rows,
+          c.exec, rows.rows, rows.row_of,
           kernels::row_streams{c.options.seed, epoch, hop, minibatch_of_row},
           c.options.fanouts[hop]);
     }
@@ -61,6 +50,7 @@ sampler_entry labor_entry() {
               "vertices than sage)",
           .fanout = fanout_unit::per_destination,
           .layer = "sage",
+          .host_only = true,
           .check = check_labor_options,
           .make = make_sampling<labor_sampling>};
 }

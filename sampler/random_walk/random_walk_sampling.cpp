@@ -18,12 +18,8 @@ constexpr std::int64_t max_walks = 1 << 16;
 class random_walk_sampling final : public per_destination_sampling {
  public:
   explicit random_walk_sampling(sampling_context& context)
-      : per_destination_sampling(context), walk_length_(parameter(context.options, "walk_length")) {
-    // A step reads rows with their self loops, a host kernel (with_self_loops).
-    BULKGNN_EXPECTS(context.exec.device() == nullptr,
-                    "sampler_options.kind: the random-walk sampler has no GPU kernel yet; sample "
-                    "on the host (the model may still train on the GPU)");
-  }
+      : per_destination_sampling(context),
+        walk_length_(parameter(context.options, "walk_length")) {}
 
  private:
   sampled_layer sample_hop(const segmented_vertices& frontier,
@@ -115,6 +111,8 @@ sampler_entry random_walk_entry() {
               "--walk-length steps from each frontier vertex, visit counts as weights",
           .fanout = fanout_unit::per_destination,
           .layer = "sage",
+          // A step reads rows with their self loops (with_self_loops, host only).
+          .host_only = true,
           .parameters = {{.name = "walk_length",
                           .help = "steps of each walk (random-walk sampler)",
                           .default_value = 2,

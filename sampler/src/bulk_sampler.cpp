@@ -23,7 +23,12 @@ void bulk_sampler::initialise() {
   BULKGNN_EXPECTS(
       context_->exec.kind() != backend::cuda || context_->rows.whole_graph() != nullptr,
       "bulk_sampler: the cuda back end samples a graph held whole in this process only so far");
-  algorithm_ = find_sampler(context_->options.kind).make(*context_);
+  const auto& entry = find_sampler(context_->options.kind);
+  BULKGNN_EXPECTS(!entry.host_only || context_->exec.kind() != backend::cuda,
+                  "sampler_options.kind: the {} sampler has no GPU kernel yet; sample on the host "
+                  "(the model may still train on the GPU)",
+                  entry.name);
+  algorithm_ = entry.make(*context_);
 }
 
 bulk_sample bulk_sampler::sample(const epoch_plan& plan, std::int64_t first_minibatch,

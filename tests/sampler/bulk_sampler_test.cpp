@@ -3,6 +3,7 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/kernels/gather_rows.hpp"
+#include "fake_device_memory.hpp"
 #include "plan_digests.hpp"
 #include "test_graphs.hpp"
 
@@ -133,6 +134,28 @@ TEST_P(EveryKind, BlocksAreWellFormedAndDestinationsComeFirst) {
       destinations = &layer.sources;
     }
   }
+}
+
+// A sampler whose entry says host_only (LABOR, random walks) is refused on a
+// GPU executor by name before it is made; the others are made there.
+TEST(SamplerTable, HostOnlySamplersRefuseAGpuExecutorByName) {
+  const auto g = random_graph(50, 9);
+  std::size_t host_only = 0;
+  for (const auto& entry : sampler_table()) {
+    if (!entry.host_only) continue;
+    ++host_only;
+    const sampler_options options{.kind = std::string(entry.name), .fanouts = {3}};
+    try {
+      bulk_sampler sampler(g.view(), options,
+                           executor(std::make_shared<testing::fake_device_context>()));
+      ADD_FAILURE() << entry.name << " accepted a GPU executor";
+    } catch (const option_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("no GPU kernel"), std::string::npos) << what;
+      EXPECT_NE(what.find(std::string(entry.name)), std::string::npos) << what;
+    }
+  }
+  EXPECT_GE(host_only, 2u) << "labor and random-walk are host only";
 }
 
 TEST(NodeWiseSampler, DrawsMinOfFanoutAndDegreeNeighboursPerDestination) {

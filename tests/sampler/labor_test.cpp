@@ -7,7 +7,6 @@
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
-#include "fake_device_memory.hpp"
 #include "plan_digests.hpp"
 #include "statistics.hpp"
 #include "test_graphs.hpp"
@@ -182,17 +181,6 @@ TEST(LaborSampler, ImpossibleOptionsAreRefusedByName) {
   auto weighted = labor_options({3}, 0);
   weighted.weighted = true;
   refused(weighted, "weighted");
-}
-
-TEST(LaborSampler, AGpuExecutorIsRefusedByName) {
-  const auto g = testing::random_graph(50, 9);
-  try {
-    bulk_sampler sampler(g.view(), labor_options({3}, 0),
-                         executor(std::make_shared<testing::fake_device_context>()));
-    ADD_FAILURE() << "accepted a GPU executor";
-  } catch (const option_error& e) {
-    EXPECT_NE(std::string(e.what()).find("no GPU kernel"), std::string::npos) << e.what();
-  }
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 
 #include <gtest/gtest.h>
 
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
@@ -104,38 +103,6 @@ std::pair<double, std::int64_t> pairs_and_coincidences(const std::vector<row_dra
   return {pairs, coincidences};
 }
 
-// Each position of a row is drawn with probability fanout / degree, at every
-// hop. Cells: (hop, position), 40 of them. Detects a 5% bias (relative, up or
-// down) of any one position's inclusion at one hop with power >= 0.99.
-TEST(NodeWiseStatistics, EveryPositionIsDrawnWithProbabilityFanoutOverDegreeAtEveryHop) {
-  const node_wise_run run;
-  constexpr int epochs = 16;
-  const double p = static_cast<double>(fanout) / degree;
-  std::vector<double> counts(2 * degree, 0), trials(2, 0);
-  for (int e = 0; e < epochs; ++e) {
-    for (const auto& d : run.epoch(7, static_cast<std::uint32_t>(e))) {
-      ASSERT_EQ(std::popcount(d.positions), fanout)
-          << "a row of " << degree << " drew another count";
-      trials[d.hop] += 1;
-      for (int a = 0; a < degree; ++a)
-        if (d.positions >> a & 1u) counts[d.hop * degree + a] += 1;
-    }
-  }
-  const count_test_family family{.cells = counts.size()};
-  const double fewest = std::min(trials[0], trials[1]);
-  ASSERT_GE(family.power(fewest, p, 0.05), testing::required_power) << fewest << " draws at hop 0";
-  ASSERT_GE(family.power(fewest, p, -0.05), testing::required_power);
-  for (int hop = 0; hop < 2; ++hop) {
-    const count_test_family one_hop{.cells = static_cast<std::size_t>(degree),
-                                    .alpha = family.alpha / 2};
-    const std::vector<double> hop_counts(counts.begin() + hop * degree,
-                                         counts.begin() + (hop + 1) * degree);
-    const auto verdict = one_hop.test(hop_counts, std::vector<double>(degree, p), trials[hop]);
-    EXPECT_FALSE(verdict.rejected)
-        << "hop " << hop << ", position " << verdict.worst << ": z = " << verdict.worst_z;
-  }
-}
-
 // Draws without replacement are uniform over subsets: every pair of positions
 // is drawn together with probability s(s-1) / (d(d-1)) (190 cells, all rows of
 // both hops pooled). Detects a 5% bias of any one pair's joint inclusion with
@@ -219,6 +186,15 @@ void expect_position_frequencies(const csr_matrix& g, const sampler_options& opt
     EXPECT_FALSE(verdict.rejected)
         << "hop " << hop << ", position " << verdict.worst << ": z = " << verdict.worst_z;
   }
+}
+
+// Each position of a row is drawn with probability fanout / degree, at every
+// hop: 40 cells (hop, position), a 5% bias (relative, up or down) of any one
+// detected with power >= 0.99.
+TEST(NodeWiseStatistics, EveryPositionIsDrawnWithProbabilityFanoutOverDegreeAtEveryHop) {
+  expect_position_frequencies(
+      regular_graph(nodes, degree, 31), {.fanouts = {fanout, fanout}, .seed = 7},
+      std::vector<double>(degree, static_cast<double>(fanout) / degree), 1, 16);
 }
 
 // Weighted without replacement is successive sampling: position a's inclusion

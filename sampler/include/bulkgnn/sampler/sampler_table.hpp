@@ -41,6 +41,9 @@ struct sampler_entry {
   // neighbours, averaged) or "gcn" (block values are the aggregation
   // weights).
   std::string_view layer = {};
+  // Some of its kernels run on the host only: a GPU executor is refused by
+  // name before the sampler is made.
+  bool host_only = false;
   bool takes_replacement = false;
   bool takes_weights = false;
   std::vector<sampler_parameter> parameters = {};
