@@ -40,7 +40,9 @@ nlohmann::json read_manifest(const fs::path& path, const char* format) {
   if (!j.is_object()) throw data_error(path.string(), "is not a JSON object");
   if (j.value("format", "") != format)
     throw data_error(path.string(), fmt::format("\"format\" is not \"{}\"", format));
-  if (j.value("version", 0) != 1)
+  // Compared as JSON: a version too large for an int parses as a float, and
+  // converting that to int would be undefined.
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != 1)
     throw data_error(path.string(), "unsupported version (expected 1)");
   return j;
 }

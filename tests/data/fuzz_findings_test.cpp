@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/npy.hpp"
 #include "scratch_dir.hpp"
 
@@ -36,6 +37,26 @@ TEST(NpyFuzzFindings, RejectsDataNotAlignedToItsElements) {
   } catch (const data_error& e) {
     EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("not aligned"), std::string::npos) << e.what();
+  }
+}
+
+// manifest_fuzzer, manifest-crash-e30d7c17: a "version" too large for any
+// integer parses as a float, and reading it as an int was undefined (UBSan:
+// 5.55556e+61 is outside the range of representable values of type 'int').
+// A fractional version must not pass as 1 either.
+TEST(ManifestFuzzFindings, RejectsAVersionThatIsNotTheInteger1) {
+  for (const std::string version :
+       {std::string(61, '5') + "1", std::string("1.0"), std::string("1e0")}) {
+    const scratch_dir dir;
+    std::ofstream(dir / "manifest.json")
+        << R"({"format": "bulkgnn-native", "version": )" << version << R"(, "splits": ["s"]})";
+    try {
+      (void)dataset::open_native(dir.path());
+      FAIL() << "version " << version << " was accepted";
+    } catch (const data_error& e) {
+      EXPECT_NE(std::string(e.what()).find("manifest.json"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("unsupported version"), std::string::npos) << e.what();
+    }
   }
 }
 

@@ -1,10 +1,13 @@
 // Inputs that fuzz/checkpoint_fuzzer found to break the checkpoint reader,
 // each kept as a regression test.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
+#include <cstdint>
 #include <fstream>
 #include <string>
 
+#include "bulkgnn/core/error.hpp"
 #include "bulkgnn/trainer/checkpoint.hpp"
 #include "scratch_dir.hpp"
 
@@ -32,6 +35,34 @@ TEST(CheckpointFuzzFindings, LoadsEmptyParameterArrays) {
   EXPECT_TRUE(c->parameters.empty());
   EXPECT_TRUE(c->first_moment.empty());
   EXPECT_TRUE(c->second_moment.empty());
+}
+
+// The manifest fuzzer's finding (a JSON integer too large for int64 parses as
+// a float, and converting it was undefined) applies to the checkpoint's
+// counts as well: they must be rejected by name, with the CRC still valid.
+TEST(CheckpointFuzzFindings, RejectsACountThatIsNotAnInteger) {
+  for (const std::string epochs : {std::string(30, '9'), std::string("2.5"), std::string("-1")}) {
+    const std::string header =
+        R"({"fingerprint":{},"epochs_done":)" + epochs + R"(,"optimizer_steps":1,"history":[]})";
+    const auto header_size = static_cast<std::uint64_t>(header.size());
+    std::string body = "bulkgnn-checkpoint-v1\n";
+    body.append(reinterpret_cast<const char*>(&header_size), sizeof header_size);
+    body += header + std::string(24, '\0');
+    const auto crc = static_cast<std::uint32_t>(crc32(crc32(0L, Z_NULL, 0),
+                                                      reinterpret_cast<const Bytef*>(body.data()),
+                                                      static_cast<uInt>(body.size())));
+    body.append(reinterpret_cast<const char*>(&crc), sizeof crc);
+    const scratch_dir dir;
+    std::ofstream(checkpoint_path(dir.path()), std::ios::binary) << body;
+    try {
+      (void)load_checkpoint(dir.path());
+      FAIL() << "epochs_done " << epochs << " was accepted";
+    } catch (const data_error& e) {
+      EXPECT_NE(std::string(e.what()).find("\"epochs_done\" is not a non-negative integer"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -112,6 +112,20 @@ void save_checkpoint(const std::filesystem::path& dir, const checkpoint& c) {
   out.commit();
 }
 
+namespace {
+
+// A count the header must hold as a non-negative integer: a float there (say,
+// an integer too large for int64) would make get<int64_t> undefined.
+std::int64_t header_count(const nlohmann::json& header, const char* key, const std::string& file) {
+  const auto& v = header.at(key);
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+    throw data_error(file,
+                     fmt::format("checkpoint header's \"{}\" is not a non-negative integer", key));
+  return v.get<std::int64_t>();
+}
+
+}  // namespace
+
 std::optional<checkpoint> load_checkpoint(const std::filesystem::path& dir) {
   const auto path = checkpoint_path(dir);
   if (const auto reason = not_a_regular_file(path); !reason.empty())
@@ -138,8 +152,8 @@ std::optional<checkpoint> load_checkpoint(const std::filesystem::path& dir) {
   try {
     const auto header = nlohmann::json::parse(header_text);
     c.fingerprint = header.at("fingerprint");
-    c.epochs_done = header.at("epochs_done").get<std::int64_t>();
-    c.optimizer_steps = header.at("optimizer_steps").get<std::int64_t>();
+    c.epochs_done = header_count(header, "epochs_done", file);
+    c.optimizer_steps = header_count(header, "optimizer_steps", file);
     c.history = header.at("history");
   } catch (const nlohmann::json::exception& e) {
     throw data_error(file, fmt::format("malformed checkpoint header: {}", e.what()));
