@@ -6,7 +6,7 @@
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/loader/loader.hpp"
-#include "bulkgnn/sampler/epoch_plan.hpp"
+#include "bulkgnn/session/loading.hpp"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -15,7 +15,6 @@
 
 #include <memory>
 #include <mutex>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,33 +26,6 @@ namespace bulkgnn::python {
 namespace {
 
 using minibatch_ptr = std::shared_ptr<const loader::ready_minibatch>;
-
-// The loader's back end; cuda is refused until the loader hands out CUDA
-// tensors.
-backend loader_backend(const std::string& name) {
-  const backend kind = parse_backend(name, "backend");
-  if (kind == backend::cuda)
-    throw option_error(
-        "backend 'cuda': the Python loader does not hand out CUDA tensors yet (the C++ "
-        "loader samples and gathers on the GPU; its DLPack export is host-only); use cpu");
-  return kind;
-}
-
-// The loader always shuffles an epoch's seeds by (seed, epoch). Its shuffle
-// moves positions without looking at the values, so handing it the seeds
-// placed where that shuffle takes each position from gives them back in the
-// caller's order: an unshuffled epoch with the same minibatches and draws.
-std::vector<vertex_t> placed_for_shuffle(std::span<const vertex_t> seeds, std::int64_t batch_size,
-                                         std::uint32_t seed, std::uint32_t epoch) {
-  std::vector<vertex_t> positions(seeds.size());
-  std::iota(positions.begin(), positions.end(), vertex_t{0});
-  const sampler::epoch_plan plan(positions, batch_size, seed, epoch);
-  std::vector<vertex_t> placed(seeds.size());
-  std::size_t i = 0;
-  for (std::int64_t j = 0; j < plan.num_minibatches(); ++j)
-    for (const vertex_t from : plan.seeds(j)) placed[static_cast<std::size_t>(from)] = seeds[i++];
-  return placed;
-}
 
 py::dict report_dict(const loader::epoch_report& report) {
   py::list stages;
@@ -72,37 +44,26 @@ dlpack_array array_of(const minibatch_ptr& mb, std::span<const T> values) {
 
 class epoch_iterator;
 
-// The sampler and pipeline over one dataset and seed list, and the epoch
-// iterator currently running on them (at most one at a time).
+// The session's loading over one dataset and seed list, and the epoch
+// iterator currently running on it (at most one at a time).
 class neighbor_loader : public std::enable_shared_from_this<neighbor_loader> {
  public:
   neighbor_loader(std::shared_ptr<const data::dataset> dataset, std::vector<vertex_t> seeds,
-                  const sampler::sampler_options& sampling, const loader::loader_options& loading,
-                  bool shuffle, const executor& exec)
-      : dataset_(std::move(dataset)),
-        seeds_(std::move(seeds)),
-        shuffle_(shuffle),
-        sampler_(dataset_->graph(), sampling, exec),
-        loader_({dataset_->graph(), dataset_->features(), dataset_->labels()}, sampler_, loading,
-                exec) {}
+                  const session::loading_plan& plan)
+      : loading_(std::move(dataset), std::move(seeds), plan) {}
 
   // Ends the running epoch, if any, and starts `epoch`. Without the GIL.
   std::shared_ptr<epoch_iterator> start(std::uint32_t epoch);
 
-  [[nodiscard]] std::int64_t num_minibatches() const {
-    return sampler::minibatch_count(static_cast<std::int64_t>(seeds_.size()),
-                                    loader_.options().batch_size);
+  [[nodiscard]] std::int64_t num_minibatches() const { return loading_.minibatches_per_epoch(); }
+  [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const {
+    return loading_.dataset();
   }
-  [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
 
  private:
   // Holds no Python object: it may go (with the last epoch) without the GIL.
-  std::shared_ptr<const data::dataset> dataset_;
-  std::vector<vertex_t> seeds_;
-  bool shuffle_;
-  sampler::bulk_sampler sampler_;
-  loader::minibatch_loader loader_;  // after the sampler it uses
-  std::mutex start_mutex_;           // Python threads may start epochs at once
+  session::minibatch_loading loading_;
+  std::mutex start_mutex_;  // Python threads may start epochs at once
   std::weak_ptr<epoch_iterator> current_;
 };
 
@@ -156,12 +117,7 @@ class epoch_iterator {
 std::shared_ptr<epoch_iterator> neighbor_loader::start(std::uint32_t epoch) {
   const std::scoped_lock lock(start_mutex_);
   if (auto previous = current_.lock()) previous->close();
-  const auto& options = loader_.options();
-  auto stream = shuffle_ ? loader_.epoch(seeds_, epoch)
-                         : loader_.epoch(placed_for_shuffle(seeds_, options.batch_size,
-                                                            sampler_.options().seed, epoch),
-                                         epoch);
-  auto it = std::make_shared<epoch_iterator>(shared_from_this(), std::move(stream));
+  auto it = std::make_shared<epoch_iterator>(shared_from_this(), loading_.epoch(epoch));
   current_ = it;
   return it;
 }
@@ -372,41 +328,42 @@ void bind_epoch(py::module_& m) {
 void bind_neighbor_loader(py::module_& m) {
   py::class_<neighbor_loader, std::shared_ptr<neighbor_loader>>(
       m, "Loader", "The C++ pipeline behind bulkgnn.NeighborLoader (arguments already checked).")
-      .def(
-          py::init([](std::shared_ptr<data::dataset> dataset,
-                      const py::array_t<vertex_t, py::array::c_style>& seeds,
-                      std::vector<std::int64_t> fanouts, std::int64_t batch_size, bool shuffle,
-                      std::uint32_t seed, std::int64_t bulk, int threads,
-                      const std::string& sampler_name, bool replace, bool weighted,
-                      std::int64_t prefetch, int rank, int world_size,
-                      const std::string& backend_name,
-                      const std::map<std::string, std::int64_t>& sampler_parameters) {
-            const sampler::sampler_options sampling{
-                .kind = std::string(sampler::find_sampler(sampler_name).name),
-                .fanouts = std::move(fanouts),
-                .replacement = replace ? kernels::replacement::with : kernels::replacement::without,
-                .weighted = weighted,
-                .seed = seed,
-                .parameters = {sampler_parameters.begin(), sampler_parameters.end()}};
-            const loader::loader_options loading{.batch_size = batch_size,
-                                                 .bulk = bulk,
-                                                 .ready_queue = prefetch,
-                                                 .slice = rank,
-                                                 .slices = world_size};
-            const executor exec = kernels::make_executor(loader_backend(backend_name), threads);
-            // As the bulkgnn command does: the sampler's bulk buffers of tens
-            // of MiB are reused instead of mapped and faulted in afresh.
-            static std::once_flag allocator_tuned;
-            std::call_once(allocator_tuned, keep_freed_buffers_for_reuse);
-            std::vector<vertex_t> ids(seeds.data(), seeds.data() + seeds.size());
-            const py::gil_scoped_release unlocked;  // FastGCN's setup reads the whole graph
-            return std::make_shared<neighbor_loader>(std::move(dataset), std::move(ids), sampling,
-                                                     loading, shuffle, exec);
-          }),
-          py::arg("dataset"), py::arg("seeds"), py::arg("fanouts"), py::arg("batch_size"),
-          py::arg("shuffle"), py::arg("seed"), py::arg("bulk"), py::arg("threads"),
-          py::arg("sampler"), py::arg("replace"), py::arg("weighted"), py::arg("prefetch"),
-          py::arg("rank"), py::arg("world_size"), py::arg("backend"), py::arg("sampler_parameters"))
+      .def(py::init([](std::shared_ptr<data::dataset> dataset,
+                       const py::array_t<vertex_t, py::array::c_style>& seeds,
+                       std::vector<std::int64_t> fanouts, std::int64_t batch_size, bool shuffle,
+                       std::uint32_t seed, std::int64_t bulk, int threads,
+                       const std::string& sampler_name, bool replace, bool weighted,
+                       std::int64_t prefetch, int rank, int world_size,
+                       const std::string& backend_name,
+                       const std::map<std::string, std::int64_t>& sampler_parameters) {
+             const session::loading_plan plan{
+                 .sampling = {.kind = std::string(sampler::find_sampler(sampler_name).name),
+                              .fanouts = std::move(fanouts),
+                              .replacement = replace ? kernels::replacement::with
+                                                     : kernels::replacement::without,
+                              .weighted = weighted,
+                              .seed = seed,
+                              .parameters = {sampler_parameters.begin(), sampler_parameters.end()}},
+                 .loading = {.batch_size = batch_size,
+                             .bulk = bulk,
+                             .ready_queue = prefetch,
+                             .slice = rank,
+                             .slices = world_size},
+                 .execution = {.device = backend_name, .threads = threads},
+                 .shuffle = shuffle};
+             // As the bulkgnn command does: the sampler's bulk buffers of tens
+             // of MiB are reused instead of mapped and faulted in afresh.
+             static std::once_flag allocator_tuned;
+             std::call_once(allocator_tuned, keep_freed_buffers_for_reuse);
+             std::vector<vertex_t> ids(seeds.data(), seeds.data() + seeds.size());
+             const py::gil_scoped_release unlocked;  // FastGCN's setup reads the whole graph
+             return std::make_shared<neighbor_loader>(std::move(dataset), std::move(ids), plan);
+           }),
+           py::arg("dataset"), py::arg("seeds"), py::arg("fanouts"), py::arg("batch_size"),
+           py::arg("shuffle"), py::arg("seed"), py::arg("bulk"), py::arg("threads"),
+           py::arg("sampler"), py::arg("replace"), py::arg("weighted"), py::arg("prefetch"),
+           py::arg("rank"), py::arg("world_size"), py::arg("backend"),
+           py::arg("sampler_parameters"))
       .def("epoch", &neighbor_loader::start, py::arg("epoch"),
            py::call_guard<py::gil_scoped_release>(),
            "Ends the running epoch, if any, and starts this one.")

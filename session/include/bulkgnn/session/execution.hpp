@@ -5,9 +5,8 @@
 #include <string>
 
 // Where each role of a run executes, decided once for the CLI's train,
-// sample and full-batch commands, so that they agree on the device and the
-// streams. (The Python loader still makes its host executor itself: it
-// refuses cuda until it hands out CUDA tensors.)
+// sample and full-batch commands and the Python loader (loading.hpp), so that
+// they agree on the device and the streams.
 namespace bulkgnn::session {
 
 // As a front end asks for it. Errors name these fields; front ends map them

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "bulkgnn/core/types.hpp"
+#include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/loader/loader.hpp"
+#include "bulkgnn/sampler/bulk_sampler.hpp"
+#include "bulkgnn/session/execution.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+// Minibatches for a consumer outside the trainer (the Python NeighborLoader):
+// the bulk sampler and the multistage pipeline over a dataset, assembled here
+// as for the bulkgnn command, so that a front end only fills in the plan.
+namespace bulkgnn::session {
+
+// What to load and where. Errors name these fields (sampler_options.*,
+// loader_options.*, execution_options.*).
+struct loading_plan {
+  sampler::sampler_options sampling;
+  loader::loader_options loading;
+  // device: where the consumer reads the minibatches; only host memory so far.
+  execution_options execution;
+  // false: each epoch takes the seeds in the caller's order, with the same
+  // draws a shuffled epoch would make for the same minibatches.
+  bool shuffle = true;
+};
+
+class minibatch_loading {
+ public:
+  // option_error naming the field for a plan that cannot run (a sampler's
+  // options, execution_options.device cuda). Reads the whole graph where a
+  // sampler's setup does (FastGCN's column weights).
+  minibatch_loading(std::shared_ptr<const data::dataset> dataset, std::vector<vertex_t> seeds,
+                    const loading_plan& plan);
+
+  // Starts `epoch`; at most one epoch runs at a time (the loader's rule).
+  [[nodiscard]] loader::epoch_stream epoch(std::uint32_t epoch);
+
+  [[nodiscard]] std::int64_t minibatches_per_epoch() const;
+  [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
+
+ private:
+  std::shared_ptr<const data::dataset> dataset_;
+  std::vector<vertex_t> seeds_;
+  bool shuffle_;
+  executor exec_;
+  sampler::bulk_sampler sampler_;
+  loader::minibatch_loader loader_;  // after the sampler it uses
+};
+
+}  // namespace bulkgnn::session

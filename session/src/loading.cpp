@@ -1,0 +1,64 @@
+#include "bulkgnn/session/loading.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/sampler/epoch_plan.hpp"
+
+#include <numeric>
+#include <span>
+#include <utility>
+
+namespace bulkgnn::session {
+namespace {
+
+// The consumer reads host memory: sampling and gathering run on the host.
+executor host_executor(const execution_options& execution) {
+  const backend kind = parse_backend(execution.device, "execution_options.device");
+  BULKGNN_EXPECTS(kind != backend::cuda,
+                  "execution_options.device 'cuda': these minibatches are handed out in host "
+                  "memory (their DLPack export is host-only; the bulkgnn command samples and "
+                  "gathers on the GPU); use cpu");
+  return executors_for(execution).sample;
+}
+
+// The loader always shuffles an epoch's seeds by (seed, epoch). Its shuffle
+// moves positions without looking at the values, so handing it the seeds
+// placed where that shuffle takes each position from gives them back in the
+// caller's order: an unshuffled epoch with the same minibatches and draws.
+std::vector<vertex_t> placed_for_shuffle(std::span<const vertex_t> seeds, std::int64_t batch_size,
+                                         std::uint32_t seed, std::uint32_t epoch) {
+  std::vector<vertex_t> positions(seeds.size());
+  std::iota(positions.begin(), positions.end(), vertex_t{0});
+  const sampler::epoch_plan plan(positions, batch_size, seed, epoch);
+  std::vector<vertex_t> placed(seeds.size());
+  std::size_t i = 0;
+  for (std::int64_t j = 0; j < plan.num_minibatches(); ++j)
+    for (const vertex_t from : plan.seeds(j)) placed[static_cast<std::size_t>(from)] = seeds[i++];
+  return placed;
+}
+
+}  // namespace
+
+minibatch_loading::minibatch_loading(std::shared_ptr<const data::dataset> dataset,
+                                     std::vector<vertex_t> seeds, const loading_plan& plan)
+    : dataset_(std::move(dataset)),
+      seeds_(std::move(seeds)),
+      shuffle_(plan.shuffle),
+      exec_(host_executor(plan.execution)),
+      sampler_(dataset_->graph(), plan.sampling, exec_),
+      loader_({dataset_->graph(), dataset_->features(), dataset_->labels()}, sampler_, plan.loading,
+              exec_) {}
+
+loader::epoch_stream minibatch_loading::epoch(std::uint32_t epoch) {
+  if (shuffle_) return loader_.epoch(seeds_, epoch);
+  return loader_.epoch(
+      placed_for_shuffle(seeds_, loader_.options().batch_size, sampler_.options().seed, epoch),
+      epoch);
+}
+
+std::int64_t minibatch_loading::minibatches_per_epoch() const {
+  return sampler::minibatch_count(static_cast<std::int64_t>(seeds_.size()),
+                                  loader_.options().batch_size);
+}
+
+}  // namespace bulkgnn::session
