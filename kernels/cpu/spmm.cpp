@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "bulkgnn/kernels/rules/cached_rows.hpp"
+#include "bulkgnn/kernels/rules/dot.hpp"
 #include "common.hpp"
 #include "kernels.hpp"
 
@@ -43,6 +44,20 @@ void spmm(csr_view a, dense_view<const float> x, dense_view<float> y) {
       const auto values = a.weighted() ? a.row_values(r) : std::span<const float>{};
       for (std::size_t e = 0; e < columns.size(); ++e)
         add_scaled(out.data(), x.row(columns[e]).data(), a.weighted() ? values[e] : 1.0f, x.cols);
+    }
+  });
+}
+
+void sddmm(csr_view pattern, dense_view<const float> a, dense_view<const float> b,
+           std::span<float> out) {
+  const edge_t base = pattern.indptr.front();
+  for_each_row(pattern.rows, [&](const tbb::blocked_range<std::int64_t>& range) {
+    for (std::int64_t r = range.begin(); r < range.end(); ++r) {
+      const float* a_row = a.row(r).data();
+      const auto columns = pattern.row(r);
+      float* row_out = out.data() + (pattern.indptr[r] - base);
+      for (std::size_t e = 0; e < columns.size(); ++e)
+        row_out[e] = rules::dot_in_order(a_row, b.row(columns[e]).data(), a.cols);
     }
   });
 }

@@ -1,3 +1,4 @@
+#include "bulkgnn/kernels/rules/dot.hpp"
 #include "kernels.hpp"
 #include "launch.cuh"
 
@@ -33,6 +34,27 @@ __global__ void multiply(const edge_t* indptr, const vertex_t* indices, const fl
       sum = __fadd_rn(sum, __fmul_rn(value, x[c * cols + j]));
     }
     y[r * cols + j] = sum;
+  }
+}
+
+// One warp per row of the pattern, its lanes over the row's entries: each
+// entry's dot product runs over k in order (rules::dot_in_order), as on the
+// host.
+__global__ void sampled_dots(const edge_t* indptr, const vertex_t* indices, std::int64_t rows,
+                             std::int64_t b_rows, const float* a, const float* b, std::int64_t cols,
+                             float* out, int* bad_column) {
+  const std::int64_t r =
+      (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / warpSize;
+  const int lane = static_cast<int>(threadIdx.x % warpSize);
+  if (r >= rows) return;
+  const edge_t base = indptr[0];
+  for (edge_t e = indptr[r] - base + lane; e < indptr[r + 1] - base; e += warpSize) {
+    const vertex_t c = indices[e];
+    if (c < 0 || c >= b_rows) {
+      atomicExch(bad_column, 1);
+      continue;
+    }
+    out[e] = rules::dot_in_order(a + r * cols, b + c * cols, cols);
   }
 }
 
@@ -87,6 +109,19 @@ void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_vie
   if (read_back(exec, bad_column.data()) != 0)
     throw_argument_error(
         ("spmm: a holds a column outside [0, " + std::to_string(x.rows) + ")").c_str());
+}
+
+void sddmm(const executor& exec, csr_view pattern, dense_view<const float> a,
+           dense_view<const float> b, std::span<float> out) {
+  if (pattern.rows == 0 || out.empty()) return;
+  auto bad_column = device_flag(exec);
+  sampled_dots<<<blocks_for(pattern.rows * 32), threads_per_block, 0, stream_of(exec)>>>(
+      pattern.indptr.data(), pattern.indices.data(), pattern.rows, b.rows, a.data.data(),
+      b.data.data(), a.cols, out.data(), bad_column.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  if (read_back(exec, bad_column.data()) != 0)
+    throw_argument_error(
+        ("sddmm: pattern holds a column outside [0, " + std::to_string(b.rows) + ")").c_str());
 }
 
 // A stable radix sort of the entries by column keeps, within each column,

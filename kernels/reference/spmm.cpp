@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "bulkgnn/kernels/rules/cached_rows.hpp"
+#include "bulkgnn/kernels/rules/dot.hpp"
 #include "kernels.hpp"
 
 namespace bulkgnn::kernels::reference {
@@ -18,6 +19,14 @@ void spmm(csr_view a, dense_view<const float> x, dense_view<float> y) {
       y.row(r)[j] = sum;
     }
   }
+}
+
+void sddmm(csr_view pattern, dense_view<const float> a, dense_view<const float> b,
+           std::span<float> out) {
+  std::size_t e = 0;
+  for (std::int64_t r = 0; r < pattern.rows; ++r)
+    for (const vertex_t c : pattern.row(r))
+      out[e++] = rules::dot_in_order(a.row(r).data(), b.row(c).data(), a.cols);
 }
 
 csr_matrix transpose(csr_view a) {

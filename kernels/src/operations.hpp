@@ -41,6 +41,7 @@
   KERNEL([[nodiscard]] csr_matrix, add, (csr_view a, csr_view b)) \
   KERNEL(void, normalize_rows, (csr_matrix& m)) \
   KERNEL(void, spmm, (csr_view a, dense_view<const float> x, dense_view<float> y)) \
+  KERNEL(void, sddmm, (csr_view pattern, dense_view<const float> a, dense_view<const float> b, std::span<float> out)) \
   KERNEL([[nodiscard]] csr_matrix, transpose, (csr_view a)) \
   KERNEL(void, gather_dense_rows, (dense_view<const float> x, std::span<const vertex_t> rows, dense_view<float> out)) \
   KERNEL(void, scatter_dense_rows, (dense_view<const float> x, std::span<const vertex_t> rows, float scale, dense_view<float> out)) \

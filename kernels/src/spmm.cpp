@@ -22,6 +22,27 @@ void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_vie
       [&] { cuda::spmm(exec, a, x, y); });
 }
 
+void sddmm(const executor& exec, csr_view pattern, dense_view<const float> a,
+           dense_view<const float> b, std::span<float> out) {
+  constexpr std::string_view function = "sddmm";
+  detail::check_csr(exec, pattern, function, "pattern");
+  detail::check_dense(exec, a, function, "a");
+  detail::check_dense(exec, b, function, "b");
+  BULKGNN_EXPECTS(a.rows == pattern.rows && b.rows == pattern.cols && a.cols == b.cols,
+                  "sddmm: pattern is {}x{} but a is {}x{} and b {}x{} (expected {} and {} rows, "
+                  "equal columns)",
+                  pattern.rows, pattern.cols, a.rows, a.cols, b.rows, b.cols, pattern.rows,
+                  pattern.cols);
+  BULKGNN_EXPECTS(static_cast<edge_t>(out.size()) == pattern.nnz(),
+                  "sddmm: out holds {} values for the pattern's {} entries", out.size(),
+                  pattern.nnz());
+  detail::check_disjoint(a.data, out, function, "a", "out");
+  detail::check_disjoint(b.data, out, function, "b", "out");
+  detail::dispatch(
+      exec, function, [&] { reference::sddmm(pattern, a, b, out); },
+      [&] { cpu::sddmm(pattern, a, b, out); }, [&] { cuda::sddmm(exec, pattern, a, b, out); });
+}
+
 csr_matrix transpose(const executor& exec, csr_view a) {
   detail::check_csr(exec, a, "transpose", "a");
   // Rows of `a` become column indices of the result.

@@ -332,6 +332,23 @@ TEST_F(CudaKernels, SpmmSumsAsTheCpuDoes) {
   }
 }
 
+TEST_F(CudaKernels, SddmmSumsAsTheCpuDoes) {
+  std::mt19937_64 gen(14);
+  const auto p = testing::random_csr(
+      gen, {.rows = 700, .cols = 900, .mean_degree = 20, .weighted = true, .empty_rows = 0.1});
+  const auto a = testing::random_dense(gen, 700, 70);
+  const auto b = testing::random_dense(gen, 900, 70);
+  std::vector<float> expected(static_cast<std::size_t>(p.nnz()));
+  sddmm(cpu_exec, p.view(), a.view(), b.view(), expected);
+  const auto p_there = copy_to(p.view(), device());
+  const auto a_there = copy_to(std::span<const float>(a.data), device());
+  const auto b_there = copy_to(std::span<const float>(b.data), device());
+  buffer<float> out(expected.size(), device());
+  sddmm(gpu(), p_there.view(), {700, 70, std::span<const float>(a_there), memory_space::device},
+        {900, 70, std::span<const float>(b_there), memory_space::device}, std::span<float>(out));
+  EXPECT_TRUE(testing::same_bits(expected, std::span<const float>(copy_to_host(out))));
+}
+
 TEST_F(CudaKernels, InvertProbabilitiesRefusesAZeroProbability) {
   auto values = copy_to(std::span<const float>(std::vector<float>{0.5f, 0.0f}), device());
   EXPECT_THROW(invert_probabilities(gpu(), values), option_error);

@@ -174,6 +174,83 @@ TEST(Spmm, RejectsCudaBackend) {
   EXPECT_THROW(spmm(executor{backend::cuda}, a.view(), x.view(), y.mut()), error);
 }
 
+std::vector<float> sddmm_on(const executor& exec, csr_view pattern, const dense_matrix& a,
+                            const dense_matrix& b) {
+  std::vector<float> out(static_cast<std::size_t>(pattern.nnz()), 12345.0f);
+  sddmm(exec, pattern, a.view(), b.view(), out);
+  return out;
+}
+
+TEST(Sddmm, HandComputedExampleIgnoresThePatternsValues) {
+  csr_matrix p;
+  p.rows = 2;
+  p.cols = 3;
+  p.indptr = {0, 2, 3};
+  p.indices = {2, 0, 2};  // a repeated column in another row
+  p.values = {9.0f, 9.0f, 9.0f};
+  dense_matrix a(2, 2);
+  a.data = {1, 2, -1, 0.5f};
+  dense_matrix b(3, 2);
+  b.data = {3, 4, 5, 6, 7, 8};
+  for (const auto& exec : {reference_exec, cpu_exec})
+    EXPECT_EQ(sddmm_on(exec, p.view(), a, b), (std::vector<float>{23, 11, -3}));
+}
+
+// Against its definition summed in double (every sum here is exact in float
+// too: small integers), and the cpu against the reference bit for bit on
+// random values, slices with an offset indptr included.
+TEST(Sddmm, EachEntryIsTheDotOfItsRowOfAAndColumnsRowOfB) {
+  std::mt19937_64 gen(21);
+  std::uniform_int_distribution<int> small(-8, 8);
+  for (int round = 0; round < 12; ++round) {
+    const auto p = testing::random_csr(gen, random_shape(round));
+    for (const std::int64_t width : {1, 5, 64}) {
+      dense_matrix a(p.rows, width);
+      dense_matrix b(p.cols, width);
+      for (auto& v : a.data) v = static_cast<float>(small(gen));
+      for (auto& v : b.data) v = static_cast<float>(small(gen));
+      const auto out = sddmm_on(cpu_exec, p.view(), a, b);
+      std::size_t e = 0;
+      for (std::int64_t r = 0; r < p.rows; ++r)
+        for (const vertex_t c : p.view().row(r)) {
+          double dot = 0;
+          for (std::int64_t k = 0; k < width; ++k)
+            dot += static_cast<double>(a.view().row(r)[k]) * b.view().row(c)[k];
+          ASSERT_EQ(out[e++], static_cast<float>(dot)) << "round " << round << " row " << r;
+        }
+      const auto wide_a = wide_random_dense(gen, p.rows, width);
+      const auto wide_b = wide_random_dense(gen, p.cols, width);
+      EXPECT_EQ(testing::bits(sddmm_on(cpu_exec, p.view(), wide_a, wide_b)),
+                testing::bits(sddmm_on(reference_exec, p.view(), wide_a, wide_b)));
+    }
+  }
+  const auto m = testing::random_csr(gen, {.rows = 600, .cols = 90, .mean_degree = 6});
+  const auto slice = row_slice(m, 137, 521);
+  ASSERT_GT(slice.indptr.front(), 0);
+  const auto a = wide_random_dense(gen, slice.rows, 13);
+  const auto b = wide_random_dense(gen, slice.cols, 13);
+  const auto copy = copy_of(slice);
+  EXPECT_EQ(testing::bits(sddmm_on(cpu_exec, slice, a, b)),
+            testing::bits(sddmm_on(reference_exec, copy.view(), a, b)));
+}
+
+TEST(Sddmm, RejectsWrongShapesAndAliasing) {
+  std::mt19937_64 gen(22);
+  const auto p = testing::random_csr(gen, {.rows = 6, .cols = 9, .mean_degree = 3});
+  const auto a = wide_random_dense(gen, 6, 4);
+  const auto b = wide_random_dense(gen, 9, 4);
+  std::vector<float> out(static_cast<std::size_t>(p.nnz()));
+  EXPECT_THROW(sddmm(cpu_exec, p.view(), b.view(), b.view(), out), option_error);
+  EXPECT_THROW(sddmm(cpu_exec, p.view(), a.view(), wide_random_dense(gen, 9, 3).view(), out),
+               option_error);
+  std::vector<float> short_out(out.size() - 1);
+  EXPECT_THROW(sddmm(cpu_exec, p.view(), a.view(), b.view(), short_out), option_error);
+  auto aliased = wide_random_dense(gen, 9, 4);
+  EXPECT_THROW(sddmm(cpu_exec, p.view(), a.view(), aliased.view(),
+                     std::span<float>(aliased.data).first(out.size())),
+               option_error);
+}
+
 TEST(Transpose, HandComputedExampleKeepsRowOrderAndRepeats) {
   csr_matrix a;
   a.rows = 3;

@@ -1,5 +1,7 @@
 #include "bulkgnn/trainer/aggregation.hpp"
 
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/spmm.hpp"
 #include "bulkgnn/trainer/model.hpp"
 #include "test_support.hpp"
 
@@ -7,6 +9,9 @@
 
 #include <cstring>
 #include <random>
+#include <span>
+#include <string>
+#include <vector>
 
 // The model's sparse step goes through its aggregation and nowhere else, so
 // a distributed scheme that installs its own sees every call.
@@ -69,6 +74,117 @@ TEST(Aggregation, EverySparseStepOfTheModelGoesThroughIt) {
               0);
     EXPECT_TRUE(same_bits(plain.input_gradient(), seamed.input_gradient()));
   }
+}
+
+// A sage block (row means) with random per-edge values in place of its own,
+// as an attention layer would compute them.
+struct edge_valued_case {
+  aggregation_block block;
+  std::vector<float> edge_values;
+  matrix x;
+};
+
+edge_valued_case random_edge_valued_case(std::mt19937_64& gen) {
+  auto block = testing::random_blocks(gen, {40, 17}, layer_kind::sage, 6).front();
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> edge_values(block.forward.indices.size());
+  for (float& v : edge_values) v = value(gen);
+  return {std::move(block), std::move(edge_values), testing::random_matrix(gen, 40, 5)};
+}
+
+TEST(Aggregation, EdgeValuesTakeThePlaceOfTheBlocksOwn) {
+  std::mt19937_64 gen(12);
+  const auto c = random_edge_valued_case(gen);
+  csr_matrix weighted = c.block.forward;
+  weighted.values.assign(c.edge_values.begin(), c.edge_values.end());
+  matrix expected(17, 5);
+  kernels::spmm(testing::cpu_exec, weighted.view(), c.x.view(), expected.view());
+  matrix out(17, 5);
+  local_aggregation local;
+  local.forward_with_edge_values(testing::cpu_exec, 0, c.block, c.edge_values, c.x.view(),
+                                 out.view());
+  EXPECT_TRUE(same_bits(expected.view(), out.view()));
+  EXPECT_THROW(
+      local.forward_with_edge_values(testing::cpu_exec, 0, c.block,
+                                     std::span(c.edge_values).first(3), c.x.view(), out.view()),
+      option_error);
+}
+
+// L = Σ w ⊙ (B_v·x) is linear in v and in x, so central differences are exact
+// but for rounding: both gradients must match them closely.
+TEST(Aggregation, EdgeValueGradientsAreThoseOfTheLoss) {
+  std::mt19937_64 gen(13);
+  auto c = random_edge_valued_case(gen);
+  const auto w = testing::random_matrix(gen, 17, 5);
+  local_aggregation local;
+  const auto loss = [&] {
+    matrix out(17, 5);
+    local.forward_with_edge_values(testing::cpu_exec, 0, c.block, c.edge_values, c.x.view(),
+                                   out.view());
+    return testing::projection(out.view(), w);
+  };
+  matrix grad_x(40, 5);
+  std::vector<float> grad_values(c.edge_values.size());
+  local.backward_with_edge_values(testing::cpu_exec, 0, c.block, c.edge_values, c.x.view(),
+                                  w.view(), grad_x.view(), grad_values);
+  const testing::gradient_tolerance tolerance{.step = 0.25, .relative = 1e-4, .absolute = 1e-5};
+  testing::expect_gradient_matches(
+      testing::check_gradient(c.edge_values, grad_values,
+                              testing::sample_indices(gen, grad_values.size(), 60), loss,
+                              tolerance),
+      "edge values");
+  testing::expect_gradient_matches(
+      testing::check_gradient(c.x.data(), grad_x.data(),
+                              testing::sample_indices(gen, grad_x.data().size(), 60), loss,
+                              tolerance),
+      "x");
+}
+
+TEST(Aggregation, EdgeValuesAreTheSameBitsOnEveryHostBackEnd) {
+  std::mt19937_64 gen(14);
+  const auto c = random_edge_valued_case(gen);
+  const auto w = testing::random_matrix(gen, 17, 5);
+  const auto run = [&](const executor& exec) {
+    matrix out(17, 5);
+    matrix grad_x(40, 5);
+    std::vector<float> grad_values(c.edge_values.size());
+    local_aggregation local;
+    local.forward_with_edge_values(exec, 0, c.block, c.edge_values, c.x.view(), out.view());
+    local.backward_with_edge_values(exec, 0, c.block, c.edge_values, c.x.view(), w.view(),
+                                    grad_x.view(), grad_values);
+    std::vector<float> all(out.data().begin(), out.data().end());
+    all.insert(all.end(), grad_x.data().begin(), grad_x.data().end());
+    all.insert(all.end(), grad_values.begin(), grad_values.end());
+    return all;
+  };
+  const auto reference = run(executor{backend::reference});
+  for (const int threads : {1, 3}) {
+    const auto cpu = run(executor{backend::cpu, threads});
+    ASSERT_EQ(reference.size(), cpu.size());
+    EXPECT_EQ(std::memcmp(reference.data(), cpu.data(), cpu.size() * sizeof(float)), 0)
+        << threads << " threads";
+  }
+}
+
+TEST(Aggregation, AnAggregationWithoutEdgeValuesRefusesThemByName) {
+  std::mt19937_64 gen(15);
+  auto c = random_edge_valued_case(gen);
+  counting_aggregation counter;  // overrides forward and backward only
+  matrix out(17, 5);
+  try {
+    counter.forward_with_edge_values(testing::cpu_exec, 0, c.block, c.edge_values, c.x.view(),
+                                     out.view());
+    FAIL() << "accepted";
+  } catch (const option_error& e) {
+    EXPECT_NE(std::string(e.what()).find("forward_with_edge_values"), std::string::npos)
+        << e.what();
+  }
+  matrix grad_x(40, 5);
+  std::vector<float> grad_values(c.edge_values.size());
+  EXPECT_THROW(
+      counter.backward_with_edge_values(testing::cpu_exec, 0, c.block, c.edge_values, c.x.view(),
+                                        out.view(), grad_x.view(), grad_values),
+      option_error);
 }
 
 }  // namespace

@@ -16,6 +16,18 @@ namespace bulkgnn::kernels {
 // must not overlap x. Every dense view must hold exactly rows × cols elements.
 void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_view<float> y);
 
+// Sampled dense-dense product: out[e] = Σ_k a[r, k]·b[c, k] for each stored
+// entry e = (r, c) of `pattern`, in stored order (its values, if any, are
+// not read). With a = ∂L/∂Y and b = X it is the gradient of Y = A·X with
+// respect to A's values, the seam a layer that computes per-edge values (an
+// attention coefficient) needs; with a = b = node embeddings it scores each
+// edge (a dot-product decoder). Each sum runs from k = 0 in float
+// (rules::dot_in_order), so every back end is bit-identical. a must have
+// pattern.rows rows and b pattern.cols rows, both with the same columns; out
+// holds pattern.nnz() values and must overlap neither.
+void sddmm(const executor& exec, csr_view pattern, dense_view<const float> a,
+           dense_view<const float> b, std::span<float> out);
+
 // The transpose of `a`, values kept (none if `a` is a pattern). Row c of the
 // result lists the rows of `a` that hold column c in increasing order, so a
 // product with the transpose (the backward pass of spmm) sums in a fixed
