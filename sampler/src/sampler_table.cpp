@@ -5,6 +5,7 @@
 #include "../layer_wise/layer_wise_sampling.hpp"
 #include "../node_wise/node_wise_sampling.hpp"
 #include "../random_walk/random_walk_sampling.hpp"
+#include "../shadow/shadow_sampling.hpp"
 #include "bulkgnn/core/error.hpp"
 
 #include <fmt/format.h>
@@ -16,7 +17,8 @@ namespace bulkgnn::sampler {
 
 const std::vector<sampler_entry>& sampler_table() {
   static const std::vector<sampler_entry> table{
-      node_wise_entry(), ladies_entry(), fastgcn_entry(), random_walk_entry(), labor_entry(),
+      node_wise_entry(),   ladies_entry(), fastgcn_entry(),
+      random_walk_entry(), labor_entry(),  shadow_entry(),
   };
   return table;
 }

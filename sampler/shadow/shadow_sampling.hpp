@@ -1,0 +1,19 @@
+#pragma once
+
+#include "bulkgnn/sampler/sampler_table.hpp"
+
+namespace bulkgnn::sampler {
+
+// ShaDow-GNN's subgraphs (Zeng et al., "Decoupling the Depth and Scope of
+// Graph Neural Networks", NeurIPS 2021), as DGL's ShaDowKHopSampler draws
+// them: node-wise sampling from a minibatch's seeds for one hop per fanout,
+// with the sage sampler's draws (the same streams, so the same vertices),
+// then the subgraph of A induced on every vertex reached: all of A's edges
+// among them, drawn or not. The model runs on that subgraph and reads the
+// seeds' rows out: every block is the induced subgraph (rows and columns the
+// minibatch's vertices, seeds first), except the seeds' layer, which holds
+// its seeds' rows. (PyG's ShaDowKHopSampler instead gives each seed a
+// subgraph of its own and batches them apart.)
+[[nodiscard]] sampler_entry shadow_entry();
+
+}  // namespace bulkgnn::sampler
