@@ -52,20 +52,20 @@ class shadow_sampling final : public sampling_algorithm {
                      std::span<const std::int64_t> minibatch_ids) override {
     bulk_sample reached = reach_->sample(epoch, std::move(seeds), minibatch_ids);
     const std::size_t hops = reached.layers.size();
-    segmented_vertices vertices = std::move(reached.layers.back().sources);
+    const segmented_vertices& vertices = reached.layers.back().sources;
     const csr_matrix induced = induced_subgraphs(vertices);
 
-    bulk_sample bulk;
-    bulk.minibatch_ids = std::move(reached.minibatch_ids);
-    bulk.seeds = std::move(reached.seeds);
-    bulk.layers.reserve(hops);
-    bulk.layers.push_back({.sources = vertices,
-                           .blocks = seed_rows(induced, vertices, bulk.seeds),
-                           .row_offsets = bulk.seeds.offsets});
+    bulk_sample subgraphs;
+    subgraphs.minibatch_ids = std::move(reached.minibatch_ids);
+    subgraphs.seeds = std::move(reached.seeds);
+    subgraphs.layers.reserve(hops);
+    subgraphs.layers.push_back({.sources = vertices,
+                                .blocks = seed_rows(induced, vertices, subgraphs.seeds),
+                                .row_offsets = subgraphs.seeds.offsets});
     for (std::size_t h = 1; h < hops; ++h)
-      bulk.layers.push_back(
+      subgraphs.layers.push_back(
           {.sources = vertices, .blocks = induced, .row_offsets = vertices.offsets});
-    return bulk;
+    return needed_rows_only(subgraphs);
   }
 
   // A slice of a minibatch's seeds shares the subgraph that all its seeds
@@ -74,8 +74,6 @@ class shadow_sampling final : public sampling_algorithm {
   bulk_sample sample_part(std::uint32_t epoch, segmented_vertices whole, segmented_vertices part,
                           std::span<const std::int64_t> minibatch_ids,
                           comm::communicator*) override {
-    BULKGNN_EXPECTS(context().exec.device() == nullptr,
-                    "shadow: data-parallel ranks sample on the host only");
     const bulk_sample sampled = sample(epoch, whole, minibatch_ids);
     std::vector<minibatch> parts;
     for (std::int64_t j = 0; j < sampled.count(); ++j) {
@@ -90,6 +88,20 @@ class shadow_sampling final : public sampling_algorithm {
   }
 
  private:
+  // Every layer on the whole subgraph computes rows that the seeds never
+  // read (a vertex that sage reached at hop 2 may lie one induced edge from
+  // a seed, and rows past a seed's reach at that depth feed nothing): each
+  // minibatch keeps what its seeds read, restrict_to_seeds of all its seeds,
+  // which gives the seeds the same outputs, and lets a slice of the seeds
+  // be cut from it as from any minibatch.
+  static bulk_sample needed_rows_only(const bulk_sample& subgraphs) {
+    std::vector<minibatch> needed;
+    needed.reserve(static_cast<std::size_t>(subgraphs.count()));
+    for (std::int64_t j = 0; j < subgraphs.count(); ++j)
+      needed.push_back(restrict_to_seeds(subgraphs.extract(j), 0, subgraphs.seeds.size(j)));
+    return bulk_of(needed, subgraphs.minibatch_ids, subgraphs.layers.size());
+  }
+
   // A[V_j, V_j] for each minibatch's vertices V_j: one row per vertex (the
   // seeds first, as V_j lists them), local column ids, no values.
   csr_matrix induced_subgraphs(const segmented_vertices& vertices) {
@@ -134,6 +146,8 @@ sampler_entry shadow_entry() {
               "that sage's fanouts reach, every layer on all of its edges",
           .fanout = fanout_unit::per_destination,
           .layer = "sage",
+          // The minibatches are trimmed to what the seeds read on the host.
+          .host_only = true,
           .takes_replacement = true,
           .takes_weights = true,
           .make = make_sampling<shadow_sampling>};

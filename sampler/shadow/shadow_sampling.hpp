@@ -9,11 +9,13 @@ namespace bulkgnn::sampler {
 // them: node-wise sampling from a minibatch's seeds for one hop per fanout,
 // with the sage sampler's draws (the same streams, so the same vertices),
 // then the subgraph of A induced on every vertex reached: all of A's edges
-// among them, drawn or not. The model runs on that subgraph and reads the
-// seeds' rows out: every block is the induced subgraph (rows and columns the
-// minibatch's vertices, seeds first), except the seeds' layer, which holds
-// its seeds' rows. (PyG's ShaDowKHopSampler instead gives each seed a
-// subgraph of its own and batches them apart.)
+// among them, drawn or not. The model runs one layer per hop on that
+// subgraph and reads the seeds' rows out. The minibatch holds what that
+// computation reads: restrict_to_seeds of the minibatch whose every block is
+// the induced subgraph (the seeds' layer its seeds' rows), so each block's
+// rows are the subgraph's vertices within that many induced edges of a seed.
+// (PyG's ShaDowKHopSampler instead gives each seed a subgraph of its own and
+// batches them apart.)
 [[nodiscard]] sampler_entry shadow_entry();
 
 }  // namespace bulkgnn::sampler

@@ -94,10 +94,25 @@ MUTATIONS = {
         "walk_stream_layer(hop, static_cast<std::uint32_t>(s), w)",
         "walk_stream_layer(hop, static_cast<std::uint32_t>(s), 0u * w)",
         "every walk from a vertex takes the same path"),
+    "shadow-reach-one-hop-short": (
+        "sampler/shadow/shadow_sampling.cpp",
+        "reached.layers.back().sources",
+        "reached.layers.front().sources",
+        "ShaDow induces its subgraph on the first hop's vertices only"),
+    "shadow-self-loops": (
+        "sampler/shadow/shadow_sampling.cpp",
+        "vertices, ones, false)",
+        "vertices, ones, true)",
+        "ShaDow's subgraph gains self loops that A does not hold"),
+    "shadow-untrimmed": (
+        "sampler/shadow/shadow_sampling.cpp",
+        "return needed_rows_only(subgraphs);",
+        "return subgraphs;",
+        "ShaDow keeps rows that its seeds never read"),
 }
 
 TARGETS = ["sampler_test", "layer_wise_statistics_test"]
-TESTS = [["tests/sampler/sampler_test", "--gtest_filter=*Statistics*"],
+TESTS = [["tests/sampler/sampler_test", "--gtest_filter=*Statistics*:ShadowSampler.*"],
          ["tests/sampler/layer_wise_statistics_test"]]
 
 

@@ -77,6 +77,7 @@ const std::map<std::string, std::uint64_t> golden = {
     {"sage, weighted", 0xaf966e98d81a4a60},
     {"sage, weighted, with replacement", 0xc13764c76d1cd477},
     {"sage, with replacement", 0x52c5816a9ba19ac5},
+    {"shadow", 0x72789e44b23954b2},
 };
 
 TEST(GoldenDigests, EverySamplerDrawsWhatItDrewWhenItsDigestWasStored) {

@@ -1,0 +1,142 @@
+// The ShaDow sampler (sampler/shadow/): its vertices are the ones sage's
+// draws reach (so their distribution is the node-wise one, which
+// node_wise_statistics_test checks with stated power), its blocks are the
+// subgraph of A induced on them, trimmed to what the seeds read, and its
+// minibatches do not depend on the bulk size, the thread count or the back
+// end.
+#include "bulkgnn/core/parallel.hpp"
+#include "bulkgnn/sampler/bulk_sampler.hpp"
+
+#include "plan_digests.hpp"
+#include "split_test_support.hpp"
+#include "test_graphs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace bulkgnn::sampler {
+namespace {
+
+sampler_options options_of(const std::string& kind, const sampler_options& common) {
+  auto o = common;
+  o.kind = kind;
+  return o;
+}
+
+std::vector<minibatch> epoch_minibatches(csr_view g, const sampler_options& options,
+                                         const epoch_plan& plan) {
+  bulk_sampler sampler(g, options);
+  const auto bulk = sampler.sample(plan, 0, plan.num_minibatches());
+  std::vector<minibatch> out;
+  for (std::int64_t j = 0; j < bulk.count(); ++j) out.push_back(bulk.extract(j));
+  return out;
+}
+
+// The minibatch of `layers` layers on A[V, V], V = `vertices` (seeds first):
+// the seeds' layer holds the seeds' rows, every other block all rows; each
+// row's entries in ascending local column, repeats in A's stored order.
+minibatch on_induced_subgraph(csr_view g, const minibatch& sage, std::size_t layers) {
+  const auto& vertices = sage.input_nodes;
+  std::map<vertex_t, vertex_t> local;
+  for (std::size_t i = 0; i < vertices.size(); ++i)
+    local.emplace(vertices[i], static_cast<vertex_t>(i));
+  const auto induced_rows = [&](std::size_t rows) {
+    csr_matrix block;
+    block.rows = static_cast<std::int64_t>(rows);
+    block.cols = static_cast<std::int64_t>(vertices.size());
+    for (std::size_t r = 0; r < rows; ++r) {
+      std::vector<vertex_t> row;
+      for (const vertex_t t : g.row(vertices[r]))
+        if (const auto found = local.find(t); found != local.end()) row.push_back(found->second);
+      std::stable_sort(row.begin(), row.end());
+      block.indices.insert(block.indices.end(), row.begin(), row.end());
+      block.indptr.push_back(static_cast<edge_t>(block.indices.size()));
+    }
+    return block;
+  };
+  minibatch full;
+  full.index = sage.index;
+  full.seeds = sage.seeds;
+  full.input_nodes = sage.input_nodes;
+  for (std::size_t b = 0; b + 1 < layers; ++b) full.blocks.push_back(induced_rows(vertices.size()));
+  full.blocks.push_back(induced_rows(sage.seeds.size()));
+  return full;
+}
+
+const sampler_options common{.fanouts = {4, 3}, .seed = 6};
+
+TEST(ShadowSampler, ReachesExactlyTheVerticesSageReaches) {
+  const auto g = bulkgnn::testing::random_graph(600, 12);
+  const epoch_plan plan(bulkgnn::testing::all_vertices(600), 32, 6, 3);
+  auto weighted_graph = g;
+  weighted_graph.values.resize(g.indices.size());
+  for (std::size_t e = 0; e < g.indices.size(); ++e)
+    weighted_graph.values[e] = 0.5f + static_cast<float>(e % 7);
+  for (const bool weighted : {false, true})
+    for (const auto mode : {kernels::replacement::without, kernels::replacement::with}) {
+      auto o = common;
+      o.weighted = weighted;
+      o.replacement = mode;
+      const auto graph = weighted ? weighted_graph.view() : g.view();
+      const auto shadow = epoch_minibatches(graph, options_of("shadow", o), plan);
+      const auto sage = epoch_minibatches(graph, options_of("sage", o), plan);
+      ASSERT_EQ(shadow.size(), sage.size());
+      for (std::size_t j = 0; j < sage.size(); ++j) {
+        EXPECT_EQ(shadow[j].seeds, sage[j].seeds);
+        EXPECT_EQ(std::set<vertex_t>(shadow[j].input_nodes.begin(), shadow[j].input_nodes.end()),
+                  std::set<vertex_t>(sage[j].input_nodes.begin(), sage[j].input_nodes.end()))
+            << "minibatch " << j << (weighted ? " weighted" : "")
+            << (mode == kernels::replacement::with ? " with replacement" : "");
+      }
+    }
+}
+
+// Every edge of A among the reached vertices, drawn or not, and nothing
+// else, trimmed as restrict_to_seeds trims: the model's outputs at the seeds
+// are those of every layer run on the whole induced subgraph.
+TEST(ShadowSampler, IsTheModelOnTheInducedSubgraphKeepingWhatTheSeedsRead) {
+  const auto g = bulkgnn::testing::random_graph(500, 13);
+  const epoch_plan plan(bulkgnn::testing::all_vertices(500), 24, 6, 1);
+  for (const auto& fanouts :
+       {std::vector<std::int64_t>{4, 3}, std::vector<std::int64_t>{3, 2, 2}}) {
+    auto o = common;
+    o.fanouts = fanouts;
+    const auto shadow = epoch_minibatches(g.view(), options_of("shadow", o), plan);
+    const auto sage = epoch_minibatches(g.view(), options_of("sage", o), plan);
+    std::int64_t undrawn = 0;
+    for (std::size_t j = 0; j < sage.size(); ++j) {
+      const auto full = on_induced_subgraph(g.view(), sage[j], fanouts.size());
+      const auto expected =
+          restrict_to_seeds(full, 0, static_cast<std::int64_t>(full.seeds.size()));
+      testing::expect_same_minibatch(shadow[j], expected, "minibatch " + std::to_string(j));
+      undrawn += shadow[j].blocks.back().nnz() - sage[j].blocks.back().nnz();
+    }
+    EXPECT_GT(undrawn, 0) << "the seeds' layer holds edges that sage did not draw";
+  }
+}
+
+std::vector<std::uint64_t> shadow_digests(csr_view g, std::int64_t bulk,
+                                          backend kind = backend::cpu) {
+  const auto seeds = bulkgnn::testing::all_vertices(static_cast<vertex_t>(g.rows));
+  return bulkgnn::testing::plan_digests(g, options_of("shadow", common),
+                                        epoch_plan(seeds, 24, 6, 2), bulk, kind);
+}
+
+TEST(ShadowSampler, SameMinibatchesForAnyBulkSizeThreadCountAndBackEnd) {
+  const auto g = bulkgnn::testing::random_graph(600, 8);
+  const auto reference = shadow_digests(g.view(), 1);
+  EXPECT_EQ(shadow_digests(g.view(), 7), reference);
+  EXPECT_EQ(shadow_digests(g.view(), 25, backend::reference), reference);
+  for (const int threads : {1, 2, 3, 5}) {
+    const thread_limit limit(threads);
+    EXPECT_EQ(shadow_digests(g.view(), 25), reference) << threads << " threads";
+  }
+}
+
+}  // namespace
+}  // namespace bulkgnn::sampler
