@@ -70,6 +70,9 @@ class SameMinibatchesAsTheCli(unittest.TestCase):
     def test_labor_samples_what_the_command_samples(self):
         self.check("labor", [5, 3])
 
+    def test_shadow_samples_what_the_command_samples(self):
+        self.check("shadow", [5, 3])
+
     def test_a_samplers_own_parameters(self):
         self.check("random-walk", [4, 3], cli_flags=("--walk-length", "3"),
                    sampler_options={"walk_length": 3})
@@ -78,7 +81,9 @@ class SameMinibatchesAsTheCli(unittest.TestCase):
 class SamplerTable(unittest.TestCase):
     def test_lists_every_sampler_with_its_layer_and_parameters(self):
         table = {s["name"]: s for s in bulkgnn.samplers()}
-        self.assertEqual(list(table), ["sage", "ladies", "fastgcn", "random-walk", "labor"])
+        self.assertEqual(list(table),
+                         ["sage", "ladies", "fastgcn", "random-walk", "labor", "shadow"])
+        self.assertEqual(table["shadow"]["layer"], "sage")
         self.assertEqual(table["labor"]["aliases"], ["labor-0"])
         self.assertEqual(table["labor"]["layer"], "sage")
         self.assertEqual(table["sage"]["aliases"], ["node-wise"])
@@ -273,6 +278,25 @@ class Failures(unittest.TestCase):
         timer.join()
         self.assertLessEqual(os_threads_once_at_most(idle_threads), idle_threads)
         self.assertEqual(sum(1 for _ in loader), len(loader))
+
+
+class ShadowSubgraphs(unittest.TestCase):
+    def test_to_pyg_gives_each_edge_among_the_reached_vertices_once(self):
+        loader = bulkgnn.NeighborLoader(DS, fanouts=[5, 3], batch_size=32, sampler="shadow")
+        mb = next(iter(loader))
+        edges = mb._pyg_edges()[0].numpy()
+        pairs = set(zip(edges[0].tolist(), edges[1].tolist()))
+        self.assertEqual(len(pairs), edges.shape[1])  # no edge twice
+        nodes = mb.input_nodes.numpy()
+        # Every edge of the graph from a kept vertex into a kept destination.
+        indptr, indices = DS.indptr, DS.indices
+        position = {v: i for i, v in enumerate(nodes)}
+        targets = {t for _, t in pairs}
+        for t in targets:
+            v = nodes[t]
+            for s in indices[indptr[v]:indptr[v + 1]]:
+                if s in position:
+                    self.assertIn((position[s], t), pairs)
 
 
 class DataParallelSlices(unittest.TestCase):
