@@ -31,6 +31,7 @@ struct sample_config {
   std::string split;
   sampler_flags sampler;
   std::string fanouts = "15,10,5";
+  std::int64_t layers = 0;  // 0: one block per hop
   std::int64_t batch_size = 1024;
   std::int64_t bulk = 32;
   std::int64_t epochs = 1;
@@ -63,6 +64,7 @@ std::vector<session::setting> shared_settings(const sample_config& c) {
   std::vector<session::setting> settings{{"command", "sample"},
                                          {"--split", c.split},
                                          {"--fanouts", fmt::format("{}", fmt::join(fanouts, ","))},
+                                         {"--layers", std::to_string(c.layers)},
                                          {"--batch-size", std::to_string(c.batch_size)},
                                          {"--bulk", std::to_string(c.bulk)},
                                          {"--epochs", std::to_string(c.epochs)},
@@ -115,6 +117,7 @@ session::sampling_plan plan_of(const sample_config& c) {
                            c.replace ? kernels::replacement::with : kernels::replacement::without,
                        .weighted = c.weighted,
                        .seed = c.seed,
+                       .layers = c.layers,
                        .parameters = sampler_parameters(c.sampler)},
           .batch_size = c.batch_size,
           .bulk = c.bulk,
@@ -262,6 +265,7 @@ void run_sample(const sample_config& c) {
         {"data", c.data},
         {"sampler", canonical_sampler(c.sampler)},
         {"fanouts", plan.sampling.fanouts},
+        {"layers", sampler::block_count(plan.sampling)},
         {"batch_size", c.batch_size},
         {"bulk", c.bulk},
         {"epochs", c.epochs},
@@ -304,6 +308,10 @@ void add_sample_command(CLI::App& app) {
                   "split whose training vertices are the seeds (default: the first)");
   add_sampler_flags(*cmd, config->sampler);
   cmd->add_option("--fanouts", config->fanouts, fanouts_help())->capture_default_str();
+  cmd->add_option("--layers", config->layers,
+                  "blocks per minibatch (default: one per fanout; the shadow sampler takes any "
+                  "count, its subgraph's depth apart from its hops)")
+      ->check(integer_in(1, max_layers));
   add_batch_options(*cmd, config->batch_size, config->bulk);
   cmd->add_option("--epochs", config->epochs)
       ->capture_default_str()

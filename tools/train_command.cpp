@@ -126,18 +126,16 @@ trainer::train_options options_from(const train_config& c) {
       .fanouts = parse_fanouts(c.fanouts),
       .replacement = c.replace ? kernels::replacement::with : kernels::replacement::without,
       .seed = c.seed,
+      .layers = c.layers,
       .parameters = sampler_parameters(c.sampler)};
-  const auto hops = static_cast<int>(o.sampling.fanouts.size());
-  BULKGNN_EXPECTS(c.layers == 0 || c.layers == hops,
-                  "--layers {} but --fanouts {} has {} hops; give one fanout per layer", c.layers,
-                  c.fanouts, hops);
+  const auto layers = static_cast<int>(sampler::block_count(o.sampling));
   o.loading = {.batch_size = c.batch_size,
                .bulk = c.bulk,
                .bulk_queue = c.bulk_queue,
                .ready_queue = c.ready_queue,
                .max_minibatches = c.max_minibatches};
   o.model = {
-      .hidden = c.hidden, .layers = hops, .dropout = c.dropout, .gemm = gemm_mode_of(c.gemm)};
+      .hidden = c.hidden, .layers = layers, .dropout = c.dropout, .gemm = gemm_mode_of(c.gemm)};
   if (!c.model.empty()) o.layer = trainer::find_layer(c.model, "--model").kind;
   o.optimizer = {.lr = c.lr, .weight_decay = c.weight_decay};
   o.normalize_features = loader::parse_feature_normalization(c.normalize_features);
@@ -429,9 +427,12 @@ void add_train_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--split", config->split, "split to train and evaluate on (default: the first)");
   add_sampler_flags(*cmd, config->sampler);
-  cmd->add_option("--fanouts", config->fanouts, fanouts_help() + "; one hop per layer")
+  cmd->add_option("--fanouts", config->fanouts,
+                  fanouts_help() + "; one hop per layer (shadow: the hops that reach its subgraph)")
       ->capture_default_str();
-  cmd->add_option("--layers", config->layers, "GNN layers (default: one per fanout)")
+  cmd->add_option("--layers", config->layers,
+                  "GNN layers (default: one per fanout; the shadow sampler takes any count, "
+                  "every layer on its subgraph)")
       ->check(integer_in(1, max_layers));
   cmd->add_option("--hidden", config->hidden, "hidden width")
       ->capture_default_str()

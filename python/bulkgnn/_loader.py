@@ -135,6 +135,8 @@ class NeighborLoader:
     threads      kernel threads (None: every core)
     sampler      a name of bulkgnn.samplers(): "sage" (node-wise), "ladies" or
                  "fastgcn" (layer-wise), "random-walk", ...
+    layers       blocks per minibatch (None: one per hop); "shadow" takes any
+                 count, the depth of the model run on its subgraph
     sampler_options
                  the sampler's own parameters by name (bulkgnn.samplers() lists
                  them), e.g. {"walk_length": 3} for "random-walk"
@@ -160,7 +162,7 @@ class NeighborLoader:
     def __init__(self, dataset, seeds=_UNSET, fanouts=_UNSET, batch_size=1024, shuffle=True,
                  seed=0, bulk=32, threads=None, sampler="sage", replace=False, weighted=False,
                  prefetch=32, rank=None, world_size=None, backend="cpu", *, num_neighbors=None,
-                 input_nodes=None, weight_attr=None, sampler_options=None):
+                 input_nodes=None, weight_attr=None, sampler_options=None, layers=None):
         if not isinstance(dataset, _bulkgnn.Dataset):
             raise ValueError(
                 f"NeighborLoader: dataset must be a bulkgnn.Dataset, got {type(dataset).__name__}")
@@ -204,7 +206,8 @@ class NeighborLoader:
             rank=rank,
             world_size=world_size,
             backend=backend,
-            sampler_parameters=parameters)
+            sampler_parameters=parameters,
+            layers=0 if layers is None else _integer("layers", layers, 1, 64))
         self.dataset = dataset
         self.rank = rank
         self.world_size = world_size

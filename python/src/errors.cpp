@@ -15,6 +15,7 @@ namespace {
 constexpr std::pair<std::string_view, std::string_view> keyword_of_field[] = {
     {"sampler_options.kind", "sampler"},
     {"sampler_options.fanouts", "fanouts"},
+    {"sampler_options.layers", "layers"},
     {"sampler_options.replacement", "replace"},
     {"sampler_options.weighted", "weighted"},
     {"sampler_options.seed", "seed"},

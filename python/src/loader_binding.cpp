@@ -335,7 +335,8 @@ void bind_neighbor_loader(py::module_& m) {
                        const std::string& sampler_name, bool replace, bool weighted,
                        std::int64_t prefetch, int rank, int world_size,
                        const std::string& backend_name,
-                       const std::map<std::string, std::int64_t>& sampler_parameters) {
+                       const std::map<std::string, std::int64_t>& sampler_parameters,
+                       std::int64_t layers) {
              const session::loading_plan plan{
                  .sampling = {.kind = std::string(sampler::find_sampler(sampler_name).name),
                               .fanouts = std::move(fanouts),
@@ -343,6 +344,7 @@ void bind_neighbor_loader(py::module_& m) {
                                                      : kernels::replacement::without,
                               .weighted = weighted,
                               .seed = seed,
+                              .layers = layers,
                               .parameters = {sampler_parameters.begin(), sampler_parameters.end()}},
                  .loading = {.batch_size = batch_size,
                              .bulk = bulk,
@@ -363,7 +365,7 @@ void bind_neighbor_loader(py::module_& m) {
            py::arg("shuffle"), py::arg("seed"), py::arg("bulk"), py::arg("threads"),
            py::arg("sampler"), py::arg("replace"), py::arg("weighted"), py::arg("prefetch"),
            py::arg("rank"), py::arg("world_size"), py::arg("backend"),
-           py::arg("sampler_parameters"))
+           py::arg("sampler_parameters"), py::arg("layers"))
       .def("epoch", &neighbor_loader::start, py::arg("epoch"),
            py::call_guard<py::gil_scoped_release>(),
            "Ends the running epoch, if any, and starts this one.")

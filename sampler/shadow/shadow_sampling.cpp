@@ -15,18 +15,18 @@ namespace bulkgnn::sampler {
 
 namespace {
 
-// A bulk holding `parts` (minibatches of `hops` blocks each, DGL order), as
-// a sampler lays one out: hop h's sources are the prefix of each part's
+// A bulk holding `parts` (minibatches of `layers` blocks each, DGL order),
+// as a sampler lays one out: layer h's sources are the prefix of each part's
 // input nodes that its block L-1-h reads.
 bulk_sample bulk_of(std::span<const minibatch> parts, std::span<const std::int64_t> ids,
-                    std::size_t hops) {
+                    std::size_t layers) {
   bulk_sample bulk;
   bulk.minibatch_ids.assign(ids.begin(), ids.end());
-  bulk.layers.resize(hops);
+  bulk.layers.resize(layers);
   for (const auto& mb : parts) {
     bulk.seeds.push_segment(mb.seeds);
-    for (std::size_t h = 0; h < hops; ++h) {
-      const csr_matrix& block = mb.blocks[hops - 1 - h];
+    for (std::size_t h = 0; h < layers; ++h) {
+      const csr_matrix& block = mb.blocks[layers - 1 - h];
       sampled_layer& layer = bulk.layers[h];
       layer.sources.push_segment(
           std::span<const vertex_t>(mb.input_nodes).first(static_cast<std::size_t>(block.cols)));
@@ -51,18 +51,18 @@ class shadow_sampling final : public sampling_algorithm {
   bulk_sample sample(std::uint32_t epoch, segmented_vertices seeds,
                      std::span<const std::int64_t> minibatch_ids) override {
     bulk_sample reached = reach_->sample(epoch, std::move(seeds), minibatch_ids);
-    const std::size_t hops = reached.layers.size();
+    const auto layers = static_cast<std::size_t>(block_count(context().options));
     const segmented_vertices& vertices = reached.layers.back().sources;
     const csr_matrix induced = induced_subgraphs(vertices);
 
     bulk_sample subgraphs;
     subgraphs.minibatch_ids = std::move(reached.minibatch_ids);
     subgraphs.seeds = std::move(reached.seeds);
-    subgraphs.layers.reserve(hops);
+    subgraphs.layers.reserve(layers);
     subgraphs.layers.push_back({.sources = vertices,
                                 .blocks = seed_rows(induced, vertices, subgraphs.seeds),
                                 .row_offsets = subgraphs.seeds.offsets});
-    for (std::size_t h = 1; h < hops; ++h)
+    for (std::size_t h = 1; h < layers; ++h)
       subgraphs.layers.push_back(
           {.sources = vertices, .blocks = induced, .row_offsets = vertices.offsets});
     return needed_rows_only(subgraphs);
@@ -148,6 +148,7 @@ sampler_entry shadow_entry() {
           .layer = "sage",
           // The minibatches are trimmed to what the seeds read on the host.
           .host_only = true,
+          .any_depth = true,
           .takes_replacement = true,
           .takes_weights = true,
           .make = make_sampling<shadow_sampling>};

@@ -55,6 +55,14 @@ void validate(const sampler_options& options, bool graph_weighted) {
         "sampler_options.fanouts: hop {} has fanout {}; use a count in [1, 2^24] or -1 for all", h,
         options.fanouts[h]);
   BULKGNN_EXPECTS(options.fanouts.size() < 0xFFFFu, "sampler_options.fanouts: too many hops");
+  BULKGNN_EXPECTS(options.layers >= 0 && options.layers < 0xFFFF,
+                  "sampler_options.layers must be in [0, 65535) (0: one per hop); got {}",
+                  options.layers);
+  BULKGNN_EXPECTS(entry.any_depth || options.layers == 0 ||
+                      options.layers == static_cast<std::int64_t>(options.fanouts.size()),
+                  "sampler_options.layers {}: the {} sampler makes one block per hop, and "
+                  "sampler_options.fanouts has {}; give one fanout per layer",
+                  options.layers, entry.name, options.fanouts.size());
   BULKGNN_EXPECTS(entry.takes_replacement || options.replacement == kernels::replacement::without,
                   "sampler_options.replacement does not apply to the {} sampler", entry.name);
   BULKGNN_EXPECTS(entry.takes_weights || !options.weighted,
@@ -70,6 +78,10 @@ void validate(const sampler_options& options, bool graph_weighted) {
                     entry.name, name, p->min, p->max, value);
   }
   if (entry.check != nullptr) entry.check(options);
+}
+
+std::int64_t block_count(const sampler_options& options) {
+  return options.layers != 0 ? options.layers : static_cast<std::int64_t>(options.fanouts.size());
 }
 
 std::int64_t parameter(const sampler_options& options, std::string_view name) {

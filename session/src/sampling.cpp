@@ -177,7 +177,7 @@ std::vector<std::pair<std::int64_t, std::uint64_t>> sampling_run::digests_of(
                     [&](std::int64_t j) { parts[j] = bulk.destinations(j); });
   std::vector<sampler::destination_edges> mine;
   for (const auto& part : parts) mine.insert(mine.end(), part.begin(), part.end());
-  const auto hops = static_cast<std::int64_t>(plan_.sampling.fanouts.size());
+  const auto hops = sampler::block_count(plan_.sampling);
   for (const auto& [id, d] : cluster_.merge_part_digests(*epoch_, hops, mine))
     digests.emplace_back(epoch_start + id, d);
   return digests;

@@ -72,6 +72,7 @@ class SameMinibatchesAsTheCli(unittest.TestCase):
 
     def test_shadow_samples_what_the_command_samples(self):
         self.check("shadow", [5, 3])
+        self.check("shadow", [5, 3], cli_flags=("--layers", "3"), layers=3)
 
     def test_a_samplers_own_parameters(self):
         self.check("random-walk", [4, 3], cli_flags=("--walk-length", "3"),
@@ -194,6 +195,7 @@ class BadArguments(unittest.TestCase):
         self.assert_names("weighted", weighted=True)  # cora has no edge weights
         self.assert_names("weight_attr", weight_attr="w")
         self.assert_names("replace", sampler="ladies", replace=True)
+        self.assert_names("layers", fanouts=[5, 3], layers=3)  # sage: one block per hop
         self.assert_names("walk_length", sampler_options={"walk_length": 2})
         self.assert_names("walk_length", sampler="random-walk", sampler_options={"walk_length": 0})
         self.assert_names("sampler_options", sampler="random-walk", sampler_options=[3])

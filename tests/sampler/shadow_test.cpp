@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bulkgnn::sampler {
@@ -102,22 +103,45 @@ TEST(ShadowSampler, ReachesExactlyTheVerticesSageReaches) {
 TEST(ShadowSampler, IsTheModelOnTheInducedSubgraphKeepingWhatTheSeedsRead) {
   const auto g = bulkgnn::testing::random_graph(500, 13);
   const epoch_plan plan(bulkgnn::testing::all_vertices(500), 24, 6, 1);
-  for (const auto& fanouts :
-       {std::vector<std::int64_t>{4, 3}, std::vector<std::int64_t>{3, 2, 2}}) {
+  // (fanouts, layers): one layer per hop, and the depth apart from the hops.
+  const std::vector<std::pair<std::vector<std::int64_t>, std::int64_t>> cases{
+      {{4, 3}, 0}, {{3, 2, 2}, 0}, {{4, 3}, 4}, {{3, 2, 2}, 1}};
+  for (const auto& [fanouts, layers] : cases) {
     auto o = common;
     o.fanouts = fanouts;
-    const auto shadow = epoch_minibatches(g.view(), options_of("shadow", o), plan);
     const auto sage = epoch_minibatches(g.view(), options_of("sage", o), plan);
+    o.layers = layers;
+    const auto shadow = epoch_minibatches(g.view(), options_of("shadow", o), plan);
+    const auto depth = layers == 0 ? fanouts.size() : static_cast<std::size_t>(layers);
     std::int64_t undrawn = 0;
     for (std::size_t j = 0; j < sage.size(); ++j) {
-      const auto full = on_induced_subgraph(g.view(), sage[j], fanouts.size());
+      const auto full = on_induced_subgraph(g.view(), sage[j], depth);
       const auto expected =
           restrict_to_seeds(full, 0, static_cast<std::int64_t>(full.seeds.size()));
-      testing::expect_same_minibatch(shadow[j], expected, "minibatch " + std::to_string(j));
+      testing::expect_same_minibatch(
+          shadow[j], expected,
+          "minibatch " + std::to_string(j) + ", " + std::to_string(depth) + " layers");
       undrawn += shadow[j].blocks.back().nnz() - sage[j].blocks.back().nnz();
     }
     EXPECT_GT(undrawn, 0) << "the seeds' layer holds edges that sage did not draw";
   }
+}
+
+TEST(ShadowSampler, OnlyASubgraphSamplerTakesADepthApartFromItsHops) {
+  const auto g = bulkgnn::testing::random_graph(50, 9);
+  auto o = common;
+  o.layers = 3;
+  bulkgnn::testing::expect_sampler_refuses(g.view(), options_of("sage", o),
+                                           "sampler_options.layers 3");
+  o.layers = -1;
+  bulkgnn::testing::expect_sampler_refuses(g.view(), options_of("shadow", o),
+                                           "sampler_options.layers");
+  o.layers = 2;  // as many as the hops: the default's minibatches
+  const epoch_plan plan(bulkgnn::testing::all_vertices(50), 8, 6, 1);
+  EXPECT_EQ(bulkgnn::testing::plan_digests(g.view(), options_of("sage", o), plan, 3),
+            bulkgnn::testing::plan_digests(g.view(), options_of("sage", common), plan, 3));
+  EXPECT_EQ(bulkgnn::testing::plan_digests(g.view(), options_of("shadow", o), plan, 3),
+            bulkgnn::testing::plan_digests(g.view(), options_of("shadow", common), plan, 3));
 }
 
 std::vector<std::uint64_t> shadow_digests(csr_view g, std::int64_t bulk,

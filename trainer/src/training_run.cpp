@@ -66,10 +66,11 @@ model_config model_for(const training_data& ds, const train_options& o) {
   config.kind = layer_for(o);
   config.in_features = ds.feature_dim;
   config.num_classes = ds.num_classes;
-  BULKGNN_EXPECTS(static_cast<std::int64_t>(o.sampling.fanouts.size()) == config.layers,
-                  "sampler_options.fanouts has {} hops but model_config.layers is {}; give one "
-                  "fanout per layer",
-                  o.sampling.fanouts.size(), config.layers);
+  BULKGNN_EXPECTS(sampler::block_count(o.sampling) == config.layers,
+                  "the {} sampler's minibatches hold {} blocks but model_config.layers is {}; "
+                  "give one fanout per layer (or sampler_options.layers where the sampler takes "
+                  "it)",
+                  o.sampling.kind, sampler::block_count(o.sampling), config.layers);
   validate(config);
   return config;
 }

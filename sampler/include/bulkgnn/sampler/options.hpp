@@ -24,6 +24,10 @@ struct sampler_options {
   kernels::replacement replacement = kernels::replacement::without;
   bool weighted = false;
   std::uint32_t seed = 0;
+  // Blocks per minibatch, the model's layers: 0 or the number of hops for
+  // the samplers whose hops are the layers; any count for those that run
+  // every layer on one subgraph (sampler_entry::any_depth: shadow).
+  std::int64_t layers = 0;
   // The sampler's own parameters (sampler_entry::parameters) by name; one
   // left out takes its default.
   std::map<std::string, std::int64_t, std::less<>> parameters = {};
@@ -32,6 +36,10 @@ struct sampler_options {
 // Throws option_error naming the option if `options` is impossible for its
 // sampler on a graph with (or without) edge weights.
 void validate(const sampler_options& options, bool graph_weighted);
+
+// The blocks a minibatch of `options` holds: sampler_options.layers, or one
+// per hop.
+[[nodiscard]] std::int64_t block_count(const sampler_options& options);
 
 // The value of the sampler's parameter `name` in `options`, or its default.
 [[nodiscard]] std::int64_t parameter(const sampler_options& options, std::string_view name);

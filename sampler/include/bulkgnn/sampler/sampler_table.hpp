@@ -44,6 +44,9 @@ struct sampler_entry {
   // Some of its kernels run on the host only: a GPU executor is refused by
   // name before the sampler is made.
   bool host_only = false;
+  // Its layers are not its hops: every block is drawn from one subgraph,
+  // so sampler_options.layers may ask for any number of them.
+  bool any_depth = false;
   bool takes_replacement = false;
   bool takes_weights = false;
   std::vector<sampler_parameter> parameters = {};
