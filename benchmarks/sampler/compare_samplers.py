@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Every sampler of the table on the same datasets, model, settings and seeds:
+one table a paper could print, and accuracy-against-time curves.
+
+For each dataset and sampler (`bulkgnn train` with the sampler's fanouts of
+its unit, the dataset's settings below, seeds 0..S-1):
+  - test accuracy at each run's best validation epoch, mean ± std;
+  - time per epoch (median over epochs and seeds) and the pipeline stages'
+    busy time in it: sampling, feature gather, training (the consumer);
+  - per minibatch (one `bulkgnn sample --gather-features` epoch, seed 0):
+    sampled edges, input vertices and feature megabytes gathered;
+  - the convergence curve: validation accuracy against cumulative training
+    seconds, averaged over the seeds epoch by epoch.
+
+    benchmarks/sampler/compare_samplers.py [--bulkgnn build/tools/bulkgnn]
+        [--data ../shared/data] [--datasets cora,facebook,amazon-photo,coauthor-cs]
+        [--samplers sage,ladies,...] [--seeds 5] [--epochs N] [--threads 2]
+        [--out benchmarks/sampler/results]
+
+writes OUT/compare.json (every run), OUT/compare.md (the table) and, where
+matplotlib imports (the peers venv has it), OUT/convergence-DATASET.png.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# Settings per dataset: split, batch size, epochs and the model's training
+# settings that benchmarks/accuracy chose for sage there (by validation
+# accuracy), held fixed for every sampler so that only the sampler changes.
+DATASETS = {
+    "cora": {"split": "public", "batch_size": 64, "epochs": 60, "lr": 0.01,
+             "weight_decay": 5e-4},
+    "facebook": {"split": "random-60-20-20", "batch_size": 512, "epochs": 30, "lr": 0.01,
+                 "weight_decay": 0.0},
+    "amazon-photo": {"split": "random-60-20-20", "batch_size": 512, "epochs": 40, "lr": 0.01,
+                     "weight_decay": 0.0},
+    "coauthor-cs": {"split": "random-60-20-20", "batch_size": 512, "epochs": 30, "lr": 0.01,
+                    "weight_decay": 0.0},
+}
+MODEL = {"hidden": 128, "dropout": 0.5}
+# Fanouts by what a fanout counts (sampler_entry::fanout).
+FANOUTS = {"per destination": "10,10", "per minibatch": "512,512"}
+
+
+def sampler_table(bulkgnn):
+    """(name, fanout unit) of every sampler, in the table's order, from the
+    Python package built beside the command, else from --help."""
+    build = os.path.dirname(os.path.dirname(os.path.abspath(bulkgnn)))
+    sys.path.insert(0, os.path.join(build, "python"))
+    try:
+        import bulkgnn as package
+        return [(s["name"], s["fanout"]) for s in package.samplers()]
+    except ImportError:
+        sys.exit(f"compare_samplers: cannot import bulkgnn from {build}/python; build it first")
+
+
+def run_json(command, metrics):
+    started = time.monotonic()
+    done = subprocess.run(command + ["--metrics-out", metrics], capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"compare_samplers: {' '.join(command)} failed:\n{done.stderr}")
+    with open(metrics) as f:
+        return json.load(f), time.monotonic() - started
+
+
+def train_runs(args, dataset, sampler, fanouts, tmp):
+    s = DATASETS[dataset]
+    base = [args.bulkgnn, "train", os.path.join(args.data, dataset), "--split", s["split"],
+            "--sampler", sampler, "--fanouts", fanouts, "--batch-size", str(s["batch_size"]),
+            "--epochs", str(args.epochs or s["epochs"]), "--hidden", str(MODEL["hidden"]),
+            "--dropout", str(MODEL["dropout"]), "--lr", str(s["lr"]),
+            "--weight-decay", str(s["weight_decay"]), "--threads", str(args.threads), "--quiet"]
+    runs = []
+    for seed in range(args.seeds):
+        metrics, _ = run_json(base + ["--seed", str(seed)], os.path.join(tmp, "train.json"))
+        runs.append(metrics)
+    return runs, " ".join(base + ["--seed", "S"]) + f"   # S = 0..{args.seeds - 1}"
+
+
+def per_minibatch(args, dataset, sampler, fanouts, tmp):
+    s = DATASETS[dataset]
+    command = [args.bulkgnn, "sample", os.path.join(args.data, dataset), "--split", s["split"],
+               "--sampler", sampler, "--fanouts", fanouts, "--batch-size", str(s["batch_size"]),
+               "--gather-features", "--threads", str(args.threads)]
+    metrics, _ = run_json(command, os.path.join(tmp, "sample.json"))
+    count = metrics["minibatches"]
+    features = metrics["features"]
+    return {
+        "edges": metrics["sampled_edges"] / count,
+        "input_vertices": features["rows_gathered"] / count,
+        "feature_mb": (features["bytes_from_table"] + features["bytes_from_cache"]) / count / 1e6,
+        "command": " ".join(command),
+    }
+
+
+def summarise(runs):
+    tests = [r["final"]["test_acc"] for r in runs]
+    epochs = [e for r in runs for e in r["epochs"]]
+
+    def median_of(key):
+        return statistics.median(key(e) for e in epochs)
+
+    # The convergence curve: epoch by epoch over the seeds, validation
+    # accuracy against the training seconds spent so far.
+    curve = []
+    for i in range(min(len(r["epochs"]) for r in runs)):
+        seconds = statistics.mean(sum(e["seconds"] for e in r["epochs"][:i + 1]) for r in runs)
+        valid = statistics.mean(r["epochs"][i]["valid_acc"] for r in runs)
+        curve.append([seconds, valid])
+    return {
+        "tests": tests,
+        "test_mean": statistics.mean(tests),
+        "test_std": statistics.stdev(tests) if len(tests) > 1 else 0.0,
+        "epoch_seconds": median_of(lambda e: e["seconds"]),
+        "sample_seconds": median_of(lambda e: e["stages"]["sample"]["busy"]),
+        "gather_seconds": median_of(lambda e: e["stages"]["gather"]["busy"]),
+        "train_seconds": median_of(lambda e: e["stages"]["consume"]["busy"]),
+        "curve": curve,
+    }
+
+
+def markdown(results, seeds):
+    lines = [
+        f"| dataset | sampler | fanouts | test accuracy ({seeds} seeds) | s/epoch | sample | "
+        "gather | train | edges/minibatch | input vertices/minibatch | feature MB/minibatch |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['dataset']} | {r['sampler']} | {r['fanouts']} | "
+            f"{r['test_mean']:.4f} ± {r['test_std']:.4f} | {r['epoch_seconds']:.3f} | "
+            f"{r['sample_seconds']:.3f} | {r['gather_seconds']:.3f} | {r['train_seconds']:.3f} | "
+            f"{r['per_minibatch']['edges']:,.0f} | {r['per_minibatch']['input_vertices']:,.0f} | "
+            f"{r['per_minibatch']['feature_mb']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(results, out):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("compare_samplers: matplotlib is missing; no plots (the peers venv has it)")
+        return
+    for dataset in dict.fromkeys(r["dataset"] for r in results):
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for r in (r for r in results if r["dataset"] == dataset):
+            seconds, valid = zip(*r["curve"])
+            ax.plot(seconds, valid, label=r["sampler"])
+        ax.set_xlabel("training seconds (mean over seeds)")
+        ax.set_ylabel("validation accuracy")
+        ax.set_title(f"{dataset}: accuracy against time")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, f"convergence-{dataset}.png"), dpi=120)
+        plt.close(fig)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bulkgnn", default="build/tools/bulkgnn")
+    parser.add_argument("--data", default="../shared/data")
+    parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--samplers", help="names from the table (default: every one)")
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--epochs", type=int, help="override each dataset's epochs")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", default="benchmarks/sampler/results")
+    args = parser.parse_args()
+    if not os.access(args.bulkgnn, os.X_OK):
+        sys.exit(f"compare_samplers: {args.bulkgnn} is not an executable; build it first")
+    table = sampler_table(args.bulkgnn)
+    wanted = args.samplers.split(",") if args.samplers else [name for name, _ in table]
+    unknown = set(wanted) - {name for name, _ in table}
+    if unknown:
+        sys.exit(f"compare_samplers: no sampler {', '.join(sorted(unknown))} in the table")
+    datasets = args.datasets.split(",")
+    for d in datasets:
+        if d not in DATASETS:
+            sys.exit(f"compare_samplers: no settings for dataset {d} (known: {', '.join(DATASETS)})")
+        if not os.path.isdir(os.path.join(args.data, d)):
+            sys.exit(f"compare_samplers: {os.path.join(args.data, d)} is missing")
+    os.makedirs(args.out, exist_ok=True)
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for dataset in datasets:
+            for name, unit in table:
+                if name not in wanted:
+                    continue
+                fanouts = FANOUTS[unit]
+                started = time.monotonic()
+                runs, command = train_runs(args, dataset, name, fanouts, tmp)
+                result = {"dataset": dataset, "sampler": name, "fanouts": fanouts,
+                          **summarise(runs), "command": command,
+                          "per_minibatch": per_minibatch(args, dataset, name, fanouts, tmp)}
+                results.append(result)
+                print(f"{dataset} {name}: test {result['test_mean']:.4f} ± "
+                      f"{result['test_std']:.4f}, {result['epoch_seconds']:.3f} s/epoch "
+                      f"({time.monotonic() - started:.0f} s)", flush=True)
+    with open(os.path.join(args.out, "compare.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    with open(os.path.join(args.out, "compare.md"), "w") as f:
+        f.write(markdown(results, args.seeds))
+    plot(results, args.out)
+    print(markdown(results, args.seeds))
+
+
+if __name__ == "__main__":
+    main()
