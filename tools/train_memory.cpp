@@ -33,9 +33,11 @@ std::vector<std::pair<double, double>> layer_widths(const trainer::training_data
   return widths;
 }
 
-// Vertices per hop of one minibatch, seeds first: each hop adds at most
+// Vertices per layer of one minibatch, seeds first: each hop adds at most
 // `fanout` neighbours per vertex (node-wise) or `fanout` vertices
-// (layer-wise), and never more than the graph holds.
+// (layer-wise), and never more than the graph holds. A sampler whose layers
+// are not its hops (shadow) runs every layer but the seeds' on all it
+// reached.
 std::vector<double> frontier_sizes(const trainer::training_data& ds,
                                    const trainer::train_options& o) {
   const auto n = static_cast<double>(ds.num_nodes);
@@ -46,6 +48,11 @@ std::vector<double> frontier_sizes(const trainer::training_data& ds,
     const double f = fanout < 0 ? n : static_cast<double>(fanout);
     const double next = per_destination ? sizes.back() * (f + 1) : sizes.back() + f;
     sizes.push_back(std::min(n, next));
+  }
+  if (sampler::find_sampler(o.sampling.kind).any_depth) {
+    const double seeds = sizes.front();
+    sizes.assign(static_cast<std::size_t>(sampler::block_count(o.sampling)) + 1, sizes.back());
+    sizes.front() = seeds;
   }
   return sizes;
 }

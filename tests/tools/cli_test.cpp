@@ -281,6 +281,34 @@ TEST_F(CliOnCora, TrainTakesItsLayersFromModelApartFromTheSampler) {
   EXPECT_NE(r.output.find("--model"), std::string::npos) << r.output;
 }
 
+// The shadow sampler's depth is chosen apart from its hops: a model deeper
+// or shallower than the fanouts trains, sample reports its blocks, and
+// another sampler still refuses a depth that is not its hop count.
+TEST_F(CliOnCora, ShadowTrainsAtADepthApartFromItsHops) {
+  for (const int layers : {1, 4}) {
+    const auto metrics = scratch(fmt::format("shadow-{}.json", layers));
+    const auto r = run(fmt::format(
+        "train --quiet {} --sampler shadow --fanouts 5,5 --layers {} --hidden 16 --epochs 1 "
+        "--max-minibatches 2 --metrics-out {}",
+        native_.string(), layers, metrics.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(read_json(metrics).at("config").at("layers"), layers);
+    const auto sampled = scratch(fmt::format("shadow-sample-{}.json", layers));
+    ASSERT_EQ(run(fmt::format("sample --quiet {} --sampler shadow --fanouts 5,5 --layers {} "
+                              "--max-minibatches 2 --metrics-out {}",
+                              native_.string(), layers, sampled.string()))
+                  .exit_code,
+              0);
+    EXPECT_EQ(read_json(sampled).at("layers"), layers);
+  }
+  const auto r =
+      run("sample --quiet " + native_.string() + " --sampler labor --fanouts 5,5 --layers 3");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--layers 3: the labor sampler makes one block per hop"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST_F(CliOnCora, TrainRefusesSampleOnCudaWithoutDeviceCuda) {
   const std::string base = "train --quiet " + native_.string() + " --fanouts 5,5 --epochs 1";
   auto r = run(base + " --sample-on cuda");
