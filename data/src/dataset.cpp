@@ -226,7 +226,12 @@ bool is_ogb_raw_dir(const fs::path& dir) {
 
 dataset dataset::open(const fs::path& dir) {
   detail::require_directory(dir);
-  if (fs::exists(dir / manifest_name) || !is_ogb_raw_dir(dir)) return open_native(dir);
+  if (!fs::exists(dir / manifest_name) && !is_ogb_raw_dir(dir))
+    throw data_error(dir.string(),
+                     fmt::format("is neither a bulkgnn native dataset (no {}) nor an OGB raw "
+                                 "directory (no raw/edge.csv.gz or raw/data.npz)",
+                                 manifest_name));
+  if (fs::exists(dir / manifest_name)) return open_native(dir);
   // Opened before the staging directory exists and closed after it is gone,
   // so a signal in between unwinds instead of leaving it behind.
   const interrupt_scope polled;

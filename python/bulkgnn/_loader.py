@@ -56,6 +56,10 @@ def _sampler_parameters(entry, given):
 
 def _seed_ids(name, seeds, num_nodes):
     """Seeds as a contiguous int32 array: ids, or a boolean mask over the nodes."""
+    if isinstance(seeds, tuple) and len(seeds) == 2 and isinstance(seeds[0], str):
+        raise ValueError(
+            f"NeighborLoader: {name}=({seeds[0]!r}, ...) is PyG's form for a heterogeneous "
+            "graph; a bulkgnn graph has one node type: pass the ids (or a mask) alone")
     array = np.asarray(seeds)
     if array.size == 0:
         raise ValueError(f"NeighborLoader: {name} is empty")
@@ -82,10 +86,13 @@ def _seed_ids(name, seeds, num_nodes):
 
 def _fanouts(name, fanouts):
     try:
-        return [operator.index(f) for f in fanouts]
+        hops = [operator.index(f) for f in fanouts]
     except TypeError:
         raise ValueError(
             f"NeighborLoader: {name} must be a list of integers, got {fanouts!r}") from None
+    if not hops:
+        raise ValueError(f"NeighborLoader: {name} is empty; give one count per hop, e.g. [15, 10]")
+    return hops
 
 
 def default_rank_and_world_size():

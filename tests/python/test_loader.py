@@ -185,6 +185,9 @@ class BadArguments(unittest.TestCase):
         self.assert_names("fanouts", fanouts=[])
         self.assert_names("fanouts", fanouts=[10, -2])
         self.assert_names("num_neighbors", num_neighbors=[10, "x"])
+        self.assert_names("num_neighbors is empty", num_neighbors=[])
+        self.assert_names("input_nodes=\\('paper', ...\\) is PyG's form for a heterogeneous",
+                          input_nodes=("paper", [1, 2]))
         self.assert_names("batch_size", batch_size=0)
         self.assert_names("bulk", bulk=0)
         self.assert_names("prefetch", prefetch=0)
