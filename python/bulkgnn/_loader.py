@@ -247,13 +247,20 @@ def neighbor_dataset_class():
         """NeighborLoader as a torch IterableDataset, for code that expects one:
         torch.utils.data.DataLoader(bulkgnn.NeighborDataset(ds, ...), batch_size=None).
         Keep num_workers=0: the loader runs its own threads, and worker
-        processes would each run the whole epoch."""
+        processes would each run the whole epoch; a worker that tries raises
+        RuntimeError, which the DataLoader passes on."""
 
         def __init__(self, *args, **kwargs):
             super().__init__()
             self.loader = NeighborLoader(*args, **kwargs)
 
         def __iter__(self):
+            if torch.utils.data.get_worker_info() is not None:
+                raise RuntimeError(
+                    "bulkgnn.NeighborDataset: DataLoader(num_workers > 0) runs it in worker "
+                    "processes, where each would sample the whole epoch on a pipeline forked "
+                    "from this one (and its minibatches cannot be pickled back); use "
+                    "num_workers=0: the loader samples and gathers on its own threads")
             return iter(self.loader)
 
         def __len__(self):

@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -366,6 +367,25 @@ class PygAliasesAndIterableDataset(unittest.TestCase):
         own = bulkgnn.NeighborLoader(DS, fanouts=[5, 5], batch_size=32)
         self.assertEqual([mb.digest() for mb in batches], epoch_digests(own, 1)[0])
         self.assertEqual(len(dataset), len(own))
+
+    @requires_torch
+    def test_dataloader_workers_are_refused_by_the_workers_not_left_hanging(self):
+        # In a child process with a deadline: a hang fails the test instead
+        # of stalling the suite.
+        script = (
+            "import sys, torch, bulkgnn\n"
+            f"ds = bulkgnn.Dataset({str(CORA)!r})\n"
+            "data = bulkgnn.NeighborDataset(ds, fanouts=[5, 5], batch_size=32)\n"
+            "loader = torch.utils.data.DataLoader(data, batch_size=None, num_workers=2)\n"
+            "try:\n"
+            "    next(iter(loader))\n"
+            "except RuntimeError as e:\n"
+            "    print(e)\n"
+            "    sys.exit(3)\n")
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              timeout=120)
+        self.assertEqual(done.returncode, 3, done.stdout + done.stderr)
+        self.assertIn("use num_workers=0", done.stdout)
 
 
 if __name__ == "__main__":
