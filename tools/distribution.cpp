@@ -76,6 +76,7 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"sampling_plan.gather_features", "--gather-features"},
     {"sampler_options.kind", "--sampler"},
     {"sampler_options.fanouts", "--fanouts"},
+    {"ogb_import_options.add_inverse_edges", "--add-inverse-edges"},
     {"sampler_options.layers", "--layers"},
     {"sampler_options.replacement", "--replace"},
     {"sampler_options.weighted", "--weighted"},

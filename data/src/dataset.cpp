@@ -224,14 +224,20 @@ bool is_ogb_raw_dir(const fs::path& dir) {
          fs::exists(fs::symlink_status(dir / "raw" / "data.npz", ec));
 }
 
-dataset dataset::open(const fs::path& dir) {
+dataset dataset::open(const fs::path& dir, const ogb_import_options& ogb) {
   detail::require_directory(dir);
   if (!fs::exists(dir / manifest_name) && !is_ogb_raw_dir(dir))
     throw data_error(dir.string(),
                      fmt::format("is neither a bulkgnn native dataset (no {}) nor an OGB raw "
                                  "directory (no raw/edge.csv.gz or raw/data.npz)",
                                  manifest_name));
-  if (fs::exists(dir / manifest_name)) return open_native(dir);
+  if (fs::exists(dir / manifest_name)) {
+    BULKGNN_EXPECTS(!ogb.add_inverse_edges,
+                    "ogb_import_options.add_inverse_edges: {} is a native dataset, whose edges are "
+                    "as it was converted; it applies to OGB raw directories",
+                    dir.string());
+    return open_native(dir);
+  }
   // Opened before the staging directory exists and closed after it is gone,
   // so a signal in between unwinds instead of leaving it behind.
   const interrupt_scope polled;
@@ -248,7 +254,7 @@ dataset dataset::open(const fs::path& dir) {
   } cleanup{tmp};
   // The mappings outlive the unlinked files, so the import costs no disk
   // space once this returns.
-  import_ogb(dir, tmp / "native");
+  import_ogb(dir, tmp / "native", ogb);
   return open_native(tmp / "native");
 }
 

@@ -672,6 +672,9 @@ void import_ogb(const fs::path& ogb_dir, const fs::path& out_dir,
                                        ? nlohmann::json(*options.edge_weight_column)
                                        : nlohmann::json(nullptr)},
             {"add_inverse_edge", inverse},
+            {"add_inverse_edge_from", options.add_inverse_edges           ? "option"
+                                      : meta.contains("add_inverse_edge") ? "meta.json"
+                                                                          : "default"},
             {"num_input_edges", edges.lines},
             {"ogb_meta", meta}});
 }

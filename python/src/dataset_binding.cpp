@@ -53,10 +53,27 @@ py::tuple split_views(const data::split& s, const py::object& keeper) {
   return py::make_tuple(ids(s.train), ids(s.valid), ids(s.test));
 }
 
-dataset_ptr open(const std::optional<std::filesystem::path>& path) {
-  const py::gil_scoped_release unlocked;
-  return std::make_shared<data::dataset>(path ? data::dataset::open(*path)
-                                              : data::open_default_dataset(false));
+dataset_ptr open(const std::optional<std::filesystem::path>& path,
+                 std::optional<bool> add_inverse_edges) {
+  dataset_ptr opened;
+  {
+    const py::gil_scoped_release unlocked;
+    opened = std::make_shared<data::dataset>(
+        path ? data::dataset::open(*path, {.add_inverse_edges = add_inverse_edges})
+             : data::open_default_dataset(false));
+  }
+  // An OGB download's meta.json need not say whether the graph is
+  // undirected; reading it as directed loses the reverse edges silently.
+  const auto& manifest = opened->manifest();
+  if (path && manifest.value("add_inverse_edge_from", "") == "default")
+    py::module_::import("warnings")
+        .attr("warn")(
+            std::string(path->string()) +
+                ": meta.json does not say whether the graph is undirected (\"add_inverse_edge\"), "
+                "so its edges were read as directed; pass add_inverse_edges=True to add their "
+                "reverses (or False to silence this)",
+            py::module_::import("builtins").attr("UserWarning"), 2);
+  return opened;
 }
 
 }  // namespace
@@ -65,10 +82,12 @@ void bind_dataset(py::module_& m) {
   py::class_<data::dataset, dataset_ptr>(m, "Dataset",
                                          "A graph with node features, labels and splits, "
                                          "memory-mapped; its arrays are read-only numpy views.")
-      .def(py::init(&open), py::arg("path") = py::none(),
-           "Opens a native dataset directory or an OGB raw directory (imported on the fly); "
-           "with no path, generates the embedded default (CSBM, 100,000 vertices, 64 features, "
-           "8 classes).")
+      .def(py::init(&open), py::arg("path") = py::none(), py::kw_only(),
+           py::arg("add_inverse_edges") = py::none(),
+           "Opens a native dataset directory or an OGB raw directory (imported on the fly; "
+           "add_inverse_edges adds the reverse of every edge, None follows its meta.json, "
+           "warning where that does not say); with no path, generates the embedded default "
+           "(CSBM, 100,000 vertices, 64 features, 8 classes).")
       .def_property_readonly("name", &data::dataset::name)
       .def_property_readonly("num_nodes", &data::dataset::num_nodes)
       .def_property_readonly("num_edges", &data::dataset::num_edges)

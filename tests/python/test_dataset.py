@@ -3,8 +3,10 @@ its arrays as read-only numpy views of the memory-mapped files."""
 
 import gc
 import gzip
+import os
 import tempfile
 import unittest
+import warnings
 
 import numpy as np
 
@@ -61,6 +63,51 @@ class OgbRawDirectory(unittest.TestCase):
     def test_an_unknown_split_is_a_value_error_listing_the_splits(self):
         with self.assertRaisesRegex(ValueError, "no split 'nope' .*public"):
             self.ds.split("nope")
+
+
+def write_ogb_raw(directory, edges, num_nodes, meta=None):
+    """An OGB raw directory of `edges` (source, target) without features."""
+    raw = f"{directory}/raw"
+    os.makedirs(raw)
+    with gzip.open(f"{raw}/edge.csv.gz", "wt") as f:
+        f.writelines(f"{s},{t}\n" for s, t in edges)
+    with gzip.open(f"{raw}/num-node-list.csv.gz", "wt") as f:
+        f.write(f"{num_nodes}\n")
+    if meta is not None:
+        with open(f"{directory}/meta.json", "w") as f:
+            f.write(meta)
+
+
+class UndirectedOrNot(unittest.TestCase):
+    EDGES = [(0, 1), (1, 2), (2, 3)]
+
+    def test_without_meta_json_the_edges_are_directed_and_a_warning_says_so(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            write_ogb_raw(f"{tmp}/g", self.EDGES, 4)
+            with self.assertWarnsRegex(UserWarning, "add_inverse_edges=True"):
+                ds = bulkgnn.Dataset(f"{tmp}/g")
+            self.assertEqual(ds.num_edges, 3)
+
+    def test_add_inverse_edges_adds_the_reverses_and_silences_the_warning(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            write_ogb_raw(f"{tmp}/g", self.EDGES, 4)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                self.assertEqual(bulkgnn.Dataset(f"{tmp}/g", add_inverse_edges=True).num_edges, 6)
+                self.assertEqual(bulkgnn.Dataset(f"{tmp}/g", add_inverse_edges=False).num_edges, 3)
+
+    def test_meta_json_decides_without_a_warning(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            write_ogb_raw(f"{tmp}/g", self.EDGES, 4, meta='{"add_inverse_edge": "True"}')
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                self.assertEqual(bulkgnn.Dataset(f"{tmp}/g").num_edges, 6)
+
+    def test_a_native_directory_refuses_it_by_name(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            write_native_dataset(f"{tmp}/tiny", [[1], [0, 2], [1]], np.eye(3), [0, 1, 0], [0, 1])
+            with self.assertRaisesRegex(ValueError, "add_inverse_edges: .* is a native dataset"):
+                bulkgnn.Dataset(f"{tmp}/tiny", add_inverse_edges=True)
 
 
 class NativeDirectory(unittest.TestCase):

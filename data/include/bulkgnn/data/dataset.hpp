@@ -4,6 +4,7 @@
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/interrupt.hpp"
 #include "bulkgnn/data/npy.hpp"
+#include "bulkgnn/data/ogb_import.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -36,9 +37,11 @@ struct split {
 class dataset {
  public:
   // Opens a native directory, or an OGB raw directory (imported on the fly
-  // into a temporary native directory that is deleted once mapped), and
-  // validates it, so that no command computes on a malformed dataset.
-  static dataset open(const std::filesystem::path& dir);
+  // into a temporary native directory that is deleted once mapped, with
+  // `ogb`'s options), and validates it, so that no command computes on a
+  // malformed dataset. option_error naming ogb_import_options.add_inverse_edges
+  // where it is set for a native directory, whose edges are as converted.
+  static dataset open(const std::filesystem::path& dir, const ogb_import_options& ogb = {});
   static dataset open_native(const std::filesystem::path& dir);
 
   [[nodiscard]] const std::string& name() const { return name_; }

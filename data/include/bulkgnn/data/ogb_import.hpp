@@ -7,7 +7,9 @@ namespace bulkgnn::data {
 
 struct ogb_import_options {
   // Add the reverse of every edge. Unset: follow meta.json's
-  // "add_inverse_edge" when present, else false.
+  // "add_inverse_edge" when present, else false. The manifest records the
+  // choice ("add_inverse_edge") and where it came from
+  // ("add_inverse_edge_from": "option", "meta.json" or "default").
   std::optional<bool> add_inverse_edges;
   bool quiet = false;  // no progress display
   // Column k of the edge features (raw/edge-feat.csv.gz, or edge_feat of
