@@ -18,7 +18,9 @@ its unit, the dataset's settings below, seeds 0..S-1):
         [--out benchmarks/sampler/results]
 
 writes OUT/compare.json (every run), OUT/compare.md (the table) and, where
-matplotlib imports (the peers venv has it), OUT/convergence-DATASET.png.
+matplotlib imports (Debian's python3-matplotlib, or the peers venv),
+OUT/convergence-DATASET.png. Results of datasets not run this time are kept
+from an earlier OUT/compare.json, so datasets can be run one at a time.
 """
 
 import argparse
@@ -204,7 +206,12 @@ def main():
                 print(f"{dataset} {name}: test {result['test_mean']:.4f} ± "
                       f"{result['test_std']:.4f}, {result['epoch_seconds']:.3f} s/epoch "
                       f"({time.monotonic() - started:.0f} s)", flush=True)
-    with open(os.path.join(args.out, "compare.json"), "w") as f:
+    stored = os.path.join(args.out, "compare.json")
+    if os.path.exists(stored):
+        with open(stored) as f:
+            kept = [r for r in json.load(f) if r["dataset"] not in datasets]
+        results = kept + results
+    with open(stored, "w") as f:
         json.dump(results, f, indent=1)
     with open(os.path.join(args.out, "compare.md"), "w") as f:
         f.write(markdown(results, args.seeds))

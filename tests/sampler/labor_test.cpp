@@ -150,22 +150,10 @@ TEST(LaborSampler, ALowerDegreeKeepsEveryCommonNeighbourAHigherDegreeKeeps) {
   }
 }
 
-std::vector<std::uint64_t> labor_digests(csr_view g, std::int64_t bulk,
-                                         backend kind = backend::cpu) {
-  const auto seeds = testing::all_vertices(static_cast<vertex_t>(g.rows));
-  return testing::plan_digests(g, labor_options({6, 3}, 4), epoch_plan(seeds, 24, 4, 2), bulk,
-                               kind);
-}
-
 TEST(LaborSampler, SameMinibatchesForAnyBulkSizeThreadCountAndBackEnd) {
   const auto g = testing::random_graph(600, 8);
-  const auto reference = labor_digests(g.view(), 1);
-  EXPECT_EQ(labor_digests(g.view(), 7), reference);
-  EXPECT_EQ(labor_digests(g.view(), 25, backend::reference), reference);
-  for (const int threads : {1, 2, 3, 5}) {
-    const thread_limit limit(threads);
-    EXPECT_EQ(labor_digests(g.view(), 25), reference) << threads << " threads";
-  }
+  testing::expect_same_digests_for_any_bulk_threads_and_back_end(
+      g.view(), labor_options({6, 3}, 4), epoch_plan(testing::all_vertices(600), 24, 4, 2));
 }
 
 TEST(LaborSampler, ImpossibleOptionsAreRefusedByName) {

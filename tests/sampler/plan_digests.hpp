@@ -3,6 +3,7 @@
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
 #include <gtest/gtest.h>
@@ -26,6 +27,20 @@ inline std::vector<std::uint64_t> plan_digests(csr_view graph,
     for (std::int64_t j = 0; j < b.count(); ++j) digests.push_back(b.digest(j));
   }
   return digests;
+}
+
+// The digests of `plan` are the same sampled one minibatch at a time, 7 and
+// 25 at a time, on the reference back end, and on 1, 2, 3 and 5 threads.
+inline void expect_same_digests_for_any_bulk_threads_and_back_end(
+    csr_view graph, const sampler::sampler_options& options, const sampler::epoch_plan& plan) {
+  const auto reference = plan_digests(graph, options, plan, 1);
+  EXPECT_EQ(plan_digests(graph, options, plan, 7), reference) << "bulk 7";
+  EXPECT_EQ(plan_digests(graph, options, plan, 25, backend::reference), reference)
+      << "reference back end";
+  for (const int threads : {1, 2, 3, 5}) {
+    const thread_limit limit(threads);
+    EXPECT_EQ(plan_digests(graph, options, plan, 25), reference) << threads << " threads";
+  }
 }
 
 // Expects building a sampler of `options` on `graph` to be refused with an

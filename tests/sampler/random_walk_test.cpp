@@ -207,24 +207,11 @@ TEST(RandomWalkStatistics, VisitCountsSumToTheWalksAndFollowTheWalkDistribution)
   EXPECT_LT(test.statistic, chi_square_critical(test.degrees));
 }
 
-// The digests of one epoch whose plan draws with the sampler's seed.
-std::vector<std::uint64_t> walk_digests(csr_view g, const sampler_options& options,
-                                        std::int64_t batch, std::int64_t bulk,
-                                        backend kind = backend::cpu) {
-  const auto train = testing::all_vertices(static_cast<vertex_t>(g.rows));
-  return testing::plan_digests(g, options, epoch_plan(train, batch, options.seed, 1), bulk, kind);
-}
-
 TEST(RandomWalkSampler, SameMinibatchesForAnyBulkSizeThreadCountAndBackEnd) {
   const auto g = testing::random_graph(500, 6);
   const auto options = walk_options({4, 3}, 3, 5);
-  const auto reference = walk_digests(g.view(), options, 20, 1);
-  EXPECT_EQ(walk_digests(g.view(), options, 20, 9), reference);
-  EXPECT_EQ(walk_digests(g.view(), options, 20, 25, backend::reference), reference);
-  for (const int threads : {1, 2, 3, 5}) {
-    const thread_limit limit(threads);
-    EXPECT_EQ(walk_digests(g.view(), options, 20, 25), reference) << threads << " threads";
-  }
+  testing::expect_same_digests_for_any_bulk_threads_and_back_end(
+      g.view(), options, epoch_plan(testing::all_vertices(500), 20, options.seed, 1));
 }
 
 TEST(RandomWalkSampler, ImpossibleOptionsAreRefusedByName) {

@@ -144,22 +144,11 @@ TEST(ShadowSampler, OnlyASubgraphSamplerTakesADepthApartFromItsHops) {
             bulkgnn::testing::plan_digests(g.view(), options_of("shadow", common), plan, 3));
 }
 
-std::vector<std::uint64_t> shadow_digests(csr_view g, std::int64_t bulk,
-                                          backend kind = backend::cpu) {
-  const auto seeds = bulkgnn::testing::all_vertices(static_cast<vertex_t>(g.rows));
-  return bulkgnn::testing::plan_digests(g, options_of("shadow", common),
-                                        epoch_plan(seeds, 24, 6, 2), bulk, kind);
-}
-
 TEST(ShadowSampler, SameMinibatchesForAnyBulkSizeThreadCountAndBackEnd) {
   const auto g = bulkgnn::testing::random_graph(600, 8);
-  const auto reference = shadow_digests(g.view(), 1);
-  EXPECT_EQ(shadow_digests(g.view(), 7), reference);
-  EXPECT_EQ(shadow_digests(g.view(), 25, backend::reference), reference);
-  for (const int threads : {1, 2, 3, 5}) {
-    const thread_limit limit(threads);
-    EXPECT_EQ(shadow_digests(g.view(), 25), reference) << threads << " threads";
-  }
+  bulkgnn::testing::expect_same_digests_for_any_bulk_threads_and_back_end(
+      g.view(), options_of("shadow", common),
+      epoch_plan(bulkgnn::testing::all_vertices(600), 24, 6, 2));
 }
 
 }  // namespace
