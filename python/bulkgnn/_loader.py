@@ -4,6 +4,7 @@ import functools
 import operator
 import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -95,6 +96,16 @@ def _fanouts(name, fanouts):
     return hops
 
 
+def _warn_about_workers(num_workers):
+    """PyG users pass num_workers by habit; the pipeline has its own threads."""
+    num_workers = _integer("num_workers", num_workers, 0)
+    if num_workers > 0:
+        warnings.warn(
+            f"NeighborLoader: num_workers={num_workers} is ignored: the loader samples and "
+            "gathers on its own threads (threads=), so there are no worker processes",
+            UserWarning, stacklevel=3)
+
+
 def default_rank_and_world_size():
     """This process's place among data-parallel ranks: torch.distributed's when it
     is initialised, else the launcher's environment (Open MPI, MPICH/PMI,
@@ -136,7 +147,8 @@ class NeighborLoader:
     fanouts      per hop from the seeds: neighbours per vertex (sage; -1 = all)
                  or vertices per minibatch (ladies, fastgcn)
     batch_size   seeds per minibatch (the last one may be smaller)
-    shuffle      shuffle the seeds each epoch (by seed and epoch)
+    shuffle      shuffle the seeds each epoch (by seed and epoch); default True,
+                 False where PyG's keywords are used
     seed         keys every random draw
     bulk         minibatches sampled together by one sampler call
     threads      kernel threads (None: every core)
@@ -160,20 +172,36 @@ class NeighborLoader:
     backend      "cpu" or "reference" (the naive oracle kernels)
 
     PyG's names are accepted too: num_neighbors (fanouts), input_nodes (seeds),
-    weight_attr (weighted=True; the dataset has one edge weight array).
+    weight_attr (weighted=True; the dataset has one edge weight array). Where
+    num_neighbors or input_nodes is used, PyG's defaults hold: shuffle=False,
+    and input_nodes=None (or left out) means every node. num_workers is
+    accepted and ignored, with a warning where it asks for workers: the
+    pipeline runs on its own threads (threads=).
 
     The first loader makes glibc keep freed buffers of up to 32 MiB for reuse
     (mallopt, as the bulkgnn command does), for the whole process.
     """
 
-    def __init__(self, dataset, seeds=_UNSET, fanouts=_UNSET, batch_size=1024, shuffle=True,
+    def __init__(self, dataset, seeds=_UNSET, fanouts=_UNSET, batch_size=1024, shuffle=_UNSET,
                  seed=0, bulk=32, threads=None, sampler="sage", replace=False, weighted=False,
                  prefetch=32, rank=None, world_size=None, backend="cpu", *, num_neighbors=None,
-                 input_nodes=None, weight_attr=None, sampler_options=None, layers=None):
+                 input_nodes=_UNSET, weight_attr=None, sampler_options=None, layers=None,
+                 num_workers=0):
         if not isinstance(dataset, _bulkgnn.Dataset):
             raise ValueError(
                 f"NeighborLoader: dataset must be a bulkgnn.Dataset, got {type(dataset).__name__}")
-        seeds = _pick("seeds", seeds, "input_nodes", input_nodes, None)
+        pyg_style = num_neighbors is not None or input_nodes is not _UNSET
+        if shuffle is _UNSET:
+            shuffle = not pyg_style
+        _warn_about_workers(num_workers)
+        if input_nodes is not _UNSET and seeds is not _UNSET:
+            raise ValueError("NeighborLoader: give seeds or input_nodes, not both")
+        if input_nodes is None or (pyg_style and input_nodes is _UNSET and seeds is _UNSET):
+            seeds = np.arange(dataset.num_nodes)  # PyG: every node
+        elif input_nodes is not _UNSET:
+            seeds = input_nodes
+        elif seeds is _UNSET:
+            seeds = None
         fanouts = _pick("fanouts", fanouts, "num_neighbors", num_neighbors, [15, 10, 5])
         if weight_attr is not None:
             if dataset.edge_weight is None:
@@ -196,7 +224,7 @@ class NeighborLoader:
         world_size = _integer("world_size", world_size, 1, 2**31 - 1)
         rank = _integer("rank", rank, 0, world_size - 1)
         seed_ids = (dataset.training_vertices() if seeds is None else
-                    _seed_ids("input_nodes" if input_nodes is not None else "seeds", seeds,
+                    _seed_ids("input_nodes" if input_nodes is not _UNSET else "seeds", seeds,
                               dataset.num_nodes))
         self._core = _bulkgnn.Loader(
             dataset, seed_ids,

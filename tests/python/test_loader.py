@@ -355,9 +355,26 @@ class PygAliasesAndIterableDataset(unittest.TestCase):
     def test_pyg_keywords_mean_what_they_mean_in_pyg(self):
         mask = np.zeros(DS.num_nodes, bool)
         mask[DS.split()[0]] = True
-        pyg = bulkgnn.NeighborLoader(DS, num_neighbors=[5, 5], input_nodes=mask, batch_size=32)
+        pyg = bulkgnn.NeighborLoader(DS, num_neighbors=[5, 5], input_nodes=mask, batch_size=32,
+                                     shuffle=True)
         own = bulkgnn.NeighborLoader(DS, DS.split()[0], fanouts=[5, 5], batch_size=32)
         self.assertEqual(epoch_digests(pyg, 1), epoch_digests(own, 1))
+
+    def test_pyg_keywords_bring_pygs_defaults_every_node_unshuffled(self):
+        for loader in (bulkgnn.NeighborLoader(DS, num_neighbors=[5], batch_size=1000),
+                       bulkgnn.NeighborLoader(DS, fanouts=[5], input_nodes=None, batch_size=1000)):
+            seeds = np.concatenate([mb.seeds.numpy() for mb in loader])
+            np.testing.assert_array_equal(seeds, np.arange(DS.num_nodes))
+        own = bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=1000)
+        seeds = np.concatenate([mb.seeds.numpy() for mb in own])
+        self.assertEqual(sorted(seeds), sorted(DS.training_vertices()))
+        self.assertFalse(np.array_equal(seeds, np.sort(seeds)))  # shuffled
+
+    def test_num_workers_is_accepted_and_explained(self):
+        with self.assertWarnsRegex(UserWarning, "num_workers=2 is ignored"):
+            bulkgnn.NeighborLoader(DS, num_neighbors=[5], num_workers=2)
+        with self.assertRaisesRegex(ValueError, "num_workers"):
+            bulkgnn.NeighborLoader(DS, num_neighbors=[5], num_workers=-1)
 
     @requires_torch
     def test_a_torch_iterable_dataset_yields_the_same_minibatches(self):
