@@ -106,6 +106,23 @@ def _warn_about_workers(num_workers):
             UserWarning, stacklevel=3)
 
 
+def _without_empty_slices(seeds, batch_size, world_size):
+    """The minibatches per epoch, 0 for all: a last minibatch with fewer seeds
+    than ranks would hand some rank no seed, so every rank leaves it out."""
+    count = -(-seeds // batch_size)
+    last = seeds - (count - 1) * batch_size
+    if last >= world_size:
+        return 0
+    if count == 1:
+        raise ValueError(f"NeighborLoader: {seeds} seeds cannot give each of world_size="
+                         f"{world_size} ranks a seed")
+    warnings.warn(
+        f"NeighborLoader: the last minibatch of each epoch has {last} seeds for {world_size} "
+        f"ranks, so every rank leaves it out ({count - 1} minibatches of {count}); a batch "
+        "size that divides the seeds, or fewer ranks, keeps it", UserWarning, stacklevel=3)
+    return count - 1
+
+
 def default_rank_and_world_size():
     """This process's place among data-parallel ranks: torch.distributed's when it
     is initialised, else the launcher's environment (Open MPI, MPICH/PMI,
@@ -163,12 +180,17 @@ class NeighborLoader:
     weighted     node-wise: draw in proportion to the dataset's edge weights
     prefetch     ready minibatches the pipeline may hold ahead of the consumer
     rank, world_size
-                 data-parallel ranks: each minibatch hands this rank its slice
-                 (1/world_size) of the seeds with exactly the sample the whole
-                 minibatch has for them, so every rank gets len() minibatches
-                 and the ranks together see the single-process minibatches.
-                 Default: torch.distributed if initialised, else the MPI or
-                 torchrun environment, else 0 of 1.
+                 default None: this process samples every minibatch of its
+                 seeds whole, as PyG's loader does (under DDP, give each process
+                 its own shard of the seeds; batch_size is per process). Given
+                 (or "auto": torch.distributed if initialised, else the MPI or
+                 torchrun environment), the exact data-parallel mode: each
+                 minibatch hands this rank its slice (1/world_size) of the
+                 seeds with exactly the sample the whole minibatch has for
+                 them, so the ranks together see the single-process
+                 minibatches; every rank gets len() of them, none empty (a last
+                 minibatch with fewer seeds than ranks is left out on every
+                 rank, with a warning).
     backend      "cpu" or "reference" (the naive oracle kernels)
 
     PyG's names are accepted too: num_neighbors (fanouts), input_nodes (seeds),
@@ -216,20 +238,26 @@ class NeighborLoader:
         if backend not in _BACKENDS:
             raise ValueError(f"NeighborLoader: backend must be one of {', '.join(_BACKENDS)}; "
                              f"got {backend!r}")
-        if rank is None or world_size is None:
+        if rank == "auto" or world_size == "auto":
             default_rank, default_size = default_rank_and_world_size()
-            rank = default_rank if rank is None else rank
-            world_size = default_size if world_size is None else world_size
+            rank = default_rank if rank in (None, "auto") else rank
+            world_size = default_size if world_size in (None, "auto") else world_size
+        elif rank is None and world_size is None:
+            rank, world_size = 0, 1
+        elif rank is None or world_size is None:
+            raise ValueError("NeighborLoader: give rank and world_size together (or \"auto\")")
         # The C++ loader counts ranks in an int.
         world_size = _integer("world_size", world_size, 1, 2**31 - 1)
         rank = _integer("rank", rank, 0, world_size - 1)
         seed_ids = (dataset.training_vertices() if seeds is None else
                     _seed_ids("input_nodes" if input_nodes is not _UNSET else "seeds", seeds,
                               dataset.num_nodes))
+        batch_size = _integer("batch_size", batch_size, 1)
+        max_minibatches = _without_empty_slices(len(seed_ids), batch_size, world_size)
         self._core = _bulkgnn.Loader(
             dataset, seed_ids,
             fanouts=_fanouts("num_neighbors" if num_neighbors is not None else "fanouts", fanouts),
-            batch_size=_integer("batch_size", batch_size, 1),
+            batch_size=batch_size,
             shuffle=bool(shuffle),
             seed=_integer("seed", seed, 0, 2**32 - 1),
             bulk=_integer("bulk", bulk, 1),
@@ -242,7 +270,8 @@ class NeighborLoader:
             world_size=world_size,
             backend=backend,
             sampler_parameters=parameters,
-            layers=0 if layers is None else _integer("layers", layers, 1, 64))
+            layers=0 if layers is None else _integer("layers", layers, 1, 64),
+            max_minibatches=max_minibatches)
         self.dataset = dataset
         self.rank = rank
         self.world_size = world_size

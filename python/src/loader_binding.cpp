@@ -336,7 +336,7 @@ void bind_neighbor_loader(py::module_& m) {
                        std::int64_t prefetch, int rank, int world_size,
                        const std::string& backend_name,
                        const std::map<std::string, std::int64_t>& sampler_parameters,
-                       std::int64_t layers) {
+                       std::int64_t layers, std::int64_t max_minibatches) {
              const session::loading_plan plan{
                  .sampling = {.kind = std::string(sampler::find_sampler(sampler_name).name),
                               .fanouts = std::move(fanouts),
@@ -349,6 +349,7 @@ void bind_neighbor_loader(py::module_& m) {
                  .loading = {.batch_size = batch_size,
                              .bulk = bulk,
                              .ready_queue = prefetch,
+                            .max_minibatches = max_minibatches,
                              .slice = rank,
                              .slices = world_size},
                  .execution = {.device = backend_name, .threads = threads},
@@ -365,7 +366,7 @@ void bind_neighbor_loader(py::module_& m) {
            py::arg("shuffle"), py::arg("seed"), py::arg("bulk"), py::arg("threads"),
            py::arg("sampler"), py::arg("replace"), py::arg("weighted"), py::arg("prefetch"),
            py::arg("rank"), py::arg("world_size"), py::arg("backend"),
-           py::arg("sampler_parameters"), py::arg("layers"))
+           py::arg("sampler_parameters"), py::arg("layers"), py::arg("max_minibatches"))
       .def("epoch", &neighbor_loader::start, py::arg("epoch"),
            py::call_guard<py::gil_scoped_release>(),
            "Ends the running epoch, if any, and starts this one.")

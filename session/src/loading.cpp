@@ -4,6 +4,7 @@
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <span>
 #include <utility>
@@ -57,8 +58,10 @@ loader::epoch_stream minibatch_loading::epoch(std::uint32_t epoch) {
 }
 
 std::int64_t minibatch_loading::minibatches_per_epoch() const {
-  return sampler::minibatch_count(static_cast<std::int64_t>(seeds_.size()),
-                                  loader_.options().batch_size);
+  const auto& options = loader_.options();
+  const auto all =
+      sampler::minibatch_count(static_cast<std::int64_t>(seeds_.size()), options.batch_size);
+  return options.max_minibatches > 0 ? std::min(all, options.max_minibatches) : all;
 }
 
 }  // namespace bulkgnn::session

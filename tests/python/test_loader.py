@@ -214,7 +214,8 @@ class BadArguments(unittest.TestCase):
         os.environ["OMPI_COMM_WORLD_SIZE"] = "2"
         try:
             with self.assertRaisesRegex(ValueError, "OMPI_COMM_WORLD_RANK.*'x'"):
-                bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16)
+                bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16, rank="auto",
+                                       world_size="auto")
         finally:
             for name, value in saved.items():
                 if value is None:
@@ -329,11 +330,31 @@ class DataParallelSlices(unittest.TestCase):
         for mb, *sliced in zip(whole, *parts):
             self.assertEqual(last_hop_edges(mb), set.union(*map(last_hop_edges, sliced)))
 
-    def test_rank_and_world_size_default_from_the_launcher(self):
+    def test_by_default_a_process_samples_its_seeds_whole_as_pyg_does(self):
+        # A PyG DDP script gives each process its shard; slicing it again
+        # would train each rank on part of its nodes.
         with mock.patch.dict(os.environ, {"OMPI_COMM_WORLD_RANK": "1",
                                           "OMPI_COMM_WORLD_SIZE": "4"}):
-            loader = bulkgnn.NeighborLoader(DS, fanouts=[5])
-        self.assertEqual((loader.rank, loader.world_size), (1, 4))
+            loader = bulkgnn.NeighborLoader(DS, np.arange(64), fanouts=[5], batch_size=16)
+            self.assertEqual((loader.rank, loader.world_size), (0, 1))
+            self.assertEqual(sum(mb.seeds.numpy().size for mb in loader), 64)
+            auto = bulkgnn.NeighborLoader(DS, fanouts=[5], rank="auto", world_size="auto")
+            self.assertEqual((auto.rank, auto.world_size), (1, 4))
+        with self.assertRaisesRegex(ValueError, "rank and world_size together"):
+            bulkgnn.NeighborLoader(DS, fanouts=[5], rank=1)
+
+    def test_exact_slices_are_never_empty(self):
+        # 100 seeds in batches of 32: the last has 4 seeds, too few for 5 ranks.
+        with self.assertWarnsRegex(UserWarning, "last minibatch of each epoch has 4 seeds"):
+            loaders = [bulkgnn.NeighborLoader(DS, np.arange(100), fanouts=[5], batch_size=32,
+                                              rank=r, world_size=5) for r in range(5)]
+        for loader in loaders:
+            sizes = [mb.seeds.numpy().size for mb in loader]
+            self.assertEqual(len(sizes), 3)
+            self.assertEqual(len(loader), 3)
+            self.assertGreater(min(sizes), 0)
+        with self.assertRaisesRegex(ValueError, "3 seeds cannot give each of world_size=5"):
+            bulkgnn.NeighborLoader(DS, np.arange(3), fanouts=[5], rank=0, world_size=5)
 
     @requires_torch
     def test_works_with_torch_distributed_initialised(self):
@@ -344,7 +365,8 @@ class DataParallelSlices(unittest.TestCase):
             dist.init_process_group("gloo", init_method=f"file://{tmp}/store", rank=0,
                                     world_size=1)
             try:
-                loader = bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=32)
+                loader = bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=32, rank="auto",
+                                                world_size="auto")
                 self.assertEqual((loader.rank, loader.world_size), (0, 1))
                 self.assertEqual(sum(1 for _ in loader), len(loader))
             finally:

@@ -38,6 +38,7 @@ class minibatch_loading {
   // Starts `epoch`; at most one epoch runs at a time (the loader's rule).
   [[nodiscard]] loader::epoch_stream epoch(std::uint32_t epoch);
 
+  // As loader_options.max_minibatches limits them.
   [[nodiscard]] std::int64_t minibatches_per_epoch() const;
   [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
 
