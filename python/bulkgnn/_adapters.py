@@ -9,6 +9,19 @@ def _require(module, caller):
         return importlib.import_module(module)
     except ImportError as e:
         raise ImportError(f"Minibatch.{caller}() needs {module}, which is not installed: {e}") from e
+    except Exception as e:  # noqa: BLE001 - a broken install raises anything
+        # DGL's and PyG's compiled parts are built for one torch version each;
+        # against another they fail inside their import (DGL 2.1 with a newer
+        # torch: FileNotFoundError for its graphbolt library).
+        try:
+            torch_version = importlib.import_module("torch").__version__
+        except ImportError:
+            torch_version = "(not installed)"
+        raise ImportError(
+            f"Minibatch.{caller}() needs {module}, which is installed but does not load with "
+            f"torch {torch_version} ({type(e).__name__}: {e}); install the {module} build made "
+            f"for this torch (DGL: the wheel index for your torch and CUDA at "
+            f"https://www.dgl.ai/pages/start.html; PyG: its pip command for your torch)") from e
 
 
 def pyg_fields(mb):

@@ -1,9 +1,11 @@
 """mb.to_pyg() / pyg_fields against the definition of PyG's NeighborLoader
 output, and the adapters' lazy imports."""
 
+import importlib
 import importlib.util
 import tempfile
 import unittest
+from unittest import mock
 
 import numpy as np
 
@@ -141,6 +143,19 @@ class LazyImports(unittest.TestCase):
         batch = self.mb.to_pyg()
         self.assertEqual(batch.batch_size, self.mb.batch_size)
         self.assertTrue(torch.equal(batch.edge_index, pyg_fields(self.mb)["edge_index"]))
+
+    def test_a_broken_peer_install_is_one_clear_import_error(self):
+        real = importlib.import_module
+
+        def broken(name, *args, **kwargs):
+            if name == "dgl":
+                raise FileNotFoundError("libgraphbolt_pytorch_2.15.so not found")
+            return real(name, *args, **kwargs)
+
+        with mock.patch("importlib.import_module", side_effect=broken):
+            with self.assertRaisesRegex(ImportError, "to_dgl.*does not load with torch.*"
+                                                     "FileNotFoundError.*libgraphbolt"):
+                self.mb.to_dgl()
 
     def test_to_dgl(self):
         if importlib.util.find_spec("dgl") is None:
