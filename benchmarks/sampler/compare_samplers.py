@@ -17,6 +17,13 @@ its unit, the dataset's settings below, seeds 0..S-1):
         [--samplers sage,ladies,...] [--seeds 5] [--epochs N] [--threads 2]
         [--out benchmarks/sampler/results]
 
+With --time-only GRAPH (a dataset directory, such as the products-sized
+R-MAT of `bulkgnn generate rmat DIR --scale 21 --edge-factor 30 --features
+100 --classes 47`) it only samples and gathers there, at the products
+setting (15,10,5 or 4096 per hop, batch 1024, --max-minibatches 20), and
+writes OUT/compare-time.json and .md: seconds, minibatches per second, and
+per minibatch edges, input vertices and feature megabytes.
+
 writes OUT/compare.json (every run), OUT/compare.md (the table) and, where
 matplotlib imports (Debian's python3-matplotlib, or the peers venv),
 OUT/convergence-DATASET.png. Results of datasets not run this time are kept
@@ -101,6 +108,46 @@ def per_minibatch(args, dataset, sampler, fanouts, tmp):
     }
 
 
+TIME_ONLY_FANOUTS = {"per destination": "15,10,5", "per minibatch": "4096,4096,4096"}
+
+
+def sampling_times(args, table, wanted):
+    """Each sampler sampling and gathering 20 minibatches on one graph."""
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, unit in table:
+            if name not in wanted:
+                continue
+            command = [args.bulkgnn, "sample", args.time_only, "--sampler", name, "--fanouts",
+                       TIME_ONLY_FANOUTS[unit], "--batch-size", "1024", "--max-minibatches", "20",
+                       "--gather-features", "--threads", str(args.threads)]
+            metrics, _ = run_json(command, os.path.join(tmp, "sample.json"))
+            count = metrics["minibatches"]
+            features = metrics["features"]
+            results.append({
+                "sampler": name, "fanouts": TIME_ONLY_FANOUTS[unit],
+                "sample_seconds": metrics["seconds"], "gather_seconds": features["seconds"],
+                "minibatches_per_second": count / (metrics["seconds"] + features["seconds"]),
+                "edges": metrics["sampled_edges"] / count,
+                "input_vertices": features["rows_gathered"] / count,
+                "feature_mb": (features["bytes_from_table"] + features["bytes_from_cache"])
+                / count / 1e6,
+                "command": " ".join(command)})
+            print(f"{name}: {results[-1]['minibatches_per_second']:.1f} minibatches/s", flush=True)
+    lines = ["| sampler | fanouts | sample s | gather s | minibatches/s | edges/minibatch | "
+             "input vertices/minibatch | feature MB/minibatch |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        lines.append(f"| {r['sampler']} | {r['fanouts']} | {r['sample_seconds']:.2f} | "
+                     f"{r['gather_seconds']:.2f} | {r['minibatches_per_second']:.1f} | "
+                     f"{r['edges']:,.0f} | {r['input_vertices']:,.0f} | {r['feature_mb']:.1f} |")
+    with open(os.path.join(args.out, "compare-time.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    with open(os.path.join(args.out, "compare-time.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def summarise(runs):
     tests = [r["final"]["test_acc"] for r in runs]
     epochs = [e for r in runs for e in r["epochs"]]
@@ -175,6 +222,8 @@ def main():
     parser.add_argument("--epochs", type=int, help="override each dataset's epochs")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", default="benchmarks/sampler/results")
+    parser.add_argument("--time-only", metavar="GRAPH",
+                        help="only sample and gather on GRAPH, at the products setting")
     args = parser.parse_args()
     if not os.access(args.bulkgnn, os.X_OK):
         sys.exit(f"compare_samplers: {args.bulkgnn} is not an executable; build it first")
@@ -183,6 +232,12 @@ def main():
     unknown = set(wanted) - {name for name, _ in table}
     if unknown:
         sys.exit(f"compare_samplers: no sampler {', '.join(sorted(unknown))} in the table")
+    os.makedirs(args.out, exist_ok=True)
+    if args.time_only:
+        if not os.path.isdir(args.time_only):
+            sys.exit(f"compare_samplers: {args.time_only} is missing")
+        sampling_times(args, table, wanted)
+        return
     datasets = args.datasets.split(",")
     for d in datasets:
         if d not in DATASETS:
