@@ -77,6 +77,7 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"sampler_options.kind", "--sampler"},
     {"sampler_options.fanouts", "--fanouts"},
     {"ogb_import_options.add_inverse_edges", "--add-inverse-edges"},
+    {"ogb_import_options.edge_weight_column", "--edge-weight-column"},
     {"sampler_options.layers", "--layers"},
     {"sampler_options.replacement", "--replace"},
     {"sampler_options.weighted", "--weighted"},
