@@ -26,8 +26,9 @@ per minibatch edges, input vertices and feature megabytes.
 
 writes OUT/compare.json (every run), OUT/compare.md (the table) and, where
 matplotlib imports (Debian's python3-matplotlib, or the peers venv),
-OUT/convergence-DATASET.png. Results of datasets not run this time are kept
-from an earlier OUT/compare.json, so datasets can be run one at a time.
+OUT/convergence-DATASET.png. Results of (dataset, sampler) pairs not run this
+time are kept from an earlier OUT/compare.json, so datasets and samplers can
+be run a few at a time.
 """
 
 import argparse
@@ -264,7 +265,8 @@ def main():
     stored = os.path.join(args.out, "compare.json")
     if os.path.exists(stored):
         with open(stored) as f:
-            kept = [r for r in json.load(f) if r["dataset"] not in datasets]
+            ran = {(r["dataset"], r["sampler"]) for r in results}
+            kept = [r for r in json.load(f) if (r["dataset"], r["sampler"]) not in ran]
         results = kept + results
     with open(stored, "w") as f:
         json.dump(results, f, indent=1)

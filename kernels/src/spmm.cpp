@@ -17,6 +17,8 @@ void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_vie
   BULKGNN_EXPECTS(y.rows == a.rows && y.cols == x.cols, "spmm: y is {}x{}, expected {}x{}", y.rows,
                   y.cols, a.rows, x.cols);
   detail::check_disjoint(x.data, y.data, "spmm", "x", "y");
+  // A layer's own edge values may sit apart from the rest of `a`.
+  if (a.weighted()) (void)detail::span_reachable(exec, a.values.data(), "spmm", "a.values");
   detail::dispatch(
       exec, "spmm", [&] { reference::spmm(a, x, y); }, [&] { cpu::spmm(a, x, y); },
       [&] { cuda::spmm(exec, a, x, y); });
@@ -33,9 +35,12 @@ void sddmm(const executor& exec, csr_view pattern, dense_view<const float> a,
                   "equal columns)",
                   pattern.rows, pattern.cols, a.rows, a.cols, b.rows, b.cols, pattern.rows,
                   pattern.cols);
-  BULKGNN_EXPECTS(static_cast<edge_t>(out.size()) == pattern.nnz(),
+  // indices' length, not indptr's span: a device pattern's offsets are not
+  // host-readable.
+  BULKGNN_EXPECTS(out.size() == pattern.indices.size(),
                   "sddmm: out holds {} values for the pattern's {} entries", out.size(),
-                  pattern.nnz());
+                  pattern.indices.size());
+  (void)detail::span_reachable(exec, out.data(), function, "out");
   detail::check_disjoint(a.data, out, function, "a", "out");
   detail::check_disjoint(b.data, out, function, "b", "out");
   detail::dispatch(

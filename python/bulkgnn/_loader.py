@@ -109,6 +109,9 @@ def _warn_about_workers(num_workers):
 def _without_empty_slices(seeds, batch_size, world_size):
     """The minibatches per epoch, 0 for all: a last minibatch with fewer seeds
     than ranks would hand some rank no seed, so every rank leaves it out."""
+    if batch_size < world_size:
+        raise ValueError(f"NeighborLoader: batch_size={batch_size} is smaller than world_size="
+                         f"{world_size}: some rank would get no seed of a minibatch")
     count = -(-seeds // batch_size)
     last = seeds - (count - 1) * batch_size
     if last >= world_size:

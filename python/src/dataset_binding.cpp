@@ -1,5 +1,6 @@
 #include "bindings.hpp"
 
+#include "bulkgnn/core/error.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/default_dataset.hpp"
 
@@ -7,6 +8,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <span>
@@ -55,24 +57,32 @@ py::tuple split_views(const data::split& s, const py::object& keeper) {
 
 dataset_ptr open(const std::optional<std::filesystem::path>& path,
                  std::optional<bool> add_inverse_edges) {
+  if (!path && add_inverse_edges)
+    throw option_error(
+        "ogb_import_options.add_inverse_edges applies to an OGB raw directory; the embedded "
+        "default has none");
+  // The import's choice concerns an OGB raw directory only: a native one was
+  // converted with its edges as they are.
+  const bool ogb_raw = path && !std::filesystem::exists(*path / "manifest.json");
+  data::ogb_import_options ogb;
+  ogb.add_inverse_edges = add_inverse_edges;
   dataset_ptr opened;
   {
     const py::gil_scoped_release unlocked;
-    opened = std::make_shared<data::dataset>(
-        path ? data::dataset::open(*path, {.add_inverse_edges = add_inverse_edges})
-             : data::open_default_dataset(false));
+    opened = std::make_shared<data::dataset>(path ? data::dataset::open(*path, ogb)
+                                                  : data::open_default_dataset(false));
   }
   // An OGB download's meta.json need not say whether the graph is
   // undirected; reading it as directed loses the reverse edges silently.
   const auto& manifest = opened->manifest();
-  if (path && manifest.value("add_inverse_edge_from", "") == "default")
+  if (ogb_raw && manifest.value("add_inverse_edge_from", "") == "default")
     py::module_::import("warnings")
         .attr("warn")(
             std::string(path->string()) +
                 ": meta.json does not say whether the graph is undirected (\"add_inverse_edge\"), "
                 "so its edges were read as directed; pass add_inverse_edges=True to add their "
                 "reverses (or False to silence this)",
-            py::module_::import("builtins").attr("UserWarning"), 2);
+            py::module_::import("builtins").attr("UserWarning"), 1);
   return opened;
 }
 

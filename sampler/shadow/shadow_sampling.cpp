@@ -82,6 +82,10 @@ class shadow_sampling final : public sampling_algorithm {
       const auto begin =
           mine.empty() ? all.begin() : std::find(all.begin(), all.end(), mine.front());
       const auto first = static_cast<std::int64_t>(begin - all.begin());
+      BULKGNN_EXPECTS(first + std::ssize(mine) <= std::ssize(all) &&
+                          std::equal(mine.begin(), mine.end(), begin),
+                      "shadow: minibatch {}'s slice is not a run of its seeds (repeated seeds?)",
+                      sampled.minibatch_ids[j]);
       parts.push_back(restrict_to_seeds(sampled.extract(j), first, first + std::ssize(mine)));
     }
     return bulk_of(parts, minibatch_ids, sampled.layers.size());

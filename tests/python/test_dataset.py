@@ -4,6 +4,7 @@ its arrays as read-only numpy views of the memory-mapped files."""
 import gc
 import gzip
 import os
+import subprocess
 import tempfile
 import unittest
 import warnings
@@ -11,7 +12,7 @@ import warnings
 import numpy as np
 
 import bulkgnn
-from support import CORA, write_native_dataset
+from support import CLI, CORA, write_native_dataset
 
 
 class OgbRawDirectory(unittest.TestCase):
@@ -102,6 +103,19 @@ class UndirectedOrNot(unittest.TestCase):
             with warnings.catch_warnings():
                 warnings.simplefilter("error")
                 self.assertEqual(bulkgnn.Dataset(f"{tmp}/g").num_edges, 6)
+
+    def test_a_converted_directory_opens_without_the_warning(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            write_ogb_raw(f"{tmp}/g", self.EDGES, 4)
+            subprocess.run([CLI, "convert", "--quiet", f"{tmp}/g", f"{tmp}/native"], check=True,
+                           stdout=subprocess.DEVNULL)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                self.assertEqual(bulkgnn.Dataset(f"{tmp}/native").num_edges, 3)
+
+    def test_the_embedded_default_refuses_it(self):
+        with self.assertRaisesRegex(ValueError, "add_inverse_edges applies to an OGB raw"):
+            bulkgnn.Dataset(add_inverse_edges=True)
 
     def test_a_native_directory_refuses_it_by_name(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -353,6 +353,9 @@ class DataParallelSlices(unittest.TestCase):
             self.assertEqual(len(sizes), 3)
             self.assertEqual(len(loader), 3)
             self.assertGreater(min(sizes), 0)
+        with self.assertRaisesRegex(ValueError, "batch_size=2 is smaller than world_size=4"):
+            bulkgnn.NeighborLoader(DS, np.arange(100), fanouts=[5], batch_size=2, rank=0,
+                                   world_size=4)
         with self.assertRaisesRegex(ValueError, "3 seeds cannot give each of world_size=5"):
             bulkgnn.NeighborLoader(DS, np.arange(3), fanouts=[5], rank=0, world_size=5)
 

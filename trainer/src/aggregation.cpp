@@ -14,9 +14,10 @@ namespace {
 csr_view with_edge_values(const aggregation_block& block, std::span<const float> edge_values,
                           std::string_view function) {
   csr_view view = block.forward.view();
-  BULKGNN_EXPECTS(static_cast<edge_t>(edge_values.size()) == view.nnz(),
+  // indices' length: a block in device memory has no host-readable indptr.
+  BULKGNN_EXPECTS(edge_values.size() == view.indices.size(),
                   "{}: edge_values holds {} values for the block's {} entries", function,
-                  edge_values.size(), view.nnz());
+                  edge_values.size(), view.indices.size());
   view.values = edge_values;
   return view;
 }
