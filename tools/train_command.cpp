@@ -128,6 +128,14 @@ trainer::train_options options_from(const train_config& c) {
       .seed = c.seed,
       .layers = c.layers,
       .parameters = sampler_parameters(c.sampler)};
+  // Checked before anything sizes the model by its layers (the memory
+  // estimate reads one frontier per layer).
+  const auto hops = static_cast<int>(o.sampling.fanouts.size());
+  BULKGNN_EXPECTS(
+      sampler::find_sampler(o.sampling.kind).any_depth || c.layers == 0 || c.layers == hops,
+      "--layers {}: the {} sampler makes one block per hop, and --fanouts {} has {}; "
+      "give one fanout per layer",
+      c.layers, o.sampling.kind, c.fanouts, hops);
   const auto layers = static_cast<int>(sampler::block_count(o.sampling));
   o.loading = {.batch_size = c.batch_size,
                .bulk = c.bulk,
