@@ -3,7 +3,6 @@
 #include "../node_wise/node_wise_sampling.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/elementwise.hpp"
-#include "bulkgnn/kernels/gather_rows.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
 
 #include <algorithm>
@@ -48,24 +47,24 @@ class shadow_sampling final : public sampling_algorithm {
   explicit shadow_sampling(sampling_context& context)
       : sampling_algorithm(context), reach_(node_wise_entry().make(context)) {}
 
+  // Every layer on the whole subgraph would compute rows that the seeds
+  // never read (a vertex that sage reached at hop 2 may lie one induced edge
+  // from a seed, and rows past a seed's reach at that depth feed nothing):
+  // each minibatch keeps what its seeds read, restrict_to_seeds of all its
+  // seeds, which gives the seeds the same outputs, and lets a slice of the
+  // seeds be cut from it as from any minibatch.
   bulk_sample sample(std::uint32_t epoch, segmented_vertices seeds,
                      std::span<const std::int64_t> minibatch_ids) override {
-    bulk_sample reached = reach_->sample(epoch, std::move(seeds), minibatch_ids);
+    const bulk_sample reached = reach_->sample(epoch, std::move(seeds), minibatch_ids);
     const auto layers = static_cast<std::size_t>(block_count(context().options));
     const segmented_vertices& vertices = reached.layers.back().sources;
     const csr_matrix induced = induced_subgraphs(vertices);
-
-    bulk_sample subgraphs;
-    subgraphs.minibatch_ids = std::move(reached.minibatch_ids);
-    subgraphs.seeds = std::move(reached.seeds);
-    subgraphs.layers.reserve(layers);
-    subgraphs.layers.push_back({.sources = vertices,
-                                .blocks = seed_rows(induced, vertices, subgraphs.seeds),
-                                .row_offsets = subgraphs.seeds.offsets});
-    for (std::size_t h = 1; h < layers; ++h)
-      subgraphs.layers.push_back(
-          {.sources = vertices, .blocks = induced, .row_offsets = vertices.offsets});
-    return needed_rows_only(subgraphs);
+    std::vector<minibatch> needed;
+    needed.reserve(static_cast<std::size_t>(reached.count()));
+    for (std::int64_t j = 0; j < reached.count(); ++j)
+      needed.push_back(restrict_to_seeds(on_subgraph(induced, vertices, reached.seeds, j, layers),
+                                         0, reached.seeds.size(j)));
+    return bulk_of(needed, minibatch_ids, layers);
   }
 
   // A slice of a minibatch's seeds shares the subgraph that all its seeds
@@ -92,18 +91,31 @@ class shadow_sampling final : public sampling_algorithm {
   }
 
  private:
-  // Every layer on the whole subgraph computes rows that the seeds never
-  // read (a vertex that sage reached at hop 2 may lie one induced edge from
-  // a seed, and rows past a seed's reach at that depth feed nothing): each
-  // minibatch keeps what its seeds read, restrict_to_seeds of all its seeds,
-  // which gives the seeds the same outputs, and lets a slice of the seeds
-  // be cut from it as from any minibatch.
-  static bulk_sample needed_rows_only(const bulk_sample& subgraphs) {
-    std::vector<minibatch> needed;
-    needed.reserve(static_cast<std::size_t>(subgraphs.count()));
-    for (std::int64_t j = 0; j < subgraphs.count(); ++j)
-      needed.push_back(restrict_to_seeds(subgraphs.extract(j), 0, subgraphs.seeds.size(j)));
-    return bulk_of(needed, subgraphs.minibatch_ids, subgraphs.layers.size());
+  // Minibatch j with every layer on its induced subgraph: each block holds
+  // the subgraph's rows of segment j, the seeds' layer only its seeds' rows
+  // (the segment's first ones).
+  static minibatch on_subgraph(const csr_matrix& induced, const segmented_vertices& vertices,
+                               const segmented_vertices& seeds, std::int64_t j,
+                               std::size_t layers) {
+    const auto segment = vertices.segment(j);
+    const auto seed_count = seeds.size(j);
+    minibatch mb;
+    mb.seeds.assign(seeds.segment(j).begin(), seeds.segment(j).end());
+    mb.input_nodes.assign(segment.begin(), segment.end());
+    const auto rows_of = [&](std::int64_t count) {
+      csr_matrix block;
+      block.rows = count;
+      block.cols = std::ssize(segment);
+      const edge_t first = induced.indptr[vertices.offsets[j]];
+      for (std::int64_t r = 0; r < count; ++r)
+        block.indptr.push_back(induced.indptr[vertices.offsets[j] + r + 1] - first);
+      block.indices.assign(induced.indices.begin() + first,
+                           induced.indices.begin() + first + block.indptr.back());
+      return block;
+    };
+    mb.blocks.assign(layers - 1, rows_of(std::ssize(segment)));
+    mb.blocks.push_back(rows_of(seed_count));
+    return mb;
   }
 
   // A[V_j, V_j] for each minibatch's vertices V_j: one row per vertex (the
@@ -123,18 +135,6 @@ class shadow_sampling final : public sampling_algorithm {
         kernels::extract_blocks(c.exec, pattern, row_positions, vertices, ones, false);
     induced.values = buffer<float>(0, c.exec.memory());
     return induced;
-  }
-
-  // The rows of each minibatch's seeds: the first rows of its segment.
-  csr_matrix seed_rows(const csr_matrix& induced, const segmented_vertices& vertices,
-                       const segmented_vertices& seeds) {
-    auto& c = context();
-    std::vector<vertex_t> rows;
-    rows.reserve(seeds.vertices.size());
-    for (std::int64_t j = 0; j < seeds.segments(); ++j)
-      for (std::int64_t i = 0; i < seeds.size(j); ++i)
-        rows.push_back(static_cast<vertex_t>(vertices.offsets[j] + i));
-    return kernels::gather_rows(c.exec, induced.view(), on_executor(c.exec, std::span(rows)));
   }
 
   std::unique_ptr<sampling_algorithm> reach_;
