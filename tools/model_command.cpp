@@ -8,6 +8,7 @@
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/fullbatch/closed_forms.hpp"
 #include "bulkgnn/sampler/sampler_table.hpp"
+#include "bulkgnn/trainer/layer_table.hpp"
 #include "bulkgnn/trainer/model.hpp"
 
 #include <fmt/format.h>
@@ -226,20 +227,25 @@ void run_model(model_config c) {
   const auto fanouts = parse_fanouts(c.fanouts);
   const auto stats = stats_of(c);
   if (c.classes == 0) c.classes = 2;
-  const cost::workload w{.sampler = cost_family_of(c.sampler),
-                         .batch_size = c.batch_size,
-                         .fanouts = fanouts,
-                         .bulk = c.bulk,
-                         .features = c.features,
-                         .hidden = c.hidden,
-                         .classes = c.classes,
-                         .parameters = c.parameters,
-                         .max_minibatches = c.max_minibatches,
-                         .weighted = c.weighted,
-                         .draw_at_owner = c.draw_at == "owner",
-                         .feature_cache_rows = static_cast<std::int64_t>(
-                             c.feature_cache_mib * 1024 * 1024 /
-                             (4 * static_cast<double>(std::max<std::int64_t>(c.features, 1))))};
+  const cost::workload w{
+      .sampler = cost_family_of(c.sampler),
+      .batch_size = c.batch_size,
+      .fanouts = fanouts,
+      .bulk = c.bulk,
+      .features = c.features,
+      .hidden = c.hidden,
+      .classes = c.classes,
+      .parameters = c.parameters,
+      .max_minibatches = c.max_minibatches,
+      .weighted = c.weighted,
+      .draw_at_owner = c.draw_at == "owner",
+      .feature_cache_rows = static_cast<std::int64_t>(
+          c.feature_cache_mib * 1024 * 1024 /
+          (4 * static_cast<double>(std::max<std::int64_t>(c.features, 1)))),
+      .root_weight = trainer::find_layer(sampler::find_sampler(c.sampler).layer, "--sampler")
+                         .has_root_weight(),
+      .fanout_per_destination =
+          sampler::find_sampler(c.sampler).fanout == sampler::fanout_unit::per_destination};
   const cost::network net{.bandwidth = c.bandwidth_gbs * 1e9, .latency = c.latency_us * 1e-6};
 
   double m1 = 0, m2 = 0;
@@ -258,6 +264,12 @@ void run_model(model_config c) {
       "minibatches/epoch {}; 1.5d/2d/3d draw at the {}; feature cache {} rows per rank\n",
       c.sampler, c.batch_size, c.fanouts, c.bulk, c.features, cost::model_parameters(w),
       cost::minibatches_per_epoch(stats, w), c.draw_at, w.feature_cache_rows);
+  const auto memory = cost::training_memory_of(w, stats.nodes, false);
+  fmt::print(
+      "memory per training process, before the graph, features and buffers: model state "
+      "{:.1f} MiB, one minibatch's activations up to {:.1f} MiB (at most {} vertices by hop)\n",
+      memory.model / (1 << 20), memory.minibatch / (1 << 20),
+      fmt::join(cost::minibatch_vertex_bound(w, stats.nodes), ","));
   fmt::print(
       "network: {} GB/s per rank, {} us per message; time = bytes / bandwidth + messages "
       "x latency, per rank, no overlap\n",
@@ -334,6 +346,7 @@ void run_model(model_config c) {
         {"sampler", c.sampler},
         {"minibatches", cost::minibatches_per_epoch(stats, w)},
         {"frontier_per_minibatch", frontier_per_minibatch},
+        {"training_memory_bytes", {{"model", memory.model}, {"minibatch", memory.minibatch}}},
         {"network",
          {{"bandwidth_bytes_per_second", net.bandwidth}, {"latency_seconds", net.latency}}},
         {"predictions", rows}};

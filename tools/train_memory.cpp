@@ -19,50 +19,7 @@ namespace bulkgnn::tools {
 
 namespace {
 
-constexpr double float_bytes = sizeof(float);
 constexpr double gib = 1024.0 * 1024.0 * 1024.0;
-
-// Input and output width of each layer, input first.
-std::vector<std::pair<double, double>> layer_widths(const trainer::training_data& ds,
-                                                    const trainer::train_options& o) {
-  std::vector<std::pair<double, double>> widths;
-  const auto layers = o.model.layers;
-  for (int l = 0; l < layers; ++l)
-    widths.emplace_back(static_cast<double>(l == 0 ? ds.feature_dim : o.model.hidden),
-                        static_cast<double>(l + 1 == layers ? ds.num_classes : o.model.hidden));
-  return widths;
-}
-
-// Vertices per layer of one minibatch, seeds first: each hop adds at most
-// `fanout` neighbours per vertex (node-wise) or `fanout` vertices
-// (layer-wise), and never more than the graph holds. A sampler whose layers
-// are not its hops (shadow) runs every layer but the seeds' on all it
-// reached.
-std::vector<double> frontier_sizes(const trainer::training_data& ds,
-                                   const trainer::train_options& o) {
-  const auto n = static_cast<double>(ds.num_nodes);
-  const bool per_destination =
-      sampler::find_sampler(o.sampling.kind).fanout == sampler::fanout_unit::per_destination;
-  std::vector<double> sizes{std::min(n, static_cast<double>(o.loading.batch_size))};
-  for (const auto fanout : o.sampling.fanouts) {
-    const double f = fanout < 0 ? n : static_cast<double>(fanout);
-    const double next = per_destination ? sizes.back() * (f + 1) : sizes.back() + f;
-    sizes.push_back(std::min(n, next));
-  }
-  if (sampler::find_sampler(o.sampling.kind).any_depth) {
-    const double seeds = sizes.front();
-    sizes.assign(static_cast<std::size_t>(sampler::block_count(o.sampling)) + 1, sizes.back());
-    sizes.front() = seeds;
-  }
-  return sizes;
-}
-
-// A layer from `in` to `out` columns over `rows` output vertices holds the
-// aggregated input and its gradient, and the output, its gradient and the
-// dropout mask.
-double layer_bytes(double rows, double in, double out) {
-  return float_bytes * rows * (2 * in + 3 * out);
-}
 
 constexpr double unlimited = std::numeric_limits<double>::infinity();
 
@@ -92,22 +49,24 @@ double cgroup_limit_in(const std::string& path) {
 
 }  // namespace
 
-train_memory estimate_train_memory(const trainer::training_data& ds,
-                                   const trainer::train_options& o) {
-  const bool root_weight = trainer::find_layer(trainer::layer_for(o)).has_root_weight();
-  const auto widths = layer_widths(ds, o);
-  const auto frontier = frontier_sizes(ds, o);
-  const auto n = static_cast<double>(ds.num_nodes);
-  train_memory m;
-  for (std::size_t l = 0; l < widths.size(); ++l) {
-    const auto [in, out] = widths[l];
-    m.model += 4 * float_bytes * ((root_weight ? 2 : 1) * in * out + out);
-    // Layer l computes hop L-l-1 from hop L-l.
-    m.minibatch += layer_bytes(frontier[widths.size() - l - 1], in, out);
-    if (o.eval == trainer::evaluation::full && o.eval_every > 0)
-      m.evaluation = std::max(m.evaluation, layer_bytes(n, in, out));
-  }
-  return m;
+distributed::cost::workload workload_of(const trainer::training_data& ds,
+                                        const trainer::train_options& o) {
+  const auto& entry = sampler::find_sampler(o.sampling.kind);
+  return {.batch_size = o.loading.batch_size,
+          .fanouts = o.sampling.fanouts,
+          .features = ds.feature_dim,
+          .hidden = o.model.hidden,
+          .classes = ds.num_classes,
+          .layers = o.model.layers,
+          .root_weight = trainer::find_layer(trainer::layer_for(o)).has_root_weight(),
+          .fanout_per_destination = entry.fanout == sampler::fanout_unit::per_destination,
+          .any_depth = entry.any_depth};
+}
+
+distributed::cost::training_memory estimate_train_memory(const trainer::training_data& ds,
+                                                         const trainer::train_options& o) {
+  return distributed::cost::training_memory_of(
+      workload_of(ds, o), ds.num_nodes, o.eval == trainer::evaluation::full && o.eval_every > 0);
 }
 
 double available_memory_bytes() {

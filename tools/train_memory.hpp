@@ -1,22 +1,21 @@
 #pragma once
 
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/distributed/cost_model.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
 namespace bulkgnn::tools {
 
-// A lower estimate of what a training run holds at once, in bytes, from the
-// options and the dataset's sizes alone (nothing is allocated).
-struct train_memory {
-  double model = 0;       // weights, gradients and two Adam moments
-  double minibatch = 0;   // one sampled minibatch's activations and gradients
-  double evaluation = 0;  // full-graph evaluation's activations (0 unless --eval full)
+// The cost model's workload for a training run: the model and how its
+// minibatches grow, from the options, the sampler and layer tables and the
+// dataset's sizes.
+[[nodiscard]] distributed::cost::workload workload_of(const trainer::training_data& ds,
+                                                      const trainer::train_options& options);
 
-  [[nodiscard]] double total() const { return model + minibatch + evaluation; }
-};
-
-[[nodiscard]] train_memory estimate_train_memory(const trainer::training_data& ds,
-                                                 const trainer::train_options& options);
+// What a training run holds at once (the cost model's training_memory_of;
+// nothing is allocated).
+[[nodiscard]] distributed::cost::training_memory estimate_train_memory(
+    const trainer::training_data& ds, const trainer::train_options& options);
 
 // The memory this process can still use: the kernel's MemAvailable, or less
 // under a cgroup limit.

@@ -1,5 +1,7 @@
 #include "bulkgnn/distributed/cost_model.hpp"
 
+#include "bulkgnn/core/error.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -125,28 +127,72 @@ graph_stats measured_stats(std::int64_t rows, const std::int64_t* indptr,
   return g;
 }
 
-std::int64_t sage_parameters(const workload& w) {
+std::int64_t model_layers(const workload& w) {
+  return w.layers > 0 ? w.layers : static_cast<std::int64_t>(w.fanouts.size());
+}
+
+namespace {
+
+// Input and output width of each layer, the input's first.
+std::vector<std::pair<double, double>> layer_widths(const workload& w) {
+  std::vector<std::pair<double, double>> widths;
+  const std::int64_t layers = model_layers(w);
+  for (std::int64_t l = 0; l < layers; ++l)
+    widths.emplace_back(static_cast<double>(l == 0 ? w.features : w.hidden),
+                        static_cast<double>(l + 1 == layers ? w.classes : w.hidden));
+  return widths;
+}
+
+// A layer from `in` to `out` columns over `rows` output vertices holds the
+// aggregated input and its gradient, and the output, its gradient and the
+// dropout mask, in floats.
+double layer_bytes(double rows, double in, double out) {
+  return sizeof(float) * rows * (2 * in + 3 * out);
+}
+
+}  // namespace
+
+std::int64_t model_parameters(const workload& w) {
   if (w.parameters > 0) return w.parameters;
-  const auto layers = static_cast<std::int64_t>(w.fanouts.size());
-  std::int64_t total = 0, in = w.features;
-  for (std::int64_t l = 0; l < layers; ++l) {
-    const std::int64_t out = l + 1 == layers ? w.classes : w.hidden;
-    total += 2 * in * out + out;
-    in = out;
-  }
+  std::int64_t total = 0;
+  for (const auto& [in, out] : layer_widths(w))
+    total += static_cast<std::int64_t>((w.root_weight ? 2 : 1) * in * out + out);
   return total;
 }
 
-std::int64_t model_parameters(const workload& w) {
-  if (w.parameters > 0 || w.sampler == sampler_family::node_wise) return sage_parameters(w);
-  const auto layers = static_cast<std::int64_t>(w.fanouts.size());
-  std::int64_t total = 0, in = w.features;
-  for (std::int64_t l = 0; l < layers; ++l) {
-    const std::int64_t out = l + 1 == layers ? w.classes : w.hidden;
-    total += in * out + out;
-    in = out;
+std::vector<double> minibatch_vertex_bound(const workload& w, std::int64_t nodes) {
+  const auto n = static_cast<double>(nodes);
+  std::vector<double> sizes{std::min(n, static_cast<double>(w.batch_size))};
+  for (const auto fanout : w.fanouts) {
+    const double f = fanout < 0 ? n : static_cast<double>(fanout);
+    const double next = w.fanout_per_destination ? sizes.back() * (f + 1) : sizes.back() + f;
+    sizes.push_back(std::min(n, next));
   }
-  return total;
+  if (w.any_depth) {
+    const double seeds = sizes.front();
+    sizes.assign(static_cast<std::size_t>(model_layers(w)) + 1, sizes.back());
+    sizes.front() = seeds;
+  }
+  return sizes;
+}
+
+training_memory training_memory_of(const workload& w, std::int64_t nodes, bool full_evaluation) {
+  const auto widths = layer_widths(w);
+  const auto vertices = minibatch_vertex_bound(w, nodes);
+  BULKGNN_EXPECTS(vertices.size() == widths.size() + 1,
+                  "training_memory_of: {} layers on {} fanouts (only an any-depth sampler's "
+                  "layers are not its hops)",
+                  widths.size(), w.fanouts.size());
+  training_memory m;
+  m.model = 4 * sizeof(float) * static_cast<double>(model_parameters(w));
+  for (std::size_t l = 0; l < widths.size(); ++l) {
+    const auto [in, out] = widths[l];
+    // Layer l computes the vertices of hop L-l-1 from those of hop L-l.
+    m.minibatch += layer_bytes(vertices[widths.size() - l - 1], in, out);
+    if (full_evaluation)
+      m.evaluation = std::max(m.evaluation, layer_bytes(static_cast<double>(nodes), in, out));
+  }
+  return m;
 }
 
 std::int64_t minibatches_per_epoch(const graph_stats& g, const workload& w) {

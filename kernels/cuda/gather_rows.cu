@@ -12,39 +12,38 @@ namespace {
 // One warp per output row, its lanes over the columns: coalesced reads of
 // the source row (in device memory or, through UVA, pinned host memory) and
 // coalesced writes.
-__global__ void gather_dense(const float* x, std::int64_t x_rows, std::int64_t cols,
-                             const vertex_t* rows, std::int64_t count, float* out, int* bad_row) {
+__global__ void gather_dense(dense_view<const float> x, const vertex_t* rows, std::int64_t count,
+                             dense_view<float> out, int* bad_row) {
   const std::int64_t warp =
       (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / warpSize;
   const int lane = static_cast<int>(threadIdx.x % warpSize);
   if (warp >= count) return;
   const vertex_t row = rows[warp];
-  if (row < 0 || row >= x_rows) {
+  if (row < 0 || row >= x.rows) {
     if (lane == 0) atomicExch(bad_row, 1);
     return;
   }
-  const float* source = x + row * cols;
-  float* target = out + warp * cols;
-  for (std::int64_t c = lane; c < cols; c += warpSize) target[c] = source[c];
+  const float* source = x.row_data(row);
+  float* target = out.row_data(warp);
+  for (std::int64_t c = lane; c < x.cols; c += warpSize) target[c] = source[c];
 }
 
 // A warp per row i of x: out[rows[i]] = scale · x[i]. Rows are distinct (the
 // front door checks host-readable ids), so no two warps write one row.
-__global__ void scatter_dense(const float* x, std::int64_t count, std::int64_t cols,
-                              const vertex_t* rows, float scale, float* out, std::int64_t out_rows,
-                              int* bad_row) {
+__global__ void scatter_dense(dense_view<const float> x, const vertex_t* rows, float scale,
+                              dense_view<float> out, int* bad_row) {
   const std::int64_t warp =
       (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / warpSize;
   const int lane = static_cast<int>(threadIdx.x % warpSize);
-  if (warp >= count) return;
+  if (warp >= x.rows) return;
   const vertex_t row = rows[warp];
-  if (row < 0 || row >= out_rows) {
+  if (row < 0 || row >= out.rows) {
     if (lane == 0) atomicExch(bad_row, 1);
     return;
   }
-  const float* source = x + warp * cols;
-  float* target = out + row * cols;
-  for (std::int64_t c = lane; c < cols; c += warpSize) target[c] = __fmul_rn(scale, source[c]);
+  const float* source = x.row_data(warp);
+  float* target = out.row_data(row);
+  for (std::int64_t c = lane; c < x.cols; c += warpSize) target[c] = __fmul_rn(scale, source[c]);
 }
 
 // As gather_dense, each warp's row read from the cache or the whole table
@@ -75,35 +74,34 @@ __global__ void gather_cached(const float* all, std::int64_t all_rows, const flo
   if (threadIdx.x == 0 && block_hits > 0) atomicAdd(hits, block_hits);
 }
 
-__global__ void count_row_entries(const edge_t* indptr, std::int64_t a_rows, const vertex_t* rows,
-                                  std::int64_t count, edge_t* counts, int* bad_row) {
+__global__ void count_row_entries(csr_view a, const vertex_t* rows, std::int64_t count,
+                                  edge_t* counts, int* bad_row) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= count) return;
   const vertex_t r = rows[i];
-  if (r < 0 || r >= a_rows) {
+  if (r < 0 || r >= a.rows) {
     atomicExch(bad_row, 1);
     counts[i] = 0;
     return;
   }
-  counts[i] = indptr[r + 1] - indptr[r];
+  counts[i] = a.end_entry(r) - a.first_entry(r);
 }
 
 // One warp per gathered row, its lanes over the row's entries.
-__global__ void copy_row_entries(const edge_t* indptr, const vertex_t* indices, const float* values,
-                                 const vertex_t* rows, std::int64_t count, const edge_t* out_indptr,
-                                 vertex_t* out_indices, float* out_values) {
+__global__ void copy_row_entries(csr_view a, const vertex_t* rows, std::int64_t count,
+                                 const edge_t* out_indptr, vertex_t* out_indices,
+                                 float* out_values) {
   const std::int64_t i =
       (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / warpSize;
   const int lane = static_cast<int>(threadIdx.x % warpSize);
   if (i >= count) return;
-  const edge_t base = indptr[0];
   const vertex_t r = rows[i];
-  const edge_t from = indptr[r] - base;
-  const edge_t length = indptr[r + 1] - indptr[r];
+  const edge_t from = a.first_entry(r);
+  const edge_t length = a.end_entry(r) - from;
   const edge_t to = out_indptr[i];
   for (edge_t e = lane; e < length; e += warpSize) {
-    out_indices[to + e] = indices[from + e];
-    if (values != nullptr) out_values[to + e] = values[from + e];
+    out_indices[to + e] = a.column_at(from + e);
+    if (a.weighted()) out_values[to + e] = a.value_at(from + e);
   }
 }
 
@@ -120,7 +118,7 @@ csr_matrix gather_rows(const executor& exec, csr_view a, std::span<const vertex_
   if (count == 0) return out;
   auto bad_row = device_flag(exec);
   count_row_entries<<<blocks_for(count), threads_per_block, 0, stream>>>(
-      a.indptr.data(), a.rows, rows.data(), count, out.indptr.data() + 1, bad_row.data());
+      a, rows.data(), count, out.indptr.data() + 1, bad_row.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   if (read_back(exec, bad_row.data()) != 0)
     throw_argument_error(
@@ -135,8 +133,7 @@ csr_matrix gather_rows(const executor& exec, csr_view a, std::span<const vertex_
   out.indices = buffer<vertex_t>(static_cast<std::size_t>(total), exec.memory());
   if (a.weighted()) out.values = buffer<float>(static_cast<std::size_t>(total), exec.memory());
   copy_row_entries<<<blocks_for(count * 32), threads_per_block, 0, stream>>>(
-      a.indptr.data(), a.indices.data(), a.weighted() ? a.values.data() : nullptr, rows.data(),
-      count, out.indptr.data(), out.indices.data(), a.weighted() ? out.values.data() : nullptr);
+      a, rows.data(), count, out.indptr.data(), out.indices.data(), out.values.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   return out;
 }
@@ -166,7 +163,7 @@ void gather_dense_rows(const executor& exec, dense_view<const float> x,
   auto bad_row = device_flag(exec);
   const std::int64_t threads = count * 32;
   gather_dense<<<blocks_for(threads), threads_per_block, 0, stream_of(exec)>>>(
-      x.data.data(), x.rows, x.cols, rows.data(), count, out.data.data(), bad_row.data());
+      x, rows.data(), count, out, bad_row.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   if (read_back(exec, bad_row.data()) != 0)
     throw_argument_error(
@@ -180,7 +177,7 @@ void scatter_dense_rows(const executor& exec, dense_view<const float> x,
   if (count == 0 || x.cols == 0) return;
   auto bad_row = device_flag(exec);
   scatter_dense<<<blocks_for(count * 32), threads_per_block, 0, stream_of(exec)>>>(
-      x.data.data(), count, x.cols, rows.data(), scale, out.data.data(), out.rows, bad_row.data());
+      x, rows.data(), scale, out, bad_row.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   if (read_back(exec, bad_row.data()) != 0)
     throw_argument_error(

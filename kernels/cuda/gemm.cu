@@ -21,14 +21,14 @@ constexpr int depth = 16;
 constexpr int lanes = 16;  // threads along each side of the tile
 static_assert(lanes * lanes == threads_per_block);
 
+// op(X): X as stored, read transposed or not.
 struct operand {
-  const float* data;
-  std::int64_t stored_cols;
+  dense_view<const float> stored;
   bool transposed;
 
   // op(X)[i][p].
   __device__ float at(std::int64_t i, std::int64_t p) const {
-    return transposed ? data[p * stored_cols + i] : data[i * stored_cols + p];
+    return transposed ? stored.at(p, i) : stored.at(i, p);
   }
 };
 
@@ -51,8 +51,10 @@ __device__ void load_tile(const operand& x, std::int64_t first_i, std::int64_t e
 // op(B) is read as B's transpose's op: op(B)[p][j] = op'(B)[j][p] with op'
 // the opposite of op, so one loader serves both operands.
 template <int per_lane>
-__global__ void multiply_tiles(operand a, operand b_by_column, std::int64_t m, std::int64_t n,
-                               std::int64_t k, float alpha, float beta, float* c) {
+__global__ void multiply_tiles(operand a, operand b_by_column, std::int64_t k, float alpha,
+                               float beta, dense_view<float> c) {
+  const std::int64_t m = c.rows;
+  const std::int64_t n = c.cols;
   constexpr int tile = lanes * per_lane;
   __shared__ float a_tile[depth][tile + 1];
   __shared__ float b_tile[depth][tile + 1];
@@ -82,20 +84,20 @@ __global__ void multiply_tiles(operand a, operand b_by_column, std::int64_t m, s
     for (int j = 0; j < per_lane; ++j) {
       const std::int64_t col = col0 + tx + lanes * j;
       if (col >= n) continue;
-      float& out = c[r * n + col];
+      float& out = c.at(r, col);
       out = rules::gemm_epilogue(acc[i][j], alpha, beta, beta == 0.0f ? 0.0f : out);
     }
   }
 }
 
 template <int per_lane>
-void launch_tiles(const executor& exec, const operand& a, const operand& b, std::int64_t m,
-                  std::int64_t n, std::int64_t k, float alpha, float beta, float* c) {
+void launch_tiles(const executor& exec, const operand& a, const operand& b, std::int64_t k,
+                  float alpha, float beta, dense_view<float> c) {
   constexpr int tile = lanes * per_lane;
-  const dim3 grid(static_cast<unsigned>((m + tile - 1) / tile),
-                  static_cast<unsigned>((n + tile - 1) / tile));
+  const dim3 grid(static_cast<unsigned>((c.rows + tile - 1) / tile),
+                  static_cast<unsigned>((c.cols + tile - 1) / tile));
   multiply_tiles<per_lane>
-      <<<grid, threads_per_block, 0, stream_of(exec)>>>(a, b, m, n, k, alpha, beta, c);
+      <<<grid, threads_per_block, 0, stream_of(exec)>>>(a, b, k, alpha, beta, c);
   BULKGNN_CUDA_CHECK_LAUNCH();
 }
 
@@ -127,13 +129,13 @@ void gemm(const executor& exec, gemm_op op_a, gemm_op op_b, float alpha, dense_v
   const std::int64_t n = c.cols;
   const std::int64_t k = op_a == gemm_op::transposed ? a.rows : a.cols;
   if (m == 0 || n == 0) return;
-  const operand a_rows{a.data.data(), a.cols, op_a == gemm_op::transposed};
-  const operand b_columns{b.data.data(), b.cols, op_b == gemm_op::plain};
+  const operand a_rows{a, op_a == gemm_op::transposed};
+  const operand b_columns{b, op_b == gemm_op::plain};
   const std::int64_t large_tiles = ((m + 63) / 64) * ((n + 63) / 64);
   if (large_tiles >= 2 * static_cast<std::int64_t>(multiprocessors_of(exec)))
-    launch_tiles<4>(exec, a_rows, b_columns, m, n, k, alpha, beta, c.data.data());
+    launch_tiles<4>(exec, a_rows, b_columns, k, alpha, beta, c);
   else
-    launch_tiles<1>(exec, a_rows, b_columns, m, n, k, alpha, beta, c.data.data());
+    launch_tiles<1>(exec, a_rows, b_columns, k, alpha, beta, c);
 }
 
 void gemm_cublas(const executor& exec, gemm_op op_a, gemm_op op_b, float alpha,

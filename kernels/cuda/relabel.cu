@@ -28,10 +28,11 @@ namespace {
 constexpr int order_bits = 40;
 constexpr unsigned long long no_order = ~0ull;
 
+// Item i: destination i, then (destination_count + e) entry e of `sampled`
+// (whose rows are the destinations), keyed by (segment, vertex).
 __global__ void make_items(const vertex_t* destinations, const std::int64_t* segment_offsets,
-                           std::int64_t segments, std::int64_t destination_count,
-                           const edge_t* indptr, const vertex_t* columns, std::int64_t entries,
-                           std::uint64_t* keys) {
+                           std::int64_t segments, std::int64_t destination_count, csr_view sampled,
+                           std::int64_t entries, std::uint64_t* keys) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= destination_count + entries) return;
   std::int64_t row = i;
@@ -40,8 +41,9 @@ __global__ void make_items(const vertex_t* destinations, const std::int64_t* seg
     vertex = destinations[i];
   } else {
     const std::int64_t e = i - destination_count;
-    row = last_offset_at_or_below(indptr, destination_count + 1, indptr[0] + e);
-    vertex = columns[e];
+    row = last_offset_at_or_below(sampled.indptr.data(), destination_count + 1,
+                                  sampled.indptr.data()[0] + e);
+    vertex = sampled.column_at(e);
   }
   keys[i] = segment_vertex_key(segment_offsets, segments, row, vertex);
 }
@@ -243,7 +245,7 @@ relabelled_blocks relabel_by_segment(const executor& exec, const segmented_verti
   const device_offsets destination_offsets(exec, destinations.offsets);
   make_items<<<blocks_for(count), threads_per_block, 0, stream>>>(
       destinations.vertices.data(), destination_offsets.data(), segments, destination_count,
-      sampled.indptr.data(), sampled.indices.data(), entries, keys.data());
+      sampled, entries, keys.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   const item_groups groups =
       method == relabel_method::hash ? group_by_hashing(exec, keys) : group_by_sorting(exec, keys);
@@ -375,31 +377,28 @@ segment_lookup index_segments(const executor& exec, const segmented_vertices& co
   return lookup;
 }
 
-__global__ void look_up(const edge_t* indptr, const vertex_t* indices, const float* values,
-                        const vertex_t* rows, const vertex_t* vertices, const std::int64_t* offsets,
-                        std::int64_t segments, std::int64_t count, float* out) {
+__global__ void look_up(csr_view a, const vertex_t* rows, const vertex_t* vertices,
+                        const std::int64_t* offsets, std::int64_t segments, std::int64_t count,
+                        float* out) {
   const std::int64_t k = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (k >= count) return;
   const vertex_t row = rows[last_offset_at_or_below(offsets, segments + 1, k)];
-  const edge_t base = indptr[0];
-  edge_t low = indptr[row] - base;
-  const edge_t end = indptr[row + 1] - base;
+  edge_t low = a.first_entry(row);
+  const edge_t end = a.end_entry(row);
   edge_t high = end;
   while (low < high) {
     const edge_t middle = (low + high) / 2;
-    if (indices[middle] < vertices[k])
+    if (a.column_at(middle) < vertices[k])
       low = middle + 1;
     else
       high = middle;
   }
-  const bool found = low < end && indices[low] == vertices[k];
-  out[k] = !found ? 0.0f : values == nullptr ? 1.0f : values[low];
+  const bool found = low < end && a.column_at(low) == vertices[k];
+  out[k] = found ? a.value_at(low) : 0.0f;
 }
 
 struct block_source {
-  const edge_t* indptr;
-  const vertex_t* indices;
-  const float* values;  // null for a pattern
+  csr_view a;
   const vertex_t* row_vertices;
   const std::int64_t* row_offsets;
   std::int64_t row_segments;
@@ -415,14 +414,13 @@ __device__ void for_each_block_entry(const block_source& s, const segment_index&
                                      std::int64_t i, Visit&& visit) {
   const vertex_t u = s.row_vertices[i];
   const std::int64_t j = last_offset_at_or_below(s.row_offsets, s.row_segments + 1, i);
-  const edge_t base = s.indptr[0];
   bool stores_self = false;
-  for (edge_t e = s.indptr[u] - base; e < s.indptr[u + 1] - base; ++e) {
-    stores_self |= s.indices[e] == u;
-    const vertex_t p = cols.find(j, s.indices[e]);
+  for (edge_t e = s.a.first_entry(u); e < s.a.end_entry(u); ++e) {
+    const vertex_t column = s.a.column_at(e);
+    stores_self |= column == u;
+    const vertex_t p = cols.find(j, column);
     if (p < 0) continue;
-    const float value = s.values == nullptr ? 1.0f : s.values[e];
-    visit(p, __fmul_rn(value, s.scale[cols.offsets[j] + p]));
+    visit(p, __fmul_rn(s.a.value_at(e), s.scale[cols.offsets[j] + p]));
   }
   if (!s.add_self_loops || stores_self) return;
   const vertex_t p = cols.find(j, u);
@@ -464,8 +462,7 @@ buffer<float> lookup_entries(const executor& exec, csr_view a, std::span<const v
   if (count == 0) return out;
   const device_offsets offsets(exec, cols.offsets);
   look_up<<<blocks_for(count), threads_per_block, 0, stream_of(exec)>>>(
-      a.indptr.data(), a.indices.data(), a.weighted() ? a.values.data() : nullptr, rows.data(),
-      cols.vertices.data(), offsets.data(), cols.segments(), count, out.data());
+      a, rows.data(), cols.vertices.data(), offsets.data(), cols.segments(), count, out.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   return out;
 }
@@ -484,15 +481,8 @@ csr_matrix extract_blocks(const executor& exec, csr_view a, const segmented_vert
   if (row_count == 0) return out;
   const auto lookup = index_segments(exec, cols);
   const device_offsets row_offsets(exec, rows.offsets);
-  const block_source source{a.indptr.data(),
-                            a.indices.data(),
-                            a.weighted() ? a.values.data() : nullptr,
-                            rows.vertices.data(),
-                            row_offsets.data(),
-                            rows.segments(),
-                            row_count,
-                            column_scale.data(),
-                            add_self_loops};
+  const block_source source{a,         rows.vertices.data(), row_offsets.data(), rows.segments(),
+                            row_count, column_scale.data(),  add_self_loops};
   count_block_entries<<<blocks_for(row_count), threads_per_block, 0, stream>>>(source, lookup.index,
                                                                                out.indptr.data());
   BULKGNN_CUDA_CHECK_LAUNCH();

@@ -11,10 +11,7 @@ namespace {
 
 // What one thread needs to draw one output row (kernel arguments by value).
 struct row_draw {
-  const edge_t* indptr;
-  const vertex_t* indices;
-  const float* values;  // null for a pattern
-  std::int64_t graph_rows;
+  csr_view graph;
   const vertex_t* rows;
   std::int64_t count;
   const std::uint32_t* minibatch_of_row;
@@ -35,12 +32,12 @@ __global__ void count_entries(row_draw p, edge_t* counts, int* bad_row) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= p.count) return;
   const vertex_t row = p.rows[i];
-  if (row < 0 || row >= p.graph_rows) {
+  if (row < 0 || row >= p.graph.rows) {
     atomicExch(bad_row, 1);
     counts[i] = 0;
     return;
   }
-  const auto degree = static_cast<std::uint32_t>(p.indptr[row + 1] - p.indptr[row]);
+  const auto degree = static_cast<std::uint32_t>(p.graph.end_entry(row) - p.graph.first_entry(row));
   counts[i] = p.takes_whole_row(degree) ? degree : p.fanout;
 }
 
@@ -51,22 +48,21 @@ __global__ void draw_rows(row_draw p, const edge_t* out_indptr, vertex_t* out_in
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= p.count) return;
   const vertex_t row = p.rows[i];
-  // Positions in indices and values, which start at indptr[0].
-  const edge_t begin = p.indptr[row] - p.indptr[0];
-  const auto degree = static_cast<std::uint32_t>(p.indptr[row + 1] - p.indptr[row]);
+  const edge_t begin = p.graph.first_entry(row);
+  const auto degree = static_cast<std::uint32_t>(p.graph.end_entry(row) - begin);
   const edge_t first = out_indptr[i];
   const auto drawn = static_cast<std::uint32_t>(out_indptr[i + 1] - first);
   if (p.takes_whole_row(degree)) {
     for (std::uint32_t e = 0; e < degree; ++e) {
-      out_indices[first + e] = p.indices[begin + e];
-      if (p.values != nullptr) out_values[first + e] = p.values[begin + e];
+      out_indices[first + e] = p.graph.column_at(begin + e);
+      if (p.graph.weighted()) out_values[first + e] = p.graph.value_at(begin + e);
     }
     return;
   }
   const auto key_row = static_cast<std::uint32_t>(p.key_rows ? p.key_rows[i] : row);
   philox_stream rng(rng_key{p.seed, p.epoch, p.minibatch_of_row[i], p.layer, key_row});
   auto* positions = reinterpret_cast<std::uint32_t*>(out_indices + first);
-  const float* weights = p.values == nullptr ? nullptr : p.values + begin;
+  const float* weights = p.graph.weighted() ? p.graph.values.data() + begin : nullptr;
   if (p.with_replacement && p.by_value)
     rules::weighted_positions(rng, weights, degree, drawn, scratch + first, positions);
   else if (p.with_replacement)
@@ -77,8 +73,8 @@ __global__ void draw_rows(row_draw p, const edge_t* out_indptr, vertex_t* out_in
     rules::floyd_positions(rng, degree, drawn, positions);
   for (std::uint32_t k = 0; k < drawn; ++k) {
     const std::uint32_t position = positions[k];
-    if (p.values != nullptr) out_values[first + k] = p.values[begin + position];
-    out_indices[first + k] = p.indices[begin + position];
+    if (p.graph.weighted()) out_values[first + k] = p.graph.value_at(begin + position);
+    out_indices[first + k] = p.graph.column_at(begin + position);
   }
 }
 
@@ -88,10 +84,7 @@ csr_matrix sample_rows(const executor& exec, csr_view a, std::span<const vertex_
                        const row_streams& streams, const row_sampling_options& options) {
   const cudaStream_t stream = stream_of(exec);
   const auto count = static_cast<std::int64_t>(rows.size());
-  const row_draw p{.indptr = a.indptr.data(),
-                   .indices = a.indices.data(),
-                   .values = a.weighted() ? a.values.data() : nullptr,
-                   .graph_rows = a.rows,
+  const row_draw p{.graph = a,
                    .rows = rows.data(),
                    .count = count,
                    .minibatch_of_row = streams.minibatch_of_row.data(),

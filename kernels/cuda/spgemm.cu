@@ -19,79 +19,60 @@
 namespace bulkgnn::kernels::cuda {
 namespace {
 
-struct csr_arrays {
-  const edge_t* indptr;
-  const vertex_t* indices;
-  const float* values;  // null for a pattern (all ones)
-  std::int64_t rows;
-  std::int64_t cols;
-
-  __device__ double value(edge_t e) const {
-    return values == nullptr ? 1.0 : static_cast<double>(values[e - indptr[0]]);
-  }
-  __device__ vertex_t column(edge_t e) const { return indices[e - indptr[0]]; }
-};
-
-csr_arrays arrays_of(csr_view m) {
-  return {m.indptr.data(), m.indices.data(), m.weighted() ? m.values.data() : nullptr, m.rows,
-          m.cols};
-}
-
 __device__ std::uint64_t key_of(std::int64_t row, vertex_t column) {
   return (static_cast<std::uint64_t>(row) << 32) | static_cast<std::uint32_t>(column);
 }
 
 // Products contributed by entry e (0-based) of A: the length of B's row.
-__global__ void count_products(csr_arrays a, csr_arrays b, edge_t* counts, int* bad_column) {
+__global__ void count_products(csr_view a, csr_view b, edge_t* counts, int* bad_column) {
   const std::int64_t e = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (e >= a.indptr[a.rows] - a.indptr[0]) return;
-  const vertex_t inner = a.indices[e];
+  if (e >= a.nnz()) return;
+  const vertex_t inner = a.column_at(e);
   if (inner < 0 || inner >= b.rows) {
     atomicExch(bad_column, 1);
     counts[e] = 0;
     return;
   }
-  counts[e] = b.indptr[inner + 1] - b.indptr[inner];
+  counts[e] = b.end_entry(inner) - b.first_entry(inner);
 }
 
 // One warp per entry of A; its lanes write B's row at fixed positions, so
 // the order of the items does not depend on the lanes' timing.
-__global__ void expand_products(csr_arrays a, csr_arrays b, const edge_t* first_item,
+__global__ void expand_products(csr_view a, csr_view b, const edge_t* first_item,
                                 std::uint64_t* keys, double* products) {
   const std::int64_t e =
       (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / warpSize;
   const int lane = static_cast<int>(threadIdx.x % warpSize);
-  const edge_t nnz = a.indptr[a.rows] - a.indptr[0];
-  if (e >= nnz) return;
-  const std::int64_t row = last_offset_at_or_below(a.indptr, a.rows + 1, a.indptr[0] + e);
-  const double left = a.value(a.indptr[0] + e);
-  const vertex_t inner = a.indices[e];
-  const edge_t begin = b.indptr[inner];
-  const edge_t length = b.indptr[inner + 1] - begin;
+  if (e >= a.nnz()) return;
+  const std::int64_t row =
+      last_offset_at_or_below(a.indptr.data(), a.rows + 1, a.indptr.data()[0] + e);
+  const double left = a.value_at(e);
+  const vertex_t inner = a.column_at(e);
+  const edge_t begin = b.first_entry(inner);
+  const edge_t length = b.end_entry(inner) - begin;
   const edge_t out = first_item[e];
   for (edge_t f = lane; f < length; f += warpSize) {
-    keys[out + f] = key_of(row, b.column(begin + f));
-    products[out + f] = __dmul_rn(left, b.value(begin + f));
+    keys[out + f] = key_of(row, b.column_at(begin + f));
+    products[out + f] = __dmul_rn(left, b.value_at(begin + f));
   }
 }
 
 // Row i of A + B holds A's entries of row i, then B's, at the positions
 // (A entries before row i) + (B entries before row i) + k.
-__global__ void expand_sum(csr_arrays a, csr_arrays b, std::uint64_t* keys, double* summands) {
+__global__ void expand_sum(csr_view a, csr_view b, std::uint64_t* keys, double* summands) {
   const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  const edge_t a_nnz = a.indptr[a.rows] - a.indptr[0];
-  const edge_t b_nnz = b.indptr[b.rows] - b.indptr[0];
-  if (t >= a_nnz + b_nnz) return;
+  const edge_t a_nnz = a.nnz();
+  if (t >= a_nnz + b.nnz()) return;
   const bool from_a = t < a_nnz;
-  const csr_arrays& m = from_a ? a : b;
-  const edge_t e = m.indptr[0] + (from_a ? t : t - a_nnz);
-  const std::int64_t row = last_offset_at_or_below(m.indptr, m.rows + 1, e);
-  const edge_t a_before = (from_a ? e : a.indptr[row + 1]) - a.indptr[0];
-  const edge_t b_before = (from_a ? b.indptr[row] : e) - b.indptr[0];
-  const edge_t in_row = from_a ? e - a.indptr[row] : e - b.indptr[row];
-  const edge_t at = from_a ? a.indptr[row] - a.indptr[0] + b_before + in_row : a_before + b_before;
-  keys[at] = key_of(row, m.column(e));
-  summands[at] = m.value(e);
+  const csr_view& m = from_a ? a : b;
+  const edge_t e = from_a ? t : t - a_nnz;  // position in m
+  const std::int64_t row =
+      last_offset_at_or_below(m.indptr.data(), m.rows + 1, m.indptr.data()[0] + e);
+  const edge_t in_row = e - m.first_entry(row);
+  const edge_t at =
+      from_a ? a.first_entry(row) + b.first_entry(row) + in_row : a.end_entry(row) + e;
+  keys[at] = key_of(row, m.column_at(e));
+  summands[at] = m.value_at(e);
 }
 
 __global__ void mark_heads(const std::uint64_t* keys, std::int64_t count, edge_t* run_ends) {
@@ -191,8 +172,8 @@ csr_matrix spgemm(const executor& exec, csr_view a, csr_view b) {
   BULKGNN_CUDA_CHECK(cudaMemsetAsync(first_item.data(), 0, sizeof(edge_t), stream));
   auto bad_column = device_flag(exec);
   if (a_nnz > 0) {
-    count_products<<<blocks_for(a_nnz), threads_per_block, 0, stream>>>(
-        arrays_of(a), arrays_of(b), first_item.data() + 1, bad_column.data());
+    count_products<<<blocks_for(a_nnz), threads_per_block, 0, stream>>>(a, b, first_item.data() + 1,
+                                                                        bad_column.data());
     BULKGNN_CUDA_CHECK_LAUNCH();
     inclusive_scan(exec, first_item.data() + 1, a_nnz);
   }
@@ -204,7 +185,7 @@ csr_matrix spgemm(const executor& exec, csr_view a, csr_view b) {
   buffer<double> items(static_cast<std::size_t>(products), exec.memory());
   if (products > 0) {
     expand_products<<<blocks_for(a_nnz * 32), threads_per_block, 0, stream>>>(
-        arrays_of(a), arrays_of(b), first_item.data(), keys.data(), items.data());
+        a, b, first_item.data(), keys.data(), items.data());
     BULKGNN_CUDA_CHECK_LAUNCH();
   }
   return sum_by_key(exec, std::move(keys), std::move(items), a.rows, b.cols);
@@ -215,8 +196,8 @@ csr_matrix add(const executor& exec, csr_view a, csr_view b) {
   buffer<std::uint64_t> keys(static_cast<std::size_t>(count), exec.memory());
   buffer<double> items(static_cast<std::size_t>(count), exec.memory());
   if (count > 0) {
-    expand_sum<<<blocks_for(count), threads_per_block, 0, stream_of(exec)>>>(
-        arrays_of(a), arrays_of(b), keys.data(), items.data());
+    expand_sum<<<blocks_for(count), threads_per_block, 0, stream_of(exec)>>>(a, b, keys.data(),
+                                                                             items.data());
     BULKGNN_CUDA_CHECK_LAUNCH();
   }
   return sum_by_key(exec, std::move(keys), std::move(items), a.rows, a.cols);

@@ -14,61 +14,54 @@ namespace {
 // sums its row's products in stored order from 0, multiply and add rounded
 // apart (never fused), as the host back ends sum; reads of X's rows are
 // coalesced across the lanes.
-__global__ void multiply(const edge_t* indptr, const vertex_t* indices, const float* values,
-                         std::int64_t rows, std::int64_t x_rows, const float* x, std::int64_t cols,
-                         float* y, int* bad_column) {
+__global__ void multiply(csr_view a, dense_view<const float> x, dense_view<float> y,
+                         int* bad_column) {
   const std::int64_t r =
       (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / warpSize;
   const int lane = static_cast<int>(threadIdx.x % warpSize);
-  if (r >= rows) return;
-  const edge_t base = indptr[0];
-  for (std::int64_t j = lane; j < cols; j += warpSize) {
+  if (r >= a.rows) return;
+  for (std::int64_t j = lane; j < x.cols; j += warpSize) {
     float sum = 0.0f;
-    for (edge_t e = indptr[r] - base; e < indptr[r + 1] - base; ++e) {
-      const vertex_t c = indices[e];
-      if (c < 0 || c >= x_rows) {
+    for (edge_t e = a.first_entry(r); e < a.end_entry(r); ++e) {
+      const vertex_t c = a.column_at(e);
+      if (c < 0 || c >= x.rows) {
         atomicExch(bad_column, 1);
         break;
       }
-      const float value = values == nullptr ? 1.0f : values[e];
-      sum = __fadd_rn(sum, __fmul_rn(value, x[c * cols + j]));
+      sum = __fadd_rn(sum, __fmul_rn(a.value_at(e), x.at(c, j)));
     }
-    y[r * cols + j] = sum;
+    y.at(r, j) = sum;
   }
 }
 
 // One warp per row of the pattern, its lanes over the row's entries: each
 // entry's dot product runs over k in order (rules::dot_in_order), as on the
 // host.
-__global__ void sampled_dots(const edge_t* indptr, const vertex_t* indices, std::int64_t rows,
-                             std::int64_t b_rows, const float* a, const float* b, std::int64_t cols,
+__global__ void sampled_dots(csr_view pattern, dense_view<const float> a, dense_view<const float> b,
                              float* out, int* bad_column) {
   const std::int64_t r =
       (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) / warpSize;
   const int lane = static_cast<int>(threadIdx.x % warpSize);
-  if (r >= rows) return;
-  const edge_t base = indptr[0];
-  for (edge_t e = indptr[r] - base + lane; e < indptr[r + 1] - base; e += warpSize) {
-    const vertex_t c = indices[e];
-    if (c < 0 || c >= b_rows) {
+  if (r >= pattern.rows) return;
+  for (edge_t e = pattern.first_entry(r) + lane; e < pattern.end_entry(r); e += warpSize) {
+    const vertex_t c = pattern.column_at(e);
+    if (c < 0 || c >= b.rows) {
       atomicExch(bad_column, 1);
       continue;
     }
-    out[e] = rules::dot_in_order(a + r * cols, b + c * cols, cols);
+    out[e] = rules::dot_in_order(a.row_data(r), b.row_data(c), a.cols);
   }
 }
 
-// Entry e's row: the last r with indptr[r] - base <= e (rows may be empty).
-__global__ void row_of_entries(const edge_t* indptr, std::int64_t rows, edge_t entries,
-                               vertex_t* row_of) {
+// Entry e's row: the last r with first_entry(r) <= e (rows may be empty).
+__global__ void row_of_entries(csr_view a, edge_t entries, vertex_t* row_of) {
   const edge_t e = blockIdx.x * static_cast<edge_t>(blockDim.x) + threadIdx.x;
   if (e >= entries) return;
-  const edge_t base = indptr[0];
   std::int64_t low = 0;
-  std::int64_t high = rows;  // indptr[high] - base > e
+  std::int64_t high = a.rows;  // first_entry(high) > e
   while (high - low > 1) {
     const std::int64_t mid = low + (high - low) / 2;
-    if (indptr[mid] - base <= e)
+    if (a.first_entry(mid) <= e)
       low = mid;
     else
       high = mid;
@@ -76,13 +69,13 @@ __global__ void row_of_entries(const edge_t* indptr, std::int64_t rows, edge_t e
   row_of[e] = static_cast<vertex_t>(low);
 }
 
-__global__ void count_columns(const vertex_t* indices, edge_t entries, std::int64_t cols,
-                              edge_t* counts, edge_t* entry_ids, int* bad_column) {
+__global__ void count_columns(csr_view a, edge_t entries, edge_t* counts, edge_t* entry_ids,
+                              int* bad_column) {
   const edge_t e = blockIdx.x * static_cast<edge_t>(blockDim.x) + threadIdx.x;
   if (e >= entries) return;
   entry_ids[e] = e;
-  const vertex_t c = indices[e];
-  if (c < 0 || c >= cols) {
+  const vertex_t c = a.column_at(e);
+  if (c < 0 || c >= a.cols) {
     atomicExch(bad_column, 1);
     return;
   }
@@ -102,9 +95,8 @@ __global__ void gather_transposed(const edge_t* order, edge_t entries, const ver
 void spmm(const executor& exec, csr_view a, dense_view<const float> x, dense_view<float> y) {
   if (a.rows == 0 || x.cols == 0) return;
   auto bad_column = device_flag(exec);
-  multiply<<<blocks_for(a.rows * 32), threads_per_block, 0, stream_of(exec)>>>(
-      a.indptr.data(), a.indices.data(), a.weighted() ? a.values.data() : nullptr, a.rows, x.rows,
-      x.data.data(), x.cols, y.data.data(), bad_column.data());
+  multiply<<<blocks_for(a.rows * 32), threads_per_block, 0, stream_of(exec)>>>(a, x, y,
+                                                                               bad_column.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   if (read_back(exec, bad_column.data()) != 0)
     throw_argument_error(
@@ -116,8 +108,7 @@ void sddmm(const executor& exec, csr_view pattern, dense_view<const float> a,
   if (pattern.rows == 0 || out.empty()) return;
   auto bad_column = device_flag(exec);
   sampled_dots<<<blocks_for(pattern.rows * 32), threads_per_block, 0, stream_of(exec)>>>(
-      pattern.indptr.data(), pattern.indices.data(), pattern.rows, b.rows, a.data.data(),
-      b.data.data(), a.cols, out.data(), bad_column.data());
+      pattern, a, b, out.data(), bad_column.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   if (read_back(exec, bad_column.data()) != 0)
     throw_argument_error(
@@ -143,13 +134,12 @@ csr_matrix transpose(const executor& exec, csr_view a) {
   if (entries == 0) return t;
 
   buffer<vertex_t> row_of(static_cast<std::size_t>(entries), device);
-  row_of_entries<<<blocks_for(entries), threads_per_block, 0, stream>>>(a.indptr.data(), a.rows,
-                                                                        entries, row_of.data());
+  row_of_entries<<<blocks_for(entries), threads_per_block, 0, stream>>>(a, entries, row_of.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   buffer<edge_t> entry_ids(static_cast<std::size_t>(entries), device);
   auto bad_column = device_flag(exec);
   count_columns<<<blocks_for(entries), threads_per_block, 0, stream>>>(
-      a.indices.data(), entries, a.cols, t.indptr.data(), entry_ids.data(), bad_column.data());
+      a, entries, t.indptr.data(), entry_ids.data(), bad_column.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   if (read_back(exec, bad_column.data()) != 0)
     throw_argument_error(

@@ -45,7 +45,7 @@ TEST(NpyFuzzFindings, RejectsDataNotAlignedToItsElements) {
 // 5.55556e+61 is outside the range of representable values of type 'int').
 // A fractional version must not pass as 1 either.
 TEST(ManifestFuzzFindings, RejectsAVersionThatIsNotTheInteger1) {
-  for (const std::string version :
+  for (const std::string& version :
        {std::string(61, '5') + "1", std::string("1.0"), std::string("1e0")}) {
     const scratch_dir dir;
     std::ofstream(dir / "manifest.json")

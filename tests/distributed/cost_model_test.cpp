@@ -1,8 +1,11 @@
 #include "bulkgnn/distributed/cost_model.hpp"
 
+#include "bulkgnn/core/error.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 namespace bulkgnn::distributed::cost {
 namespace {
@@ -273,11 +276,64 @@ TEST(CostModel, GradientsAreRingAllReducesOfTheParameters) {
   const auto g = synthetic_stats(1000, 5000, 640);
   const auto w = small_workload();
   // SAGE 16 -> 8 -> 4: 2·16·8 + 8 + 2·8·4 + 4 = 332 parameters, 1328 B.
-  EXPECT_EQ(sage_parameters(w), 332);
+  EXPECT_EQ(model_parameters(w), 332);
   EXPECT_EQ(minibatches_per_epoch(g, w), 10);
   // P = 4: per step 2·3·1328/4 = 1992 B per rank; metrics 2·3·24/4 = 36 B.
   EXPECT_DOUBLE_EQ(gradient_bytes(g, w, 4), 4 * (10 * 1992.0 + 36));
   EXPECT_EQ(gradient_bytes(g, w, 1), 0.0);
+}
+
+TEST(CostModel, ParametersFollowTheLayerKind) {
+  auto w = small_workload();
+  // GCN 16 -> 8 -> 4 (no root weight): 16·8 + 8 + 8·4 + 4 = 172.
+  w.root_weight = false;
+  EXPECT_EQ(model_parameters(w), 172);
+  // Three layers on two fanouts (an any-depth sampler): 16 -> 8 -> 8 -> 4.
+  w.layers = 3;
+  EXPECT_EQ(model_parameters(w), 172 + 8 * 8 + 8);
+  w.parameters = 5;
+  EXPECT_EQ(model_parameters(w), 5);
+}
+
+TEST(CostModel, MinibatchVerticesGrowByTheFanoutsUpToTheGraph) {
+  workload w{.batch_size = 2, .fanouts = {3, 2}};
+  using sizes = std::vector<double>;
+  EXPECT_EQ(minibatch_vertex_bound(w, 1000), (sizes{2, 8, 24}));
+  EXPECT_EQ(minibatch_vertex_bound(w, 10), (sizes{2, 8, 10}));
+  w.fanouts = {3, -1};
+  EXPECT_EQ(minibatch_vertex_bound(w, 1000), (sizes{2, 8, 1000}));
+  w.fanouts = {3, 2};
+  w.fanout_per_destination = false;  // layer-wise: fanout vertices per hop
+  EXPECT_EQ(minibatch_vertex_bound(w, 1000), (sizes{2, 5, 7}));
+  w.fanout_per_destination = true;
+  w.any_depth = true;  // every layer but the seeds' on all the hops reached
+  w.layers = 4;
+  EXPECT_EQ(minibatch_vertex_bound(w, 1000), (sizes{2, 24, 24, 24, 24}));
+  w.layers = 1;
+  EXPECT_EQ(minibatch_vertex_bound(w, 1000), (sizes{2, 24}));
+}
+
+TEST(CostModel, HandComputedTrainingMemory) {
+  // SAGE 4 -> 8 -> 3 over 2 seeds with fanouts 3,2: vertices 2, 8, 24.
+  const workload w{.batch_size = 2, .fanouts = {3, 2}, .features = 4, .hidden = 8, .classes = 3};
+  const auto m = training_memory_of(w, 1000, false);
+  // (2·4·8 + 8) + (2·8·3 + 3) = 123 parameters, 4 floats each.
+  EXPECT_DOUBLE_EQ(m.model, 16.0 * 123);
+  // Layer 0 outputs hop 1's 8 vertices: 4 B·8·(2·4 + 3·8); layer 1 the 2
+  // seeds: 4 B·2·(2·8 + 3·3).
+  EXPECT_DOUBLE_EQ(m.minibatch, 4.0 * 8 * 32 + 4.0 * 2 * 25);
+  EXPECT_EQ(m.evaluation, 0.0);
+  // Full-graph evaluation: the widest layer over all 1000 vertices.
+  EXPECT_DOUBLE_EQ(training_memory_of(w, 1000, true).evaluation, 4.0 * 1000 * 32);
+  EXPECT_DOUBLE_EQ(training_memory_of(w, 1000, true).total(),
+                   m.model + m.minibatch + 4.0 * 1000 * 32);
+}
+
+TEST(CostModel, TrainingMemoryRefusesLayersThatAreNotTheHops) {
+  workload w{.batch_size = 2, .fanouts = {3, 2}, .layers = 3};
+  EXPECT_THROW((void)training_memory_of(w, 100, false), option_error);
+  w.any_depth = true;
+  EXPECT_NO_THROW((void)training_memory_of(w, 100, false));
 }
 
 TEST(CostModel, HandComputedOccupancy) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "bulkgnn/core/buffer.hpp"
+#include "bulkgnn/core/host_device.hpp"
 #include "bulkgnn/core/memory_space.hpp"
 #include "bulkgnn/core/types.hpp"
 
@@ -23,16 +24,34 @@ struct csr_view {
   std::span<const float> values;
   memory_space space = memory_space::host;
 
-  [[nodiscard]] edge_t nnz() const { return indptr.empty() ? 0 : indptr.back() - indptr.front(); }
+  [[nodiscard]] BULKGNN_HOST_DEVICE edge_t nnz() const {
+    return indptr.empty() ? 0 : indptr.data()[indptr.size() - 1] - indptr.data()[0];
+  }
   [[nodiscard]] edge_t row_begin(std::int64_t r) const { return indptr[r]; }
   [[nodiscard]] edge_t row_end(std::int64_t r) const { return indptr[r + 1]; }
   [[nodiscard]] edge_t degree(std::int64_t r) const { return indptr[r + 1] - indptr[r]; }
-  [[nodiscard]] bool weighted() const { return !values.empty(); }
+  [[nodiscard]] BULKGNN_HOST_DEVICE bool weighted() const { return !values.empty(); }
   [[nodiscard]] std::span<const vertex_t> row(std::int64_t r) const {
     return indices.subspan(indptr[r] - indptr.front(), degree(r));
   }
   [[nodiscard]] std::span<const float> row_values(std::int64_t r) const {
     return values.subspan(indptr[r] - indptr.front(), degree(r));
+  }
+
+  // Row r's entries are positions [first_entry(r), end_entry(r)) of indices
+  // and values (a slice's indptr need not start at 0). These read through
+  // data() rather than the spans' checked operator[], so CUDA kernels, which
+  // take the view by value, call them on device memory too.
+  BULKGNN_HOST_DEVICE edge_t first_entry(std::int64_t r) const {
+    return indptr.data()[r] - indptr.data()[0];
+  }
+  BULKGNN_HOST_DEVICE edge_t end_entry(std::int64_t r) const {
+    return indptr.data()[r + 1] - indptr.data()[0];
+  }
+  BULKGNN_HOST_DEVICE vertex_t column_at(edge_t position) const { return indices.data()[position]; }
+  // A pattern's entries are 1.
+  BULKGNN_HOST_DEVICE float value_at(edge_t position) const {
+    return weighted() ? values.data()[position] : 1.0f;
   }
 };
 

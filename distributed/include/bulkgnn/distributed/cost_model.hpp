@@ -103,7 +103,7 @@ struct workload {
   std::int64_t features = 128;
   std::int64_t hidden = 256;
   std::int64_t classes = 2;
-  std::int64_t parameters = 0;       // 0: GraphSAGE count from the widths
+  std::int64_t parameters = 0;       // 0: counted from the widths (model_parameters)
   std::int64_t max_minibatches = 0;  // 0: the whole epoch
   bool weighted = false;             // sharded rows carry edge values too
   // 1.5D/3D node-wise draws at the row's owner; layer-wise hops have the
@@ -113,6 +113,16 @@ struct workload {
   // remote vertices of largest in-degree: the likeliest inputs, which a cache
   // chosen by access converges to as well.
   std::int64_t feature_cache_rows = 0;
+  // The model, as the sampler and layer tables describe it: its layers (0:
+  // one per fanout; ShaDow's are not its hops), each [W_neigh; W_self]
+  // (GraphSAGE) or W alone (GCN), and a bias.
+  std::int64_t layers = 0;
+  bool root_weight = true;
+  // How a minibatch grows by a hop: up to `fanout` neighbours per frontier
+  // vertex (node-wise), or `fanout` vertices (layer-wise). any_depth: every
+  // layer but the seeds' runs on all that the hops reached (ShaDow).
+  bool fanout_per_destination = true;
+  bool any_depth = false;
 };
 
 // What a network costs: a message of b bytes takes latency + b / bandwidth.
@@ -121,12 +131,32 @@ struct network {
   double latency = 2e-6;    // seconds per message
 };
 
-// GraphSAGE layers f -> hidden -> ... -> classes, each [W_neigh; W_self]
-// (2·in·out) plus a bias (out).
-[[nodiscard]] std::int64_t sage_parameters(const workload& w);
-// The model's parameters: GraphSAGE layers for node-wise sampling, GCN
-// layers (in·out + out each) for layer-wise, unless w.parameters gives them.
+// The model's layer count: w.layers, or one per fanout.
+[[nodiscard]] std::int64_t model_layers(const workload& w);
+// Layers f -> hidden -> ... -> classes, each [W_neigh; W_self] (2·in·out)
+// with a root weight, W (in·out) without, plus a bias (out); w.parameters
+// where given.
 [[nodiscard]] std::int64_t model_parameters(const workload& w);
+
+// Memory. What one training process holds at once, in bytes, counting only
+// what it cannot do without: the model's state (weights, gradients and two
+// Adam moments), one minibatch's activations and gradients, and full-graph
+// evaluation's widest layer. The graph, the features and the loader's
+// buffers come on top, so the total is a lower estimate, though each
+// minibatch layer is sized by minibatch_vertex_bound, its most.
+struct training_memory {
+  double model = 0;
+  double minibatch = 0;
+  double evaluation = 0;  // 0 unless full-graph evaluation is asked for
+
+  [[nodiscard]] double total() const { return model + minibatch + evaluation; }
+};
+// Vertices of each layer of one minibatch, seeds first (model_layers + 1
+// entries): each hop adds at most `fanout` neighbours per vertex (or
+// `fanout` vertices, layer-wise), never more than the graph's `nodes`.
+[[nodiscard]] std::vector<double> minibatch_vertex_bound(const workload& w, std::int64_t nodes);
+[[nodiscard]] training_memory training_memory_of(const workload& w, std::int64_t nodes,
+                                                 bool full_evaluation);
 
 // Expected distinct vertices per hop: frontier[l] is what hop l reads rows
 // of (frontier[0] = the seeds, frontier[L] = the input nodes), row_entries[l]
