@@ -20,6 +20,8 @@
 #include "bulkgnn/data/ogb_import.hpp"
 #include "native_format.hpp"
 
+#include <oneapi/tbb/parallel_for.h>
+
 namespace bulkgnn::data {
 
 namespace fs = std::filesystem;
@@ -156,6 +158,29 @@ void check_labels(std::span<const std::int32_t> labels, int num_classes, const f
   if (bad_label != std::ssize(labels))
     throw data_error(path.string(), fmt::format("label {} of node {} is outside [-1, {})",
                                                 labels[bad_label], bad_label, num_classes));
+}
+
+void sort_rows(std::span<const edge_t> indptr, std::span<vertex_t> indices,
+               std::span<float> weights) {
+  const auto rows = std::ssize(indptr) - 1;
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, 4096), [&](const auto& range) {
+    std::vector<std::pair<vertex_t, float>> row;
+    for (auto v = range.begin(); v != range.end(); ++v) {
+      const auto first = indices.begin() + indptr[v], last = indices.begin() + indptr[v + 1];
+      if (weights.empty()) {
+        std::sort(first, last);
+        continue;
+      }
+      row.clear();
+      for (auto e = indptr[v]; e < indptr[v + 1]; ++e) row.emplace_back(indices[e], weights[e]);
+      std::stable_sort(row.begin(), row.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (std::size_t k = 0; k < row.size(); ++k) {
+        indices[indptr[v] + static_cast<edge_t>(k)] = row[k].first;
+        weights[indptr[v] + static_cast<edge_t>(k)] = row[k].second;
+      }
+    }
+  });
 }
 
 }  // namespace detail
@@ -335,14 +360,20 @@ std::vector<vertex_t> dataset::training_vertices(const std::string& split_name) 
   return detail::training_vertices(splits_, num_nodes(), split_name, name_);
 }
 
+fs::path dataset::where(const std::string& file) const {
+  if (!dir_.empty()) return dir_ / file;
+  return fs::path(file).replace_extension().string() + " (in memory)";
+}
+
 void dataset::validate() const {
-  detail::check_row_pointer(graph_.indptr, graph_.nnz(), dir_ / "indptr.npy");
-  detail::check_column_ids(graph_.indices, num_nodes(), dir_ / "indices.npy");
-  detail::check_sorted_rows(graph_.indptr, graph_.indices, dir_ / "indices.npy");
-  detail::check_edge_weights(graph_.indptr, graph_.values, dir_ / "edge_weight.npy");
-  detail::check_labels(labels_, num_classes_, dir_ / "labels.npy");
-  detail::check_finite(features_.data, dir_ / "features.npy");
-  for (const auto& s : splits_) detail::validate_split(s, num_nodes(), dir_);
+  detail::check_row_pointer(graph_.indptr, graph_.nnz(), where("indptr.npy"));
+  detail::check_column_ids(graph_.indices, num_nodes(), where("indices.npy"));
+  detail::check_sorted_rows(graph_.indptr, graph_.indices, where("indices.npy"));
+  detail::check_edge_weights(graph_.indptr, graph_.values, where("edge_weight.npy"));
+  detail::check_labels(labels_, num_classes_, where("labels.npy"));
+  detail::check_finite(features_.data, where("features.npy"));
+  for (const auto& s : splits_)
+    detail::validate_split(s, num_nodes(), dir_.empty() ? fs::path("(in memory)") : dir_);
 }
 
 namespace detail {

@@ -86,6 +86,12 @@ void check_edge_weights(std::span<const edge_t> indptr, std::span<const float> w
 void check_labels(std::span<const std::int32_t> labels, int num_classes,
                   const std::filesystem::path& path);
 
+// Sorts each row's column ids ascending, in parallel over the rows; weights
+// (empty for none) travel with their columns, and equal columns keep their
+// order.
+void sort_rows(std::span<const edge_t> indptr, std::span<vertex_t> indices,
+               std::span<float> weights);
+
 // The splits named in the manifest's "splits", mapped from split/NAME/*.npy.
 // `load` maps one relative path (and keeps the mapping alive).
 template <class Load>

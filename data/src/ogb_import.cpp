@@ -1,8 +1,5 @@
 #include "bulkgnn/data/ogb_import.hpp"
 
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
-
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -339,25 +336,7 @@ edge_summary import_edges(const Source& edges, std::int64_t n, bool inverse, nat
   if (lines != s.lines) edges.fail("changed between the two passes");
   std::copy_backward(indptr.begin(), indptr.end() - 1, indptr.end());
   indptr[0] = 0;
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, 4096), [&](const auto& range) {
-    std::vector<std::pair<vertex_t, float>> row;
-    for (auto v = range.begin(); v != range.end(); ++v) {
-      const auto first = indices.begin() + indptr[v], last = indices.begin() + indptr[v + 1];
-      if (weights.empty()) {
-        std::sort(first, last);
-        continue;
-      }
-      // Weights travel with their columns; equal columns keep their order.
-      row.clear();
-      for (auto e = indptr[v]; e < indptr[v + 1]; ++e) row.emplace_back(indices[e], weights[e]);
-      std::stable_sort(row.begin(), row.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (std::size_t k = 0; k < row.size(); ++k) {
-        indices[indptr[v] + static_cast<edge_t>(k)] = row[k].first;
-        weights[indptr[v] + static_cast<edge_t>(k)] = row[k].second;
-      }
-    }
-  });
+  detail::sort_rows(indptr, indices, weights);
   return s;
 }
 

@@ -1,7 +1,7 @@
 """bulkgnn from Python: memory-mapped datasets and the multistage C++ loader.
 
     import bulkgnn, torch
-    ds = bulkgnn.Dataset("../shared/data/cora")
+    ds = bulkgnn.Dataset("../shared/data/cora")   # or Dataset.from_pyg(data), from_arrays(...)
     loader = bulkgnn.NeighborLoader(ds, ds.split()[0], fanouts=[10, 10], batch_size=64)
     for mb in loader:
         x = torch.from_dlpack(mb.features)   # no copy: the loader's buffer
@@ -11,7 +11,11 @@ DLPack; mb.to_pyg() and mb.to_dgl() give what PyG's and DGL's loaders yield.
 """
 
 from ._bulkgnn import Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest, samplers
+from ._data import from_arrays as _from_arrays, from_pyg as _from_pyg
 from ._loader import NeighborLoader
+
+Dataset.from_arrays = staticmethod(_from_arrays)
+Dataset.from_pyg = staticmethod(_from_pyg)
 
 __all__ = [
     "Array",

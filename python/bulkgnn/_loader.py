@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from . import _bulkgnn
+from ._data import from_pyg
 
 _UNSET = object()
 # Every registered sampler by name and alias (the C++ sampler table).
@@ -160,7 +161,7 @@ class NeighborLoader:
     depend only on (seed, epoch): the same for any bulk, prefetch or threads,
     and the same as `bulkgnn sample` draws.
 
-    dataset      a bulkgnn.Dataset
+    dataset      a bulkgnn.Dataset, or a torch_geometric Data (Dataset.from_pyg)
     seeds        vertex ids (any integer array, tensor or list) or a boolean mask
                  over the nodes; default: dataset.training_vertices() (the first
                  split's training vertices, or every vertex)
@@ -212,9 +213,12 @@ class NeighborLoader:
                  prefetch=32, rank=None, world_size=None, backend="cpu", *, num_neighbors=None,
                  input_nodes=_UNSET, weight_attr=None, sampler_options=None, layers=None,
                  num_workers=0):
+        if hasattr(dataset, "edge_index") and not isinstance(dataset, _bulkgnn.Dataset):
+            dataset = from_pyg(dataset)  # a PyG Data, viewed where its memory allows
         if not isinstance(dataset, _bulkgnn.Dataset):
             raise ValueError(
-                f"NeighborLoader: dataset must be a bulkgnn.Dataset, got {type(dataset).__name__}")
+                "NeighborLoader: dataset must be a bulkgnn.Dataset or a torch_geometric Data, got "
+                f"{type(dataset).__name__}")
         pyg_style = num_neighbors is not None or input_nodes is not _UNSET
         if shuffle is _UNSET:
             shuffle = not pyg_style

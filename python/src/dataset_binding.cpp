@@ -4,6 +4,7 @@
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/default_dataset.hpp"
 
+#include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
@@ -12,6 +13,8 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
+#include <tuple>
 #include <vector>
 
 namespace py = pybind11;
@@ -86,6 +89,69 @@ dataset_ptr open(const std::optional<std::filesystem::path>& path,
   return opened;
 }
 
+// A span over a numpy array's elements (empty for None). The arrays come
+// from bulkgnn._data, which hands over C-contiguous arrays of these dtypes.
+template <class T>
+std::span<const T> elements(const std::optional<py::array_t<T, py::array::c_style>>& array) {
+  if (!array) return {};
+  return {array->data(), static_cast<std::size_t>(array->size())};
+}
+
+// Python objects that an in-memory dataset views; the last reference may go
+// on any thread, so the deleter takes the GIL (and leaks them once the
+// interpreter is gone, when nothing can free them).
+std::shared_ptr<const void> python_owner(py::object keep) {
+  return {new py::object(std::move(keep)), [](const void* p) {
+            auto* object = static_cast<py::object*>(const_cast<void*>(p));
+            if (!Py_IsInitialized()) return;
+            const py::gil_scoped_acquire locked;
+            delete object;
+          }};
+}
+
+using ids = std::optional<py::array_t<vertex_t, py::array::c_style>>;
+
+dataset_ptr from_arrays(const std::string& name, std::int64_t num_nodes,
+                        const std::optional<py::array_t<edge_t, py::array::c_style>>& indptr,
+                        const ids& indices,
+                        const std::optional<py::array_t<std::int64_t, py::array::c_style>>& source,
+                        const std::optional<py::array_t<std::int64_t, py::array::c_style>>& target,
+                        bool add_inverse_edges,
+                        const std::optional<py::array_t<float, py::array::c_style>>& edge_weight,
+                        const std::optional<py::array_t<float, py::array::c_style>>& features,
+                        const std::optional<py::array_t<std::int32_t, py::array::c_style>>& labels,
+                        int num_classes,
+                        const std::vector<std::tuple<std::string, ids, ids, ids>>& splits) {
+  data::memory_arrays a;
+  a.name = name;
+  a.num_nodes = num_nodes;
+  a.indptr = elements(indptr);
+  a.indices = elements(indices);
+  a.source = elements(source);
+  a.target = elements(target);
+  a.add_inverse_edges = add_inverse_edges;
+  a.edge_weight = elements(edge_weight);
+  if (features) {
+    if (features->ndim() != 2)
+      throw option_error(
+          fmt::format("features must be two-dimensional, got {} dimensions", features->ndim()));
+    a.features = {features->shape(0), features->shape(1), elements(features)};
+  }
+  a.labels = elements(labels);
+  a.num_classes = num_classes;
+  py::list keep;
+  for (const auto& array : {py::cast(indptr), py::cast(indices), py::cast(source), py::cast(target),
+                            py::cast(edge_weight), py::cast(features), py::cast(labels)})
+    keep.append(array);
+  for (const auto& [split_name, train, valid, test] : splits) {
+    a.splits.push_back({split_name, elements(train), elements(valid), elements(test)});
+    keep.append(py::make_tuple(train, valid, test));
+  }
+  a.owner = python_owner(std::move(keep));
+  const py::gil_scoped_release unlocked;
+  return std::make_shared<data::dataset>(data::dataset::from_memory(std::move(a)));
+}
+
 }  // namespace
 
 void bind_dataset(py::module_& m) {
@@ -98,6 +164,12 @@ void bind_dataset(py::module_& m) {
            "add_inverse_edges adds the reverse of every edge, None follows its meta.json, "
            "warning where that does not say); with no path, generates the embedded default "
            "(CSBM, 100,000 vertices, 64 features, 8 classes).")
+      .def_static("_from_arrays", &from_arrays, py::kw_only(), py::arg("name"),
+                  py::arg("num_nodes"), py::arg("indptr"), py::arg("indices"), py::arg("source"),
+                  py::arg("target"), py::arg("add_inverse_edges"), py::arg("edge_weight"),
+                  py::arg("features"), py::arg("labels"), py::arg("num_classes"), py::arg("splits"),
+                  "A dataset over arrays in memory (see bulkgnn.Dataset.from_arrays, which "
+                  "prepares them).")
       .def_property_readonly("name", &data::dataset::name)
       .def_property_readonly("num_nodes", &data::dataset::num_nodes)
       .def_property_readonly("num_edges", &data::dataset::num_edges)

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,6 +23,30 @@ struct split {
   std::span<const vertex_t> train;
   std::span<const vertex_t> valid;
   std::span<const vertex_t> test;
+};
+
+// A dataset's arrays held in memory by its caller (Python's numpy arrays or
+// tensors): the dataset views them and copies nothing but an edge list, which
+// it turns into CSR. `owner` keeps the viewed memory alive as long as the
+// dataset lives.
+struct memory_arrays {
+  std::string name = "in-memory";
+  // -1: the features' rows, else the labels' count, else the graph's.
+  std::int64_t num_nodes = -1;
+  // The graph, either as CSR (row v holds the in-neighbours of v, each row's
+  // columns ascending) or as an edge list (edge i goes from source[i] to
+  // target[i]: source[i] joins row target[i], as PyG's edge_index reads).
+  std::span<const edge_t> indptr;
+  std::span<const vertex_t> indices;
+  std::span<const std::int64_t> source;
+  std::span<const std::int64_t> target;
+  bool add_inverse_edges = false;        // an edge list's reverse edges too
+  std::span<const float> edge_weight;    // optional: one per CSR entry or edge
+  dense_view<const float> features;      // optional
+  std::span<const std::int32_t> labels;  // optional; -1 = unlabelled
+  int num_classes = 0;                   // 0: 1 + the largest label
+  std::vector<split> splits;             // views, each name once
+  std::shared_ptr<const void> owner;
 };
 
 // A graph with optional node features, labels and splits, in bulkgnn's native
@@ -43,6 +68,9 @@ class dataset {
   // where it is set for a native directory, whose edges are as converted.
   static dataset open(const std::filesystem::path& dir, const ogb_import_options& ogb = {});
   static dataset open_native(const std::filesystem::path& dir);
+  // A dataset over arrays in memory, checked by validate() as a directory's
+  // are; data_error naming the array (say, "labels (in memory)") otherwise.
+  static dataset from_memory(memory_arrays arrays);
 
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] std::int64_t num_nodes() const { return graph_.rows; }
@@ -69,8 +97,11 @@ class dataset {
 
  private:
   static dataset read_native(const std::filesystem::path& dir);
+  // What an error about array `file` (say, "labels.npy") names: its path, or
+  // for a dataset in memory the array.
+  [[nodiscard]] std::filesystem::path where(const std::string& file) const;
 
-  std::filesystem::path dir_;
+  std::filesystem::path dir_;  // empty for a dataset in memory
   std::string name_;
   nlohmann::json manifest_;
   std::vector<npy_array> arrays_;  // keeps the mappings alive
@@ -79,6 +110,10 @@ class dataset {
   std::span<const std::int32_t> labels_;
   int num_classes_ = 0;
   std::vector<split> splits_;
+  // A dataset in memory: its caller's arrays, and the CSR built from an edge
+  // list.
+  std::shared_ptr<const void> memory_owner_;
+  std::shared_ptr<const csr_matrix> built_graph_;
 };
 
 // Writes a native dataset directory atomically: arrays go into a temporary
