@@ -96,6 +96,7 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"loader_options.bulk_queue", "--bulk-queue"},
     {"loader_options.bulk", "--bulk"},
     {"loader_options.ready_queue", "--ready-queue"},
+    {"loader_options.queue_bytes", "--queue-bytes"},
     {"loader_options.max_minibatches", "--max-minibatches"},
     {"model_config.layers", "--layers"},
     {"model_config.hidden", "--hidden"},

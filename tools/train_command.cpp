@@ -13,6 +13,7 @@
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/partitioned_dataset.hpp"
 #include "bulkgnn/kernels/gemm.hpp"
+#include "bulkgnn/loader/loader.hpp"
 #include "bulkgnn/session/execution.hpp"
 #include "bulkgnn/session/training.hpp"
 #include "bulkgnn/trainer/layer_table.hpp"
@@ -23,6 +24,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -50,6 +52,7 @@ struct train_config {
   std::int64_t bulk = 32;
   std::int64_t bulk_queue = 2;
   std::int64_t ready_queue = 32;
+  std::int64_t queue_bytes = 0;
   std::int64_t max_minibatches = 0;
   std::int64_t epochs = 20;
   std::int64_t eval_every = 1;
@@ -115,9 +118,9 @@ std::vector<session::setting> shared_settings(const train_config& c) {
 
 // Queue depths and evaluation's pieces bound memory, not what is computed or
 // communicated.
-constexpr std::array<std::string_view, 7> per_rank_train_options{
-    "--help",        "--threads", "--bulk-queue",     "--ready-queue",
-    "--metrics-out", "--quiet",   "--eval-piece-rows"};
+constexpr std::array<std::string_view, 8> per_rank_train_options{
+    "--help",        "--threads", "--bulk-queue",      "--ready-queue",
+    "--queue-bytes", "--quiet",   "--eval-piece-rows", "--metrics-out"};
 
 trainer::train_options options_from(const train_config& c) {
   trainer::train_options o;
@@ -141,6 +144,7 @@ trainer::train_options options_from(const train_config& c) {
                .bulk = c.bulk,
                .bulk_queue = c.bulk_queue,
                .ready_queue = c.ready_queue,
+               .queue_bytes = c.queue_bytes,
                .max_minibatches = c.max_minibatches};
   o.model = {
       .hidden = c.hidden, .layers = layers, .dropout = c.dropout, .gemm = gemm_mode_of(c.gemm)};
@@ -263,6 +267,7 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
   config["bulk"] = c.bulk;
   config["bulk_queue"] = c.bulk_queue;
   config["ready_queue"] = c.ready_queue;
+  config["queue_bytes"] = loader::queue_bytes_of({.queue_bytes = c.queue_bytes});
   config["epochs"] = c.epochs;
   config["eval_every"] = c.eval_every;
   config["eval"] = c.eval;
@@ -293,16 +298,24 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
 
 // The minibatch options that mean nothing to full-batch training, refused
 // when given, so that a run never silently ignores what it was asked.
-constexpr std::array<const char*, 17> minibatch_only_options{
-    "--sampler",         "--fanouts",
-    "--batch-size",      "--bulk",
-    "--bulk-queue",      "--ready-queue",
-    "--max-minibatches", "--eval",
-    "--eval-piece-rows", "--replace",
-    "--sample-on",       "--checkpoint-dir",
-    "--resume",          "--feature-replication",
-    "--feature-cache",   "--feature-cache-choice",
-    "--draw-at"};
+constexpr std::array<const char*, 18> minibatch_only_options{"--sampler",
+                                                             "--fanouts",
+                                                             "--batch-size",
+                                                             "--bulk",
+                                                             "--bulk-queue",
+                                                             "--ready-queue",
+                                                             "--queue-bytes",
+                                                             "--max-minibatches",
+                                                             "--eval",
+                                                             "--eval-piece-rows",
+                                                             "--replace",
+                                                             "--sample-on",
+                                                             "--checkpoint-dir",
+                                                             "--resume",
+                                                             "--feature-replication",
+                                                             "--feature-cache",
+                                                             "--feature-cache-choice",
+                                                             "--draw-at"};
 
 full_batch_config full_batch_config_from(const train_config& c, const CLI::App& cmd) {
   for (const char* option : minibatch_only_options)
@@ -472,6 +485,13 @@ void add_train_command(CLI::App& app) {
                   "gathered minibatches queued for the train step")
       ->capture_default_str()
       ->check(integer_in(1, max_queue));
+  cmd->add_option("--queue-bytes", config->queue_bytes,
+                  "bytes each queue after the sampler may hold (sampled bulks; gathered "
+                  "minibatches with their features; on a GPU, copied ones); 0 = 1/64 of the "
+                  "available memory, between "
+                  "32 and 128 MiB")
+      ->capture_default_str()
+      ->check(integer_in(0, std::numeric_limits<std::int64_t>::max()));
   cmd->add_option("--max-minibatches", config->max_minibatches,
                   "stop each epoch after this many minibatches (0 = the whole epoch)")
       ->capture_default_str()

@@ -17,10 +17,6 @@ namespace bulkgnn::tools {
 [[nodiscard]] distributed::cost::training_memory estimate_train_memory(
     const trainer::training_data& ds, const trainer::train_options& options);
 
-// The memory this process can still use: the kernel's MemAvailable, or less
-// under a cgroup limit.
-[[nodiscard]] double available_memory_bytes();
-
 // option_error before anything large is allocated when the estimate exceeds
 // what is available, naming the options that ask for the largest part.
 void require_memory_for(const trainer::training_data& ds, const trainer::train_options& options);

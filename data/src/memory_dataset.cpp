@@ -96,20 +96,23 @@ void check_csr_sizes(const memory_arrays& a, std::int64_t n) {
                                                            a.edge_weight.size(), a.indices.size()));
 }
 
+// 1 + the largest label where num_classes is not given.
 int class_count(const memory_arrays& a) {
   if (a.num_classes > 0 || a.labels.empty()) return a.num_classes;
-  return 1 + *std::max_element(a.labels.begin(), a.labels.end());
+  const std::int64_t largest = *std::max_element(a.labels.begin(), a.labels.end());
+  if (largest >= std::numeric_limits<std::int32_t>::max())
+    throw data_error(in_memory("labels"), fmt::format("label {} is too large", largest));
+  return static_cast<int>(largest + 1);
 }
 
 }  // namespace
 
 dataset dataset::from_memory(memory_arrays a) {
-  const bool csr = !a.indptr.empty() || !a.indices.empty();
-  const bool edge_list = !a.source.empty() || !a.target.empty();
-  BULKGNN_EXPECTS(csr != edge_list,
-                  "memory_arrays: give the graph as CSR (indptr, indices) or as an edge list "
-                  "(source, target), {}",
-                  csr ? "not both" : "got neither");
+  const bool edge_list = a.edge_list;
+  BULKGNN_EXPECTS(edge_list ? a.indptr.empty() && a.indices.empty()
+                            : !a.indptr.empty() && a.source.empty() && a.target.empty(),
+                  "memory_arrays: give the graph as CSR (indptr, indices) or, with edge_list "
+                  "set, as an edge list (source, target); not both");
   BULKGNN_EXPECTS(!a.add_inverse_edges || edge_list,
                   "memory_arrays.add_inverse_edges applies to an edge list; CSR is taken as it is");
   const std::int64_t n = node_count(a);

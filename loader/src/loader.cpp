@@ -4,6 +4,7 @@
 
 #include "bounded_queue.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/timer.hpp"
 
 #include <algorithm>
@@ -21,11 +22,22 @@ void validate(const loader_options& o) {
                   o.bulk_queue);
   BULKGNN_EXPECTS(o.ready_queue > 0, "loader_options.ready_queue must be positive, got {}",
                   o.ready_queue);
+  BULKGNN_EXPECTS(o.queue_bytes >= 0, "loader_options.queue_bytes must not be negative, got {}",
+                  o.queue_bytes);
   BULKGNN_EXPECTS(o.max_minibatches >= 0,
                   "loader_options.max_minibatches must be 0 (no limit) or positive, got {}",
                   o.max_minibatches);
   BULKGNN_EXPECTS(o.slices >= 1 && o.slice >= 0 && o.slice < o.slices,
                   "loader: slice {} of {} does not exist", o.slice, o.slices);
+}
+
+std::int64_t default_queue_bytes() {
+  constexpr double mib = 1024.0 * 1024.0;
+  return static_cast<std::int64_t>(std::clamp(available_memory_bytes() / 64, 32 * mib, 128 * mib));
+}
+
+std::int64_t queue_bytes_of(const loader_options& options) {
+  return options.queue_bytes > 0 ? options.queue_bytes : default_queue_bytes();
 }
 
 bool feature_fetcher::place_on_device(const executor&, const row_normalizer*) { return false; }
@@ -67,11 +79,22 @@ std::string describe(const std::exception_ptr& failure) {
   }
 }
 
-// A stage with the capacity of the queue it feeds.
+// A stage with the capacity of the queue it feeds, in items and in bytes (0:
+// unbounded).
 struct placed_stage {
   std::unique_ptr<stage> step;
   std::size_t output_capacity = 0;
+  std::size_t output_bytes = 0;
 };
+
+// What an item's buffers hold: the sampled and gathered data a queue's byte
+// bound counts (requests and the epoch's start count nothing).
+std::size_t item_bytes(const stage_item& item) {
+  if (const auto* bulk = std::get_if<std::shared_ptr<sampler::bulk_sample>>(&item))
+    return (*bulk)->size_bytes();
+  if (const auto* mb = std::get_if<ready_minibatch>(&item)) return mb->size_bytes();
+  return 0;
+}
 
 }  // namespace
 
@@ -91,7 +114,7 @@ struct epoch_stream::pipeline {
     for (auto& p : placed) {
       reports[stages.size()].name = p.step->name();
       stages.push_back(std::move(p.step));
-      queues.push_back(std::make_unique<queue>(p.output_capacity));
+      queues.push_back(std::make_unique<queue>(p.output_capacity, p.output_bytes, item_bytes));
     }
     reports.back().name = "consume";
     double never_waits = 0;
@@ -229,6 +252,8 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
                                                  ? *options.feature_memory
                                                  : host_memory()) {
   validate(options_);
+  // Resolved once, so that every epoch (and what a front end reports) uses one bound.
+  options_.queue_bytes = queue_bytes_of(options_);
   const std::int64_t n = source.rows ? source.rows->num_vertices() : source.graph.rows;
   BULKGNN_EXPECTS(source.features.empty() || source.features.rows == n,
                   "loader: features have {} rows but the graph has {} vertices",
@@ -292,6 +317,7 @@ epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint3
   if (options_.max_minibatches > 0) count = std::min(count, options_.max_minibatches);
   const auto bulks = static_cast<std::size_t>(options_.bulk_queue);
   const auto ready = static_cast<std::size_t>(options_.ready_queue);
+  const auto bytes = static_cast<std::size_t>(queue_bytes_of(options_));
   std::vector<placed_stage> stages;
   stages.push_back(
       {std::make_unique<shuffle_stage>(options_.batch_size, options_.bulk, sampler_.options().seed),
@@ -300,9 +326,10 @@ epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint3
                         sampler_, sampler::minibatch_split{.slice = options_.slice,
                                                            .slices = options_.slices,
                                                            .ranks = options_.split_ranks}),
-                    bulks});
-  stages.push_back({std::make_unique<gather_stage>(source_, feature_buffers_, exec_), ready});
-  if (options_.host_to_device) stages.push_back({options_.host_to_device(), ready});
+                    bulks, bytes});
+  stages.push_back(
+      {std::make_unique<gather_stage>(source_, feature_buffers_, exec_), ready, bytes});
+  if (options_.host_to_device) stages.push_back({options_.host_to_device(), ready, bytes});
   auto p = std::make_unique<epoch_stream::pipeline>(*this, std::move(stages), seeds, epoch, count);
   p->start();
   stream_alive_ = true;
@@ -343,6 +370,9 @@ epoch_report epoch_stream::report() const {
   epoch_report r;
   r.seconds = pipeline_->finished ? pipeline_->epoch_seconds : pipeline_->clock.seconds();
   r.stages = pipeline_->reports;
+  for (std::size_t s = 0; s < r.stages.size(); ++s)
+    if (s + 1 < pipeline_->queues.size())
+      r.stages[s].peak_output_bytes = pipeline_->queues[s + 1]->peak_bytes();
   return r;
 }
 

@@ -37,11 +37,12 @@ def _array(name, value, dtype, ndim):
         raise ValueError(f"Dataset.from_arrays: {name} must hold integers, got dtype {array.dtype}")
     if wanted.kind == "f" and array.dtype.kind not in "iuf":
         raise ValueError(f"Dataset.from_arrays: {name} must hold numbers, got dtype {array.dtype}")
-    if wanted == np.int32 and array.size and array.dtype.itemsize > 4:
+    if wanted == np.int32 and array.size and array.dtype != wanted:
         low, high = int(array.min()), int(array.max())
         if low < -_INT32_MAX - 1 or high > _INT32_MAX:
-            raise ValueError(f"Dataset.from_arrays: {name} holds {high if high > _INT32_MAX else low}, "
-                             "outside the 32-bit range of vertex ids and labels")
+            bad = high if high > _INT32_MAX else low
+            raise ValueError(f"Dataset.from_arrays: {name} holds {bad}, outside the 32-bit "
+                             "range of vertex ids and labels")
     return np.ascontiguousarray(array, dtype=wanted)
 
 
@@ -117,29 +118,32 @@ def from_arrays(*, edge_index=None, indptr=None, indices=None, num_nodes=None, e
         splits=splits)
 
 
-def _pyg_edge_weight(data):
-    """A PyG Data's edge weights: edge_weight, or a one-column edge_attr."""
+def _pyg_edge_weight(data, weighted):
+    """A PyG Data's edge weights: its edge_weight (unless weighted=False), or
+    with weighted=True a one-column edge_attr; an edge_attr is not taken by
+    default, as it often holds edge types or features rather than weights."""
+    if weighted is False:
+        return None
     weight = getattr(data, "edge_weight", None)
-    if weight is not None:
+    if weight is not None or not weighted:
         return weight
     attr = getattr(data, "edge_attr", None)
     if attr is not None and (attr.dim() == 1 or (attr.dim() == 2 and attr.size(1) == 1)):
         return attr.reshape(-1)
-    return None
+    raise ValueError("Dataset.from_pyg: weighted=True, but data has neither edge_weight nor "
+                     "a one-column edge_attr")
 
 
 def from_pyg(data, *, add_inverse_edges=False, name="pyg", weighted=None):
     """A Dataset over a torch_geometric.data.Data: edge_index, x, y and the
     train_mask/val_mask/test_mask (split "main") are viewed where their
-    memory allows (Dataset.from_arrays); edge weights come from edge_weight,
-    or edge_attr when it has one column, unless weighted=False."""
+    memory allows (Dataset.from_arrays). Edge weights: edge_weight where the
+    Data has one (None) or must have one (True: else a one-column
+    edge_attr), none with weighted=False."""
     if not hasattr(data, "edge_index"):
         raise ValueError(f"Dataset.from_pyg: expected a torch_geometric Data with edge_index, got "
                          f"{type(data).__name__}")
-    weight = _pyg_edge_weight(data) if weighted in (None, True) else None
-    if weighted and weight is None:
-        raise ValueError("Dataset.from_pyg: weighted=True, but data has neither edge_weight nor "
-                         "a one-column edge_attr")
+    weight = _pyg_edge_weight(data, weighted)
     return from_arrays(
         edge_index=data.edge_index, num_nodes=data.num_nodes, edge_weight=weight,
         features=getattr(data, "x", None), labels=getattr(data, "y", None),

@@ -183,6 +183,10 @@ class NeighborLoader:
     replace      node-wise: draw with replacement
     weighted     node-wise: draw in proportion to the dataset's edge weights
     prefetch     ready minibatches the pipeline may hold ahead of the consumer
+    queue_bytes  bytes the queue of sampled bulks and the queue of ready minibatches
+                 (features included) may each hold, at least one item; default
+                 None: 1/64 of the memory available, between 32 and 128 MiB
+                 (loader.queue_bytes says which)
     rank, world_size
                  default None: this process samples every minibatch of its
                  seeds whole, as PyG's loader does (under DDP, give each process
@@ -212,7 +216,7 @@ class NeighborLoader:
                  seed=0, bulk=32, threads=None, sampler="sage", replace=False, weighted=False,
                  prefetch=32, rank=None, world_size=None, backend="cpu", *, num_neighbors=None,
                  input_nodes=_UNSET, weight_attr=None, sampler_options=None, layers=None,
-                 num_workers=0):
+                 num_workers=0, queue_bytes=None):
         if hasattr(dataset, "edge_index") and not isinstance(dataset, _bulkgnn.Dataset):
             dataset = from_pyg(dataset)  # a PyG Data, viewed where its memory allows
         if not isinstance(dataset, _bulkgnn.Dataset):
@@ -278,10 +282,14 @@ class NeighborLoader:
             backend=backend,
             sampler_parameters=parameters,
             layers=0 if layers is None else _integer("layers", layers, 1, 64),
-            max_minibatches=max_minibatches)
+            max_minibatches=max_minibatches,
+            queue_bytes=0 if queue_bytes is None else _integer("queue_bytes", queue_bytes, 1))
         self.dataset = dataset
         self.rank = rank
         self.world_size = world_size
+        # The byte bound of the sampled-bulk and ready-minibatch queues.
+        self.queue_bytes = (_bulkgnn.default_queue_bytes() if queue_bytes is None else
+                            queue_bytes)
         self._epoch = 0
 
     def __iter__(self):

@@ -127,6 +127,7 @@ dataset_ptr from_arrays(const std::string& name, std::int64_t num_nodes,
   a.num_nodes = num_nodes;
   a.indptr = elements(indptr);
   a.indices = elements(indices);
+  a.edge_list = source.has_value();
   a.source = elements(source);
   a.target = elements(target);
   a.add_inverse_edges = add_inverse_edges;

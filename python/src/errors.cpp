@@ -23,6 +23,7 @@ constexpr std::pair<std::string_view, std::string_view> keyword_of_field[] = {
     {"loader_options.bulk_queue", "bulk_queue"},
     {"loader_options.bulk", "bulk"},
     {"loader_options.ready_queue", "prefetch"},
+    {"loader_options.queue_bytes", "queue_bytes"},
     {"loader_options.max_minibatches", "max_minibatches"},
     {"ogb_import_options.add_inverse_edges", "add_inverse_edges"},
     {"memory_arrays.add_inverse_edges", "add_inverse_edges"},

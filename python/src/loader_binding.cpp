@@ -328,45 +328,47 @@ void bind_epoch(py::module_& m) {
 void bind_neighbor_loader(py::module_& m) {
   py::class_<neighbor_loader, std::shared_ptr<neighbor_loader>>(
       m, "Loader", "The C++ pipeline behind bulkgnn.NeighborLoader (arguments already checked).")
-      .def(py::init([](std::shared_ptr<data::dataset> dataset,
-                       const py::array_t<vertex_t, py::array::c_style>& seeds,
-                       std::vector<std::int64_t> fanouts, std::int64_t batch_size, bool shuffle,
-                       std::uint32_t seed, std::int64_t bulk, int threads,
-                       const std::string& sampler_name, bool replace, bool weighted,
-                       std::int64_t prefetch, int rank, int world_size,
-                       const std::string& backend_name,
-                       const std::map<std::string, std::int64_t>& sampler_parameters,
-                       std::int64_t layers, std::int64_t max_minibatches) {
-             const session::loading_plan plan{
-                 .sampling = {.kind = std::string(sampler::find_sampler(sampler_name).name),
-                              .fanouts = std::move(fanouts),
-                              .replacement = replace ? kernels::replacement::with
-                                                     : kernels::replacement::without,
-                              .weighted = weighted,
-                              .seed = seed,
-                              .layers = layers,
-                              .parameters = {sampler_parameters.begin(), sampler_parameters.end()}},
-                 .loading = {.batch_size = batch_size,
-                             .bulk = bulk,
-                             .ready_queue = prefetch,
+      .def(
+          py::init([](std::shared_ptr<data::dataset> dataset,
+                      const py::array_t<vertex_t, py::array::c_style>& seeds,
+                      std::vector<std::int64_t> fanouts, std::int64_t batch_size, bool shuffle,
+                      std::uint32_t seed, std::int64_t bulk, int threads,
+                      const std::string& sampler_name, bool replace, bool weighted,
+                      std::int64_t prefetch, int rank, int world_size,
+                      const std::string& backend_name,
+                      const std::map<std::string, std::int64_t>& sampler_parameters,
+                      std::int64_t layers, std::int64_t max_minibatches, std::int64_t queue_bytes) {
+            const session::loading_plan plan{
+                .sampling = {.kind = std::string(sampler::find_sampler(sampler_name).name),
+                             .fanouts = std::move(fanouts),
+                             .replacement = replace ? kernels::replacement::with
+                                                    : kernels::replacement::without,
+                             .weighted = weighted,
+                             .seed = seed,
+                             .layers = layers,
+                             .parameters = {sampler_parameters.begin(), sampler_parameters.end()}},
+                .loading = {.batch_size = batch_size,
+                            .bulk = bulk,
+                            .ready_queue = prefetch,
+                            .queue_bytes = queue_bytes,
                             .max_minibatches = max_minibatches,
-                             .slice = rank,
-                             .slices = world_size},
-                 .execution = {.device = backend_name, .threads = threads},
-                 .shuffle = shuffle};
-             // As the bulkgnn command does: the sampler's bulk buffers of tens
-             // of MiB are reused instead of mapped and faulted in afresh.
-             static std::once_flag allocator_tuned;
-             std::call_once(allocator_tuned, keep_freed_buffers_for_reuse);
-             std::vector<vertex_t> ids(seeds.data(), seeds.data() + seeds.size());
-             const py::gil_scoped_release unlocked;  // FastGCN's setup reads the whole graph
-             return std::make_shared<neighbor_loader>(std::move(dataset), std::move(ids), plan);
-           }),
-           py::arg("dataset"), py::arg("seeds"), py::arg("fanouts"), py::arg("batch_size"),
-           py::arg("shuffle"), py::arg("seed"), py::arg("bulk"), py::arg("threads"),
-           py::arg("sampler"), py::arg("replace"), py::arg("weighted"), py::arg("prefetch"),
-           py::arg("rank"), py::arg("world_size"), py::arg("backend"),
-           py::arg("sampler_parameters"), py::arg("layers"), py::arg("max_minibatches"))
+                            .slice = rank,
+                            .slices = world_size},
+                .execution = {.device = backend_name, .threads = threads},
+                .shuffle = shuffle};
+            // As the bulkgnn command does: the sampler's bulk buffers of tens
+            // of MiB are reused instead of mapped and faulted in afresh.
+            static std::once_flag allocator_tuned;
+            std::call_once(allocator_tuned, keep_freed_buffers_for_reuse);
+            std::vector<vertex_t> ids(seeds.data(), seeds.data() + seeds.size());
+            const py::gil_scoped_release unlocked;  // FastGCN's setup reads the whole graph
+            return std::make_shared<neighbor_loader>(std::move(dataset), std::move(ids), plan);
+          }),
+          py::arg("dataset"), py::arg("seeds"), py::arg("fanouts"), py::arg("batch_size"),
+          py::arg("shuffle"), py::arg("seed"), py::arg("bulk"), py::arg("threads"),
+          py::arg("sampler"), py::arg("replace"), py::arg("weighted"), py::arg("prefetch"),
+          py::arg("rank"), py::arg("world_size"), py::arg("backend"), py::arg("sampler_parameters"),
+          py::arg("layers"), py::arg("max_minibatches"), py::arg("queue_bytes"))
       .def("epoch", &neighbor_loader::start, py::arg("epoch"),
            py::call_guard<py::gil_scoped_release>(),
            "Ends the running epoch, if any, and starts this one.")
@@ -403,6 +405,12 @@ void bind_sampler_table(py::module_& m) {
       "what a fanout counts, whether replace= and weighted= apply, and their own parameters.");
 }
 
+void bind_queue_bytes(py::module_& m) {
+  m.def("default_queue_bytes", &loader::default_queue_bytes,
+        "The byte bound of the loader's queues when queue_bytes is not given: 1/64 of the "
+        "memory available to the process, between 32 and 128 MiB.");
+}
+
 void bind_run_digest(py::module_& m) {
   py::class_<sampler::run_digest>(m, "RunDigest",
                                   "Folds minibatch digests, in minibatch order, into the digest "
@@ -420,6 +428,7 @@ void bind_loader(py::module_& m) {
   bind_neighbor_loader(m);
   bind_run_digest(m);
   bind_sampler_table(m);
+  bind_queue_bytes(m);
 }
 
 }  // namespace bulkgnn::python

@@ -246,6 +246,20 @@ edge_t bulk_sample::sampled_edges() const {
   return total;
 }
 
+std::size_t bulk_sample::size_bytes() const {
+  std::size_t bytes = minibatch_ids.size_bytes() + seeds.size_bytes();
+  for (const auto& layer : layers)
+    bytes +=
+        layer.sources.size_bytes() + layer.blocks.size_bytes() + layer.row_offsets.size_bytes();
+  return bytes;
+}
+
+std::size_t minibatch::size_bytes() const {
+  std::size_t bytes = seeds.size_bytes() + labels.size_bytes() + input_nodes.size_bytes();
+  for (const auto& block : blocks) bytes += block.size_bytes();
+  return bytes;
+}
+
 void run_digest::add(std::uint64_t minibatch_digest) { hasher_.add(minibatch_digest); }
 
 std::uint64_t run_digest::value() const { return hasher_.value(); }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ const std::vector<float> weight{1, 2, 3, 4, 5, 6, 7, 8};
 memory_arrays edge_list() {
   memory_arrays a;
   a.num_nodes = 5;
+  a.edge_list = true;
   a.source = source;
   a.target = target;
   return a;
@@ -112,6 +114,23 @@ TEST(MemoryDataset, RefusesTwoGraphsOrNone) {
   a.indptr = indptr;
   EXPECT_THROW((void)dataset::from_memory(a), option_error);
   EXPECT_THROW((void)dataset::from_memory(memory_arrays{}), option_error);
+}
+
+TEST(MemoryDataset, AnEmptyEdgeListIsAGraphWithoutEdges) {
+  memory_arrays a;
+  a.num_nodes = 3;
+  a.edge_list = true;
+  const auto ds = dataset::from_memory(a);
+  EXPECT_EQ(ds.num_nodes(), 3);
+  EXPECT_EQ(ds.num_edges(), 0);
+}
+
+TEST(MemoryDataset, RefusesALabelThatLeavesNoClassCount) {
+  memory_arrays a = edge_list();
+  const std::vector<std::int32_t> labels{0, 1, 2, 3, std::numeric_limits<std::int32_t>::max()};
+  a.labels = labels;
+  EXPECT_NE(message_of(a).find("labels (in memory): label 2147483647 is too large"),
+            std::string::npos);
 }
 
 }  // namespace

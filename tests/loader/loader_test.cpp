@@ -133,6 +133,37 @@ TEST(loader, minibatch_digests_equal_the_bulk_digests) {
   EXPECT_EQ(j, expected.size());
 }
 
+// A byte bound changes how much waits in the queues, never what comes out:
+// a bound below any one item lets one item through at a time.
+TEST(loader, byte_bounds_change_nothing_but_how_much_is_queued) {
+  const fixture_data d;
+  sampler::bulk_sampler reference_sampler(d.graph.view(), node_wise_options());
+  minibatch_loader reference_loader(d.source(), reference_sampler,
+                                    {.batch_size = 32, .bulk = 1000});
+  auto reference = reference_loader.epoch(d.train, 2);
+  std::vector<std::uint64_t> expected;
+  std::size_t largest = 0;
+  while (auto mb = reference.next()) {
+    expected.push_back(sampler::digest(mb->batch));
+    largest = std::max(largest, mb->size_bytes());
+  }
+  for (const std::int64_t bound : {std::int64_t{1}, std::int64_t{40'000}, std::int64_t{1} << 30}) {
+    SCOPED_TRACE(bound);
+    sampler::bulk_sampler sampler(d.graph.view(), node_wise_options());
+    minibatch_loader loader(d.source(), sampler,
+                            {.batch_size = 32, .bulk = 3, .ready_queue = 64, .queue_bytes = bound});
+    auto stream = loader.epoch(d.train, 2);
+    std::vector<std::uint64_t> digests;
+    while (auto mb = stream.next()) digests.push_back(sampler::digest(mb->batch));
+    EXPECT_EQ(digests, expected);
+    const auto ready = stream.report().stages[2].peak_output_bytes;  // gather's output
+    EXPECT_GT(ready, 0u);
+    EXPECT_LE(ready, std::max(static_cast<std::size_t>(bound), largest));
+    // The sample stage's bulks are bounded the same way.
+    EXPECT_GT(stream.report().stages[1].peak_output_bytes, 0u);
+  }
+}
+
 // How the stages' busy times compare with the epoch's (overlap) is measured by
 // benchmarks/peers/loader_throughput, not asserted here: it depends on load.
 TEST(loader, report_counts_every_stage_and_times_the_working_ones) {
@@ -360,6 +391,7 @@ TEST(loader, rejects_impossible_options_and_inputs) {
   EXPECT_THROW(minibatch_loader(d.source(), sampler, {.batch_size = 0}), option_error);
   EXPECT_THROW(minibatch_loader(d.source(), sampler, {.bulk = 0}), option_error);
   EXPECT_THROW(minibatch_loader(d.source(), sampler, {.ready_queue = 0}), option_error);
+  EXPECT_THROW(minibatch_loader(d.source(), sampler, {.queue_bytes = -1}), option_error);
   minibatch_loader loader(d.source(), sampler, {});
   const std::vector<vertex_t> bad{0, 5000};
   EXPECT_THROW(std::ignore = loader.epoch(bad, 0), option_error);

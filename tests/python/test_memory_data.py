@@ -115,6 +115,10 @@ class FromArraysRefuses(unittest.TestCase):
     def test_a_mask_of_another_length(self):
         self.assert_refused("one entry per node (5)", train=np.array([True, False]))
 
+    def test_an_unsigned_label_beyond_the_32_bit_range(self):
+        self.assert_refused("labels holds 4294967295",
+                            labels=np.array([0, 1, 0, 1, 2**32 - 1], dtype=np.uint32))
+
     def test_non_integer_edges(self):
         self.assert_refused("edge_index must hold integers", edge_index=[[0.5, 1], [1, 2]])
 
@@ -173,11 +177,24 @@ class FromPyg(unittest.TestCase):
         np.testing.assert_array_equal(ds.split()[0], [0, 1])
         np.testing.assert_array_equal(ds.split()[1], [2, 3, 4])
 
-    def test_a_one_column_edge_attr_is_the_edge_weight(self):
-        ds = bulkgnn.Dataset.from_pyg(self.data(edge_attr=torch.tensor(WEIGHTS).view(-1, 1)))
-        np.testing.assert_array_equal(ds.edge_weight, in_neighbour_csr(SOURCES, TARGETS,
-                                                                       WEIGHTS, 5)[2])
-        self.assertIsNone(bulkgnn.Dataset.from_pyg(self.data(), weighted=False).edge_weight)
+    def test_edge_weights_come_from_edge_weight_or_when_asked_edge_attr(self):
+        expected = in_neighbour_csr(SOURCES, TARGETS, WEIGHTS, 5)[2]
+        weighted = self.data(edge_weight=torch.tensor(WEIGHTS))
+        np.testing.assert_array_equal(bulkgnn.Dataset.from_pyg(weighted).edge_weight, expected)
+        self.assertIsNone(bulkgnn.Dataset.from_pyg(weighted, weighted=False).edge_weight)
+        # An edge_attr often holds edge types: taken only when asked.
+        typed = self.data(edge_attr=torch.tensor(WEIGHTS).view(-1, 1))
+        self.assertIsNone(bulkgnn.Dataset.from_pyg(typed).edge_weight)
+        np.testing.assert_array_equal(bulkgnn.Dataset.from_pyg(typed, weighted=True).edge_weight,
+                                      expected)
+        with self.assertRaises(ValueError):
+            bulkgnn.Dataset.from_pyg(self.data(), weighted=True)
+
+    def test_a_graph_without_edges(self):
+        data = self.data()
+        data.edge_index = torch.zeros((2, 0), dtype=torch.long)
+        ds = bulkgnn.Dataset.from_pyg(data)
+        self.assertEqual((ds.num_nodes, ds.num_edges), (5, 0))
 
     def test_the_loader_takes_the_data_itself(self):
         data = self.data()

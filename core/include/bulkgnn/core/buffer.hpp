@@ -96,6 +96,7 @@ class buffer {
   [[nodiscard]] memory_resource& resource() const noexcept { return *resource_; }
 
   [[nodiscard]] size_type size() const noexcept { return size_; }
+  [[nodiscard]] std::size_t size_bytes() const noexcept { return size_ * sizeof(T); }
   [[nodiscard]] size_type capacity() const noexcept { return capacity_; }
   [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
   [[nodiscard]] T* data() noexcept { return data_; }

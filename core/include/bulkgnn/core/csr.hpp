@@ -67,6 +67,9 @@ struct csr_matrix {
   // The last offset: host-accessible matrices only.
   [[nodiscard]] edge_t nnz() const { return indptr.back(); }
   [[nodiscard]] memory_space space() const { return indptr.space(); }
+  [[nodiscard]] std::size_t size_bytes() const {
+    return indptr.size_bytes() + indices.size_bytes() + values.size_bytes();
+  }
   [[nodiscard]] csr_view view() const {
     return {rows, cols, indptr, indices, values, indptr.space()};
   }

@@ -19,6 +19,10 @@ void keep_freed_buffers_for_reuse();
 // is unavailable.
 [[nodiscard]] std::int64_t resident_file_bytes();
 
+// The memory this process can still use, in bytes: the kernel's
+// MemAvailable, or less under a cgroup limit.
+[[nodiscard]] double available_memory_bytes();
+
 // Restarts the peak at the current resident size (Linux clear_refs "5"), so a
 // peak can be measured per epoch. Does nothing where that is unsupported.
 void reset_peak_resident_bytes();

@@ -18,6 +18,9 @@ struct segmented_vertices {
   [[nodiscard]] std::int64_t segments() const {
     return static_cast<std::int64_t>(offsets.size()) - 1;
   }
+  [[nodiscard]] std::size_t size_bytes() const {
+    return vertices.size_bytes() + offsets.size_bytes();
+  }
   [[nodiscard]] std::int64_t size(std::int64_t j) const { return offsets[j + 1] - offsets[j]; }
   [[nodiscard]] std::span<const vertex_t> segment(std::int64_t j) const {
     return std::span<const vertex_t>(vertices).subspan(offsets[j], size(j));

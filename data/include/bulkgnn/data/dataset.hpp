@@ -34,8 +34,10 @@ struct memory_arrays {
   // -1: the features' rows, else the labels' count, else the graph's.
   std::int64_t num_nodes = -1;
   // The graph, either as CSR (row v holds the in-neighbours of v, each row's
-  // columns ascending) or as an edge list (edge i goes from source[i] to
-  // target[i]: source[i] joins row target[i], as PyG's edge_index reads).
+  // columns ascending) or, with edge_list set, as an edge list (edge i goes
+  // from source[i] to target[i]: source[i] joins row target[i], as PyG's
+  // edge_index reads; it may be empty).
+  bool edge_list = false;
   std::span<const edge_t> indptr;
   std::span<const vertex_t> indices;
   std::span<const std::int64_t> source;

@@ -63,9 +63,14 @@ struct graph_source {
 
 struct loader_options {
   std::int64_t batch_size = 1024;
-  std::int64_t bulk = 32;            // minibatches sampled by one sampler call
-  std::int64_t bulk_queue = 2;       // sampled bulks waiting for the gather stage
-  std::int64_t ready_queue = 32;     // gathered minibatches waiting for the consumer
+  std::int64_t bulk = 32;         // minibatches sampled by one sampler call
+  std::int64_t bulk_queue = 2;    // sampled bulks waiting for the gather stage
+  std::int64_t ready_queue = 32;  // gathered minibatches waiting for the consumer
+  // Bytes each queue after the sampler may hold at most (an empty queue
+  // takes any one item): the sampled bulks', the gathered minibatches' with
+  // their features, and with a host_to_device stage the copied minibatches';
+  // 0: default_queue_bytes(), fixed when the loader is made.
+  std::int64_t queue_bytes = 0;
   std::int64_t max_minibatches = 0;  // per epoch; 0 = the whole epoch
   // Data-parallel ranks: this loader hands out part `slice` of `slices`
   // (contiguous, nearly equal) of every minibatch's seeds, with exactly the
@@ -95,6 +100,14 @@ using sampler::slice_range;
 
 // Throws option_error naming the option (--batch-size, --bulk, ...).
 void validate(const loader_options& options);
+
+// The default byte bound of a queue: 1/64 of the memory available to the
+// process, between 32 MiB and 128 MiB, so that a machine short of memory
+// buffers less and large minibatches are buffered fewer at a time.
+[[nodiscard]] std::int64_t default_queue_bytes();
+
+// options.queue_bytes, or the default where it is 0.
+[[nodiscard]] std::int64_t queue_bytes_of(const loader_options& options);
 
 struct epoch_report {
   double seconds = 0;                // first request to the end of the epoch

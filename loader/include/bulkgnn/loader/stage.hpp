@@ -33,6 +33,9 @@ struct ready_minibatch {
               placed_features.space()};
     return {rows, feature_columns, features.span()};
   }
+  [[nodiscard]] std::size_t size_bytes() const {
+    return batch.size_bytes() + features.size() * sizeof(float) + placed_features.size_bytes();
+  }
 };
 
 // Where one stage spent the epoch: working, waiting for input from the stage
@@ -44,6 +47,9 @@ struct stage_report {
   double input_wait_seconds = 0;
   double output_wait_seconds = 0;
   std::int64_t items = 0;
+  // The most bytes its output queue held at once (0 where it has no byte
+  // bound: loader_options.queue_bytes).
+  std::size_t peak_output_bytes = 0;
 };
 
 // The one item the first stage receives: the epoch to run over these seeds.

@@ -35,6 +35,9 @@ struct minibatch {
   // destination and one column per source, local ids, and its destinations
   // are the first rows() sources; blocks.back() has the seeds as rows.
   std::vector<csr_matrix> blocks;
+
+  // What its buffers hold (the pipeline bounds its queues by it).
+  [[nodiscard]] std::size_t size_bytes() const;
 };
 
 // One destination's edges at one hop of a minibatch, as it adds to the
@@ -70,6 +73,8 @@ struct bulk_sample {
   // digest does not depend on local numbering or storage order.
   [[nodiscard]] std::uint64_t digest(std::int64_t j) const;
   [[nodiscard]] edge_t sampled_edges() const;
+  // What its buffers hold (the pipeline bounds its queues by it).
+  [[nodiscard]] std::size_t size_bytes() const;
   // Every destination of every hop of minibatch j, hop by hop.
   [[nodiscard]] std::vector<destination_edges> destinations(std::int64_t j) const;
 };
