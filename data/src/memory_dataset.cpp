@@ -122,6 +122,10 @@ dataset dataset::from_memory(memory_arrays a) {
   if (a.features.rows > 0 && a.features.rows != n)
     throw data_error(in_memory("features"),
                      fmt::format("has {} rows for {} nodes", a.features.rows, n));
+  if (std::ssize(a.features.data) != a.features.rows * a.features.cols)
+    throw data_error(in_memory("features"),
+                     fmt::format("holds {} values for {} x {}", a.features.data.size(),
+                                 a.features.rows, a.features.cols));
   if (!a.labels.empty() && std::ssize(a.labels) != n)
     throw data_error(in_memory("labels"),
                      fmt::format("has {} entries for {} nodes", a.labels.size(), n));

@@ -33,7 +33,8 @@ py::dict report_dict(const loader::epoch_report& report) {
     stages.append(py::dict(py::arg("name") = s.name, py::arg("busy_seconds") = s.busy_seconds,
                            py::arg("input_wait_seconds") = s.input_wait_seconds,
                            py::arg("output_wait_seconds") = s.output_wait_seconds,
-                           py::arg("items") = s.items));
+                           py::arg("items") = s.items,
+                           py::arg("peak_output_bytes") = s.peak_output_bytes));
   return py::dict(py::arg("seconds") = report.seconds, py::arg("stages") = stages);
 }
 
@@ -322,7 +323,8 @@ void bind_epoch(py::module_& m) {
            "Stops the epoch's pipeline; the minibatches already handed out stay valid.")
       .def(
           "report", [](epoch_iterator& it) { return report_dict(it.report()); },
-          "Per-stage busy and wait seconds so far (complete once the epoch is exhausted).");
+          "Per-stage busy and wait seconds, items, and the most bytes its output queue held, so "
+          "far (complete once the epoch is exhausted).");
 }
 
 void bind_neighbor_loader(py::module_& m) {

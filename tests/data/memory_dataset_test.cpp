@@ -108,6 +108,14 @@ TEST(MemoryDataset, RefusesWhatAFileWouldBeRefusedFor) {
   EXPECT_NE(message_of(a).find("indptr (in memory): starts at 0 and ends at 3"), std::string::npos);
 }
 
+TEST(MemoryDataset, RefusesFeaturesWhoseValuesAreNotTheirShape) {
+  auto a = edge_list();
+  const std::vector<float> values(14, 0.0f);
+  a.features = {5, 3, values};
+  EXPECT_NE(message_of(a).find("features (in memory): holds 14 values for 5 x 3"),
+            std::string::npos);
+}
+
 TEST(MemoryDataset, RefusesTwoGraphsOrNone) {
   auto a = edge_list();
   const std::vector<edge_t> indptr{0, 0, 0, 0, 0, 0};

@@ -125,6 +125,21 @@ class Epochs(unittest.TestCase):
         self.assertEqual([s["name"] for s in stages], ["shuffle", "sample", "gather", "consume"])
         self.assertEqual(stages[-1]["items"], count)
 
+    def test_the_queues_stay_within_their_byte_bound(self):
+        # One minibatch of features (16 seeds' inputs x 1433 floats) is tens of
+        # kB: a 1 kB bound lets one item through at a time, which still
+        # delivers every minibatch.
+        loader = bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16, queue_bytes=1024)
+        self.assertEqual(loader.queue_bytes, 1024)
+        epoch = iter(loader)
+        count = sum(1 for _ in epoch)
+        self.assertEqual(count, len(loader))
+        stages = {s["name"]: s for s in epoch.report()["stages"]}
+        self.assertGreater(stages["gather"]["peak_output_bytes"], 0)
+        self.assertGreater(stages["sample"]["peak_output_bytes"], 0)
+        with self.assertRaises(ValueError):
+            bulkgnn.NeighborLoader(DS, fanouts=[5], queue_bytes=0)
+
     def test_a_new_iteration_ends_the_running_one(self):
         loader = bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16)
         first = iter(loader)

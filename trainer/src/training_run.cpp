@@ -287,7 +287,8 @@ nlohmann::json epoch_record::to_json() const {
     stages[s.name] = {{"busy", s.busy_seconds},
                       {"input_wait", s.input_wait_seconds},
                       {"output_wait", s.output_wait_seconds},
-                      {"items", s.items}};
+                      {"items", s.items},
+                      {"peak_output_bytes", s.peak_output_bytes}};
   const auto optional_value = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
