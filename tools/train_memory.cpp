@@ -14,6 +14,11 @@ namespace bulkgnn::tools {
 
 constexpr double gib = 1024.0 * 1024.0 * 1024.0;
 
+namespace {
+
+// The cost model's workload for a training run: the model and how its
+// minibatches grow, from the options, the sampler and layer tables and the
+// dataset's sizes.
 distributed::cost::workload workload_of(const trainer::training_data& ds,
                                         const trainer::train_options& o) {
   const auto& entry = sampler::find_sampler(o.sampling.kind);
@@ -27,6 +32,8 @@ distributed::cost::workload workload_of(const trainer::training_data& ds,
           .fanout_per_destination = entry.fanout == sampler::fanout_unit::per_destination,
           .any_depth = entry.any_depth};
 }
+
+}  // namespace
 
 distributed::cost::training_memory estimate_train_memory(const trainer::training_data& ds,
                                                          const trainer::train_options& o) {

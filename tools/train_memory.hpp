@@ -6,12 +6,6 @@
 
 namespace bulkgnn::tools {
 
-// The cost model's workload for a training run: the model and how its
-// minibatches grow, from the options, the sampler and layer tables and the
-// dataset's sizes.
-[[nodiscard]] distributed::cost::workload workload_of(const trainer::training_data& ds,
-                                                      const trainer::train_options& options);
-
 // What a training run holds at once (the cost model's training_memory_of;
 // nothing is allocated).
 [[nodiscard]] distributed::cost::training_memory estimate_train_memory(
