@@ -15,6 +15,7 @@
 #include "bulkgnn/kernels/gemm.hpp"
 #include "bulkgnn/loader/loader.hpp"
 #include "bulkgnn/session/execution.hpp"
+#include "bulkgnn/session/layout.hpp"
 #include "bulkgnn/session/training.hpp"
 #include "bulkgnn/trainer/layer_table.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
@@ -168,33 +169,33 @@ trainer::train_options options_from(const train_config& c) {
 // Where each stage runs and the data lives, and how ranks sum their
 // gradients.
 std::string placement_text(const trainer::training_data& ds, const trainer::train_options& o) {
+  const auto layout = session::layout_for(ds, o);
   const auto& model = trainer::model_executor(o);
-  if (model.device() == nullptr)
-    return fmt::format("sampling, gathering and training on the {}", backend_name(o.exec.kind()));
-  const auto gpu =
-      fmt::format("GPU {} ({})", model.device()->device(), model.device()->device_name());
+  const auto gpu = [&] {
+    return fmt::format("GPU {} ({})", model.device()->device(), model.device()->device_name());
+  };
   std::string text;
-  if (o.exec.device() != nullptr) {
-    const auto placement = trainer::gpu_placement_for(ds, o.exec);
+  if (layout.sample_on_gpu) {
     text = fmt::format(
         "sampling, gathering and training on {}, the sampler and the model each on a stream "
         "of its own; graph in {} memory, features in {} memory (device memory when they fit "
         "in half and a quarter of the GPU's)",
-        gpu, memory_space_name(placement.graph), memory_space_name(placement.features));
-  } else {
+        gpu(), memory_space_name(layout.graph), memory_space_name(layout.features));
+  } else if (layout.host_to_device) {
     text = fmt::format(
         "sampling and gathering on the {}, training on {}; minibatches copied to the GPU by "
         "the host_to_device stage",
-        backend_name(o.exec.kind()), gpu);
+        backend_name(o.exec.kind()), gpu());
+  } else {
+    return fmt::format("sampling, gathering and training on the {}", backend_name(o.exec.kind()));
   }
-  if (o.eval == trainer::evaluation::full && o.eval_every > 0 && ds.whole) {
-    const auto piece_rows = trainer::eval_piece_rows_for(ds, o);
-    text += piece_rows > 0 ? fmt::format(
-                                 "; full-graph evaluation layer by layer in pieces of {} vertices "
-                                 "(the graph or the features do not fit in device memory)",
-                                 piece_rows)
-                           : std::string("; full-graph evaluation on the GPU at once");
-  }
+  if (o.eval == trainer::evaluation::full && o.eval_every > 0 && ds.whole)
+    text += layout.evaluation.route == trainer::evaluation_route::pieces
+                ? fmt::format(
+                      "; full-graph evaluation layer by layer in pieces of {} vertices "
+                      "(the graph or the features do not fit in device memory)",
+                      layout.evaluation.piece_rows)
+                : std::string("; full-graph evaluation on the GPU at once");
   if (session::world_size() > 1)
     text += o.parallel != nullptr && o.parallel->device_gradients != nullptr
                 ? fmt::format("; gradients summed over {} on the GPUs",
@@ -203,7 +204,7 @@ std::string placement_text(const trainer::training_data& ds, const trainer::trai
                       "; gradients summed over MPI through host memory (NCCL needs "
                       "every rank on a GPU of its own, and a build with NCCL)");
   if (o.parallel != nullptr && o.parallel->features != nullptr)
-    text += trainer::features_between_gpus(o)
+    text += layout.features_between_gpus
                 ? "; remote feature rows moved GPU to GPU over NCCL (ids over MPI)"
                 : "; remote feature rows fetched over MPI through host memory";
   return text;

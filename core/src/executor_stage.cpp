@@ -9,8 +9,10 @@ void device_stage_log::record(std::string stage, std::shared_ptr<void> begin,
   pending_.push_back({std::move(stage), std::move(begin), std::move(end)});
 }
 
-void device_stage_log::collect(const device_context& device, stage_times& times) {
-  for (const auto& e : pending_) times.add(e.stage, device.seconds_between(e.begin, e.end));
+void device_stage_log::collect(const executor& exec, stage_times& times) {
+  const auto* device = exec.device();
+  if (device == nullptr) return;
+  for (const auto& e : pending_) times.add(e.stage, device->seconds_between(e.begin, e.end));
   pending_.clear();
 }
 

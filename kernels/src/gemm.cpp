@@ -27,6 +27,10 @@ std::string_view gemm_mode_name(gemm_mode mode) {
   return mode == gemm_mode::fast ? "fast" : "exact";
 }
 
+gemm_mode default_gemm_mode(const executor& exec) {
+  return exec.kind() == backend::cuda ? gemm_mode::fast : gemm_mode::exact;
+}
+
 gemm_mode parse_gemm_mode(std::string_view name, std::string_view option) {
   if (name == "exact") return gemm_mode::exact;
   if (name == "fast") return gemm_mode::fast;

@@ -60,8 +60,7 @@ bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
 }
 
 const stage_times& bulk_sampler::device_times() {
-  if (context_->exec.device() != nullptr)
-    context_->device_log.collect(*context_->exec.device(), device_times_);
+  context_->device_log.collect(context_->exec, device_times_);
   return device_times_;
 }
 

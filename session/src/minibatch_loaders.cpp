@@ -18,10 +18,11 @@ minibatch_loaders::minibatch_loaders(const training_data& ds, const train_option
     : ds_(ds),
       options_(o),
       normalizer_(normalizer),
-      device_copies_(device_copies_for(ds, o, normalizer)),
+      layout_(layout_for(ds, o)),
+      device_copies_(device_copies_for(ds, o, layout_, normalizer)),
       sampler_(sampler_for()),
-      loader_(source(), *sampler_, loading_for(o, o.loading), o.exec) {
-  if (trainer::features_between_gpus(o)) {
+      loader_(source(), *sampler_, loading_for(o.loading), o.exec) {
+  if (layout_.features_between_gpus) {
     // A stream of its own: the gather stage fetches while the model trains.
     const auto fetch_exec = kernels::make_cuda_executor(model_executor(o).device()->device());
     const bool placed = o.parallel->features->place_on_device(fetch_exec, normalizer);
@@ -34,14 +35,10 @@ trainer::minibatch_sources minibatch_loaders::sources() {
       .train = loader_,
       .make_eval = [this]() -> loader::minibatch_source& { return eval_loader(); },
       .sampler = &*sampler_,
-      .normalizer = normalizer_};
-  // Copies in device memory serve evaluation on the same GPU too (they
-  // are complete: copying into device memory waits for the copy).
-  const auto& model = model_executor(options_);
-  if (device_copies_ && model.device() != nullptr &&
-      model.device()->device() == options_.exec.device()->device() &&
-      device_copies_->graph.space() == memory_space::device &&
-      device_copies_->features.space() == memory_space::device) {
+      .normalizer = normalizer_,
+      .evaluation = layout_.evaluation};
+  // The copies are complete: copying into device memory waits for the copy.
+  if (layout_.evaluation_reads_sampler_copies) {
     s.device_graph = device_copies_->graph.view();
     s.device_features = {ds_.features.rows, ds_.features.cols,
                          std::span<const float>(device_copies_->features), memory_space::device};
@@ -54,21 +51,15 @@ loader::minibatch_source& minibatch_loaders::eval_loader() {
     auto options = options_.loading;
     options.max_minibatches = 0;
     eval_sampler_ = sampler_for();
-    eval_loader_.emplace(source(), *eval_sampler_, loading_for(options_, options), options_.exec);
+    eval_loader_.emplace(source(), *eval_sampler_, loading_for(options), options_.exec);
   }
   return *eval_loader_;
 }
 
 std::optional<minibatch_loaders::device_copies> minibatch_loaders::device_copies_for(
-    const training_data& ds, const train_options& o, const loader::row_normalizer* normalizer) {
-  if (o.exec.device() == nullptr) return std::nullopt;
-  BULKGNN_EXPECTS(o.parallel == nullptr,
-                  "train_options.exec: sampling on the GPU under mpirun is not supported yet "
-                  "(sample on the cpu: --sample-on cpu)");
-  BULKGNN_EXPECTS(ds.whole,
-                  "train_options.exec: sampling on the GPU reads the whole graph, which a rank "
-                  "of a partitioned dataset does not hold");
-  const auto placement = trainer::gpu_placement_for(ds, o.exec);
+    const training_data& ds, const train_options& o, const training_layout& placement,
+    const loader::row_normalizer* normalizer) {
+  if (!placement.sample_on_gpu) return std::nullopt;
   const auto resource = [&](memory_space space) -> memory_resource& {
     return space == memory_space::device ? o.exec.memory() : o.exec.device()->pinned_memory();
   };
@@ -115,9 +106,9 @@ loader::graph_source minibatch_loaders::source() const {
           .normalizer = normalizer_};
 }
 
-loader::loader_options minibatch_loaders::loading_for(const train_options& o,
-                                                      loader::loader_options l) {
-  add_host_to_device(o, l);
+loader::loader_options minibatch_loaders::loading_for(loader::loader_options l) const {
+  const auto& o = options_;
+  if (layout_.host_to_device) add_host_to_device(model_executor(o), l);
   if (o.parallel == nullptr) return l;
   l.slice = o.parallel->ranks->rank();
   l.slices = o.parallel->ranks->size();
@@ -126,10 +117,8 @@ loader::loader_options minibatch_loaders::loading_for(const train_options& o,
   return l;
 }
 
-void minibatch_loaders::add_host_to_device(const train_options& o, loader::loader_options& l) {
-  const auto* device = model_executor(o).device();
-  if (device == nullptr || o.exec.device() != nullptr) return;
-  const auto copy_exec = kernels::make_cuda_executor(device->device());
+void minibatch_loaders::add_host_to_device(const executor& model, loader::loader_options& l) {
+  const auto copy_exec = kernels::make_cuda_executor(model.device()->device());
   l.feature_memory = &copy_exec.device()->pinned_memory();
   l.host_to_device = [copy_exec] { return loader::make_host_to_device_stage(copy_exec); };
 }

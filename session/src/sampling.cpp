@@ -1,7 +1,7 @@
 #include "bulkgnn/session/sampling.hpp"
 
 #include "bulkgnn/core/error.hpp"
-#include "bulkgnn/trainer/placement.hpp"
+#include "bulkgnn/session/layout.hpp"
 
 #include <tbb/parallel_for.h>
 
@@ -70,10 +70,9 @@ csr_view sampling_run::place_graph(const data::dataset& ds) {
   const auto bytes = static_cast<double>(graph.indptr.size_bytes() + graph.indices.size_bytes() +
                                          graph.values.size_bytes());
   const auto& topology = plan_.placement.topology;
-  const bool on_device =
-      topology == "device" ||
-      (topology == "auto" &&
-       trainer::gpu_space_for(exec_, bytes, trainer::graph_share_of_gpu) == memory_space::device);
+  const bool on_device = topology == "device" ||
+                         (topology == "auto" &&
+                          gpu_space_for(exec_, bytes, graph_share_of_gpu) == memory_space::device);
   placed_graph_ = copy_to(graph, on_device ? exec_.memory() : exec_.device()->pinned_memory());
   graph_placement_ = placed_graph{placed_graph_.space(), bytes};
   return placed_graph_.view();
@@ -90,11 +89,10 @@ void sampling_run::place_features(const data::dataset& ds) {
   }
   feature_placement_ = p.features;
   if (feature_placement_ == "auto")
-    feature_placement_ =
-        trainer::gpu_space_for(exec_, static_cast<double>(features.data.size_bytes()),
-                               trainer::feature_share_of_gpu) == memory_space::device
-            ? "device"
-            : "split";
+    feature_placement_ = gpu_space_for(exec_, static_cast<double>(features.data.size_bytes()),
+                                       feature_share_of_gpu) == memory_space::device
+                             ? "device"
+                             : "split";
   auto& device = exec_.memory();
   auto& table = feature_placement_ == "device" ? device : exec_.device()->pinned_memory();
   std::vector<vertex_t> hot;
@@ -150,7 +148,7 @@ sampling_run::sampled_bulk sampling_run::sample(std::int64_t first, std::int64_t
   if (exec_.device() != nullptr) {
     scoped_stage stage(times_, "copy_to_host");
     bulk = sampler::copy_to_host(bulk);
-    device_log_.collect(*exec_.device(), device_times_);
+    device_log_.collect(exec_, device_times_);
     (void)sampler_->device_times();  // collected each bulk, so the log stays short
   }
   scoped_stage stage(times_, "digest");

@@ -92,7 +92,7 @@ TEST(ExecutorStage, HostBackEndsTimeOnTheHostClockAlone) {
   // Nothing was recorded for a device to time: collecting adds no stage.
   const executor gpu(std::make_shared<testing::fake_device_context>());
   stage_times on_device;
-  device.collect(*gpu.device(), on_device);
+  device.collect(gpu, on_device);
   EXPECT_TRUE(on_device.all().empty());
 }
 
@@ -106,11 +106,11 @@ TEST(ExecutorStage, DeviceStagesAreCollectedOnceBetweenStreamMarks) {
   for (int i = 0; i < 3; ++i) {
     const executor_stage stage(gpu, host, device, i == 2 ? "relabel" : "sample_rows");
   }
-  device.collect(*gpu.device(), on_device);
+  device.collect(gpu, on_device);
   EXPECT_EQ(on_device.all().size(), 2u);
   EXPECT_GE(on_device.get("sample_rows"), 0.0);
   const double before = on_device.get("relabel");
-  device.collect(*gpu.device(), on_device);
+  device.collect(gpu, on_device);
   EXPECT_EQ(on_device.get("relabel"), before);
   EXPECT_EQ(host.all().size(), 2u);
 }

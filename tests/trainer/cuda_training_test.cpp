@@ -5,6 +5,7 @@
 #include "../kernels/cuda_fixture.hpp"
 #include "bulkgnn/kernels/gather_rows.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
+#include "bulkgnn/session/layout.hpp"
 #include "bulkgnn/session/training.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 #include "scratch_dir.hpp"
@@ -100,7 +101,9 @@ TEST_F(CudaTraining, EvaluationInPiecesEqualsTheCpuRun) {
     o.model_exec = gpu();
     for (const std::int64_t piece_rows : {1000, 333}) {
       o.eval_piece_rows = piece_rows;
-      ASSERT_EQ(eval_piece_rows_for(whole_dataset(ds), o), piece_rows);
+      const auto plan = session::layout_for(whole_dataset(ds), o).evaluation;
+      ASSERT_EQ(plan.route, evaluation_route::pieces);
+      ASSERT_EQ(plan.piece_rows, piece_rows);
       expect_same_runs(cpu, train(ds, o), kind + ", pieces of " + std::to_string(piece_rows));
     }
   }

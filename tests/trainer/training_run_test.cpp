@@ -1,4 +1,5 @@
 #include "bulkgnn/trainer/training_run.hpp"
+#include "bulkgnn/session/layout.hpp"
 #include "bulkgnn/session/training.hpp"
 
 #include "bulkgnn/comm/self_communicator.hpp"
@@ -434,7 +435,7 @@ TEST(training_run, host_models_evaluate_the_whole_graph_at_once) {
   const auto ds = small_csbm(dir);
   auto o = small_options();
   o.eval_piece_rows = 100;
-  EXPECT_EQ(eval_piece_rows_for(whole_dataset(ds), o), 0);
+  EXPECT_EQ(session::layout_for(whole_dataset(ds), o).evaluation.route, evaluation_route::whole);
 }
 
 }  // namespace

@@ -11,7 +11,8 @@
 namespace bulkgnn::trainer::detail {
 
 evaluator::evaluator(const training_data& ds, const train_options& o, const model_config& config,
-                     const data::split& split, const loader::row_normalizer* normalizer)
+                     const data::split& split, const loader::row_normalizer* normalizer,
+                     const evaluation_plan& plan)
     : ds_(ds),
       options_(o),
       config_(config),
@@ -20,20 +21,19 @@ evaluator::evaluator(const training_data& ds, const train_options& o, const mode
       test_labels_(labels_of(ds, split.test, "test")),
       valid_(model_executor(o), split.valid, valid_labels_),
       test_(model_executor(o), split.test, test_labels_),
-      normalizer_(normalizer) {
+      normalizer_(normalizer),
+      plan_(plan) {
   // Refused before the first epoch rather than after it.
-  if (o.eval == evaluation::full && o.eval_every > 0 && !by_shares()) {
+  if (o.eval == evaluation::full && o.eval_every > 0 && plan.route != evaluation_route::shares)
     BULKGNN_EXPECTS(ds.whole,
                     "train_options.eval: full-graph evaluation on a GPU reads the whole graph "
                     "and every feature row, which a rank of a partitioned dataset does not "
                     "hold; use sampled evaluation");
-    piece_rows_ = eval_piece_rows_for(ds, o);
-  }
 }
 
 void evaluator::evaluate(epoch_record& r, gnn_model& model, const minibatch_sources& sources) {
   const stopwatch watch;
-  if (options_.eval == evaluation::full && by_shares()) {
+  if (options_.eval == evaluation::full && plan_.route == evaluation_route::shares) {
     const auto logits = predict_share(model, {.parallel = options_.parallel,
                                               .graph = ds_.graph,
                                               .features = ds_.features,
@@ -41,12 +41,12 @@ void evaluator::evaluate(epoch_record& r, gnn_model& model, const minibatch_sour
                                               .num_vertices = ds_.num_nodes});
     r.valid_acc = share_accuracy(model.exec(), logits.view(), split_.valid, valid_labels_);
     r.test_acc = share_accuracy(model.exec(), logits.view(), split_.test, test_labels_);
-  } else if (options_.eval == evaluation::full && piece_rows_ > 0) {
+  } else if (options_.eval == evaluation::full && plan_.route == evaluation_route::pieces) {
     const inference_inputs inputs{.graph = ds_.graph,
                                   .features = ds_.features,
                                   .normalizer = normalizer_,
                                   .num_vertices = ds_.num_nodes};
-    if (!pieces_) pieces_.emplace(inputs, config_.kind, piece_rows_);
+    if (!pieces_) pieces_.emplace(inputs, config_.kind, plan_.piece_rows);
     const auto logits = pieces_->predict(model, inputs);
     const executor host;
     r.valid_acc =
@@ -68,11 +68,6 @@ void evaluator::evaluate(epoch_record& r, gnn_model& model, const minibatch_sour
     r.test_acc = sampled_accuracy(model, sources, split_.test, test_epoch_base + r.epoch);
   }
   r.eval_seconds = watch.seconds();
-}
-
-bool evaluator::by_shares() const {
-  return options_.parallel != nullptr && options_.parallel->ranks->size() > 1 &&
-         model_executor(options_).device() == nullptr;
 }
 
 std::optional<double> evaluator::share_accuracy(const executor& exec,

@@ -16,22 +16,19 @@
 namespace bulkgnn::trainer::detail {
 
 // Valid and test accuracy of a model after an epoch, in one of four ways:
-// over the full graph by shares (data-parallel ranks on the host), in pieces
-// (a GPU whose memory cannot hold the graph and features), whole, or over
-// minibatches from the evaluation source (all reduced over data-parallel
-// ranks).
+// over the full graph as `plan` says (by shares, in pieces, or whole), or
+// over minibatches from the evaluation source (all reduced over
+// data-parallel ranks).
 class evaluator {
  public:
   evaluator(const training_data& ds, const train_options& o, const model_config& config,
-            const data::split& split, const loader::row_normalizer* normalizer);
+            const data::split& split, const loader::row_normalizer* normalizer,
+            const evaluation_plan& plan);
 
   // Sets r.valid_acc, r.test_acc and r.eval_seconds.
   void evaluate(epoch_record& r, gnn_model& model, const minibatch_sources& sources);
 
  private:
-  // Several data-parallel ranks on the host evaluate the full graph by shares
-  // (predict_share); a GPU model evaluates it whole on every rank.
-  [[nodiscard]] bool by_shares() const;
   // Accuracy over `vertices` whose logits this rank's share holds, summed over
   // the ranks (collective); absent for no vertices.
   [[nodiscard]] std::optional<double> share_accuracy(const executor& exec,
@@ -60,8 +57,7 @@ class evaluator {
   placed_labels test_;
   const loader::row_normalizer* normalizer_;
   std::optional<aggregation_block> full_block_;
-  // Vertices per piece of a full-graph evaluation on a GPU; 0: all at once.
-  std::int64_t piece_rows_ = 0;
+  evaluation_plan plan_;
   // Every (normalised) feature row where the model reads it, kept across
   // evaluations when that took a copy.
   std::optional<matrix> normalized_features_;

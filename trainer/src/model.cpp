@@ -46,8 +46,7 @@ void validate(const model_config& config) {
 gnn_model::gnn_model(const model_config& config, std::uint32_t seed, executor exec)
     : config_(config),
       exec_(exec),
-      gemm_mode_(config.gemm.value_or(exec.kind() == backend::cuda ? kernels::gemm_mode::fast
-                                                                   : kernels::gemm_mode::exact)),
+      gemm_mode_(config.gemm.value_or(kernels::default_gemm_mode(exec))),
       parameters_(exec.memory()),
       gradients_(exec.memory()) {
   validate(config_);

@@ -1,7 +1,6 @@
 #include "bulkgnn/trainer/placement.hpp"
 
 #include "bulkgnn/core/error.hpp"
-#include "bulkgnn/kernels/devices.hpp"
 
 #include <vector>
 
@@ -15,16 +14,6 @@ bool needs_placing(const executor& exec, memory_space space) {
         fmt::format("needs_placing: data in {} memory for a {} executor; copy it to the host first",
                     memory_space_name(space), backend_name(exec.kind())));
   return own == memory_space::device;
-}
-
-memory_space gpu_space_for(const executor& exec, double bytes, double share) {
-  BULKGNN_EXPECTS(exec.device() != nullptr, "gpu_space_for: a {} executor has no GPU",
-                  backend_name(exec.kind()));
-  const auto device_bytes =
-      static_cast<double>(kernels::visible_cuda_devices()
-                              .at(static_cast<std::size_t>(exec.device()->device()))
-                              .memory_bytes);
-  return bytes <= device_bytes * share ? memory_space::device : memory_space::pinned_host;
 }
 
 csr_matrix copy_for(const executor& exec, csr_view m) {

@@ -336,10 +336,9 @@ matrix inference_pieces::predict(const gnn_model& model, const inference_inputs&
 
 matrix predict_in_pieces(const gnn_model& model, const inference_inputs& in,
                          std::int64_t rows_per_piece) {
-  // Pieces are built on the host, with its threads where the model is there.
-  const executor& exec = model.exec();
-  return inference_pieces(in, model.config().kind, rows_per_piece,
-                          exec.device() == nullptr ? exec.threads() : 0)
+  // Pieces are built on the host, with the model's threads where it is there
+  // (a cuda executor's are 0: every core).
+  return inference_pieces(in, model.config().kind, rows_per_piece, model.exec().threads())
       .predict(model, in);
 }
 

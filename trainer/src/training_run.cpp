@@ -79,13 +79,13 @@ model_config model_for(const training_data& ds, const train_options& o) {
 // and checkpoints after epochs and the data-parallel weight check at the end.
 class run {
  public:
-  run(const training_data& ds, const train_options& o, const loader::row_normalizer* given)
+  run(const training_data& ds, const train_options& o, const minibatch_sources& sources)
       : ds_(ds),
         options_(o),
         config_(model_for(ds, o)),
         split_(ds.find_split(o.split)),
-        own_normalizer_(given != nullptr ? std::nullopt : feature_normalizer(ds, o)),
-        evaluator_(ds, o, config_, split_, normalizer(given)),
+        own_normalizer_(sources.normalizer != nullptr ? std::nullopt : feature_normalizer(ds, o)),
+        evaluator_(ds, o, config_, split_, normalizer(sources.normalizer), sources.evaluation),
         state_(config_, o),
         checkpointer_(o) {
     state_.result.config = fingerprint_of(ds, o, config_, split_.name);
@@ -237,26 +237,6 @@ void validate(const train_options& o) {
   validate(o.optimizer);
 }
 
-gpu_placement gpu_placement_for(const training_data& ds, const executor& exec) {
-  BULKGNN_EXPECTS(ds.whole, "gpu_placement_for: {} is a part of a partitioned dataset", ds.name);
-  const auto graph = ds.graph;
-  return {.graph = gpu_space_for(
-              exec, static_cast<double>(graph.indptr.size_bytes() + graph.indices.size_bytes()),
-              graph_share_of_gpu),
-          .features = gpu_space_for(exec, static_cast<double>(ds.features.data.size_bytes()),
-                                    feature_share_of_gpu)};
-}
-
-std::int64_t eval_piece_rows_for(const training_data& ds, const train_options& o) {
-  const executor& exec = model_executor(o);
-  if (exec.device() == nullptr || o.eval != evaluation::full) return 0;
-  if (o.eval_piece_rows > 0) return o.eval_piece_rows;
-  const auto placement = gpu_placement_for(ds, exec);
-  const bool fits =
-      placement.graph == memory_space::device && placement.features == memory_space::device;
-  return fits ? 0 : default_eval_piece_rows;
-}
-
 layer_kind layer_for(const train_options& o) {
   const auto& blocks_for =
       find_layer(sampler::find_sampler(o.sampling.kind).layer, "sampler_entry.layer");
@@ -273,12 +253,6 @@ layer_kind layer_for(const train_options& o) {
 
 const executor& model_executor(const train_options& o) {
   return o.model_exec ? *o.model_exec : o.exec;
-}
-
-bool features_between_gpus(const train_options& o) {
-  return o.parallel != nullptr && o.parallel->features != nullptr &&
-         o.parallel->device_gradients != nullptr && model_executor(o).device() != nullptr &&
-         o.exec.device() == nullptr;
 }
 
 nlohmann::json epoch_record::to_json() const {
@@ -339,7 +313,13 @@ train_result train(const training_data& ds, const train_options& options,
                       options.normalize_features != loader::feature_normalization::none,
                   "trainer::train: minibatch_sources.normalizer is set but "
                   "train_options.normalize_features is none");
-  run r(ds, options, sources.normalizer);
+  BULKGNN_EXPECTS(
+      sources.evaluation.route != evaluation_route::pieces || sources.evaluation.piece_rows > 0,
+      "trainer::train: evaluation in pieces of {} vertices", sources.evaluation.piece_rows);
+  BULKGNN_EXPECTS(
+      sources.evaluation.route != evaluation_route::shares || options.parallel != nullptr,
+      "trainer::train: evaluation by shares needs data-parallel ranks");
+  run r(ds, options, sources);
   return r.execute(sources, on_epoch);
 }
 

@@ -18,8 +18,9 @@ class device_stage_log {
  public:
   void record(std::string stage, std::shared_ptr<void> begin, std::shared_ptr<void> end);
   // Adds each recorded stage's device seconds to `times` and forgets them;
-  // waits until the stream has passed the last mark.
-  void collect(const device_context& device, stage_times& times);
+  // waits until `exec`'s stream has passed the last mark. Nothing for the
+  // host back ends, whose stages record nothing here.
+  void collect(const executor& exec, stage_times& times);
 
  private:
   struct entry {

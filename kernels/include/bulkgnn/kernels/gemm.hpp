@@ -19,6 +19,10 @@ enum class gemm_op { plain, transposed };
 enum class gemm_mode { exact, fast };
 
 [[nodiscard]] std::string_view gemm_mode_name(gemm_mode mode);
+// A back end's GEMM when none is asked for: fast on cuda, where cuBLAS is
+// several times the exact kernel; exact on the host back ends, which have
+// only that one.
+[[nodiscard]] gemm_mode default_gemm_mode(const executor& exec);
 // "exact" or "fast"; anything else is refused, naming `option`.
 [[nodiscard]] gemm_mode parse_gemm_mode(std::string_view name, std::string_view option);
 

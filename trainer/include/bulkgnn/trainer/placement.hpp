@@ -18,18 +18,6 @@ namespace bulkgnn::trainer {
 // whoever knows its resource.
 [[nodiscard]] bool needs_placing(const executor& exec, memory_space space);
 
-// The share of a GPU's memory that an array its kernels read at random may
-// take on the device before it stays in pinned host memory instead, read
-// through UVA: the graph half, the feature table a quarter. Every front end
-// places by these (gpu_space_for).
-inline constexpr double graph_share_of_gpu = 0.5;
-inline constexpr double feature_share_of_gpu = 0.25;
-
-// Where a cuda executor keeps `bytes` its kernels read at random: device
-// memory when they take at most `share` of its GPU's memory, else pinned
-// host memory. option_error for a host executor.
-[[nodiscard]] memory_space gpu_space_for(const executor& exec, double bytes, double share);
-
 // `values`, which live in `space`, where `exec`'s kernels should read them:
 // the caller's memory when it is right already, else a copy in exec.memory()
 // that this object owns. Moving keeps the span valid.

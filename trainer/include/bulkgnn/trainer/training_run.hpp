@@ -47,9 +47,9 @@ struct train_options {
   std::int64_t eval_every = 1;  // 0: never evaluate
   evaluation eval = evaluation::full;
   // Full-graph evaluation on a GPU: 0 evaluates the whole graph at once when
-  // the graph and the features fit in device memory (gpu_placement_for),
-  // else layer by layer over pieces of default_eval_piece_rows vertices;
-  // k > 0 always goes in pieces of k (predict_in_pieces). Host models ignore it.
+  // the graph and the features fit in device memory, else layer by layer
+  // over pieces of session::default_eval_piece_rows vertices; k > 0 always
+  // goes in pieces of k (predict_in_pieces). Host models ignore it.
   std::int64_t eval_piece_rows = 0;
   std::string split;
   std::filesystem::path checkpoint_dir;  // empty: no checkpoints
@@ -84,32 +84,18 @@ void check_trainable(const training_data& ds, const train_options& options);
 // options.model_exec, or options.exec when it is absent.
 [[nodiscard]] const executor& model_executor(const train_options& options);
 
-// Whether remote feature rows move GPU to GPU (feature_fetcher::
-// place_on_device): the ranks sum gradients on their GPUs (every rank owns
-// one; NCCL), the model trains there, the host samples, and the features are
-// partitioned. Else they cross through host memory and the host_to_device
-// stage copies them.
-[[nodiscard]] bool features_between_gpus(const train_options& options);
-
-// Where a run that samples on a GPU (train_options::exec a cuda executor)
-// keeps the graph and the features: device memory when they fit (the graph
-// in half the GPU's memory, the features in a quarter), else pinned host
-// memory, which the GPU reads through UVA.
-struct gpu_placement {
-  memory_space graph = memory_space::device;
-  memory_space features = memory_space::device;
+// How a run's full-graph evaluation goes (minibatch_sources::evaluation;
+// session::layout_for decides it).
+enum class evaluation_route {
+  whole,   // every vertex at once on the model's executor
+  pieces,  // layer by layer over pieces of evaluation_plan::piece_rows vertices (predict_in_pieces)
+  shares,  // each data-parallel rank its share of the vertices, on the host (predict_share)
 };
-[[nodiscard]] gpu_placement gpu_placement_for(const training_data& ds, const executor& exec);
 
-// Vertices per piece of a GPU's full-graph evaluation when the graph or the
-// features do not fit: a piece's block and rows stay far below a GPU's memory
-// on OGB-sized graphs (products: about 3M entries, under 1 GiB of rows).
-inline constexpr std::int64_t default_eval_piece_rows = std::int64_t{1} << 16;
-
-// The vertices per piece of a run's full-graph evaluation on its GPU model
-// (train_options::eval_piece_rows); 0 for one that evaluates the whole graph
-// at once (or on the host).
-[[nodiscard]] std::int64_t eval_piece_rows_for(const training_data& ds, const train_options& o);
+struct evaluation_plan {
+  evaluation_route route = evaluation_route::whole;
+  std::int64_t piece_rows = 0;  // with evaluation_route::pieces
+};
 
 struct epoch_record {
   std::int64_t epoch = 0;  // from 0 here; from 1 in to_json(), as the console prints it
@@ -159,6 +145,10 @@ struct minibatch_sources {
   // (feature_normalizer), which evaluation applies too. Null with
   // train_options::normalize_features set: the run computes its own.
   const loader::row_normalizer* normalizer = nullptr;
+  // How full-graph evaluation goes; by default every vertex at once on the
+  // model's executor (session::layout_for decides it for the loaders it
+  // assembles).
+  evaluation_plan evaluation = {};
 };
 
 // The feature normaliser a run over `ds` applies
