@@ -133,7 +133,7 @@ void print_placement(const session::sampling_run& run, const sample_config& c, c
                      const data::dataset* ds) {
   if (const auto graph = run.graph_placement())
     fmt::print("topology: {:.3g} GB in {} memory ({}){}\n", graph->bytes / 1e9,
-               graph->space == memory_space::device ? "device" : "pinned host", exec.device_name(),
+               memory_space_name(graph->space), exec.device_name(),
                c.topology == "auto" ? ", chosen by --topology auto" : "");
   if (const auto* features = run.features())
     fmt::print("features: {:.3g} GB in {} memory, {} vertices cached in {} memory{}\n",
@@ -157,23 +157,24 @@ void print_gathered(const session::sampling_run& run) {
 }
 
 nlohmann::json features_json(const session::sampling_run& run, const sample_config& c,
-                             const executor& exec, const stage_times& times) {
+                             const stage_times& times) {
   const auto* features = run.features();
   if (features == nullptr) return nullptr;
   const auto& gathered = run.gathered();
-  return {
-      {"placement", run.feature_placement()},
-      {"table_memory", memory_space_name(features->table_space())},
-      {"cached_vertices", features->cached_vertices()},
-      {"cache_policy", c.cache_policy},
-      {"rows_gathered", gathered.rows},
-      {"cache_hits", gathered.cache_hits},
-      {"hit_rate", gathered.hit_rate()},
-      {"bytes_from_cache", gathered.bytes_from_cache()},
-      {"bytes_from_table", gathered.bytes_from_table()},
-      {"seconds", times.get("gather_features")},
-      {"device_seconds", exec.device() != nullptr ? nlohmann::json(times.get("gpu/gather_features"))
-                                                  : nlohmann::json(nullptr)}};
+  return {{"placement", run.feature_placement()},
+          {"table_memory", memory_space_name(features->table_space())},
+          {"cached_vertices", features->cached_vertices()},
+          {"cache_policy", c.cache_policy},
+          {"rows_gathered", gathered.rows},
+          {"cache_hits", gathered.cache_hits},
+          {"hit_rate", gathered.hit_rate()},
+          {"bytes_from_cache", gathered.bytes_from_cache()},
+          {"bytes_from_table", gathered.bytes_from_table()},
+          {"seconds", times.get("gather_features")},
+          // Device clocks exist for work queued on a GPU only.
+          {"device_seconds", times.all().contains("gpu/gather_features")
+                                 ? nlohmann::json(times.get("gpu/gather_features"))
+                                 : nlohmann::json(nullptr)}};
 }
 
 void run_sample(const sample_config& c) {
@@ -290,7 +291,7 @@ void run_sample(const sample_config& c) {
         {"peak_resident_bytes_by_rank", peak_bytes_by_rank},
         {"distributed", report},
         {"traffic_by_epoch", report.is_null() ? nlohmann::json(nullptr) : traffic_by_epoch}};
-    if (run.features() != nullptr) metrics["features"] = features_json(run, c, exec, times);
+    if (run.features() != nullptr) metrics["features"] = features_json(run, c, times);
     write_file_atomically(c.metrics_out, metrics.dump(2) + "\n");
   }
 }
