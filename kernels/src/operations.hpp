@@ -23,6 +23,7 @@
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/core/segmented.hpp"
+#include "bulkgnn/kernels/exclude_edges.hpp"
 #include "bulkgnn/kernels/gemm.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/kernels/optimizer.hpp"
@@ -84,7 +85,8 @@
   KERNEL([[nodiscard]] std::int64_t, count_correct, (dense_view<const float> logits, std::span<const std::int32_t> labels)) \
   KERNEL(void, adam_step, (const rules::adam_constants& constants, std::span<float> parameters, std::span<const float> gradients, std::span<float> m, std::span<float> v))
 
-// What only the host back ends implement: LABOR-0's draw, the cpu's two-pass draws, the
+// What only the host back ends implement: LABOR-0's draw, leaving a link
+// minibatch's edges out of its blocks, the cpu's two-pass draws, the
 // host form of relabelling (cuda's takes a relabel_method), the frontier from
 // degrees, and normalize.hpp's operations (no CUDA kernel yet: the front door
 // says so by name). `ids` of shift_and_divide_rows: the vertex of each row,
@@ -94,6 +96,7 @@
   KERNEL([[nodiscard]] std::vector<keyed_entry>, smallest_keyed_entries, (csr_view a, std::span<const vertex_t> rows, std::span<const std::int64_t> first_position, const row_streams& streams, std::int64_t fanout)) \
   KERNEL([[nodiscard]] csr_matrix, take_smallest_keys, (std::span<const keyed_entry> candidates, std::int64_t rows, std::int64_t cols, std::int64_t fanout)) \
   KERNEL([[nodiscard]] relabelled_blocks, relabel_by_segment, (const segmented_vertices& destinations, csr_view sampled)) \
+  KERNEL([[nodiscard]] csr_matrix, drop_excluded_edges, (csr_view drawn, const segmented_vertices& frontier, const excluded_edges& excluded)) \
   KERNEL([[nodiscard]] csr_matrix, frontier_selection, (const segmented_vertices& frontier, std::span<const vertex_t> distinct, std::span<const edge_t> degrees, std::int64_t num_vertices)) \
   KERNEL([[nodiscard]] csr_matrix, with_self_loops, (csr_view rows, std::span<const vertex_t> row_of, std::span<const vertex_t> vertices)) \
   KERNEL([[nodiscard]] csr_matrix, columns_in_range, (csr_view m, vertex_t first, vertex_t last)) \

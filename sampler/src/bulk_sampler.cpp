@@ -59,6 +59,25 @@ bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
   return algorithm_->sample(epoch, std::move(seeds), minibatch_ids);
 }
 
+bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
+                                 std::span<const std::int64_t> minibatch_ids,
+                                 const kernels::excluded_edges& excluded) {
+  BULKGNN_EXPECTS(algorithm_->leaves_out_edges(),
+                  "sampler_options.kind: the {} sampler cannot leave a link minibatch's own "
+                  "edges out of its blocks yet; use a node-wise sampler (sage, labor, "
+                  "random-walk)",
+                  find_sampler(context_->options.kind).name);
+  BULKGNN_EXPECTS(excluded.segments() == seeds.segments(),
+                  "bulk_sampler::sample: excluded edges for {} minibatches, seeds for {}",
+                  excluded.segments(), seeds.segments());
+  struct clear_on_exit {
+    sampling_context& context;
+    ~clear_on_exit() { context.excluded = nullptr; }
+  } scope{*context_};
+  context_->excluded = &excluded;
+  return sample(epoch, std::move(seeds), minibatch_ids);
+}
+
 const stage_times& bulk_sampler::device_times() {
   context_->device_log.collect(context_->exec, device_times_);
   return device_times_;

@@ -72,6 +72,13 @@ class bulk_sampler {
   // this); layer-wise draws depend on the whole frontier.
   [[nodiscard]] bulk_sample sample(std::uint32_t epoch, segmented_vertices seeds,
                                    std::span<const std::int64_t> minibatch_ids);
+  // The same with each minibatch's `excluded` edges left out of its blocks
+  // (segment j's for minibatch j), before the next hop grows from them, as
+  // DGL's exclude= leaves them out of a sampled frontier. option_error for a
+  // sampler that cannot (sampling_algorithm::leaves_out_edges).
+  [[nodiscard]] bulk_sample sample(std::uint32_t epoch, segmented_vertices seeds,
+                                   std::span<const std::int64_t> minibatch_ids,
+                                   const kernels::excluded_edges& excluded);
 
   // This rank's part of the minibatches [first_minibatch, first_minibatch +
   // count) of `plan` (split.slice of split.slices; whole minibatches for one

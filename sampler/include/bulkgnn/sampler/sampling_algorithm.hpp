@@ -5,6 +5,7 @@
 #include "bulkgnn/core/executor_stage.hpp"
 #include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/kernels/exclude_edges.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
 #include "bulkgnn/sampler/options.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
@@ -23,6 +24,10 @@ struct sampling_context {
   executor exec;
   stage_times times = {};
   device_stage_log device_log = {};
+  // The edges each minibatch of the bulk being sampled leaves out of its
+  // blocks (a link minibatch's supervision edges); null: none. Set by
+  // bulk_sampler for one call.
+  const kernels::excluded_edges* excluded = nullptr;
 };
 
 // One sampler of the table (sampler_table.hpp): how a bulk of minibatches
@@ -47,6 +52,9 @@ class sampling_algorithm {
                                                 segmented_vertices part,
                                                 std::span<const std::int64_t> minibatch_ids,
                                                 comm::communicator* ranks) = 0;
+  // Whether it leaves sampling_context::excluded's edges out of the blocks
+  // it draws (bulk_sampler refuses exclusions for an algorithm that cannot).
+  [[nodiscard]] virtual bool leaves_out_edges() const { return false; }
 
  protected:
   [[nodiscard]] sampling_context& context() const { return context_; }
@@ -68,6 +76,7 @@ class per_destination_sampling : public sampling_algorithm {
                                         segmented_vertices part,
                                         std::span<const std::int64_t> minibatch_ids,
                                         comm::communicator* ranks) final;
+  [[nodiscard]] bool leaves_out_edges() const final { return true; }
 
  protected:
   // Hop `hop` from `frontier` (on the executor): its sources and blocks.
@@ -79,7 +88,9 @@ class per_destination_sampling : public sampling_algorithm {
   [[nodiscard]] buffer<std::uint32_t> minibatch_of_rows(
       const segmented_vertices& frontier, std::span<const std::int64_t> minibatch_ids) const;
   // The hop whose row i (of `drawn`) holds the global ids frontier row i
-  // drew: de-duplicated and relabelled per minibatch (stage "relabel").
+  // drew, less the minibatch's excluded edges: de-duplicated and relabelled
+  // per minibatch (stage "relabel"). A source reached only over an excluded
+  // edge is not reached, so the next hop does not grow from it.
   [[nodiscard]] sampled_layer relabelled_hop(const segmented_vertices& frontier,
                                              csr_view drawn) const;
 };
