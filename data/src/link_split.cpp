@@ -1,0 +1,132 @@
+#include "bulkgnn/data/link_split.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/rng.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace bulkgnn::data {
+
+namespace {
+
+// Stream layers of the split's draws (no epoch, no minibatch).
+constexpr std::uint32_t split_shuffle_stream = 1;
+constexpr std::uint32_t split_negative_stream = 2;
+constexpr int negative_attempts = 1000;
+
+bool has_edge(csr_view g, vertex_t source, vertex_t target) {
+  const auto row = g.row(target);
+  return std::binary_search(row.begin(), row.end(), source);
+}
+
+bool is_symmetric(csr_view g) {
+  for (vertex_t v = 0; v < g.rows; ++v)
+    for (const auto u : g.row(v))
+      if (!has_edge(g, v, u)) return false;
+  return true;
+}
+
+// The in-neighbour CSR of `edges` over n vertices (both directions when
+// `undirected`), rows sorted.
+csr_matrix graph_of(std::int64_t n, const std::vector<const edge_arrays*>& parts, bool undirected) {
+  std::vector<std::vector<vertex_t>> rows(static_cast<std::size_t>(n));
+  for (const auto* edges : parts)
+    for (std::int64_t i = 0; i < edges->size(); ++i) {
+      const auto s = edges->source[static_cast<std::size_t>(i)];
+      const auto t = edges->target[static_cast<std::size_t>(i)];
+      rows[static_cast<std::size_t>(t)].push_back(s);
+      if (undirected) rows[static_cast<std::size_t>(s)].push_back(t);
+    }
+  csr_matrix g;
+  g.rows = g.cols = n;
+  g.indptr.reserve(static_cast<std::size_t>(n) + 1);
+  for (auto& row : rows) {
+    std::ranges::sort(row);
+    g.indices.insert(g.indices.end(), row.begin(), row.end());
+    g.indptr.push_back(static_cast<edge_t>(g.indices.size()));
+  }
+  return g;
+}
+
+edge_arrays negatives_for(csr_view graph, std::int64_t count, std::uint32_t seed,
+                          std::uint32_t part) {
+  edge_arrays out;
+  const auto n = static_cast<std::uint32_t>(graph.rows);
+  for (std::int64_t k = 0; k < count; ++k) {
+    philox_stream rng(
+        rng_key{seed, part, no_minibatch, split_negative_stream, static_cast<std::uint32_t>(k)});
+    bool found = false;
+    for (int attempt = 0; attempt < negative_attempts && !found; ++attempt) {
+      const auto s = static_cast<vertex_t>(rng.uniform_below(n));
+      const auto t = static_cast<vertex_t>(rng.uniform_below(n));
+      found = s != t && !has_edge(graph, s, t);
+      if (found) out.push_back(s, t);
+    }
+    BULKGNN_EXPECTS(found,
+                    "link_split_options.negatives_per_positive: no pair of the graph's {} "
+                    "vertices that is not an edge in {} draws; the graph is too dense for "
+                    "negatives",
+                    graph.rows, negative_attempts);
+  }
+  return out;
+}
+
+}  // namespace
+
+link_split random_link_split(csr_view graph, const link_split_options& o) {
+  BULKGNN_EXPECTS(host_accessible(graph.space),
+                  "random_link_split: the graph is not in host memory");
+  const auto fraction_ok = [](double f) { return std::isfinite(f) && f >= 0 && f < 1; };
+  BULKGNN_EXPECTS(fraction_ok(o.valid_fraction),
+                  "link_split_options.valid_fraction must be in [0, 1), got {}", o.valid_fraction);
+  BULKGNN_EXPECTS(fraction_ok(o.test_fraction),
+                  "link_split_options.test_fraction must be in [0, 1), got {}", o.test_fraction);
+  BULKGNN_EXPECTS(o.valid_fraction + o.test_fraction < 1,
+                  "link_split_options: valid_fraction {} and test_fraction {} leave no training "
+                  "edges",
+                  o.valid_fraction, o.test_fraction);
+  BULKGNN_EXPECTS(std::isfinite(o.negatives_per_positive) && o.negatives_per_positive >= 0 &&
+                      o.negatives_per_positive <= 1000,
+                  "link_split_options.negatives_per_positive must be in [0, 1000], got {}",
+                  o.negatives_per_positive);
+  link_split split;
+  split.undirected = is_symmetric(graph);
+  edge_arrays candidates;
+  for (vertex_t t = 0; t < graph.rows; ++t)
+    for (const auto s : graph.row(t))
+      if (s != t && (!split.undirected || s < t)) candidates.push_back(s, t);
+  const auto m = candidates.size();
+  BULKGNN_EXPECTS(m > 0, "random_link_split: the graph has no edges to split");
+  BULKGNN_EXPECTS(m < (std::int64_t{1} << 32), "random_link_split: too many edges ({})", m);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(m));
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::int64_t>(i);
+  philox_stream rng(rng_key{o.seed, 0, no_minibatch, split_shuffle_stream, 0});
+  for (std::size_t i = order.size() - 1; i > 0; --i)
+    std::swap(order[i], order[rng.uniform_below(static_cast<std::uint32_t>(i + 1))]);
+  const auto tests =
+      static_cast<std::int64_t>(std::floor(o.test_fraction * static_cast<double>(m)));
+  const auto valids =
+      static_cast<std::int64_t>(std::floor(o.valid_fraction * static_cast<double>(m)));
+  BULKGNN_EXPECTS(tests + valids < m,
+                  "link_split_options: valid_fraction {} and test_fraction {} of {} edges leave "
+                  "no training edges",
+                  o.valid_fraction, o.test_fraction, m);
+  for (std::int64_t k = 0; k < m; ++k) {
+    const auto i = static_cast<std::size_t>(order[static_cast<std::size_t>(k)]);
+    auto& part = k < tests ? split.test : k < tests + valids ? split.valid : split.train;
+    part.push_back(candidates.source[i], candidates.target[i]);
+  }
+  const auto negatives = [&](std::int64_t positives) {
+    return static_cast<std::int64_t>(
+        std::ceil(static_cast<double>(positives) * o.negatives_per_positive));
+  };
+  split.valid_negatives = negatives_for(graph, negatives(split.valid.size()), o.seed, 1);
+  split.test_negatives = negatives_for(graph, negatives(split.test.size()), o.seed, 2);
+  split.train_graph = graph_of(graph.rows, {&split.train}, split.undirected);
+  split.test_graph = graph_of(graph.rows, {&split.train, &split.valid}, split.undirected);
+  return split;
+}
+
+}  // namespace bulkgnn::data

@@ -1,0 +1,148 @@
+#include "bulkgnn/data/link_split.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/rng.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+namespace bulkgnn::data {
+namespace {
+
+using edge = std::pair<vertex_t, vertex_t>;  // (source, target)
+
+// A random graph of n vertices with about n·degree/2 edges, both directions
+// stored when `undirected`, a few loops.
+csr_matrix random_graph(vertex_t n, int degree, bool undirected, std::uint32_t seed) {
+  std::vector<std::set<vertex_t>> rows(static_cast<std::size_t>(n));
+  philox_stream rng(rng_key{seed, 0, 0, 0, 0});
+  for (std::int64_t k = 0; k < std::int64_t{n} * degree / 2; ++k) {
+    const auto s = static_cast<vertex_t>(rng.uniform_below(static_cast<std::uint32_t>(n)));
+    const auto t = static_cast<vertex_t>(rng.uniform_below(static_cast<std::uint32_t>(n)));
+    rows[static_cast<std::size_t>(t)].insert(s);
+    if (undirected) rows[static_cast<std::size_t>(s)].insert(t);
+  }
+  csr_matrix g;
+  g.rows = g.cols = n;
+  for (const auto& row : rows) {
+    g.indices.insert(g.indices.end(), row.begin(), row.end());
+    g.indptr.push_back(static_cast<edge_t>(g.indices.size()));
+  }
+  return g;
+}
+
+std::set<edge> edges_of(csr_view g) {
+  std::set<edge> out;
+  for (vertex_t t = 0; t < g.rows; ++t)
+    for (const auto s : g.row(t)) out.insert({s, t});
+  return out;
+}
+
+std::set<edge> listed(const edge_arrays& e, bool both_ways) {
+  std::set<edge> out;
+  for (std::int64_t i = 0; i < e.size(); ++i) {
+    out.insert({e.source[i], e.target[i]});
+    if (both_ways) out.insert({e.target[i], e.source[i]});
+  }
+  return out;
+}
+
+TEST(LinkSplit, AnUndirectedGraphsEdgesSplitOnceEachWithTheRightGraphs) {
+  const auto g = random_graph(500, 8, true, 1);
+  const auto split = random_link_split(g.view(), {.valid_fraction = 0.1, .test_fraction = 0.2});
+  ASSERT_TRUE(split.undirected);
+  std::set<edge> undirected;
+  for (const auto& [s, t] : edges_of(g.view()))
+    if (s < t) undirected.insert({s, t});
+  const auto m = static_cast<double>(undirected.size());
+  EXPECT_EQ(split.test.size(), static_cast<std::int64_t>(std::floor(0.2 * m)));
+  EXPECT_EQ(split.valid.size(), static_cast<std::int64_t>(std::floor(0.1 * m)));
+  std::set<edge> all = listed(split.train, false);
+  for (const auto* part : {&split.valid, &split.test})
+    for (std::int64_t i = 0; i < part->size(); ++i) {
+      EXPECT_LT(part->source[i], part->target[i]);
+      EXPECT_TRUE(all.insert({part->source[i], part->target[i]}).second) << "split twice";
+    }
+  EXPECT_EQ(all, undirected);
+  // Messages pass over the training edges (then also the valid ones), both ways.
+  EXPECT_EQ(edges_of(split.train_graph.view()), listed(split.train, true));
+  auto before_test = listed(split.train, true);
+  before_test.merge(listed(split.valid, true));
+  EXPECT_EQ(edges_of(split.test_graph.view()), before_test);
+}
+
+TEST(LinkSplit, EvaluationNegativesAreNoEdgesOfTheWholeGraph) {
+  const auto g = random_graph(300, 10, true, 2);
+  const auto split = random_link_split(g.view(), {.negatives_per_positive = 2.5, .seed = 4});
+  const auto edges = edges_of(g.view());
+  for (const auto& [positives, negatives] :
+       {std::pair{&split.valid, &split.valid_negatives}, {&split.test, &split.test_negatives}}) {
+    EXPECT_EQ(negatives->size(),
+              static_cast<std::int64_t>(std::ceil(2.5 * static_cast<double>(positives->size()))));
+    for (std::int64_t i = 0; i < negatives->size(); ++i) {
+      EXPECT_NE(negatives->source[i], negatives->target[i]);
+      EXPECT_FALSE(edges.contains({negatives->source[i], negatives->target[i]}));
+    }
+  }
+}
+
+TEST(LinkSplit, ADirectedGraphSplitsEachStoredEdgeAndLoopsStayOut) {
+  auto g = random_graph(300, 6, false, 3);
+  const auto split = random_link_split(g.view(), {});
+  ASSERT_FALSE(split.undirected);
+  std::set<edge> without_loops;
+  for (const auto& [s, t] : edges_of(g.view()))
+    if (s != t) without_loops.insert({s, t});
+  auto all = listed(split.train, false);
+  all.merge(listed(split.valid, false));
+  all.merge(listed(split.test, false));
+  EXPECT_EQ(all, without_loops);
+  EXPECT_EQ(edges_of(split.train_graph.view()), listed(split.train, false));
+}
+
+TEST(LinkSplit, TheSeedAloneDecides) {
+  const auto g = random_graph(200, 6, true, 5);
+  const auto a = random_link_split(g.view(), {.seed = 1});
+  EXPECT_EQ(a.test.source, random_link_split(g.view(), {.seed = 1}).test.source);
+  EXPECT_NE(a.test.source, random_link_split(g.view(), {.seed = 2}).test.source);
+}
+
+TEST(LinkSplit, ImpossibleOptionsAreRefusedByName) {
+  const auto g = random_graph(50, 4, true, 6);
+  const auto refusal = [&](const link_split_options& o) -> std::string {
+    try {
+      std::ignore = random_link_split(g.view(), o);
+      return {};
+    } catch (const option_error& e) {
+      return e.what();
+    }
+  };
+  EXPECT_NE(refusal({.valid_fraction = -0.1}).find("link_split_options.valid_fraction"),
+            std::string::npos);
+  EXPECT_NE(refusal({.test_fraction = std::nan("")}).find("link_split_options.test_fraction"),
+            std::string::npos);
+  EXPECT_NE(refusal({.valid_fraction = 0.5, .test_fraction = 0.5}).find("no training edges"),
+            std::string::npos);
+  // Every pair of 4 vertices is an edge: no negative exists.
+  csr_matrix complete;
+  complete.rows = complete.cols = 4;
+  for (vertex_t v = 0; v < 4; ++v) {
+    for (vertex_t u = 0; u < 4; ++u)
+      if (u != v) complete.indices.push_back(u);
+    complete.indptr.push_back(static_cast<edge_t>(complete.indices.size()));
+  }
+  try {
+    std::ignore = random_link_split(complete.view(), {.valid_fraction = 0.3});
+    ADD_FAILURE() << "accepted";
+  } catch (const option_error& e) {
+    EXPECT_NE(std::string(e.what()).find("link_split_options.negatives_per_positive"),
+              std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace bulkgnn::data
