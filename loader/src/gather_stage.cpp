@@ -13,6 +13,16 @@ std::size_t input_entries(const ready_minibatch& mb) {
 }  // namespace
 
 bool gather_stage::process(stage_item item, stage_context& context) {
+  if (const auto* links = std::get_if<std::shared_ptr<sampler::link_bulk>>(&item)) {
+    for (std::int64_t j = 0; j < (*links)->count(); ++j) {
+      const stopwatch busy;
+      auto mb = gather((*links)->nodes, j);
+      mb.link = std::move((*links)->seeds[static_cast<std::size_t>(j)]);
+      context.add_busy(busy.seconds());
+      if (!context.emit(std::move(mb))) return false;
+    }
+    return true;
+  }
   const auto& bulk = *std::get<std::shared_ptr<sampler::bulk_sample>>(item);
   for (std::int64_t j = 0; j < bulk.count(); ++j) {
     const stopwatch busy;

@@ -93,6 +93,8 @@ std::size_t item_bytes(const stage_item& item) {
   if (const auto* bulk = std::get_if<std::shared_ptr<sampler::bulk_sample>>(&item))
     return (*bulk)->size_bytes();
   if (const auto* mb = std::get_if<ready_minibatch>(&item)) return mb->size_bytes();
+  if (const auto* links = std::get_if<std::shared_ptr<sampler::link_bulk>>(&item))
+    return (*links)->size_bytes();
   return 0;
 }
 
@@ -275,6 +277,30 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
                   backend_name(exec.kind()), memory_space_name(source.features.space));
 }
 
+minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& sampler,
+                                   link_task task, loader_options options, executor exec)
+    : minibatch_loader(source, sampler, options, exec) {
+  BULKGNN_EXPECTS(
+      source.rows == nullptr && source.graph.rows > 0 && host_accessible(source.graph.space),
+      "loader: link minibatches draw their negatives over the whole graph, which "
+      "must be in this process's host memory");
+  BULKGNN_EXPECTS(options_.slices == 1,
+                  "loader: link minibatches are not split over data-parallel ranks yet "
+                  "({} slices asked for)",
+                  options_.slices);
+  sampler::validate(link_options_of(task));
+  negatives_.emplace(source.graph, task.negatives);
+  link_ = task;
+}
+
+sampler::link_options minibatch_loader::link_options_of(const link_task& task) const {
+  return {.batch_size = options_.batch_size,
+          .seed = sampler_.options().seed,
+          .negatives = task.negatives,
+          .exclude = task.exclude,
+          .shuffle = task.shuffle};
+}
+
 minibatch_loader::~minibatch_loader() = default;
 
 void minibatch_loader::start_epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) {
@@ -310,23 +336,33 @@ epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint3
   const std::int64_t n = source_.rows ? source_.rows->num_vertices() : source_.graph.rows;
   for (const vertex_t v : seeds)
     BULKGNN_EXPECTS(v >= 0 && v < n, "loader: seed vertex {} is not in [0, {})", v, n);
+  BULKGNN_EXPECTS(!link_ || seeds.empty(),
+                  "loader: a link loader's epochs pass over its positive edges; start them "
+                  "without seeds");
+  const auto passes_over = link_ ? static_cast<std::int64_t>(link_->positives.source.size())
+                                 : static_cast<std::int64_t>(seeds.size());
   std::int64_t count =
-      seeds.empty()
-          ? 0
-          : sampler::minibatch_count(static_cast<std::int64_t>(seeds.size()), options_.batch_size);
+      passes_over == 0 ? 0 : sampler::minibatch_count(passes_over, options_.batch_size);
   if (options_.max_minibatches > 0) count = std::min(count, options_.max_minibatches);
   const auto bulks = static_cast<std::size_t>(options_.bulk_queue);
   const auto ready = static_cast<std::size_t>(options_.ready_queue);
   const auto bytes = static_cast<std::size_t>(queue_bytes_of(options_));
   std::vector<placed_stage> stages;
-  stages.push_back(
-      {std::make_unique<shuffle_stage>(options_.batch_size, options_.bulk, sampler_.options().seed),
-       bulks});
-  stages.push_back({std::make_unique<sample_stage>(
-                        sampler_, sampler::minibatch_split{.slice = options_.slice,
-                                                           .slices = options_.slices,
-                                                           .ranks = options_.split_ranks}),
-                    bulks, bytes});
+  if (link_) {
+    stages.push_back({std::make_unique<link_shuffle_stage>(link_->positives, *negatives_,
+                                                           link_options_of(*link_), options_.bulk),
+                      bulks});
+    stages.push_back({std::make_unique<link_sample_stage>(sampler_, link_->exclude), bulks, bytes});
+  } else {
+    stages.push_back({std::make_unique<shuffle_stage>(options_.batch_size, options_.bulk,
+                                                      sampler_.options().seed),
+                      bulks});
+    stages.push_back({std::make_unique<sample_stage>(
+                          sampler_, sampler::minibatch_split{.slice = options_.slice,
+                                                             .slices = options_.slices,
+                                                             .ranks = options_.split_ranks}),
+                      bulks, bytes});
+  }
   stages.push_back(
       {std::make_unique<gather_stage>(source_, feature_buffers_, exec_), ready, bytes});
   if (options_.host_to_device) stages.push_back({options_.host_to_device(), ready, bytes});

@@ -12,6 +12,7 @@ DLPack; mb.to_pyg() and mb.to_dgl() give what PyG's and DGL's loaders yield.
 
 from ._bulkgnn import Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest, samplers
 from ._data import from_arrays as _from_arrays, from_pyg as _from_pyg
+from ._link_loader import LinkNeighborLoader
 from ._loader import NeighborLoader
 
 Dataset.from_arrays = staticmethod(_from_arrays)
@@ -23,6 +24,7 @@ __all__ = [
     "Dataset",
     "Epoch",
     "Error",
+    "LinkNeighborLoader",
     "Minibatch",
     "NeighborDataset",
     "NeighborLoader",

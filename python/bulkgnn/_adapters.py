@@ -42,7 +42,7 @@ def pyg_fields(mb):
     hops = mb.blocks[::-1]  # PyG counts from the seeds, DGL from the inputs
     edge_index, edge_weight, num_sampled_edges = mb._pyg_edges()  # built in C++
     labels = mb.input_labels
-    return {
+    fields = {
         "x": None if mb.features is None else torch.from_dlpack(mb.features),
         "edge_index": torch.from_dlpack(edge_index),
         "edge_weight": None if edge_weight is None else torch.from_dlpack(edge_weight),
@@ -52,6 +52,26 @@ def pyg_fields(mb):
         "num_sampled_nodes": [hops[0].num_dst] + [b.num_src - b.num_dst for b in hops],
         "num_sampled_edges": num_sampled_edges,
     }
+    if mb.is_link:
+        fields.update(_link_fields(mb, torch))
+    return fields
+
+
+def _link_fields(mb, torch):
+    """A link minibatch's supervision as PyG's LinkNeighborLoader batch holds it:
+    local ids are positions in n_id (its endpoints are the seeds, first in n_id);
+    binary negatives: edge_label_index and edge_label; triplet: src_index,
+    dst_pos_index, dst_neg_index. PyG's link batches carry no batch_size."""
+    fields = {"batch_size": None, "input_id": torch.from_dlpack(mb.input_id)}
+    edge_label_index = torch.from_dlpack(mb.edge_label_index)
+    if mb.dst_neg_index is None:
+        fields["edge_label_index"] = edge_label_index
+        fields["edge_label"] = torch.from_dlpack(mb.edge_label)
+    else:
+        fields["src_index"] = edge_label_index[0]
+        fields["dst_pos_index"] = edge_label_index[1]
+        fields["dst_neg_index"] = torch.from_dlpack(mb.dst_neg_index)
+    return fields
 
 
 def to_pyg(mb):

@@ -43,38 +43,15 @@ dlpack_array array_of(const minibatch_ptr& mb, std::span<const T> values) {
   return dlpack_array(mb, values, {static_cast<std::int64_t>(values.size())});
 }
 
-class epoch_iterator;
-
-// The session's loading over one dataset and seed list, and the epoch
-// iterator currently running on it (at most one at a time).
-class neighbor_loader : public std::enable_shared_from_this<neighbor_loader> {
- public:
-  neighbor_loader(std::shared_ptr<const data::dataset> dataset, std::vector<vertex_t> seeds,
-                  const session::loading_plan& plan)
-      : loading_(std::move(dataset), std::move(seeds), plan) {}
-
-  // Ends the running epoch, if any, and starts `epoch`. Without the GIL.
-  std::shared_ptr<epoch_iterator> start(std::uint32_t epoch);
-
-  [[nodiscard]] std::int64_t num_minibatches() const { return loading_.minibatches_per_epoch(); }
-  [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const {
-    return loading_.dataset();
-  }
-
- private:
-  // Holds no Python object: it may go (with the last epoch) without the GIL.
-  session::minibatch_loading loading_;
-  std::mutex start_mutex_;  // Python threads may start epochs at once
-  std::weak_ptr<epoch_iterator> current_;
-};
-
 // One epoch of minibatches. next() blocks without the GIL while the pipeline
 // works; close() stops the pipeline's threads. Both may be called from any
 // Python thread: the mutex serialises them.
 class epoch_iterator {
  public:
-  epoch_iterator(std::shared_ptr<neighbor_loader> owner, loader::epoch_stream stream)
-      : owner_(std::move(owner)) {
+  // `owner` keeps what the stream's stages use alive.
+  epoch_iterator(std::shared_ptr<void> owner, std::shared_ptr<const data::dataset> dataset,
+                 loader::epoch_stream stream)
+      : owner_(std::move(owner)), dataset_(std::move(dataset)) {
     stream_.emplace(std::move(stream));
   }
 
@@ -100,7 +77,7 @@ class epoch_iterator {
     const std::scoped_lock lock(mutex_);
     return stream_ ? stream_->report() : last_report_;
   }
-  [[nodiscard]] const std::shared_ptr<neighbor_loader>& owner() const { return owner_; }
+  [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
 
  private:
   void close_locked() {
@@ -109,19 +86,42 @@ class epoch_iterator {
     stream_.reset();
   }
 
-  std::shared_ptr<neighbor_loader> owner_;  // outlives the stream, whose stages use it
+  std::shared_ptr<void> owner_;  // outlives the stream, whose stages use it
+  std::shared_ptr<const data::dataset> dataset_;
   std::mutex mutex_;
   std::optional<loader::epoch_stream> stream_;
   loader::epoch_report last_report_;
 };
 
-std::shared_ptr<epoch_iterator> neighbor_loader::start(std::uint32_t epoch) {
-  const std::scoped_lock lock(start_mutex_);
-  if (auto previous = current_.lock()) previous->close();
-  auto it = std::make_shared<epoch_iterator>(shared_from_this(), loading_.epoch(epoch));
-  current_ = it;
-  return it;
-}
+// The session's loading (minibatch_loading or link_loading) and the epoch
+// iterator currently running on it (at most one at a time).
+template <class Loading>
+class pipeline_loader : public std::enable_shared_from_this<pipeline_loader<Loading>> {
+ public:
+  template <class... Args>
+  explicit pipeline_loader(Args&&... args) : loading_(std::forward<Args>(args)...) {}
+
+  // Ends the running epoch, if any, and starts `epoch`. Without the GIL.
+  std::shared_ptr<epoch_iterator> start(std::uint32_t epoch) {
+    const std::scoped_lock lock(start_mutex_);
+    if (auto previous = current_.lock()) previous->close();
+    auto it = std::make_shared<epoch_iterator>(this->shared_from_this(), loading_.dataset(),
+                                               loading_.epoch(epoch));
+    current_ = it;
+    return it;
+  }
+
+  [[nodiscard]] std::int64_t num_minibatches() const { return loading_.minibatches_per_epoch(); }
+
+ private:
+  // Holds no Python object: it may go (with the last epoch) without the GIL.
+  Loading loading_;
+  std::mutex start_mutex_;  // Python threads may start epochs at once
+  std::weak_ptr<epoch_iterator> current_;
+};
+
+using neighbor_loader = pipeline_loader<session::minibatch_loading>;
+using link_neighbor_loader = pipeline_loader<session::link_loading>;
 
 // An array that owns `values` (moved, not copied).
 template <class T>
@@ -206,6 +206,25 @@ py::tuple pyg_edge_tuple(const minibatch_handle& h) {
                         edges.per_hop);
 }
 
+// A link minibatch's supervision edges as 2 x K local ids, or None.
+py::object edge_label_index(const minibatch_handle& h) {
+  if (!h.mb->link) return py::none();
+  const auto& s = *h.mb->link;
+  const auto k = static_cast<std::int64_t>(s.label_source.size());
+  std::vector<std::int64_t> index(s.label_source.begin(), s.label_source.end());
+  index.insert(index.end(), s.label_target.begin(), s.label_target.end());
+  return py::cast(owned_array(std::move(index), {2, k}));
+}
+
+py::object negative_targets(const minibatch_handle& h) {
+  if (!h.mb->link || h.mb->link->negative_target.empty()) return py::none();
+  const auto& s = *h.mb->link;
+  const auto per_positive = static_cast<std::int64_t>(s.negative_target.size()) /
+                            std::max<std::int64_t>(s.positives(), 1);
+  std::vector<std::int64_t> index(s.negative_target.begin(), s.negative_target.end());
+  return py::cast(owned_array(std::move(index), {s.positives(), per_positive}));
+}
+
 py::object adapter(const char* name, const py::object& mb) {
   return py::module_::import("bulkgnn._adapters").attr(name)(mb);
 }
@@ -280,8 +299,38 @@ void bind_minibatch(py::module_& m) {
       .def("_pyg_edges", &pyg_edge_tuple,
            "(edge_index, edge_weight or None, num_sampled_edges) in PyG's layout.")
       .def(
-          "digest", [](const minibatch_handle& h) { return sampler::digest(h.mb->batch); },
-          "The sampler's 64-bit digest of this minibatch (as `bulkgnn sample` computes it).")
+          "digest",
+          [](const minibatch_handle& h) {
+            return h.mb->link ? sampler::digest(h.mb->batch, *h.mb->link)
+                              : sampler::digest(h.mb->batch);
+          },
+          "The sampler's 64-bit digest of this minibatch (as `bulkgnn sample` computes it); a "
+          "link minibatch's folds in its supervision.")
+      .def_property_readonly(
+          "is_link", [](const minibatch_handle& h) { return h.mb->link.has_value(); },
+          "Whether it is a link minibatch (LinkNeighborLoader).")
+      .def_property_readonly("edge_label_index", &edge_label_index,
+                             "A link minibatch's supervision edges, 2 x K, local ids (positions "
+                             "in input_nodes): the positives, then (binary) the negatives; None "
+                             "for a node minibatch.")
+      .def_property_readonly(
+          "edge_label",
+          [](const minibatch_handle& h) -> py::object {
+            if (!h.mb->link || h.mb->link->edge_label.empty()) return py::none();
+            return py::cast(array_of<float>(h.mb, h.mb->link->edge_label));
+          },
+          "1 for positives, 0 for binary negatives; None for triplet negatives and node "
+          "minibatches.")
+      .def_property_readonly(
+          "input_id",
+          [](const minibatch_handle& h) -> py::object {
+            if (!h.mb->link) return py::none();
+            return py::cast(array_of<std::int64_t>(h.mb, h.mb->link->input_id));
+          },
+          "The positives' positions in the loader's edge_label_index.")
+      .def_property_readonly("dst_neg_index", &negative_targets,
+                             "Triplet negatives: positive i's corrupted targets in row i, local "
+                             "ids; None otherwise.")
       .def(
           "to_pyg", [](const py::object& self) { return adapter("to_pyg", self); },
           "A torch_geometric.data.Data laid out as PyG's NeighborLoader yields it.")
@@ -316,8 +365,7 @@ void bind_epoch(py::module_& m) {
              }
              if (!mb) throw py::stop_iteration();
              return minibatch_handle{
-                 std::make_shared<const loader::ready_minibatch>(std::move(*mb)),
-                 it.owner()->dataset()};
+                 std::make_shared<const loader::ready_minibatch>(std::move(*mb)), it.dataset()};
            })
       .def("close", &epoch_iterator::close, py::call_guard<py::gil_scoped_release>(),
            "Stops the epoch's pipeline; the minibatches already handed out stay valid.")
@@ -377,6 +425,67 @@ void bind_neighbor_loader(py::module_& m) {
       .def("__len__", &neighbor_loader::num_minibatches);
 }
 
+void bind_link_neighbor_loader(py::module_& m) {
+  py::class_<link_neighbor_loader, std::shared_ptr<link_neighbor_loader>>(
+      m, "LinkLoader",
+      "The C++ pipeline behind bulkgnn.LinkNeighborLoader (arguments already checked).")
+      .def(py::init([](std::shared_ptr<data::dataset> dataset,
+                       const py::array_t<vertex_t, py::array::c_style>& source,
+                       const py::array_t<vertex_t, py::array::c_style>& target,
+                       const py::array_t<float, py::array::c_style>& label,
+                       std::vector<std::int64_t> fanouts, std::int64_t batch_size, bool shuffle,
+                       std::uint32_t seed, std::int64_t bulk, int threads,
+                       const std::string& sampler_name, bool replace, bool weighted,
+                       std::int64_t prefetch, const std::string& backend_name,
+                       const std::map<std::string, std::int64_t>& sampler_parameters,
+                       std::int64_t layers, std::int64_t queue_bytes,
+                       const std::string& negative_mode, double amount,
+                       const std::string& distribution, bool strict, const std::string& exclude) {
+             const session::link_plan plan{
+                 .nodes = {.sampling = {.kind =
+                                            std::string(sampler::find_sampler(sampler_name).name),
+                                        .fanouts = std::move(fanouts),
+                                        .replacement = replace ? kernels::replacement::with
+                                                               : kernels::replacement::without,
+                                        .weighted = weighted,
+                                        .seed = seed,
+                                        .layers = layers,
+                                        .parameters = {sampler_parameters.begin(),
+                                                       sampler_parameters.end()}},
+                           .loading = {.batch_size = batch_size,
+                                       .bulk = bulk,
+                                       .ready_queue = prefetch,
+                                       .queue_bytes = queue_bytes},
+                           .execution = {.device = backend_name, .threads = threads},
+                           .shuffle = shuffle},
+                 .negatives = {.mode = sampler::parse_negative_mode(negative_mode),
+                               .amount = amount,
+                               .distribution = sampler::parse_negative_distribution(distribution),
+                               .strict = strict},
+                 .exclude = sampler::parse_edge_exclusion(exclude)};
+             static std::once_flag allocator_tuned;
+             std::call_once(allocator_tuned, keep_freed_buffers_for_reuse);
+             std::vector<vertex_t> sources(source.data(), source.data() + source.size());
+             std::vector<vertex_t> targets(target.data(), target.data() + target.size());
+             std::vector<float> labels(label.data(), label.data() + label.size());
+             const py::gil_scoped_release unlocked;
+             return std::make_shared<link_neighbor_loader>(std::move(dataset), std::move(sources),
+                                                           std::move(targets), std::move(labels),
+                                                           plan);
+           }),
+           py::arg("dataset"), py::arg("source"), py::arg("target"), py::arg("label"),
+           py::arg("fanouts"), py::arg("batch_size"), py::arg("shuffle"), py::arg("seed"),
+           py::arg("bulk"), py::arg("threads"), py::arg("sampler"), py::arg("replace"),
+           py::arg("weighted"), py::arg("prefetch"), py::arg("backend"),
+           py::arg("sampler_parameters"), py::arg("layers"), py::arg("queue_bytes"),
+           py::arg("negative_mode"), py::arg("amount"), py::arg("distribution"), py::arg("strict"),
+           py::arg("exclude"))
+      .def("epoch", &link_neighbor_loader::start, py::arg("epoch"),
+           py::call_guard<py::gil_scoped_release>(),
+           "Ends the running epoch, if any, and starts this one.")
+      .def("__len__", &link_neighbor_loader::num_minibatches);
+}
+
 // The sampler table, for NeighborLoader's checks and docstring.
 void bind_sampler_table(py::module_& m) {
   m.def(
@@ -428,6 +537,7 @@ void bind_loader(py::module_& m) {
   bind_minibatch(m);
   bind_epoch(m);
   bind_neighbor_loader(m);
+  bind_link_neighbor_loader(m);
   bind_run_digest(m);
   bind_sampler_table(m);
   bind_queue_bytes(m);

@@ -69,12 +69,13 @@ void validate(const link_options& o) {
   BULKGNN_EXPECTS(o.batch_size > 0, "link_options.batch_size must be positive, got {}",
                   o.batch_size);
   const double amount = o.negatives.amount;
-  BULKGNN_EXPECTS(std::isfinite(amount) && amount > 0 && amount <= 1e4,
-                  "negative_sampling.amount must be in (0, 10000], got {}", amount);
-  BULKGNN_EXPECTS(o.negatives.mode != negative_mode::triplet || amount == std::floor(amount),
-                  "negative_sampling.amount: triplet negatives are a whole number per positive, "
-                  "got {}",
-                  amount);
+  BULKGNN_EXPECTS(std::isfinite(amount) && amount >= 0 && amount <= 1e4,
+                  "negative_sampling.amount must be in [0, 10000], got {}", amount);
+  BULKGNN_EXPECTS(
+      o.negatives.mode != negative_mode::triplet || (amount >= 1 && amount == std::floor(amount)),
+      "negative_sampling.amount: triplet negatives are a whole number (at least 1) "
+      "per positive, got {}",
+      amount);
 }
 
 negative_sampler::negative_sampler(csr_view graph, const negative_sampling& options)
@@ -139,6 +140,15 @@ link_epoch_plan::link_epoch_plan(edge_list positives, const negative_sampler& ne
                   "link seeds: {} sources but {} targets", positives.source.size(),
                   positives.target.size());
   BULKGNN_EXPECTS(!positives.source.empty(), "link seeds: the split has no positive edges");
+  BULKGNN_EXPECTS(positives.label.empty() || positives.label.size() == positives.source.size(),
+                  "link seeds: {} labels for {} positive edges", positives.label.size(),
+                  positives.source.size());
+  BULKGNN_EXPECTS(positives.label.empty() || options.negatives.mode == negative_mode::binary,
+                  "negative_sampling.mode triplet: positives carry no labels (PyG's triplet "
+                  "batches have none)");
+  for (std::size_t i = 0; i < positives.label.size(); ++i)
+    BULKGNN_EXPECTS(std::isfinite(positives.label[i]), "link seeds: positive edge {} has label {}",
+                    i, positives.label[i]);
   BULKGNN_EXPECTS(positives.source.size() < (std::size_t{1} << 32),
                   "link seeds: too many positive edges ({})", positives.source.size());
   const auto n = negatives.num_vertices();
@@ -149,6 +159,7 @@ link_epoch_plan::link_epoch_plan(edge_list positives, const negative_sampler& ne
                     positives.source[i], positives.target[i], n);
   order_.resize(positives.source.size());
   for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<std::int64_t>(i);
+  if (!options.shuffle) return;
   philox_stream rng(rng_key{options.seed, epoch, no_minibatch, link_shuffle_stream, 0});
   for (std::size_t i = order_.size() - 1; i > 0; --i)
     std::swap(order_[i], order_[rng.uniform_below(static_cast<std::uint32_t>(i + 1))]);
@@ -189,7 +200,10 @@ link_seeds link_epoch_plan::seeds(std::int64_t minibatch) const {
       source.push_back(s_neg);
       target.push_back(t_neg);
     }
-    s.edge_label.assign(static_cast<std::size_t>(positives), 1.0f);
+    const float shift = count > 0 ? 1.0f : 0.0f;
+    for (const auto i : s.input_id)
+      s.edge_label.push_back(
+          positives_.label.empty() ? 1.0f : positives_.label[static_cast<std::size_t>(i)] + shift);
     s.edge_label.resize(source.size(), 0.0f);
   } else {
     const auto per_positive = static_cast<std::int64_t>(n.amount);
@@ -212,6 +226,18 @@ link_seeds link_epoch_plan::seeds(std::int64_t minibatch) const {
   return s;
 }
 
+std::size_t link_seeds::size_bytes() const {
+  return (nodes.size() + label_source.size() + label_target.size() + negative_target.size()) *
+             sizeof(vertex_t) +
+         input_id.size() * sizeof(std::int64_t) + edge_label.size() * sizeof(float);
+}
+
+std::size_t link_bulk::size_bytes() const {
+  std::size_t bytes = nodes.size_bytes();
+  for (const auto& s : seeds) bytes += s.size_bytes();
+  return bytes;
+}
+
 std::vector<std::uint64_t> excluded_keys(const link_seeds& seeds, edge_exclusion exclude) {
   std::vector<std::uint64_t> keys;
   if (exclude == edge_exclusion::none) return keys;
@@ -224,10 +250,12 @@ std::vector<std::uint64_t> excluded_keys(const link_seeds& seeds, edge_exclusion
   return keys;
 }
 
-std::uint64_t link_bulk::digest(std::int64_t j) const {
-  const auto& s = seeds[static_cast<std::size_t>(j)];
+namespace {
+
+// A node minibatch's digest folded with its supervision (global ids).
+std::uint64_t with_supervision(std::uint64_t node_digest, const link_seeds& s) {
   digest_hasher h;
-  h.add(nodes.digest(j));
+  h.add(node_digest);
   const auto add_global = [&](const std::vector<vertex_t>& local) {
     h.add(static_cast<std::uint64_t>(local.size()));
     for (const auto v : local) h.add(static_cast<std::uint64_t>(s.global(v)));
@@ -239,6 +267,16 @@ std::uint64_t link_bulk::digest(std::int64_t j) const {
   for (const auto label : s.edge_label) h.add(float_bits(label));
   for (const auto id : s.input_id) h.add(static_cast<std::uint64_t>(id));
   return h.value();
+}
+
+}  // namespace
+
+std::uint64_t link_bulk::digest(std::int64_t j) const {
+  return with_supervision(nodes.digest(j), seeds[static_cast<std::size_t>(j)]);
+}
+
+std::uint64_t digest(const minibatch& mb, const link_seeds& seeds) {
+  return with_supervision(sampler::digest(mb), seeds);
 }
 
 link_bulk sample_links(bulk_sampler& sampler, const link_epoch_plan& plan, std::int64_t first,

@@ -57,6 +57,31 @@ loader::epoch_stream minibatch_loading::epoch(std::uint32_t epoch) {
       epoch);
 }
 
+link_loading::link_loading(std::shared_ptr<const data::dataset> dataset,
+                           std::vector<vertex_t> source, std::vector<vertex_t> target,
+                           std::vector<float> label, const link_plan& plan)
+    : dataset_(std::move(dataset)),
+      source_(std::move(source)),
+      target_(std::move(target)),
+      label_(std::move(label)),
+      exec_(host_executor(plan.nodes.execution)),
+      sampler_(dataset_->graph(), plan.nodes.sampling, exec_),
+      loader_({dataset_->graph(), dataset_->features(), dataset_->labels()}, sampler_,
+              loader::link_task{.positives = {source_, target_, label_},
+                                .negatives = plan.negatives,
+                                .exclude = plan.exclude,
+                                .shuffle = plan.nodes.shuffle},
+              plan.nodes.loading, exec_) {}
+
+loader::epoch_stream link_loading::epoch(std::uint32_t epoch) { return loader_.epoch({}, epoch); }
+
+std::int64_t link_loading::minibatches_per_epoch() const {
+  const auto& options = loader_.options();
+  const auto all =
+      sampler::minibatch_count(static_cast<std::int64_t>(source_.size()), options.batch_size);
+  return options.max_minibatches > 0 ? std::min(all, options.max_minibatches) : all;
+}
+
 std::int64_t minibatch_loading::minibatches_per_epoch() const {
   const auto& options = loader_.options();
   const auto all =

@@ -7,6 +7,7 @@
 #include "bulkgnn/loader/feature_normalization.hpp"
 #include "bulkgnn/loader/stage.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
+#include "bulkgnn/sampler/link_seeds.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
 
 #include <cstdint>
@@ -95,6 +96,16 @@ struct loader_options {
   memory_resource* feature_memory = nullptr;
 };
 
+// What a link loader's epochs pass over: its positive edges, each minibatch
+// batch_size of them with negatives drawn as `negatives` says, and the
+// edges each minibatch leaves out of its blocks.
+struct link_task {
+  sampler::edge_list positives;
+  sampler::negative_sampling negatives;
+  sampler::edge_exclusion exclude = sampler::edge_exclusion::reverse;
+  bool shuffle = true;  // false: the positives in their order every epoch
+};
+
 // Seeds [begin, end) of part `slice` of `slices` of a minibatch of `seeds`.
 using sampler::slice_range;
 
@@ -162,11 +173,19 @@ class minibatch_loader final : public minibatch_source {
   // it must sample the same graph as `source` describes.
   minibatch_loader(graph_source source, sampler::bulk_sampler& sampler, loader_options options,
                    executor exec = {});
+  // A link loader: its minibatches carry link supervision
+  // (ready_minibatch::link), their seeds the supervision's endpoints, and
+  // its epochs pass over `task.positives` (what they view must outlive the
+  // loader); start them with no seeds. Negatives are drawn over
+  // source.graph, which must be whole in host memory; one slice only.
+  minibatch_loader(graph_source source, sampler::bulk_sampler& sampler, link_task task,
+                   loader_options options, executor exec = {});
   ~minibatch_loader() override;
   minibatch_loader(const minibatch_loader&) = delete;
   minibatch_loader& operator=(const minibatch_loader&) = delete;
 
-  // Starts one pass over `seeds`, shuffled by (sampler seed, epoch). At most
+  // Starts one pass over `seeds` (a link loader: over its positives, `seeds`
+  // empty), shuffled by (sampler seed, epoch). At most
   // one stream may be alive per loader, and the loader must outlive it (the
   // stages use its buffers), hence no streams from temporary loaders.
   [[nodiscard]] epoch_stream epoch(std::span<const vertex_t> seeds, std::uint32_t epoch) &;
@@ -182,11 +201,15 @@ class minibatch_loader final : public minibatch_source {
   [[nodiscard]] const sampler::bulk_sampler& sampler() const { return sampler_; }
 
  private:
+  [[nodiscard]] sampler::link_options link_options_of(const link_task& task) const;
+
   graph_source source_;
   loader_options options_;
   executor exec_;
   sampler::bulk_sampler& sampler_;
   buffer_pool<float> feature_buffers_;
+  std::optional<link_task> link_;
+  std::optional<sampler::negative_sampler> negatives_;
   bool stream_alive_ = false;
   std::unique_ptr<epoch_stream> current_;  // last: it stops before the rest goes
   friend class epoch_stream;

@@ -4,10 +4,12 @@
 #include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
+#include "bulkgnn/sampler/link_seeds.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -25,6 +27,9 @@ struct ready_minibatch {
   // The same rows once the host_to_device stage has copied the minibatch
   // into a device's memory (`features` is then empty and back in its pool).
   buffer<float> placed_features;
+  // A link minibatch's supervision (its positives, negatives and labels);
+  // batch.seeds are its link->nodes. Empty for node minibatches.
+  std::optional<sampler::link_seeds> link;
 
   [[nodiscard]] dense_view<const float> input_features() const {
     const auto rows = static_cast<std::int64_t>(batch.input_nodes.size());
@@ -34,7 +39,8 @@ struct ready_minibatch {
     return {rows, feature_columns, features.span()};
   }
   [[nodiscard]] std::size_t size_bytes() const {
-    return batch.size_bytes() + features.size() * sizeof(float) + placed_features.size_bytes();
+    return batch.size_bytes() + features.size() * sizeof(float) + placed_features.size_bytes() +
+           (link ? link->size_bytes() : 0);
   }
 };
 
@@ -67,11 +73,19 @@ struct bulk_request {
   std::int64_t count = 0;
 };
 
+// Link minibatches [first, first + count) of an epoch's link plan, as one bulk.
+struct link_request {
+  std::shared_ptr<const sampler::link_epoch_plan> plan;
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+};
+
 // What travels through the queues between stages, in pipeline order:
 // epoch_start → shuffle → bulk_request → sample → bulk_sample → gather →
-// ready_minibatch → (host-to-device) → ready_minibatch → consumer.
-using stage_item =
-    std::variant<epoch_start, bulk_request, std::shared_ptr<sampler::bulk_sample>, ready_minibatch>;
+// ready_minibatch → (host-to-device) → ready_minibatch → consumer; a link
+// loader's shuffle and sample stages pass link_request and link_bulk instead.
+using stage_item = std::variant<epoch_start, bulk_request, std::shared_ptr<sampler::bulk_sample>,
+                                ready_minibatch, link_request, std::shared_ptr<sampler::link_bulk>>;
 
 // A stage's view of the pipeline while it handles one item.
 class stage_context {

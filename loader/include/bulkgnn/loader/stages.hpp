@@ -46,9 +46,47 @@ class sample_stage final : public stage {
   sampler::minibatch_split split_;
 };
 
+// A link loader's shuffle: an epoch's link plan over `positives` (its
+// shuffle and negatives keyed on options.seed and the epoch) cut into link
+// requests of `bulk` minibatches: epoch_start in (its seeds unused),
+// link_requests out.
+class link_shuffle_stage final : public stage {
+ public:
+  // What it names must outlive the stage.
+  link_shuffle_stage(sampler::edge_list positives, const sampler::negative_sampler& negatives,
+                     sampler::link_options options, std::int64_t bulk)
+      : positives_(positives), negatives_(negatives), options_(options), bulk_(bulk) {}
+
+  [[nodiscard]] std::string name() const override { return "shuffle"; }
+  [[nodiscard]] bool process(stage_item item, stage_context& context) override;
+
+ private:
+  sampler::edge_list positives_;
+  const sampler::negative_sampler& negatives_;
+  sampler::link_options options_;
+  std::int64_t bulk_;
+};
+
+// Samples one bulk of link minibatches (sampler::sample_links, each
+// minibatch's own edges left out as `exclude` says): link_request in,
+// link_bulk out.
+class link_sample_stage final : public stage {
+ public:
+  link_sample_stage(sampler::bulk_sampler& sampler, sampler::edge_exclusion exclude)
+      : sampler_(sampler), exclude_(exclude) {}
+
+  [[nodiscard]] std::string name() const override { return "sample"; }
+  [[nodiscard]] bool process(stage_item item, stage_context& context) override;
+
+ private:
+  sampler::bulk_sampler& sampler_;
+  sampler::edge_exclusion exclude_;
+};
+
 // Extracts each minibatch of a bulk and gathers (or fetches) and normalises
 // the features of its input vertices into a buffer of `buffers`: bulk_sample
-// in, one ready_minibatch per minibatch out. On a device, a minibatch's
+// (or link_bulk, whose supervision goes with each minibatch) in, one
+// ready_minibatch per minibatch out. On a device, a minibatch's
 // arrays are complete when it is handed on, so that a model on a stream of
 // its own reads them without ordering against this one.
 class gather_stage final : public stage {

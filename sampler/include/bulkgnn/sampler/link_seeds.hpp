@@ -20,8 +20,9 @@ namespace bulkgnn::sampler {
 
 // How negatives are drawn, as PyG's NegativeSampling.
 enum class negative_mode {
-  // ⌈amount · P⌉ pairs (s, t) for P positives, s and t drawn independently,
-  // labelled 0 after the positives' 1 (edge_label_index, edge_label).
+  // ⌈amount · P⌉ pairs (s, t) for P positives (none for amount 0), s and t
+  // drawn independently, labelled 0 after the positives' 1
+  // (edge_label_index, edge_label).
   binary,
   // `amount` (a whole number) tails t for each positive (s, ·): the positive's
   // source with corrupted targets (OGB citation2's protocol).
@@ -57,6 +58,9 @@ struct link_options {
   std::uint32_t seed = 0;
   negative_sampling negatives;
   edge_exclusion exclude = edge_exclusion::reverse;
+  // false: the positives in the caller's order every epoch (negatives still
+  // drawn per epoch).
+  bool shuffle = true;
 };
 
 [[nodiscard]] negative_mode parse_negative_mode(const std::string& name);
@@ -67,10 +71,12 @@ struct link_options {
 // option_error naming the link_options field that is impossible.
 void validate(const link_options& options);
 
-// The positive edges of a split: edge i is source[i] → target[i].
+// The positive edges of a split: edge i is source[i] → target[i], with
+// label[i] (empty: every positive is labelled 1).
 struct edge_list {
   std::span<const vertex_t> source;
   std::span<const vertex_t> target;
+  std::span<const float> label = {};
 };
 
 // One minibatch's supervision, laid out as PyG's LinkNeighborLoader batch.
@@ -85,11 +91,15 @@ struct link_seeds {
   // triplet: the positives only (src_index, dst_pos_index).
   std::vector<vertex_t> label_source;
   std::vector<vertex_t> label_target;
-  std::vector<float> edge_label;  // binary: 1 for positives, 0 for negatives
+  // binary: the positives' labels (as given, plus 1 where negatives are
+  // drawn, as PyG: 0 is the negatives' label), then 0 for the negatives.
+  std::vector<float> edge_label;
   // triplet: negative_target[i · amount + k] is positive i's k-th corrupted
   // tail (dst_neg_index); empty for binary.
   std::vector<vertex_t> negative_target;
 
+  // What its arrays hold (the pipeline bounds its queues by it).
+  [[nodiscard]] std::size_t size_bytes() const;
   [[nodiscard]] std::int64_t positives() const {
     return static_cast<std::int64_t>(input_id.size());
   }
@@ -124,8 +134,8 @@ class negative_sampler {
 };
 
 // The link minibatches of one epoch: the positives in an order shuffled by
-// (seed, epoch) alone, cut into minibatches of batch_size, each with its
-// negatives.
+// (seed, epoch) alone (or as given), cut into minibatches of batch_size,
+// each with its negatives.
 class link_epoch_plan {
  public:
   // `positives` and `negatives` must outlive the plan.
@@ -162,7 +172,13 @@ struct link_bulk {
   // The node minibatch's digest folded with its supervision (global ids,
   // labels, input ids).
   [[nodiscard]] std::uint64_t digest(std::int64_t j) const;
+  [[nodiscard]] std::size_t size_bytes() const;
 };
+
+// The digest of a link minibatch extracted from a bulk (its node minibatch
+// and its supervision): equal to the bulk's digest(j) for the one it came
+// from.
+[[nodiscard]] std::uint64_t digest(const minibatch& mb, const link_seeds& seeds);
 
 // The minibatches [first, first + count) of `plan`, their blocks drawn by
 // `sampler` with each minibatch's excluded edges left out.

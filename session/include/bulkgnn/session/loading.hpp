@@ -51,4 +51,36 @@ class minibatch_loading {
   loader::minibatch_loader loader_;  // after the sampler it uses
 };
 
+// Link minibatches for a consumer outside the trainer (the Python
+// LinkNeighborLoader): positive edges with negatives, blocks grown from
+// their endpoints without the minibatch's own edges, and their features.
+struct link_plan {
+  loading_plan nodes;  // nodes.shuffle shuffles the positives each epoch
+  sampler::negative_sampling negatives;
+  sampler::edge_exclusion exclude = sampler::edge_exclusion::reverse;
+};
+
+class link_loading {
+ public:
+  // Positive i is source[i] -> target[i] with label[i] (empty: 1).
+  // option_error naming the field for
+  // a plan that cannot run (refusals as minibatch_loading's, and a sampler
+  // that cannot leave edges out).
+  link_loading(std::shared_ptr<const data::dataset> dataset, std::vector<vertex_t> source,
+               std::vector<vertex_t> target, std::vector<float> label, const link_plan& plan);
+
+  [[nodiscard]] loader::epoch_stream epoch(std::uint32_t epoch);
+  [[nodiscard]] std::int64_t minibatches_per_epoch() const;
+  [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
+
+ private:
+  std::shared_ptr<const data::dataset> dataset_;
+  std::vector<vertex_t> source_;
+  std::vector<vertex_t> target_;
+  std::vector<float> label_;
+  executor exec_;
+  sampler::bulk_sampler sampler_;
+  loader::minibatch_loader loader_;  // after the sampler and edges it uses
+};
+
 }  // namespace bulkgnn::session
