@@ -171,8 +171,8 @@ trainer::train_options options_from(const train_config& c) {
 std::string placement_text(const trainer::training_data& ds, const trainer::train_options& o) {
   const auto layout = session::layout_for(ds, o);
   const auto& model = trainer::model_executor(o);
-  const auto gpu = [&] {
-    return fmt::format("GPU {} ({})", model.device()->device(), model.device()->device_name());
+  const auto gpu = [](const executor& on) {
+    return fmt::format("GPU {} ({})", on.device()->device(), on.device_name());
   };
   std::string text;
   if (layout.sample_on_gpu) {
@@ -180,12 +180,12 @@ std::string placement_text(const trainer::training_data& ds, const trainer::trai
         "sampling, gathering and training on {}, the sampler and the model each on a stream "
         "of its own; graph in {} memory, features in {} memory (device memory when they fit "
         "in half and a quarter of the GPU's)",
-        gpu(), memory_space_name(layout.graph), memory_space_name(layout.features));
+        gpu(o.exec), memory_space_name(layout.graph), memory_space_name(layout.features));
   } else if (layout.host_to_device) {
     text = fmt::format(
         "sampling and gathering on the {}, training on {}; minibatches copied to the GPU by "
         "the host_to_device stage",
-        backend_name(o.exec.kind()), gpu());
+        backend_name(o.exec.kind()), gpu(model));
   } else {
     return fmt::format("sampling, gathering and training on the {}", backend_name(o.exec.kind()));
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 namespace bulkgnn::data {
 
@@ -50,25 +51,34 @@ csr_matrix graph_of(std::int64_t n, const std::vector<const edge_arrays*>& parts
   return g;
 }
 
-edge_arrays negatives_for(csr_view graph, std::int64_t count, std::uint32_t seed,
-                          std::uint32_t part) {
+// `count` distinct pairs that are no edge of `graph` and no loop, as PyG's
+// negative sampling gives them; on an undirected graph a pair is unordered
+// and listed smaller endpoint first, as the positives are. Negative k is
+// drawn from a stream of its own, redrawn while it repeats an earlier one.
+edge_arrays distinct_negatives(csr_view graph, std::int64_t count, bool undirected,
+                               std::uint32_t seed) {
+  BULKGNN_EXPECTS(count < (std::int64_t{1} << 32),
+                  "link_split_options.negatives_per_positive: {} negatives are more than 2^32",
+                  count);
   edge_arrays out;
   const auto n = static_cast<std::uint32_t>(graph.rows);
+  std::set<std::pair<vertex_t, vertex_t>> drawn;
   for (std::int64_t k = 0; k < count; ++k) {
     philox_stream rng(
-        rng_key{seed, part, no_minibatch, split_negative_stream, static_cast<std::uint32_t>(k)});
+        rng_key{seed, 0, no_minibatch, split_negative_stream, static_cast<std::uint32_t>(k)});
     bool found = false;
     for (int attempt = 0; attempt < negative_attempts && !found; ++attempt) {
-      const auto s = static_cast<vertex_t>(rng.uniform_below(n));
-      const auto t = static_cast<vertex_t>(rng.uniform_below(n));
-      found = s != t && !has_edge(graph, s, t);
+      auto s = static_cast<vertex_t>(rng.uniform_below(n));
+      auto t = static_cast<vertex_t>(rng.uniform_below(n));
+      if (undirected && t < s) std::swap(s, t);
+      found = s != t && !has_edge(graph, s, t) && drawn.insert({s, t}).second;
       if (found) out.push_back(s, t);
     }
     BULKGNN_EXPECTS(found,
-                    "link_split_options.negatives_per_positive: no pair of the graph's {} "
-                    "vertices that is not an edge in {} draws; the graph is too dense for "
+                    "link_split_options.negatives_per_positive: no new pair of the graph's {} "
+                    "vertices that is not an edge in {} draws; the graph is too dense for {} "
                     "negatives",
-                    graph.rows, negative_attempts);
+                    graph.rows, negative_attempts, count);
   }
   return out;
 }
@@ -122,8 +132,14 @@ link_split random_link_split(csr_view graph, const link_split_options& o) {
     return static_cast<std::int64_t>(
         std::ceil(static_cast<double>(positives) * o.negatives_per_positive));
   };
-  split.valid_negatives = negatives_for(graph, negatives(split.valid.size()), o.seed, 1);
-  split.test_negatives = negatives_for(graph, negatives(split.test.size()), o.seed, 2);
+  // Drawn together, so that no valid negative is a test negative.
+  const auto valid_count = negatives(split.valid.size());
+  const auto all = distinct_negatives(graph, valid_count + negatives(split.test.size()),
+                                      split.undirected, o.seed);
+  for (std::int64_t k = 0; k < all.size(); ++k)
+    (k < valid_count ? split.valid_negatives : split.test_negatives)
+        .push_back(all.source[static_cast<std::size_t>(k)],
+                   all.target[static_cast<std::size_t>(k)]);
   split.train_graph = graph_of(graph.rows, {&split.train}, split.undirected);
   split.test_graph = graph_of(graph.rows, {&split.train, &split.valid}, split.undirected);
   return split;

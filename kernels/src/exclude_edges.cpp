@@ -30,6 +30,14 @@ csr_matrix drop_excluded_edges(const executor& exec, csr_view drawn,
   BULKGNN_EXPECTS(excluded.offsets.front() == 0 &&
                       excluded.offsets.back() == static_cast<std::int64_t>(excluded.keys.size()),
                   "{}: the excluded keys' offsets do not span them", function);
+  for (std::int64_t j = 0; j < excluded.segments(); ++j) {
+    BULKGNN_EXPECTS(excluded.offsets[j] <= excluded.offsets[j + 1],
+                    "{}: the excluded keys' offsets decrease at segment {}", function, j);
+    BULKGNN_EXPECTS(std::is_sorted(excluded.keys.begin() + excluded.offsets[j],
+                                   excluded.keys.begin() + excluded.offsets[j + 1]),
+                    "{}: segment {}'s excluded keys are not sorted (push_segment sorts them)",
+                    function, j);
+  }
   return detail::dispatch(
       exec, function, [&] { return reference::drop_excluded_edges(drawn, frontier, excluded); },
       [&] { return cpu::drop_excluded_edges(drawn, frontier, excluded); });

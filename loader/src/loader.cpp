@@ -289,6 +289,15 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
                   "({} slices asked for)",
                   options_.slices);
   sampler::validate(link_options_of(task));
+  sampler::validate(task.positives, source.graph.rows);
+  BULKGNN_EXPECTS(task.exclude == sampler::edge_exclusion::none || sampler.leaves_out_edges(),
+                  "sampler_options.kind: the {} sampler cannot leave a link minibatch's own "
+                  "edges out of its blocks yet; use a node-wise sampler (sage, labor)",
+                  sampler.options().kind);
+  BULKGNN_EXPECTS(
+      task.exclude == sampler::edge_exclusion::none || host_accessible(exec_.memory().space()),
+      "loader: leaving a link minibatch's edges out of its blocks runs on the host "
+      "back ends only so far");
   negatives_.emplace(source.graph, task.negatives);
   link_ = task;
 }

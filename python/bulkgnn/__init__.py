@@ -10,7 +10,8 @@ Minibatch arrays (bulkgnn.Array) hand their memory to torch or numpy through
 DLPack; mb.to_pyg() and mb.to_dgl() give what PyG's and DGL's loaders yield.
 """
 
-from ._bulkgnn import Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest, samplers
+from ._bulkgnn import (Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest,
+                       random_link_split, samplers)
 from ._data import from_arrays as _from_arrays, from_pyg as _from_pyg
 from ._link_loader import LinkNeighborLoader
 from ._loader import NeighborLoader
@@ -29,6 +30,7 @@ __all__ = [
     "NeighborDataset",
     "NeighborLoader",
     "RunDigest",
+    "random_link_split",
     "samplers",
 ]
 

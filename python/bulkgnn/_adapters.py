@@ -84,6 +84,11 @@ def to_dgl(mb):
     blocks[0].srcdata["feat"] holds the features (no copy),
     blocks[-1].dstdata["label"] the seeds' labels, and edata["w"] the
     layer-wise samplers' edge weights."""
+    if mb.is_link:
+        raise NotImplementedError(
+            "Minibatch.to_dgl(): a link minibatch has no DGL layout here yet (DGL's edge "
+            "prediction loader yields a pair graph and a negative pair graph); use to_pyg() or "
+            "its arrays (edge_label_index, edge_label, blocks)")
     dgl = _require("dgl", "to_dgl")
     torch = _require("torch", "to_dgl")
     blocks = []

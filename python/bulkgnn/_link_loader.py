@@ -55,6 +55,8 @@ def _negative_sampling(neg_sampling, neg_sampling_ratio):
     if neg_sampling is not None and neg_sampling_ratio is not None:
         raise ValueError("LinkNeighborLoader: give neg_sampling or neg_sampling_ratio, not both")
     if neg_sampling_ratio is not None:
+        if neg_sampling_ratio == 0:
+            return "binary", 0.0  # PyG's old default: no negatives
         neg_sampling = {"mode": "binary", "amount": neg_sampling_ratio}
     if neg_sampling is None:
         return "binary", 0.0
@@ -92,14 +94,15 @@ class LinkNeighborLoader:
     drawn beside them; the blocks grow from all their endpoints with any
     node-wise sampler, and the minibatch's positives are left out of its own
     blocks (exclude="reverse": both directions, as DGL's exclude="reverse_id"),
-    so the model never reads the edge it predicts. Every draw is keyed on
+    so the model never reads the edge it predicts (PyG excludes nothing by default:
+    pass exclude="none" for its blocks exactly). Every draw is keyed on
     (seed, epoch, minibatch, pair): the same minibatches for any bulk or threads.
 
     dataset          a bulkgnn.Dataset or a torch_geometric Data
     edge_label_index the supervision edges, 2 x E (source row 0); default: every
                      edge of the dataset
-    edge_label       labels of those edges (None: 1); with binary negatives the
-                     positives' labels are edge_label + 1 and negatives 0, as PyG
+    edge_label       labels of those edges (None: 1); with binary negatives, labels
+                     that start at 0 become edge_label + 1 and negatives get 0, as PyG
     num_neighbors / fanouts
                      neighbours per vertex per hop
     neg_sampling     "binary", "triplet", a dict {"mode", "amount"} or PyG's

@@ -3,6 +3,7 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/default_dataset.hpp"
+#include "bulkgnn/data/link_split.hpp"
 
 #include <fmt/format.h>
 #include <pybind11/numpy.h>
@@ -155,6 +156,49 @@ dataset_ptr from_arrays(const std::string& name, std::int64_t num_nodes,
 
 }  // namespace
 
+// Edges as a 2 x E int64 array (source row 0), as PyG holds them.
+py::array edge_index_of(const data::edge_arrays& e) {
+  std::vector<std::int64_t> index(e.source.begin(), e.source.end());
+  index.insert(index.end(), e.target.begin(), e.target.end());
+  auto flat = owned_array(std::move(index));
+  return flat.attr("reshape")(2, e.size());
+}
+
+py::dict link_split_of(const data::dataset& d, double valid_fraction, double test_fraction,
+                       double negatives_per_positive, std::uint32_t seed) {
+  data::link_split split;
+  {
+    const py::gil_scoped_release unlocked;
+    split = data::random_link_split(d.graph(), {.valid_fraction = valid_fraction,
+                                                .test_fraction = test_fraction,
+                                                .negatives_per_positive = negatives_per_positive,
+                                                .seed = seed});
+  }
+  const auto graph = [](csr_matrix& g) {
+    return py::make_tuple(owned_array(std::vector<edge_t>(g.indptr.begin(), g.indptr.end())),
+                          owned_array(std::vector<vertex_t>(g.indices.begin(), g.indices.end())));
+  };
+  return py::dict(
+      py::arg("undirected") = split.undirected, py::arg("train") = edge_index_of(split.train),
+      py::arg("valid") = edge_index_of(split.valid), py::arg("test") = edge_index_of(split.test),
+      py::arg("valid_negatives") = edge_index_of(split.valid_negatives),
+      py::arg("test_negatives") = edge_index_of(split.test_negatives),
+      py::arg("train_graph") = graph(split.train_graph),
+      py::arg("test_graph") = graph(split.test_graph));
+}
+
+void bind_link_split(py::module_& m) {
+  m.def("random_link_split", &link_split_of, py::arg("dataset"), py::kw_only(),
+        py::arg("valid_fraction") = 0.1, py::arg("test_fraction") = 0.2,
+        py::arg("negatives_per_positive") = 1.0, py::arg("seed") = 0,
+        "A random split of the dataset's edges for link prediction, as PyG's RandomLinkSplit "
+        "makes it: a dict of 2 x E int64 edge indices (train, valid, test, and fixed "
+        "valid_negatives and test_negatives that are no edge of the graph), whether the graph "
+        "is undirected (then each edge is split once, smaller endpoint first), and the "
+        "message-passing graphs as (indptr, indices): train_graph (the training edges) and "
+        "test_graph (training and valid edges), both directions where undirected.");
+}
+
 void bind_dataset(py::module_& m) {
   py::class_<data::dataset, dataset_ptr>(m, "Dataset",
                                          "A graph with node features, labels and splits, "
@@ -233,6 +277,7 @@ void bind_dataset(py::module_& m) {
         return py::str("bulkgnn.Dataset(name={!r}, num_nodes={}, num_edges={}, num_features={})")
             .format(d.name(), d.num_nodes(), d.num_edges(), d.features().cols);
       });
+  bind_link_split(m);
 }
 
 }  // namespace bulkgnn::python

@@ -31,6 +31,12 @@ constexpr std::pair<std::string_view, std::string_view> keyword_of_field[] = {
     {"loader_options.slice", "rank"},
     {"execution_options.device", "backend"},
     {"execution_options.threads", "threads"},
+    {"link_split_options.valid_fraction", "valid_fraction"},
+    {"link_split_options.test_fraction", "test_fraction"},
+    {"link_split_options.negatives_per_positive", "negatives_per_positive"},
+    {"negative_sampling.amount", "the negative sampling amount"},
+    {"negative_sampling.strict", "strict"},
+    {"negative_sampling.distribution", "negative_distribution"},
 };
 
 }  // namespace

@@ -216,12 +216,14 @@ py::object edge_label_index(const minibatch_handle& h) {
   return py::cast(owned_array(std::move(index), {2, k}));
 }
 
+// Triplet negatives, P x amount local ids (P alone for one each, as PyG
+// squeezes them), or None.
 py::object negative_targets(const minibatch_handle& h) {
   if (!h.mb->link || h.mb->link->negative_target.empty()) return py::none();
   const auto& s = *h.mb->link;
-  const auto per_positive = static_cast<std::int64_t>(s.negative_target.size()) /
-                            std::max<std::int64_t>(s.positives(), 1);
+  const auto per_positive = static_cast<std::int64_t>(s.negative_target.size()) / s.positives();
   std::vector<std::int64_t> index(s.negative_target.begin(), s.negative_target.end());
+  if (per_positive == 1) return py::cast(owned_array(std::move(index), {s.positives()}));
   return py::cast(owned_array(std::move(index), {s.positives(), per_positive}));
 }
 
@@ -330,7 +332,7 @@ void bind_minibatch(py::module_& m) {
           "The positives' positions in the loader's edge_label_index.")
       .def_property_readonly("dst_neg_index", &negative_targets,
                              "Triplet negatives: positive i's corrupted targets in row i, local "
-                             "ids; None otherwise.")
+                             "ids (one column squeezed away, as PyG); None otherwise.")
       .def(
           "to_pyg", [](const py::object& self) { return adapter("to_pyg", self); },
           "A torch_geometric.data.Data laid out as PyG's NeighborLoader yields it.")

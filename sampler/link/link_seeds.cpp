@@ -76,6 +76,31 @@ void validate(const link_options& o) {
       "negative_sampling.amount: triplet negatives are a whole number (at least 1) "
       "per positive, got {}",
       amount);
+  // Each negative of a minibatch has a stream of its own, numbered in 32 bits.
+  BULKGNN_EXPECTS(static_cast<double>(o.batch_size) * amount < 4294967296.0,
+                  "link_options.batch_size {} with negative_sampling.amount {} asks for more "
+                  "negatives per minibatch than 2^32",
+                  o.batch_size, amount);
+}
+
+void validate(edge_list positives, std::int64_t num_vertices) {
+  BULKGNN_EXPECTS(positives.source.size() == positives.target.size(),
+                  "link seeds: {} sources but {} targets", positives.source.size(),
+                  positives.target.size());
+  BULKGNN_EXPECTS(!positives.source.empty(), "link seeds: the split has no positive edges");
+  BULKGNN_EXPECTS(positives.source.size() < (std::size_t{1} << 32),
+                  "link seeds: too many positive edges ({})", positives.source.size());
+  BULKGNN_EXPECTS(positives.label.empty() || positives.label.size() == positives.source.size(),
+                  "link seeds: {} labels for {} positive edges", positives.label.size(),
+                  positives.source.size());
+  for (std::size_t i = 0; i < positives.source.size(); ++i)
+    BULKGNN_EXPECTS(positives.source[i] >= 0 && positives.source[i] < num_vertices &&
+                        positives.target[i] >= 0 && positives.target[i] < num_vertices,
+                    "link seeds: positive edge {} ({} -> {}) is outside the graph's {} vertices", i,
+                    positives.source[i], positives.target[i], num_vertices);
+  for (std::size_t i = 0; i < positives.label.size(); ++i)
+    BULKGNN_EXPECTS(std::isfinite(positives.label[i]), "link seeds: positive edge {} has label {}",
+                    i, positives.label[i]);
 }
 
 negative_sampler::negative_sampler(csr_view graph, const negative_sampling& options)
@@ -121,11 +146,10 @@ std::pair<vertex_t, vertex_t> negative_sampler::draw(const rng_key& key,
   }
   if (fixed_source >= 0)
     throw option_error(fmt::format(
-        "negative_sampling.strict: no vertex that is not a neighbour of vertex {} in {} draws "
-        "(it has {} of the graph's {} vertices as in-neighbours); turn strict off or use a "
-        "sparser graph",
-        fixed_source, strict_attempts,
-        graph_.indptr[fixed_source + 1] - graph_.indptr[fixed_source], graph_.rows));
+        "negative_sampling.strict: in {} draws, every target was vertex {} itself or the head "
+        "of an edge from it (of the graph's {} vertices); turn strict off or use a sparser "
+        "graph",
+        strict_attempts, fixed_source, graph_.rows));
   throw option_error(fmt::format(
       "negative_sampling.strict: no pair of vertices that is not an edge in {} draws; the "
       "graph's {} vertices are too densely connected for strict negatives",
@@ -136,27 +160,15 @@ link_epoch_plan::link_epoch_plan(edge_list positives, const negative_sampler& ne
                                  const link_options& options, std::uint32_t epoch)
     : positives_(positives), negatives_(negatives), options_(options), epoch_(epoch) {
   validate(options);
-  BULKGNN_EXPECTS(positives.source.size() == positives.target.size(),
-                  "link seeds: {} sources but {} targets", positives.source.size(),
-                  positives.target.size());
-  BULKGNN_EXPECTS(!positives.source.empty(), "link seeds: the split has no positive edges");
-  BULKGNN_EXPECTS(positives.label.empty() || positives.label.size() == positives.source.size(),
-                  "link seeds: {} labels for {} positive edges", positives.label.size(),
-                  positives.source.size());
+  validate(positives, negatives.num_vertices());
   BULKGNN_EXPECTS(positives.label.empty() || options.negatives.mode == negative_mode::binary,
                   "negative_sampling.mode triplet: positives carry no labels (PyG's triplet "
                   "batches have none)");
-  for (std::size_t i = 0; i < positives.label.size(); ++i)
-    BULKGNN_EXPECTS(std::isfinite(positives.label[i]), "link seeds: positive edge {} has label {}",
-                    i, positives.label[i]);
-  BULKGNN_EXPECTS(positives.source.size() < (std::size_t{1} << 32),
-                  "link seeds: too many positive edges ({})", positives.source.size());
-  const auto n = negatives.num_vertices();
-  for (std::size_t i = 0; i < positives.source.size(); ++i)
-    BULKGNN_EXPECTS(positives.source[i] >= 0 && positives.source[i] < n &&
-                        positives.target[i] >= 0 && positives.target[i] < n,
-                    "link seeds: positive edge {} ({} -> {}) is outside the graph's {} vertices", i,
-                    positives.source[i], positives.target[i], n);
+  // As PyG: with binary negatives, labels from 0 move up by one, so that 0
+  // is the negatives' label; labels that leave 0 free stay.
+  if (options.negatives.mode == negative_mode::binary && options.negatives.amount > 0 &&
+      !positives.label.empty() && std::ranges::min(positives.label) == 0.0f)
+    label_shift_ = 1;
   order_.resize(positives.source.size());
   for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<std::int64_t>(i);
   if (!options.shuffle) return;
@@ -200,10 +212,10 @@ link_seeds link_epoch_plan::seeds(std::int64_t minibatch) const {
       source.push_back(s_neg);
       target.push_back(t_neg);
     }
-    const float shift = count > 0 ? 1.0f : 0.0f;
     for (const auto i : s.input_id)
-      s.edge_label.push_back(
-          positives_.label.empty() ? 1.0f : positives_.label[static_cast<std::size_t>(i)] + shift);
+      s.edge_label.push_back(positives_.label.empty()
+                                 ? 1.0f
+                                 : positives_.label[static_cast<std::size_t>(i)] + label_shift_);
     s.edge_label.resize(source.size(), 0.0f);
   } else {
     const auto per_positive = static_cast<std::int64_t>(n.amount);

@@ -21,6 +21,10 @@ class random_walk_sampling final : public per_destination_sampling {
       : per_destination_sampling(context),
         walk_length_(parameter(context.options, "walk_length")) {}
 
+  // A walk t -> s -> x reaches x through the edge s -> t; dropping the visit
+  // to s would not undo that.
+  [[nodiscard]] bool leaves_out_edges() const override { return false; }
+
  private:
   sampled_layer sample_hop(const segmented_vertices& frontier,
                            std::span<const std::int64_t> minibatch_ids, std::uint32_t epoch,

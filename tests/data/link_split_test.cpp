@@ -75,10 +75,18 @@ TEST(LinkSplit, AnUndirectedGraphsEdgesSplitOnceEachWithTheRightGraphs) {
   EXPECT_EQ(edges_of(split.test_graph.view()), before_test);
 }
 
-TEST(LinkSplit, EvaluationNegativesAreNoEdgesOfTheWholeGraph) {
+TEST(LinkSplit, EvaluationNegativesAreDistinctAndNoEdgesOfTheWholeGraph) {
   const auto g = random_graph(300, 10, true, 2);
   const auto split = random_link_split(g.view(), {.negatives_per_positive = 2.5, .seed = 4});
   const auto edges = edges_of(g.view());
+  // Each pair once (unordered: undirected), none both a valid and a test negative.
+  auto all = listed(split.valid_negatives, false);
+  EXPECT_EQ(all.size(), static_cast<std::size_t>(split.valid_negatives.size()));
+  for (std::int64_t i = 0; i < split.test_negatives.size(); ++i) {
+    EXPECT_LT(split.test_negatives.source[i], split.test_negatives.target[i]);
+    EXPECT_TRUE(
+        all.insert({split.test_negatives.source[i], split.test_negatives.target[i]}).second);
+  }
   for (const auto& [positives, negatives] :
        {std::pair{&split.valid, &split.valid_negatives}, {&split.test, &split.test_negatives}}) {
     EXPECT_EQ(negatives->size(),

@@ -72,6 +72,9 @@ class Layout(unittest.TestCase):
         self.assertIsNone(mb.edge_label)
         negatives = mb.dst_neg_index.numpy()
         self.assertEqual(negatives.shape, (64, 2))
+        one = bulkgnn.LinkNeighborLoader(DS, num_neighbors=[3], edge_label_index=ONE_WAY,
+                                         batch_size=64, neg_sampling="triplet")
+        self.assertEqual(next(iter(one)).dst_neg_index.numpy().shape, (64,))  # as PyG squeezes
         nodes = mb.input_nodes.numpy()
         source, _ = positives_of(mb)
         edges = set(zip(SOURCE.tolist(), TARGET.tolist()))
@@ -114,8 +117,9 @@ class Determinism(unittest.TestCase):
 
 
 class Labels(unittest.TestCase):
-    def first_labels(self, **kwargs):
-        label = np.arange(ONE_WAY.shape[1], dtype=np.float32) % 3
+    def first_labels(self, label=None, **kwargs):
+        if label is None:
+            label = np.arange(ONE_WAY.shape[1], dtype=np.float32) % 3
         loader = bulkgnn.LinkNeighborLoader(DS, num_neighbors=[2], edge_label_index=ONE_WAY,
                                             edge_label=label, batch_size=50, **kwargs)
         mb = next(iter(loader))
@@ -124,6 +128,12 @@ class Labels(unittest.TestCase):
     def test_binary_negatives_shift_the_given_labels_by_one_as_pyg(self):
         given, got = self.first_labels(neg_sampling="binary")
         np.testing.assert_array_equal(got, np.concatenate([given + 1, np.zeros(50)]))
+
+    def test_labels_that_leave_zero_free_stay_as_pyg(self):
+        # RandomLinkSplit's training labels are all ones: PyG shifts only from 0.
+        given, got = self.first_labels(label=np.ones(ONE_WAY.shape[1], dtype=np.float32),
+                                       neg_sampling="binary")
+        np.testing.assert_array_equal(got, np.concatenate([given, np.zeros(50)]))
 
     def test_without_negatives_the_labels_pass_through(self):
         given, got = self.first_labels()
@@ -148,12 +158,10 @@ class Errors(unittest.TestCase):
         self.refused("one label per edge", edge_label=np.ones(3))
         self.refused("exclude must be", exclude="reverse_id")
 
-    def test_a_layer_wise_sampler_cannot_leave_edges_out(self):
-        loader = bulkgnn.LinkNeighborLoader(DS, num_neighbors=[64], edge_label_index=ONE_WAY,
-                                            sampler="ladies", batch_size=64)
-        with self.assertRaises(ValueError) as caught:
-            next(iter(loader))
-        self.assertIn("ladies sampler cannot leave", str(caught.exception))
+    def test_a_sampler_that_cannot_leave_edges_out_is_refused_up_front(self):
+        for sampler in ("ladies", "random-walk"):
+            self.refused(f"{sampler} sampler cannot leave", sampler=sampler,
+                         num_neighbors=[64])
 
 
 @requires_torch

@@ -26,9 +26,10 @@ evaluator::evaluator(const training_data& ds, const train_options& o, const mode
   // Refused before the first epoch rather than after it.
   if (o.eval == evaluation::full && o.eval_every > 0 && plan.route != evaluation_route::shares)
     BULKGNN_EXPECTS(ds.whole,
-                    "train_options.eval: full-graph evaluation on a GPU reads the whole graph "
-                    "and every feature row, which a rank of a partitioned dataset does not "
-                    "hold; use sampled evaluation");
+                    "train_options.eval: full-graph evaluation that is not by shares (a GPU "
+                    "model's, or minibatch_sources.evaluation's) reads the whole graph and every "
+                    "feature row, which a rank of a partitioned dataset does not hold; use "
+                    "sampled evaluation");
 }
 
 void evaluator::evaluate(epoch_record& r, gnn_model& model, const minibatch_sources& sources) {

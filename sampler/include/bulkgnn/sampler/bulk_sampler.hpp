@@ -92,6 +92,9 @@ class bulk_sampler {
                                           std::int64_t count, const minibatch_split& split);
 
   [[nodiscard]] const sampler_options& options() const { return context_->options; }
+  // Whether its sampler can leave edges out of a minibatch's blocks (the
+  // overload of sample() with excluded edges).
+  [[nodiscard]] bool leaves_out_edges() const { return algorithm_->leaves_out_edges(); }
   // Wall time spent per stage over every call so far.
   [[nodiscard]] const stage_times& times() const { return context_->times; }
   // On a cuda executor, each stage's time on the device (CUDA events),

@@ -79,6 +79,10 @@ struct edge_list {
   std::span<const float> label = {};
 };
 
+// option_error for positives that are no edges of a graph of `num_vertices`
+// (sizes that differ, ids out of range, labels that are not finite, none).
+void validate(edge_list positives, std::int64_t num_vertices);
+
 // One minibatch's supervision, laid out as PyG's LinkNeighborLoader batch.
 struct link_seeds {
   std::int64_t index = 0;  // position in the epoch
@@ -91,8 +95,9 @@ struct link_seeds {
   // triplet: the positives only (src_index, dst_pos_index).
   std::vector<vertex_t> label_source;
   std::vector<vertex_t> label_target;
-  // binary: the positives' labels (as given, plus 1 where negatives are
-  // drawn, as PyG: 0 is the negatives' label), then 0 for the negatives.
+  // binary: the positives' labels (as given; where negatives are drawn and
+  // the given labels start at 0, each plus 1, as PyG, so that 0 is the
+  // negatives' label), then 0 for the negatives.
   std::vector<float> edge_label;
   // triplet: negative_target[i · amount + k] is positive i's k-th corrupted
   // tail (dst_neg_index); empty for binary.
@@ -151,6 +156,7 @@ class link_epoch_plan {
   const negative_sampler& negatives_;
   link_options options_;
   std::uint32_t epoch_;
+  float label_shift_ = 0;
   std::vector<std::int64_t> order_;
 };
 

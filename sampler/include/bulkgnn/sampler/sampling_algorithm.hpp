@@ -76,7 +76,10 @@ class per_destination_sampling : public sampling_algorithm {
                                         segmented_vertices part,
                                         std::span<const std::int64_t> minibatch_ids,
                                         comm::communicator* ranks) final;
-  [[nodiscard]] bool leaves_out_edges() const final { return true; }
+  // Each hop's draws are the edges themselves, so dropping a minibatch's
+  // excluded ones leaves none of them in reach (a sampler whose draws are
+  // paths, random walks, returns false).
+  [[nodiscard]] bool leaves_out_edges() const override { return true; }
 
  protected:
   // Hop `hop` from `frontier` (on the executor): its sources and blocks.

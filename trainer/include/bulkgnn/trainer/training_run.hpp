@@ -146,8 +146,10 @@ struct minibatch_sources {
   // train_options::normalize_features set: the run computes its own.
   const loader::row_normalizer* normalizer = nullptr;
   // How full-graph evaluation goes; by default every vertex at once on the
-  // model's executor (session::layout_for decides it for the loaders it
-  // assembles).
+  // model's executor. session::train fills it from session::layout_for
+  // (shares over several host ranks, pieces on a GPU the graph does not fit
+  // or as train_options::eval_piece_rows asks); a caller with sources of its
+  // own should too, or train_options::eval_piece_rows goes unheeded.
   evaluation_plan evaluation = {};
 };
 
