@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _bulkgnn
 from ._data import from_pyg
-from ._loader import _BACKENDS, _SAMPLERS, _fanouts, _integer, _sampler_parameters, \
+from ._loader import _BACKENDS, _SAMPLERS, _Epochs, _fanouts, _integer, _sampler_parameters, \
     _warn_about_workers
 
 
@@ -86,7 +86,7 @@ def _negative_sampling(neg_sampling, neg_sampling_ratio):
     return mode, float(amount)
 
 
-class LinkNeighborLoader:
+class LinkNeighborLoader(_Epochs):
     """Link-prediction minibatches of a bulkgnn.Dataset from the C++ pipeline, laid
     out as PyG's LinkNeighborLoader yields them (mb.to_pyg()).
 
@@ -193,20 +193,3 @@ class LinkNeighborLoader:
         self.source = source
         self.target = target
         self._epoch = 0
-
-    def __iter__(self):
-        """Starts the next epoch (ending one still running) and returns its iterator."""
-        epoch = self._core.epoch(self._epoch)
-        self._epoch += 1
-        return epoch
-
-    def __len__(self):
-        return len(self._core)
-
-    def set_epoch(self, epoch):
-        """The next iteration runs this epoch (then epoch + 1, ...)."""
-        self._epoch = _integer("epoch", epoch, 0, 2**32 - 1)
-
-    @property
-    def epoch(self):
-        return self._epoch

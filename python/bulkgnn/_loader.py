@@ -150,7 +150,31 @@ def _environment_integer(name):
                          f"(the launcher sets it), got {text!r}") from None
 
 
-class NeighborLoader:
+class _Epochs:
+    """Epochs over a C++ loader (self._core): one per iteration, counted from 0."""
+
+    _epoch = 0
+
+    def __iter__(self):
+        """Starts the next epoch (ending one still running) and returns its iterator."""
+        epoch = self._core.epoch(self._epoch)
+        self._epoch += 1
+        return epoch
+
+    def __len__(self):
+        return len(self._core)
+
+    def set_epoch(self, epoch):
+        """The next iteration runs this epoch (then epoch + 1, ...)."""
+        self._epoch = _integer("epoch", epoch, 0, 2**32 - 1)
+
+    @property
+    def epoch(self):
+        """The epoch the next iteration runs."""
+        return self._epoch
+
+
+class NeighborLoader(_Epochs):
     """Minibatches of a bulkgnn.Dataset from the C++ multistage pipeline
     (shuffle -> bulk sample -> gather features), which runs on its own threads
     without the GIL while Python consumes.
@@ -292,23 +316,6 @@ class NeighborLoader:
                             queue_bytes)
         self._epoch = 0
 
-    def __iter__(self):
-        """Starts the next epoch (ending one still running) and returns its iterator."""
-        epoch = self._core.epoch(self._epoch)
-        self._epoch += 1
-        return epoch
-
-    def __len__(self):
-        return len(self._core)
-
-    def set_epoch(self, epoch):
-        """The next iteration runs this epoch (then epoch + 1, ...)."""
-        self._epoch = _integer("epoch", epoch, 0, 2**32 - 1)
-
-    @property
-    def epoch(self):
-        """The epoch the next iteration runs."""
-        return self._epoch
 
 
 @functools.cache
