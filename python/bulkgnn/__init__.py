@@ -8,6 +8,8 @@
 
 Minibatch arrays (bulkgnn.Array) hand their memory to torch or numpy through
 DLPack; mb.to_pyg() and mb.to_dgl() give what PyG's and DGL's loaders yield.
+bulkgnn.LinkNeighborLoader gives link-prediction minibatches (PyG's keywords), and
+bulkgnn.random_link_split splits a dataset's edges as PyG's RandomLinkSplit.
 """
 
 from ._bulkgnn import (Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest,
