@@ -10,8 +10,8 @@ namespace bulkgnn::kernels {
 
 void excluded_edges::push_segment(std::vector<std::uint64_t> segment_keys) {
   std::ranges::sort(segment_keys);
-  const auto repeats = std::ranges::unique(segment_keys);
-  segment_keys.erase(repeats.begin(), repeats.end());
+  // std::unique, not ranges::unique: clang cannot use libstdc++ 12's subrange.
+  segment_keys.erase(std::unique(segment_keys.begin(), segment_keys.end()), segment_keys.end());
   keys.insert(keys.end(), segment_keys.begin(), segment_keys.end());
   offsets.push_back(static_cast<std::int64_t>(keys.size()));
 }

@@ -228,7 +228,8 @@ link_seeds link_epoch_plan::seeds(std::int64_t minibatch) const {
   s.nodes.insert(s.nodes.end(), target.begin(), target.end());
   s.nodes.insert(s.nodes.end(), negative_target.begin(), negative_target.end());
   std::ranges::sort(s.nodes);
-  s.nodes.erase(std::ranges::unique(s.nodes).begin(), s.nodes.end());
+  // std::unique, not ranges::unique: clang cannot use libstdc++ 12's subrange.
+  s.nodes.erase(std::unique(s.nodes.begin(), s.nodes.end()), s.nodes.end());
   const auto local = [&](vertex_t v) {
     return static_cast<vertex_t>(std::ranges::lower_bound(s.nodes, v) - s.nodes.begin());
   };
