@@ -6,8 +6,7 @@ import numpy as np
 
 from . import _bulkgnn
 from ._data import from_pyg
-from ._loader import _BACKENDS, _SAMPLERS, _Epochs, _fanouts, _integer, _sampler_parameters, \
-    _warn_about_workers
+from ._loader import _BACKENDS, _SAMPLERS, _Epochs, _pipeline_arguments, _warn_about_workers
 
 
 def _edge_label_index(value, num_nodes):
@@ -168,28 +167,10 @@ class LinkNeighborLoader(_Epochs):
                 raise ValueError("LinkNeighborLoader: edge_label holds a NaN or infinity")
             labels = np.ascontiguousarray(labels, dtype=np.float32)
         self._core = _bulkgnn.LinkLoader(
-            data, source, target, labels,
-            fanouts=_fanouts("num_neighbors" if num_neighbors is not None else "fanouts", hops),
-            batch_size=_integer("batch_size", batch_size, 1),
-            shuffle=bool(shuffle),
-            seed=_integer("seed", seed, 0, 2**32 - 1),
-            bulk=_integer("bulk", bulk, 1),
-            threads=0 if threads is None else _integer("threads", threads, 1, 4096),
-            sampler=sampler,
-            replace=bool(replace),
-            weighted=bool(weighted),
-            prefetch=_integer("prefetch", prefetch, 1),
-            backend=backend,
-            sampler_parameters=_sampler_parameters(_SAMPLERS[sampler], sampler_options),
-            layers=0 if layers is None else _integer("layers", layers, 1, 64),
-            queue_bytes=0 if queue_bytes is None else _integer("queue_bytes", queue_bytes, 1),
-            negative_mode=mode,
-            amount=amount,
-            distribution=negative_distribution,
-            strict=bool(strict),
-            exclude=exclude or "none")
+            data, source, target, labels, negative_mode=mode, amount=amount,
+            distribution=negative_distribution, strict=bool(strict), exclude=exclude or "none",
+            **_pipeline_arguments(
+                "num_neighbors" if num_neighbors is not None else "fanouts", hops, batch_size,
+                shuffle, seed, bulk, threads, sampler, sampler_options, replace, weighted,
+                prefetch, backend, layers, queue_bytes))
         self.dataset = data
-        self.negative_mode = mode
-        self.source = source
-        self.target = target
-        self._epoch = 0

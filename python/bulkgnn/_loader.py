@@ -86,6 +86,28 @@ def _seed_ids(name, seeds, num_nodes):
     return np.ascontiguousarray(array, dtype=np.int32)
 
 
+def _pipeline_arguments(fanouts_name, fanouts, batch_size, shuffle, seed, bulk, threads,
+                        sampler, sampler_options, replace, weighted, prefetch, backend, layers,
+                        queue_bytes):
+    """The C++ loaders' shared keyword arguments, each checked by name."""
+    return {
+        "fanouts": _fanouts(fanouts_name, fanouts),
+        "batch_size": _integer("batch_size", batch_size, 1),
+        "shuffle": bool(shuffle),
+        "seed": _integer("seed", seed, 0, 2**32 - 1),
+        "bulk": _integer("bulk", bulk, 1),
+        "threads": 0 if threads is None else _integer("threads", threads, 1, 4096),
+        "sampler": sampler,
+        "replace": bool(replace),
+        "weighted": bool(weighted),
+        "prefetch": _integer("prefetch", prefetch, 1),
+        "backend": backend,
+        "sampler_parameters": _sampler_parameters(_SAMPLERS[sampler], sampler_options),
+        "layers": 0 if layers is None else _integer("layers", layers, 1, 64),
+        "queue_bytes": 0 if queue_bytes is None else _integer("queue_bytes", queue_bytes, 1),
+    }
+
+
 def _fanouts(name, fanouts):
     try:
         hops = [operator.index(f) for f in fanouts]
@@ -269,7 +291,6 @@ class NeighborLoader(_Epochs):
         if sampler not in _SAMPLERS:
             raise ValueError(f"NeighborLoader: sampler must be one of {', '.join(_SAMPLERS)}; "
                              f"got {sampler!r}")
-        parameters = _sampler_parameters(_SAMPLERS[sampler], sampler_options)
         if backend not in _BACKENDS:
             raise ValueError(f"NeighborLoader: backend must be one of {', '.join(_BACKENDS)}; "
                              f"got {backend!r}")
@@ -290,31 +311,17 @@ class NeighborLoader(_Epochs):
         batch_size = _integer("batch_size", batch_size, 1)
         max_minibatches = _without_empty_slices(len(seed_ids), batch_size, world_size)
         self._core = _bulkgnn.Loader(
-            dataset, seed_ids,
-            fanouts=_fanouts("num_neighbors" if num_neighbors is not None else "fanouts", fanouts),
-            batch_size=batch_size,
-            shuffle=bool(shuffle),
-            seed=_integer("seed", seed, 0, 2**32 - 1),
-            bulk=_integer("bulk", bulk, 1),
-            threads=0 if threads is None else _integer("threads", threads, 1, 4096),
-            sampler=sampler,
-            replace=bool(replace),
-            weighted=bool(weighted),
-            prefetch=_integer("prefetch", prefetch, 1),
-            rank=rank,
-            world_size=world_size,
-            backend=backend,
-            sampler_parameters=parameters,
-            layers=0 if layers is None else _integer("layers", layers, 1, 64),
-            max_minibatches=max_minibatches,
-            queue_bytes=0 if queue_bytes is None else _integer("queue_bytes", queue_bytes, 1))
+            dataset, seed_ids, rank=rank, world_size=world_size, max_minibatches=max_minibatches,
+            **_pipeline_arguments(
+                "num_neighbors" if num_neighbors is not None else "fanouts", fanouts, batch_size,
+                shuffle, seed, bulk, threads, sampler, sampler_options, replace, weighted,
+                prefetch, backend, layers, queue_bytes))
         self.dataset = dataset
         self.rank = rank
         self.world_size = world_size
         # The byte bound of the sampled-bulk and ready-minibatch queues.
         self.queue_bytes = (_bulkgnn.default_queue_bytes() if queue_bytes is None else
                             queue_bytes)
-        self._epoch = 0
 
 
 

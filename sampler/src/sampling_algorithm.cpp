@@ -40,10 +40,10 @@ sampled_layer per_destination_sampling::relabelled_hop(const segmented_vertices&
                                                        csr_view drawn) const {
   auto& c = context();
   executor_stage stage(c.exec, c.times, c.device_log, "relabel");
+  csr_matrix kept;
   if (c.excluded != nullptr) {
-    const auto kept = kernels::drop_excluded_edges(c.exec, drawn, frontier, *c.excluded);
-    auto relabelled = kernels::relabel_by_segment(c.exec, frontier, kept.view());
-    return {std::move(relabelled.sources), std::move(relabelled.blocks), frontier.offsets};
+    kept = kernels::drop_excluded_edges(c.exec, drawn, frontier, *c.excluded);
+    drawn = kept.view();
   }
   auto relabelled = kernels::relabel_by_segment(c.exec, frontier, drawn);
   return {std::move(relabelled.sources), std::move(relabelled.blocks), frontier.offsets};
