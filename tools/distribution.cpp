@@ -103,6 +103,18 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"model_config.dropout", "--dropout"},
     {"adam_options.lr", "--lr"},
     {"adam_options.weight_decay", "--weight-decay"},
+    {"train_options.model_exec", "--device"},
+    {"link_train_options.hits_k", "--hits-k"},
+    {"link_train_options.ranking_negatives", "--ranking-negatives"},
+    {"link_split_options.valid_fraction", "--link-split"},
+    {"link_split_options.test_fraction", "--link-split"},
+    {"link_split_options.negatives_per_positive", "--split-negatives"},
+    {"negative_sampling.amount", "--neg-ratio"},
+    {"negative_sampling.distribution", "--neg-distribution"},
+    {"negative_sampling.mode", "--neg-mode"},
+    {"negative_sampling.strict", "--strict-negatives"},
+    {"link_options.batch_size", "--batch-size"},
+    {"link_options.exclude", "--exclude"},
 };
 
 }  // namespace

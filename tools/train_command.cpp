@@ -1,6 +1,7 @@
 #include "commands.hpp"
 #include "distribution.hpp"
 #include "full_batch_train.hpp"
+#include "link_train.hpp"
 #include "sampler_flags.hpp"
 #include "train_memory.hpp"
 
@@ -35,6 +36,7 @@ namespace bulkgnn::tools {
 namespace {
 
 struct train_config {
+  std::string task = "node";
   std::string mode = "minibatch";
   std::string model;  // full-batch: gcn or sage; minibatch: from --sampler
   std::string compress = "none";
@@ -69,6 +71,17 @@ struct train_config {
   bool resume = false;
   bool quiet = false;
   session::layout_options distribution;
+  // --task link
+  std::string link_head = "dot";
+  std::string link_split = "0.1,0.2";
+  double split_negatives = 1;
+  double neg_ratio = 1;
+  std::string neg_mode = "binary";
+  std::string neg_distribution = "uniform";
+  bool strict_negatives = false;
+  std::string exclude = "reverse";
+  std::int64_t hits_k = 50;
+  std::int64_t ranking_negatives = 100;
 };
 
 // --gemm: unset leaves the choice to the model (fast on a GPU, exact on the cpu).
@@ -88,6 +101,7 @@ std::vector<session::setting> shared_settings(const train_config& c) {
   const auto layers = c.layers == 0 ? static_cast<int>(fanouts.size()) : c.layers;
   std::vector<session::setting> settings{
       {"command", "train"},
+      {"--task", c.task},
       {"--mode", c.mode},
       {"--model", c.model},
       {"--compress", c.compress},
@@ -112,7 +126,17 @@ std::vector<session::setting> shared_settings(const train_config& c) {
       {"--backend", c.backend},
       {"--sample-on", c.sample_on},
       {"--checkpoint-dir", c.checkpoint_dir},
-      {"--resume", c.resume ? "yes" : "no"}};
+      {"--resume", c.resume ? "yes" : "no"},
+      {"--link-head", c.link_head},
+      {"--link-split", c.link_split},
+      {"--split-negatives", fmt::format("{}", c.split_negatives)},
+      {"--neg-ratio", fmt::format("{}", c.neg_ratio)},
+      {"--neg-mode", c.neg_mode},
+      {"--neg-distribution", c.neg_distribution},
+      {"--strict-negatives", c.strict_negatives ? "yes" : "no"},
+      {"--exclude", c.exclude},
+      {"--hits-k", std::to_string(c.hits_k)},
+      {"--ranking-negatives", std::to_string(c.ranking_negatives)}};
   for (auto& s : sampler_settings(c.sampler)) settings.push_back(std::move(s));
   return settings;
 }
@@ -352,6 +376,85 @@ full_batch_config full_batch_config_from(const train_config& c, const CLI::App& 
   return f;
 }
 
+// The options of --task link, refused with --task node so that a run never
+// silently ignores what it was asked.
+constexpr std::array<const char*, 10> link_only_options{
+    "--link-head", "--link-split",       "--split-negatives",  "--neg-ratio",
+    "--neg-mode",  "--neg-distribution", "--strict-negatives", "--exclude",
+    "--hits-k",    "--ranking-negatives"};
+
+// What link training does not take: a node split, full-batch, another
+// evaluation than the full graph's.
+constexpr std::array<const char*, 5> node_only_options{"--split", "--compress", "--eval",
+                                                       "--eval-piece-rows", "--sample-on"};
+
+// "VALID,TEST" fractions of the edges.
+std::pair<double, double> parse_link_split(const std::string& text) {
+  const auto comma = text.find(',');
+  try {
+    if (comma != std::string::npos) {
+      std::size_t used_valid = 0;
+      std::size_t used_test = 0;
+      const auto valid_text = text.substr(0, comma);
+      const auto test_text = text.substr(comma + 1);
+      const double valid = std::stod(valid_text, &used_valid);
+      const double test = std::stod(test_text, &used_test);
+      if (used_valid == valid_text.size() && used_test == test_text.size()) {
+        BULKGNN_EXPECTS(valid >= 0 && test >= 0 && valid + test < 1,
+                        "--link-split {}: the held-out fractions must be at least 0 and leave "
+                        "training edges (sum below 1)",
+                        text);
+        return {valid, test};
+      }
+    }
+  } catch (const std::logic_error&) {  // NOLINT(bugprone-empty-catch): refused below
+  }
+  throw option_error(fmt::format(
+      "--link-split must be VALID,TEST: the fractions of the edges held out (as 0.1,0.2); got "
+      "'{}'",
+      text));
+}
+
+link_train_config link_train_config_from(const train_config& c, const CLI::App& cmd) {
+  BULKGNN_EXPECTS(c.mode == "minibatch", "--task link trains on minibatches (--mode minibatch)");
+  for (const char* option : node_only_options)
+    BULKGNN_EXPECTS(cmd.count(option) == 0, "{} applies to --task node, not link", option);
+  BULKGNN_EXPECTS(c.backend != "cuda",
+                  "--device cuda: --task link trains on the cpu so far (cpu or reference)");
+  link_train_config l;
+  l.data = c.data;
+  l.options = options_from(c);
+  l.options.quiet = c.quiet;
+  const auto [valid, test] = parse_link_split(c.link_split);
+  l.split = {.valid_fraction = valid,
+             .test_fraction = test,
+             .negatives_per_positive = c.split_negatives,
+             .seed = c.seed};
+  l.plan.negatives = {.mode = sampler::parse_negative_mode(c.neg_mode),
+                      .amount = c.neg_ratio,
+                      .distribution = sampler::parse_negative_distribution(c.neg_distribution),
+                      .strict = c.strict_negatives};
+  l.plan.exclude = sampler::parse_edge_exclusion(c.exclude);
+  l.plan.scoring = {.head = trainer::parse_link_head(c.link_head, "--link-head"),
+                    .hits_k = c.hits_k,
+                    .ranking_negatives = c.ranking_negatives};
+  l.plan.scoring.source_settings["link_split"] = c.link_split;
+  l.plan.scoring.source_settings["split_negatives"] = c.split_negatives;
+  l.metrics_out = c.metrics_out;
+  l.threads = c.threads;
+  l.distribution = c.distribution;
+  l.settings = {{"data", c.data.empty() ? "embedded-csbm" : c.data},
+                {"bulk", c.bulk},
+                {"bulk_queue", c.bulk_queue},
+                {"ready_queue", c.ready_queue},
+                {"queue_bytes", loader::queue_bytes_of({.queue_bytes = c.queue_bytes})},
+                {"epochs", c.epochs},
+                {"eval_every", c.eval_every},
+                {"threads", c.threads},
+                {"backend", c.backend}};
+  return l;
+}
+
 void run_train(const train_config& c) {
   auto options = options_from(c);
   trainer::validate(options);
@@ -422,6 +525,56 @@ void run_train(const train_config& c) {
                result.best_valid_acc, *result.best_epoch + 1, result.test_acc_at_best);
 }
 
+void add_link_options(CLI::App& cmd, train_config& c) {
+  cmd.add_option("--link-head", c.link_head,
+                 "--task link: how a pair's score is read from its endpoints' embeddings: dot "
+                 "(their inner product) or mlp (OGB's LinkPredictor over their entrywise "
+                 "product)")
+      ->capture_default_str()
+      ->check(one_of({"dot", "mlp"}));
+  cmd.add_option("--link-split", c.link_split,
+                 "--task link: VALID,TEST fractions of the edges held out by the random link "
+                 "split (PyG's RandomLinkSplit, seeded by --seed)")
+      ->capture_default_str();
+  cmd.add_option("--split-negatives", c.split_negatives,
+                 "--task link: fixed negatives per held-out positive that the split draws for "
+                 "valid and test (the pool Hits@K ranks against; none an edge)")
+      ->capture_default_str()
+      ->check(real_in({.low = 0, .high = 1000}));
+  cmd.add_option("--neg-ratio", c.neg_ratio,
+                 "--task link: training negatives per positive (binary: any fraction; triplet: "
+                 "a whole number of corrupted tails each)")
+      ->capture_default_str()
+      ->check(real_in({.low = 0, .high = 1000}));
+  cmd.add_option("--neg-mode", c.neg_mode,
+                 "--task link: binary (pairs drawn apart, PyG's default) or triplet (each "
+                 "positive's source with corrupted tails, OGB citation2's protocol)")
+      ->capture_default_str()
+      ->check(one_of({"binary", "triplet"}));
+  cmd.add_option("--neg-distribution", c.neg_distribution,
+                 "--task link: where negative endpoints come from: uniform, or degree (in "
+                 "proportion to in-degree^0.75)")
+      ->capture_default_str()
+      ->check(one_of({"uniform", "degree"}));
+  cmd.add_flag("--strict-negatives", c.strict_negatives,
+               "--task link: redraw a negative that is a training edge or a loop");
+  cmd.add_option("--exclude", c.exclude,
+                 "--task link: which edges a minibatch leaves out of its sampled blocks: none, "
+                 "self (its positives) or reverse (its positives both ways, DGL's reverse_id)")
+      ->capture_default_str()
+      ->check(one_of({"none", "self", "reverse"}));
+  cmd.add_option("--hits-k", c.hits_k,
+                 "--task link: K of Hits@K (OGB's: positives above the K-th best negative), "
+                 "which picks the best epoch")
+      ->capture_default_str()
+      ->check(integer_in(1, max_vertices));
+  cmd.add_option("--ranking-negatives", c.ranking_negatives,
+                 "--task link: corrupted tails each held-out positive is ranked against for "
+                 "MRR (drawn once; none an edge)")
+      ->capture_default_str()
+      ->check(integer_in(1, 100000));
+}
+
 }  // namespace
 
 void add_train_command(CLI::App& app) {
@@ -431,6 +584,11 @@ void add_train_command(CLI::App& app) {
                   "native dataset directory, OGB raw directory or partitioned dataset (bulkgnn "
                   "partition; each rank reads its part) (default: embedded CSBM)")
       ->check(non_empty_path());
+  cmd->add_option("--task", config->task,
+                  "node (classify vertices by their labels) or link (predict edges: a random "
+                  "link split of DATA's edges, link minibatches with negatives, Hits@K and MRR)")
+      ->capture_default_str()
+      ->check(one_of({"node", "link"}));
   cmd->add_option("--mode", config->mode,
                   fmt::format("minibatch (sampled, pipelined) or full-batch (the whole graph every "
                               "epoch, over --grid {}; defaults there: 200 epochs, lr 0.01, 2 "
@@ -538,9 +696,16 @@ void add_train_command(CLI::App& app) {
   cmd->add_flag("--resume", config->resume,
                 "continue from the checkpoint in --checkpoint-dir (an error if there is none)");
   cmd->add_flag("--quiet", config->quiet, "no progress display");
+  add_link_options(*cmd, *config);
   add_distribution_options(*cmd, config->distribution, true);
   cmd->callback([config, cmd] {
     require_every_option_decided(*cmd, shared_settings(*config), per_rank_train_options);
+    if (config->task == "link") {
+      run_link_train(link_train_config_from(*config, *cmd));
+      return;
+    }
+    for (const char* option : link_only_options)
+      BULKGNN_EXPECTS(cmd->count(option) == 0, "{} applies to --task link, not node", option);
     if (config->mode == "full-batch") {
       run_full_batch_train(full_batch_config_from(*config, *cmd));
       return;

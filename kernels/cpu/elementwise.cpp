@@ -17,4 +17,13 @@ void scale(std::span<float> x, float factor) {
   });
 }
 
+void multiply(std::span<const float> a, std::span<const float> b, std::span<float> out) {
+  for_pieces(static_cast<std::int64_t>(out.size()), 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const auto at = static_cast<std::size_t>(i);
+      out[at] = a[at] * b[at];
+    }
+  });
+}
+
 }  // namespace bulkgnn::kernels::cpu

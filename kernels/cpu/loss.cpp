@@ -1,3 +1,4 @@
+#include "bulkgnn/kernels/rules/logistic.hpp"
 #include "bulkgnn/kernels/rules/softmax.hpp"
 
 #include <vector>
@@ -43,6 +44,28 @@ std::int64_t count_correct(dense_view<const float> logits, std::span<const std::
   std::int64_t correct = 0;
   for (const auto c : row_correct) correct += c;
   return correct;
+}
+
+// Entries in parallel, their losses then summed in order, as the reference sums them.
+loss_result binary_cross_entropy(std::span<const float> scores, std::span<const float> labels,
+                                 std::span<float> grad) {
+  loss_result result;
+  result.count = static_cast<std::int64_t>(scores.size());
+  if (scores.empty()) return result;
+  const float scale = 1.0f / static_cast<float>(scores.size());
+  std::vector<double> losses(scores.size());
+  for_pieces(result.count, 8, [&](std::int64_t begin, std::int64_t end) {
+    for (auto i = static_cast<std::size_t>(begin); i < static_cast<std::size_t>(end); ++i)
+      losses[i] =
+          rules::logistic_loss(scores[i], labels[i], scale, grad.empty() ? nullptr : &grad[i]);
+  });
+  double total = 0.0;
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    total += losses[i];
+    result.correct += (scores[i] > 0) == (labels[i] > 0.5f) ? 1 : 0;
+  }
+  result.loss = total / static_cast<double>(scores.size());
+  return result;
 }
 
 }  // namespace bulkgnn::kernels::cpu

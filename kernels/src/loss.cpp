@@ -49,4 +49,23 @@ std::int64_t count_correct(const executor& exec, dense_view<const float> logits,
       [&] { return cuda::count_correct(exec, logits, labels); });
 }
 
+loss_result binary_cross_entropy(const executor& exec, std::span<const float> scores,
+                                 std::span<const float> labels, std::span<float> grad) {
+  constexpr std::string_view function = "binary_cross_entropy";
+  BULKGNN_EXPECTS(labels.size() == scores.size(), "{}: {} labels for {} scores", function,
+                  labels.size(), scores.size());
+  BULKGNN_EXPECTS(grad.empty() || grad.size() == scores.size(), "{}: {} gradients for {} scores",
+                  function, grad.size(), scores.size());
+  (void)detail::span_reachable(exec, scores.data(), function, "scores");
+  if (detail::span_reachable(exec, labels.data(), function, "labels"))
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      if (!(labels[i] >= 0.0f && labels[i] <= 1.0f))
+        throw error(
+            fmt::format("{}: label {} at index {} is outside [0, 1]", function, labels[i], i));
+  if (!grad.empty()) detail::check_disjoint(scores, grad, function, "scores", "grad");
+  return detail::dispatch(
+      exec, function, [&] { return reference::binary_cross_entropy(scores, labels, grad); },
+      [&] { return cpu::binary_cross_entropy(scores, labels, grad); });
+}
+
 }  // namespace bulkgnn::kernels

@@ -86,7 +86,8 @@
   KERNEL(void, adam_step, (const rules::adam_constants& constants, std::span<float> parameters, std::span<const float> gradients, std::span<float> m, std::span<float> v))
 
 // What only the host back ends implement: LABOR-0's draw, leaving a link
-// minibatch's edges out of its blocks, the cpu's two-pass draws, the
+// minibatch's edges out of its blocks, link scoring's entrywise product and
+// binary cross-entropy, the cpu's two-pass draws, the
 // host form of relabelling (cuda's takes a relabel_method), the frontier from
 // degrees, and normalize.hpp's operations (no CUDA kernel yet: the front door
 // says so by name). `ids` of shift_and_divide_rows: the vertex of each row,
@@ -102,6 +103,8 @@
   KERNEL([[nodiscard]] csr_matrix, columns_in_range, (csr_view m, vertex_t first, vertex_t last)) \
   KERNEL(float, minimum, (std::span<const float> x)) \
   KERNEL(void, shifted_row_sums, (dense_view<const float> x, float shift, std::span<double> sums)) \
+  KERNEL(void, multiply, (std::span<const float> a, std::span<const float> b, std::span<float> out)) \
+  KERNEL([[nodiscard]] loss_result, binary_cross_entropy, (std::span<const float> scores, std::span<const float> labels, std::span<float> grad)) \
   KERNEL(void, shift_and_divide_rows, (dense_view<float> rows, float shift, std::span<const float> divisors, const vertex_t* ids))
 
 // clang-format on

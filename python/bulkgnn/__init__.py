@@ -9,11 +9,12 @@
 Minibatch arrays (bulkgnn.Array) hand their memory to torch or numpy through
 DLPack; mb.to_pyg() and mb.to_dgl() give what PyG's and DGL's loaders yield.
 bulkgnn.LinkNeighborLoader gives link-prediction minibatches (PyG's keywords), and
-bulkgnn.random_link_split splits a dataset's edges as PyG's RandomLinkSplit.
+bulkgnn.random_link_split splits a dataset's edges as PyG's RandomLinkSplit, and
+bulkgnn.hits_at_k and bulkgnn.mean_reciprocal_rank score as OGB's link Evaluator.
 """
 
-from ._bulkgnn import (Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest,
-                       random_link_split, samplers)
+from ._bulkgnn import (Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest, hits_at_k,
+                       mean_reciprocal_rank, random_link_split, samplers)
 from ._data import from_arrays as _from_arrays, from_pyg as _from_pyg
 from ._link_loader import LinkNeighborLoader
 from ._loader import NeighborLoader
@@ -32,6 +33,8 @@ __all__ = [
     "NeighborDataset",
     "NeighborLoader",
     "RunDigest",
+    "hits_at_k",
+    "mean_reciprocal_rank",
     "random_link_split",
     "samplers",
 ]

@@ -4,6 +4,7 @@
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/default_dataset.hpp"
 #include "bulkgnn/data/link_split.hpp"
+#include "bulkgnn/trainer/link_metrics.hpp"
 
 #include <fmt/format.h>
 #include <pybind11/numpy.h>
@@ -199,6 +200,41 @@ void bind_link_split(py::module_& m) {
         "test_graph (training and valid edges), both directions where undirected.");
 }
 
+using score_array = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+std::span<const float> scores_of(const score_array& a) {
+  return {a.data(), static_cast<std::size_t>(a.size())};
+}
+
+double mean_reciprocal_rank_of(const score_array& positive, const score_array& negative) {
+  BULKGNN_EXPECTS(positive.ndim() == 1, "mean_reciprocal_rank: y_pred_pos must be 1-D, not {}-D",
+                  positive.ndim());
+  BULKGNN_EXPECTS(negative.ndim() == 2 && negative.shape(0) == positive.shape(0),
+                  "mean_reciprocal_rank: y_pred_neg must be {} x (negatives per positive), "
+                  "one row per positive",
+                  positive.shape(0));
+  const py::gil_scoped_release unlocked;
+  return trainer::mean_reciprocal_rank(scores_of(positive), scores_of(negative));
+}
+
+// OGB's link-prediction metrics, as `bulkgnn train --task link` reports them.
+void bind_link_metrics(py::module_& m) {
+  m.def(
+      "hits_at_k",
+      [](const score_array& positive, const score_array& negative, std::int64_t k) {
+        const py::gil_scoped_release unlocked;
+        return trainer::hits_at_k(scores_of(positive), scores_of(negative), k);
+      },
+      py::arg("y_pred_pos"), py::arg("y_pred_neg"), py::arg("k"),
+      "OGB's Hits@K (ogb.linkproppred.Evaluator for ogbl-collab, -ddi, -ppa): the share of "
+      "positive scores strictly above the K-th highest of one pool of negative scores; 1.0 "
+      "with fewer than K negatives.");
+  m.def("mean_reciprocal_rank", &mean_reciprocal_rank_of, py::arg("y_pred_pos"),
+        py::arg("y_pred_neg"),
+        "OGB's MRR (ogbl-citation2): positive i ranked against row i of y_pred_neg, its rank "
+        "1 + (negatives above + negatives at least as high) / 2; the mean of 1 / rank.");
+}
+
 void bind_dataset(py::module_& m) {
   py::class_<data::dataset, dataset_ptr>(m, "Dataset",
                                          "A graph with node features, labels and splits, "
@@ -278,6 +314,7 @@ void bind_dataset(py::module_& m) {
             .format(d.name(), d.num_nodes(), d.num_edges(), d.features().cols);
       });
   bind_link_split(m);
+  bind_link_metrics(m);
 }
 
 }  // namespace bulkgnn::python

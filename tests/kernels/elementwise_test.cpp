@@ -46,5 +46,35 @@ TEST(Scale, RejectsAFactorThatIsNotFinite) {
   EXPECT_THROW(scale(cpu_exec, x, std::numeric_limits<float>::quiet_NaN()), error);
 }
 
+TEST(Multiply, RoundsEachProductOnceOnEveryBackEnd) {
+  std::mt19937_64 gen(8);
+  std::uniform_real_distribution<float> value(-1e3f, 1e3f);
+  const std::int64_t rows = 300;
+  const std::int64_t cols = 257;
+  std::vector<float> a(static_cast<std::size_t>(rows * cols));
+  std::vector<float> b(a.size());
+  for (auto& v : a) v = value(gen);
+  for (auto& v : b) v = value(gen);
+  std::vector<float> cpu(a.size());
+  std::vector<float> reference(a.size());
+  multiply(cpu_exec, {rows, cols, a, memory_space::host}, {rows, cols, b, memory_space::host},
+           {rows, cols, cpu, memory_space::host});
+  multiply(reference_exec, {rows, cols, a, memory_space::host}, {rows, cols, b, memory_space::host},
+           {rows, cols, reference, memory_space::host});
+  EXPECT_TRUE(same_bits(cpu, reference));
+  for (std::size_t i = 0; i < a.size(); i += 997) EXPECT_EQ(cpu[i], a[i] * b[i]);
+}
+
+TEST(Multiply, RefusesShapesThatDiffer) {
+  std::vector<float> a(6, 1.0f);
+  std::vector<float> out(6);
+  EXPECT_THROW(multiply(cpu_exec, {2, 3, a, memory_space::host}, {3, 2, a, memory_space::host},
+                        {2, 3, out, memory_space::host}),
+               error);
+  EXPECT_THROW(multiply(cpu_exec, {2, 3, a, memory_space::host}, {2, 3, a, memory_space::host},
+                        {2, 3, a, memory_space::host}),
+               error);
+}
+
 }  // namespace
 }  // namespace bulkgnn::kernels

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "bulkgnn/core/error.hpp"
@@ -147,6 +150,66 @@ TEST(SoftmaxCrossEntropy, RejectsAGradientOfAnotherShapeNamingIt) {
     EXPECT_NE(std::string(e.what()).find("softmax_cross_entropy: grad is 3x5"), std::string::npos)
         << e.what();
   }
+}
+
+// torch.nn.functional.binary_cross_entropy_with_logits on the same values:
+// at s = 0 each term is log 2; the gradient is (σ(s) − y)/n.
+TEST(BinaryCrossEntropy, MatchesTheClosedForm) {
+  const std::vector<float> scores{0.0f, 2.0f, -3.0f, 40.0f, -40.0f};
+  const std::vector<float> labels{1.0f, 0.0f, 0.25f, 1.0f, 1.0f};
+  std::vector<float> grad(scores.size());
+  const auto result = binary_cross_entropy(cpu_exec, scores, labels, grad);
+  double want = 0;
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    const double s = scores[i];
+    const double y = labels[i];
+    want += std::max(s, 0.0) - s * y + std::log1p(std::exp(-std::fabs(s)));
+    const double sigmoid = 1.0 / (1.0 + std::exp(-s));
+    EXPECT_NEAR(grad[i], (sigmoid - y) / 5.0, 1e-7) << i;
+  }
+  EXPECT_NEAR(result.loss, want / 5.0, 1e-12);
+  EXPECT_NEAR(result.loss * 5.0 - 40.0, want - 40.0, 1e-12);  // the −40 term stays finite
+  EXPECT_EQ(result.count, 5);
+  EXPECT_EQ(result.correct, 2);  // 2 → 0 and 40 → 1 right; 0 → 1 is on the wrong side
+}
+
+TEST(BinaryCrossEntropy, CpuEqualsTheReferenceBitForBit) {
+  std::mt19937_64 gen(3);
+  for (const std::size_t n : {0, 1, 7, 5000, 100000}) {
+    std::vector<float> scores(n);
+    std::vector<float> labels(n);
+    std::uniform_real_distribution<float> score(-30.0f, 30.0f);
+    for (std::size_t i = 0; i < n; ++i) {
+      scores[i] = score(gen);
+      labels[i] = static_cast<float>(gen() % 2);
+    }
+    std::vector<float> grad_cpu(n);
+    std::vector<float> grad_reference(n);
+    const auto cpu = binary_cross_entropy(cpu_exec, scores, labels, grad_cpu);
+    const auto reference = binary_cross_entropy(reference_exec, scores, labels, grad_reference);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(cpu.loss), std::bit_cast<std::uint64_t>(reference.loss))
+        << n;
+    EXPECT_EQ(cpu.correct, reference.correct);
+    EXPECT_TRUE(testing::same_bits(grad_cpu, grad_reference)) << n;
+    const auto without_grad = binary_cross_entropy(cpu_exec, scores, labels, {});
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(without_grad.loss),
+              std::bit_cast<std::uint64_t>(reference.loss));
+  }
+}
+
+TEST(BinaryCrossEntropy, RejectsLabelsOutsideZeroOneNamingTheIndex) {
+  const std::vector<float> scores{0.0f, 1.0f};
+  for (const float bad : {2.0f, -0.5f, std::numeric_limits<float>::quiet_NaN()}) {
+    const std::vector<float> labels{1.0f, bad};
+    try {
+      std::ignore = binary_cross_entropy(cpu_exec, scores, labels, {});
+      ADD_FAILURE() << "label " << bad << " accepted";
+    } catch (const error& e) {
+      EXPECT_NE(std::string(e.what()).find("index 1"), std::string::npos) << e.what();
+    }
+  }
+  const std::vector<float> one_label{1.0f};
+  EXPECT_THROW(std::ignore = binary_cross_entropy(cpu_exec, scores, one_label, {}), error);
 }
 
 }  // namespace

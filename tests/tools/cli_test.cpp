@@ -230,6 +230,55 @@ TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
   EXPECT_GT(final_record.at("test_acc").get<double>(), 0.3);  // 7 classes: chance is 0.14
 }
 
+TEST_F(CliOnCora, TrainTaskLinkSplitsTheEdgesAndReportsHitsAndMrr) {
+  const auto metrics = scratch("link-metrics.json");
+  const auto checkpoint = scratch("link-checkpoint");
+  const std::string base = "train --quiet " + native_.string() +
+                           " --task link --fanouts 5,5 --hidden 16 "
+                           "--batch-size 256 --hits-k 20 --ranking-negatives 20 --checkpoint-dir " +
+                           checkpoint.string();
+  auto r = run(base + " --link-head mlp --epochs 2 --metrics-out " + metrics.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("random link split (seed 0"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("best valid hits@20"), std::string::npos) << r.output;
+  const auto json = read_json(metrics);
+  EXPECT_EQ(json.at("config").at("task"), "link");
+  EXPECT_EQ(json.at("config").at("link_head"), "mlp");
+  EXPECT_EQ(json.at("config").at("link_sources").at("exclude"), "reverse");
+  ASSERT_EQ(json.at("epochs").size(), 2u);
+  for (const auto& e : json.at("epochs"))
+    for (const auto* key : {"loss", "valid_hits@20", "test_hits@20", "valid_mrr", "test_mrr"})
+      EXPECT_TRUE(e.contains(key)) << key;
+  const auto& final_record = json.at("final");
+  const auto best = final_record.at("best_epoch").get<std::size_t>();
+  EXPECT_EQ(final_record.at("test_mrr"), json.at("epochs")[best - 1].at("test_mrr"));
+  // Ranked at random among 20 tails a positive's reciprocal rank averages 0.17.
+  EXPECT_GT(final_record.at("test_mrr").get<double>(), 0.25) << r.output;
+
+  r = run(base + " --link-head mlp --epochs 3 --resume");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("this run: 1 epochs"), std::string::npos) << r.output;
+  r = run(base + " --epochs 4 --resume --link-head dot");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("link_head"), std::string::npos) << r.output;
+}
+
+TEST_F(CliOnCora, TrainTaskOptionsOfTheOtherTaskAreRefused) {
+  for (const auto& [arguments, mentions] :
+       {std::pair{"--hits-k 10", "--hits-k applies to --task link"},
+        std::pair{"--task link --split 0", "--split applies to --task node"},
+        std::pair{"--task link --eval sampled", "--eval applies to --task node"},
+        std::pair{"--task link --mode full-batch", "--mode minibatch"},
+        std::pair{"--task link --link-split 0.1", "--link-split"},
+        std::pair{"--task link --link-split 0.6,0.6", "--link-split 0.6,0.6"},
+        std::pair{"--task link --neg-mode triplet --neg-ratio 1.5", "--neg-ratio"}}) {
+    const auto r = run(std::string("train --quiet ") + native_.string() +
+                       " --fanouts 5,5 --hidden 8 --epochs 1 " + arguments);
+    EXPECT_NE(r.exit_code, 0) << arguments << "\n" << r.output;
+    EXPECT_NE(r.output.find(mentions), std::string::npos) << arguments << "\n" << r.output;
+  }
+}
+
 // A command writes its output directory whole: one that is, lies inside or
 // contains its input would destroy the input, so it is refused first.
 TEST_F(CliOnCora, OutputDirectoriesThatAreContainOrLieInsideTheirInputAreRefused) {

@@ -18,7 +18,8 @@ LIBRARIES = ["core", "kernels", "comm", "data", "sampler", "loader", "trainer", 
 # The option structs whose fields a CLI flag sets.
 STRUCTS = ["layout_options", "cluster_options", "sampler_options", "train_options",
            "loader_options", "model_config", "adam_options", "execution_options",
-           "placement_options", "sampling_plan", "ogb_import_options"]
+           "placement_options", "sampling_plan", "ogb_import_options", "link_train_options",
+           "link_split_options", "negative_sampling", "link_options"]
 FIELD = re.compile(r"\b(?:" + "|".join(STRUCTS) + r")\.[a-z_]+")
 STRING_LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 TABLE_ENTRY = re.compile(r'\{"([a-z_]+\.[a-z_]+)",\s*"(--[a-z-]+)"\}')

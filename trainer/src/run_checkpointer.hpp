@@ -1,23 +1,51 @@
 #pragma once
 
 #include "bulkgnn/trainer/adam.hpp"
+#include "bulkgnn/trainer/link_head.hpp"
 #include "bulkgnn/trainer/model.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <utility>
 
 namespace bulkgnn::trainer::detail {
 
 // What a run trains and has recorded: the model, its optimiser and every
-// epoch so far (resumed ones included), as records and as saved history.
+// epoch so far (resumed ones included), as records and as saved history;
+// for link prediction also the scoring head and its optimiser, whose
+// parameters and moments a checkpoint holds after the model's.
 struct training_state {
   training_state(const model_config& config, const train_options& o)
       : model(config, o.sampling.seed, model_executor(o)),
         optimizer(model.parameters().size(), o.optimizer, model_executor(o)) {}
+
+  // Adds a link head of `kind` over the model's output width.
+  void add_link_head(link_head_kind kind, const train_options& o) {
+    head.emplace(kind, model.config().num_classes, o.sampling.seed, model_executor(o),
+                 model.config().gemm.value_or(kernels::default_gemm_mode(model_executor(o))));
+    head_optimizer.emplace(head->parameters().size(), o.optimizer, model_executor(o));
+  }
+
+  // One optimiser step over the model and the head (Adam is entrywise, so
+  // two optimisers over the parts step as one over the whole).
+  void step() {
+    optimizer.step(model.parameters(), model.gradients());
+    if (head && !head->parameters().empty())
+      head_optimizer->step(head->parameters(), head->gradients());
+  }
+
+  // The model's values, then the head's.
+  [[nodiscard]] std::vector<float> parameters_on_host() const;
+  [[nodiscard]] std::vector<float> first_moment_on_host() const;
+  [[nodiscard]] std::vector<float> second_moment_on_host() const;
+  [[nodiscard]] std::size_t parameter_count() const;
+  // Restores what the *_on_host() calls gave, and the optimiser steps.
+  void restore(std::span<const float> parameters, std::span<const float> first,
+               std::span<const float> second, std::int64_t steps);
 
   // Appends an epoch; `as_saved` is its history entry when it comes from a
   // checkpoint (kept as written there).
@@ -28,6 +56,8 @@ struct training_state {
 
   gnn_model model;
   adam optimizer;
+  std::optional<link_head> head;
+  std::optional<adam> head_optimizer;
   nlohmann::json history = nlohmann::json::array();
   train_result result;
 };
@@ -47,5 +77,16 @@ class run_checkpointer {
  private:
   const train_options& options_;
 };
+
+// The epoch loop of a minibatch run (run_epochs) with its checkpoints:
+// restores `state` when o.resume asks, then each epoch `train(epoch)`
+// trains it, `evaluate(record)` evaluates it when it is due, and the record
+// is kept, saved (rank 0) and passed to on_epoch. Ends with the final
+// weights in state.result and, over data-parallel ranks, the check that
+// every rank has them.
+void run_with_checkpoints(training_state& state, const train_options& o,
+                          const std::function<epoch_record(std::int64_t)>& train,
+                          const std::function<void(epoch_record&)>& evaluate,
+                          const epoch_callback& on_epoch);
 
 }  // namespace bulkgnn::trainer::detail

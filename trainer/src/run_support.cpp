@@ -1,10 +1,64 @@
 #include "run_support.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
+#include "bulkgnn/sampler/sampler_table.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
 
 namespace bulkgnn::trainer::detail {
+
+namespace {
+
+// A float setting as the decimal the user typed (0.003, not the
+// 0.003000000026077032 that widening the float gives): the shortest text
+// that reads back as the same float.
+double as_typed(float value) { return std::strtod(fmt::format("{}", value).c_str(), nullptr); }
+
+}  // namespace
+
+nlohmann::json fingerprint_of(const training_data& ds, const train_options& o,
+                              const model_config& model, const std::string& split) {
+  return {{"dataset", ds.name},
+          {"num_nodes", ds.num_nodes},
+          {"num_edges", ds.num_edges},
+          {"split", split},
+          {"sampler", std::string(sampler::find_sampler(o.sampling.kind).name)},
+          {"fanouts", o.sampling.fanouts},
+          {"replace", o.sampling.replacement == kernels::replacement::with},
+          {"weighted", o.sampling.weighted},
+          {"seed", o.sampling.seed},
+          {"batch_size", o.loading.batch_size},
+          {"max_minibatches", o.loading.max_minibatches},
+          {"model", layer_kind_name(model.kind)},
+          {"in_features", model.in_features},
+          {"num_classes", model.num_classes},
+          {"layers", model.layers},
+          {"hidden", model.hidden},
+          {"dropout", as_typed(model.dropout)},
+          {"lr", as_typed(o.optimizer.lr)},
+          {"weight_decay", as_typed(o.optimizer.weight_decay)},
+          {"normalize_features", loader::feature_normalization_name(o.normalize_features)}};
+}
+
+model_config model_of(const training_data& ds, const train_options& o, std::int64_t outputs) {
+  BULKGNN_EXPECTS(ds.feature_dim > 0, "{}: the dataset has no node features to train on", ds.name);
+  auto config = o.model;
+  config.kind = layer_for(o);
+  config.in_features = ds.feature_dim;
+  config.num_classes = outputs;
+  BULKGNN_EXPECTS(sampler::block_count(o.sampling) == config.layers,
+                  "the {} sampler's minibatches hold {} blocks but model_config.layers is {}; "
+                  "give one fanout per layer (or sampler_options.layers where the sampler takes "
+                  "it)",
+                  o.sampling.kind, sampler::block_count(o.sampling), config.layers);
+  validate(config);
+  return config;
+}
 
 std::vector<std::int32_t> labels_of(const training_data& ds, std::span<const vertex_t> vertices,
                                     const char* split_part) {
@@ -73,6 +127,32 @@ void all_reduce_gradients(const data_parallel& parallel, gnn_model& model) {
   auto gradients = model.gradients_on_host();
   parallel.ranks->all_reduce(std::span<float>(gradients));
   model.set_gradients(gradients);
+}
+
+epoch_measurement::epoch_measurement(const gnn_model& model, const sampler::bulk_sampler* sampler)
+    : model_(model),
+      sampler_(sampler),
+      gemm_before_(model.gemm()),
+      sampler_before_(sampler_times()) {
+  reset_peak_resident_bytes();
+}
+
+std::map<std::string, double> epoch_measurement::sampler_times() const {
+  if (sampler_ == nullptr) return {};
+  return sampler_->times().all();
+}
+
+void epoch_measurement::fill(epoch_record& r, const loader::minibatch_source& stream) const {
+  r.pipeline = stream.report();
+  r.seconds = r.pipeline.seconds;
+  for (const auto& [stage, seconds] : sampler_times()) {
+    const auto before = sampler_before_.find(stage);
+    r.sampler_stages[stage] = seconds - (before == sampler_before_.end() ? 0 : before->second);
+  }
+  const auto& gemm = model_.gemm();
+  r.gemm_seconds = gemm.seconds - gemm_before_.seconds;
+  r.gemm_gflops = r.gemm_seconds > 0 ? (gemm.flops - gemm_before_.flops) / r.gemm_seconds / 1e9 : 0;
+  r.peak_resident_bytes = peak_resident_bytes();
 }
 
 }  // namespace bulkgnn::trainer::detail

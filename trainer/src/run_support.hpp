@@ -9,6 +9,8 @@
 #include "bulkgnn/trainer/training_data.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -87,5 +89,38 @@ class step_in_flight {
 // reducer is given, else over the ranks' communicator, through host memory
 // when the model's are elsewhere.
 void all_reduce_gradients(const data_parallel& parallel, gnn_model& model);
+
+// The model a run over `ds` trains: o.model with the layer layer_for()
+// picks, in_features from the dataset and `outputs` columns out of its last
+// layer (classes, or link prediction's embedding width). option_error when
+// the sampler's blocks are not one per layer.
+[[nodiscard]] model_config model_of(const training_data& ds, const train_options& o,
+                                    std::int64_t outputs);
+
+// The settings that determine a run's weights (dataset, sampler, model,
+// optimiser, seed): a checkpoint holds them, and a resumed run must match.
+[[nodiscard]] nlohmann::json fingerprint_of(const training_data& ds, const train_options& o,
+                                            const model_config& model, const std::string& split);
+
+// What an epoch's record measures around its train loop: the pipeline's
+// report, the sampler's stage times, the GEMMs' work and the peak resident
+// memory. Constructed before the epoch's stream starts (the sample stage
+// adds to the sampler's times), filled in after it ends.
+class epoch_measurement {
+ public:
+  epoch_measurement(const gnn_model& model, const sampler::bulk_sampler* sampler);
+
+  // Sets r.pipeline, r.seconds, r.sampler_stages, r.gemm_* and
+  // r.peak_resident_bytes.
+  void fill(epoch_record& r, const loader::minibatch_source& stream) const;
+
+ private:
+  [[nodiscard]] std::map<std::string, double> sampler_times() const;
+
+  const gnn_model& model_;
+  const sampler::bulk_sampler* sampler_;
+  gemm_stats gemm_before_;
+  std::map<std::string, double> sampler_before_;
+};
 
 }  // namespace bulkgnn::trainer::detail

@@ -28,51 +28,15 @@ evaluation parse_evaluation(const std::string& name) {
 
 namespace {
 
-// A float setting as the decimal the user typed (0.003, not the
-// 0.003000000026077032 that widening the float gives): the shortest text
-// that reads back as the same float.
-double as_typed(float value) { return std::strtod(fmt::format("{}", value).c_str(), nullptr); }
-
-nlohmann::json fingerprint_of(const training_data& ds, const train_options& o,
-                              const model_config& model, const std::string& split) {
-  return {{"dataset", ds.name},
-          {"num_nodes", ds.num_nodes},
-          {"num_edges", ds.num_edges},
-          {"split", split},
-          {"sampler", std::string(sampler::find_sampler(o.sampling.kind).name)},
-          {"fanouts", o.sampling.fanouts},
-          {"replace", o.sampling.replacement == kernels::replacement::with},
-          {"weighted", o.sampling.weighted},
-          {"seed", o.sampling.seed},
-          {"batch_size", o.loading.batch_size},
-          {"max_minibatches", o.loading.max_minibatches},
-          {"model", layer_kind_name(model.kind)},
-          {"in_features", model.in_features},
-          {"num_classes", model.num_classes},
-          {"layers", model.layers},
-          {"hidden", model.hidden},
-          {"dropout", as_typed(model.dropout)},
-          {"lr", as_typed(o.optimizer.lr)},
-          {"weight_decay", as_typed(o.optimizer.weight_decay)},
-          {"normalize_features", loader::feature_normalization_name(o.normalize_features)}};
-}
+using detail::epoch_measurement;
+using detail::fingerprint_of;
+using detail::run_with_checkpoints;
 
 // The model a run over `ds` trains: its layers, sizes from the dataset.
 model_config model_for(const training_data& ds, const train_options& o) {
-  BULKGNN_EXPECTS(ds.feature_dim > 0, "{}: the dataset has no node features to train on", ds.name);
   BULKGNN_EXPECTS(ds.num_classes > 0 && !ds.labels.empty(),
                   "{}: the dataset has no labels to train on", ds.name);
-  auto config = o.model;
-  config.kind = layer_for(o);
-  config.in_features = ds.feature_dim;
-  config.num_classes = ds.num_classes;
-  BULKGNN_EXPECTS(sampler::block_count(o.sampling) == config.layers,
-                  "the {} sampler's minibatches hold {} blocks but model_config.layers is {}; "
-                  "give one fanout per layer (or sampler_options.layers where the sampler takes "
-                  "it)",
-                  o.sampling.kind, sampler::block_count(o.sampling), config.layers);
-  validate(config);
-  return config;
+  return detail::model_of(ds, o, ds.num_classes);
 }
 
 // One training run: the epoch loop over a training_state, with evaluation
@@ -80,38 +44,22 @@ model_config model_for(const training_data& ds, const train_options& o) {
 class run {
  public:
   run(const training_data& ds, const train_options& o, const minibatch_sources& sources)
-      : ds_(ds),
-        options_(o),
+      : options_(o),
         config_(model_for(ds, o)),
         split_(ds.find_split(o.split)),
         own_normalizer_(sources.normalizer != nullptr ? std::nullopt : feature_normalizer(ds, o)),
         evaluator_(ds, o, config_, split_, normalizer(sources.normalizer), sources.evaluation),
-        state_(config_, o),
-        checkpointer_(o) {
+        state_(config_, o) {
     state_.result.config = fingerprint_of(ds, o, config_, split_.name);
   }
 
   train_result execute(const minibatch_sources& sources, const epoch_callback& on_epoch) {
     sources_ = &sources;
-    checkpointer_.check_fresh();
-    std::int64_t first_epoch = 0;
-    if (options_.resume) first_epoch = checkpointer_.restore(state_);
-    run_epochs(
-        first_epoch, options_.epochs, options_.eval_every, state_.result,
+    run_with_checkpoints(
+        state_, options_,
         [&](std::int64_t epoch) { return train_epoch(static_cast<std::uint32_t>(epoch)); },
         [&](epoch_record& record) { evaluator_.evaluate(record, state_.model, sources); },
-        [&](epoch_record record) {
-          const auto epoch = record.epoch;
-          state_.add_record(std::move(record));
-          ++state_.result.epochs_this_run;
-          if (!options_.checkpoint_dir.empty() && is_rank_zero())
-            checkpointer_.save(state_, epoch + 1);
-          if (on_epoch) on_epoch(state_.result.epochs.back(), state_.result);
-        });
-    state_.result.parameters = state_.model.parameters_on_host();
-    if (options_.parallel != nullptr)
-      require_same_weights(*options_.parallel->ranks, state_.result.parameters,
-                           "data-parallel training");
+        on_epoch);
     return std::move(state_.result);
   }
 
@@ -127,20 +75,8 @@ class run {
     return std::min(options_.loading.batch_size, seeds - index * options_.loading.batch_size);
   }
 
-  std::map<std::string, double> sampler_times() const {
-    if (sources_->sampler == nullptr) return {};
-    return sources_->sampler->times().all();
-  }
-
-  bool is_rank_zero() const {
-    return options_.parallel == nullptr || options_.parallel->ranks->rank() == 0;
-  }
-
   epoch_record train_epoch(std::uint32_t epoch) {
-    reset_peak_resident_bytes();
-    const gemm_stats gemm_before = state_.model.gemm();
-    // Read before the stages start: the sample stage adds to these times.
-    const auto sampler_before = sampler_times();
+    const epoch_measurement measurement(state_.model, sources_->sampler);
     auto& stream = sources_->train;
     stream.start_epoch(split_.train, epoch);
     progress bar(fmt::format("epoch {}/{}", epoch + 1, options_.epochs), stream.num_minibatches(),
@@ -182,7 +118,7 @@ class run {
       }
       if (options_.parallel != nullptr)
         detail::all_reduce_gradients(*options_.parallel, state_.model);
-      state_.optimizer.step(state_.model.parameters(), state_.model.gradients());
+      state_.step();
       step.finish();
       bar.update(++minibatches);
     }
@@ -194,28 +130,16 @@ class run {
     r.epoch = epoch;
     r.loss = minibatches > 0 ? metrics[0] / static_cast<double>(minibatches) : 0;
     r.train_acc = metrics[2] > 0 ? metrics[1] / metrics[2] : 0;
-    r.pipeline = stream.report();
-    r.seconds = r.pipeline.seconds;
-    for (const auto& [stage, seconds] : sampler_times()) {
-      const auto before = sampler_before.find(stage);
-      r.sampler_stages[stage] = seconds - (before == sampler_before.end() ? 0 : before->second);
-    }
-    r.gemm_seconds = state_.model.gemm().seconds - gemm_before.seconds;
-    r.gemm_gflops = r.gemm_seconds > 0
-                        ? (state_.model.gemm().flops - gemm_before.flops) / r.gemm_seconds / 1e9
-                        : 0;
-    r.peak_resident_bytes = peak_resident_bytes();
+    measurement.fill(r, stream);
     return r;
   }
 
-  const training_data& ds_;
   const train_options& options_;
   model_config config_;
   const data::split& split_;
   std::optional<loader::row_normalizer> own_normalizer_;
   detail::evaluator evaluator_;
   detail::training_state state_;
-  detail::run_checkpointer checkpointer_;
   const minibatch_sources* sources_ = nullptr;
 };
 
@@ -266,19 +190,29 @@ nlohmann::json epoch_record::to_json() const {
   const auto optional_value = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
-  return {{"epoch", epoch + 1},  // from 1, as the console counts
-          {"loss", loss},
-          {"train_acc", train_acc},
-          {"valid_acc", optional_value(valid_acc)},
-          {"test_acc", optional_value(test_acc)},
-          {"seconds", seconds},
-          {"eval_seconds", eval_seconds},
-          {"overlap_ratio", pipeline.stages.empty() ? 0.0 : pipeline.overlap_ratio()},
-          {"stages", stages},
-          {"sampler_stages", sampler_stages},
-          {"gemm_seconds", gemm_seconds},
-          {"gemm_gflops", gemm_gflops},
-          {"peak_resident_bytes", peak_resident_bytes}};
+  nlohmann::json record = {{"epoch", epoch + 1},  // from 1, as the console counts
+                           {"loss", loss},
+                           {"train_acc", train_acc}};
+  if (hits_k) {
+    record["hits_k"] = *hits_k;
+    record[fmt::format("valid_hits@{}", *hits_k)] = optional_value(valid_acc);
+    record[fmt::format("test_hits@{}", *hits_k)] = optional_value(test_acc);
+    record["valid_mrr"] = optional_value(valid_mrr);
+    record["test_mrr"] = optional_value(test_mrr);
+  } else {
+    record["valid_acc"] = optional_value(valid_acc);
+    record["test_acc"] = optional_value(test_acc);
+  }
+  record.update(
+      nlohmann::json{{"seconds", seconds},
+                     {"eval_seconds", eval_seconds},
+                     {"overlap_ratio", pipeline.stages.empty() ? 0.0 : pipeline.overlap_ratio()},
+                     {"stages", stages},
+                     {"sampler_stages", sampler_stages},
+                     {"gemm_seconds", gemm_seconds},
+                     {"gemm_gflops", gemm_gflops},
+                     {"peak_resident_bytes", peak_resident_bytes}});
+  return record;
 }
 
 std::optional<loader::row_normalizer> feature_normalizer(const training_data& ds,

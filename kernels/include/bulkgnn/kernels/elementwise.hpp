@@ -1,5 +1,6 @@
 #pragma once
 
+#include "bulkgnn/core/dense.hpp"
 #include "bulkgnn/core/executor.hpp"
 
 #include <span>
@@ -12,5 +13,11 @@ void fill(const executor& exec, std::span<float> x, float value);
 // x[i] = x[i] · factor, one rounding per element, so every back end gives the
 // same bits (a data-parallel slice's gradient weighted by its share).
 void scale(const executor& exec, std::span<float> x, float factor);
+
+// out = a ⊙ b, the entrywise (Hadamard) product, one rounding per element:
+// the same bits on every back end. The three have one shape; out overlaps
+// neither input. Host back ends only so far.
+void multiply(const executor& exec, dense_view<const float> a, dense_view<const float> b,
+              dense_view<float> out);
 
 }  // namespace bulkgnn::kernels

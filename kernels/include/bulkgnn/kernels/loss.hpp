@@ -26,4 +26,14 @@ loss_result softmax_cross_entropy(const executor& exec, dense_view<const float> 
 [[nodiscard]] std::int64_t count_correct(const executor& exec, dense_view<const float> logits,
                                          std::span<const std::int32_t> labels);
 
+// Mean binary cross-entropy of scores (logits) against labels in [0, 1], as
+// torch's binary_cross_entropy_with_logits (rules/logistic.hpp; the terms
+// summed in double in order), and how many scores lie on their label's side
+// of 0 (correct: s > 0 for a label above 1/2, s <= 0 otherwise). If grad is
+// not empty it has the scores' size, does not overlap them, and receives
+// dLoss/ds = (σ(s) − y)/n. A label outside [0, 1] is a bulkgnn::error naming
+// its index. Host back ends only so far.
+loss_result binary_cross_entropy(const executor& exec, std::span<const float> scores,
+                                 std::span<const float> labels, std::span<float> grad);
+
 }  // namespace bulkgnn::kernels

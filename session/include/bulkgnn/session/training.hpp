@@ -2,8 +2,11 @@
 
 #include "bulkgnn/comm/device_communicator.hpp"
 #include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/data/link_split.hpp"
+#include "bulkgnn/sampler/link_seeds.hpp"
 #include "bulkgnn/session/session.hpp"
 #include "bulkgnn/trainer/data_parallel.hpp"
+#include "bulkgnn/trainer/link_training.hpp"
 #include "bulkgnn/trainer/training_data.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
@@ -40,5 +43,24 @@ class training_ranks {
 [[nodiscard]] trainer::train_result train(const data::dataset& ds,
                                           const trainer::train_options& options,
                                           const trainer::epoch_callback& on_epoch = {});
+
+// How a link-prediction run draws its training minibatches and scores.
+struct link_training_plan {
+  sampler::negative_sampling negatives;  // the training negatives
+  sampler::edge_exclusion exclude = sampler::edge_exclusion::reverse;
+  trainer::link_train_options scoring;
+};
+
+// Link prediction on `ds` over `split` (data::random_link_split of its
+// graph): link minibatches over the split's training edges, their blocks
+// sampled from its training graph alone (the held-out edges never pass a
+// message in training), valid scored over the training graph and test over
+// the training and valid edges, as PyG's RandomLinkSplit has it. One
+// process on the host so far (trainer::train_links refuses the rest).
+[[nodiscard]] trainer::train_result train_links(const trainer::training_data& ds,
+                                                const data::link_split& split,
+                                                const trainer::train_options& options,
+                                                const link_training_plan& plan,
+                                                const trainer::epoch_callback& on_epoch = {});
 
 }  // namespace bulkgnn::session

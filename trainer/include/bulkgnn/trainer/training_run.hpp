@@ -103,6 +103,13 @@ struct epoch_record {
   double train_acc = 0;    // on the training minibatches, as they were trained
   std::optional<double> valid_acc;
   std::optional<double> test_acc;
+  // Link prediction (train_links): train_acc is the share of scored pairs
+  // on their label's side of 0, valid_acc and test_acc are OGB's Hits@hits_k
+  // (which picks the best epoch), and these OGB's mean reciprocal ranks;
+  // to_json() names them so.
+  std::optional<std::int64_t> hits_k;
+  std::optional<double> valid_mrr;
+  std::optional<double> test_mrr;
   double seconds = 0;       // training pipeline, excluding evaluation
   double eval_seconds = 0;  // evaluation
   loader::epoch_report pipeline;

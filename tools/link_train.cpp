@@ -1,0 +1,131 @@
+#include "link_train.hpp"
+
+#include "commands.hpp"
+
+#include "bulkgnn/core/atomic_file.hpp"
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/memory.hpp"
+#include "bulkgnn/core/parallel.hpp"
+#include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/sampler/sampler_table.hpp"
+#include "bulkgnn/session/session.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+namespace bulkgnn::tools {
+
+namespace {
+
+void print_link_epoch(const trainer::epoch_record& r, std::int64_t epochs) {
+  fmt::print(
+      "epoch {:>3}/{}  loss {:.4f}  train {:.4f}  valid hits@{} {}  mrr {}  test hits@{} "
+      "{}  mrr {}  {:.2f} s",
+      r.epoch + 1, epochs, r.loss, r.train_acc, r.hits_k.value_or(0), accuracy_text(r.valid_acc),
+      accuracy_text(r.valid_mrr), r.hits_k.value_or(0), accuracy_text(r.test_acc),
+      accuracy_text(r.test_mrr), r.seconds);
+  if (r.valid_acc) fmt::print(" (+{:.2f} s eval)", r.eval_seconds);
+  fmt::print("\n  stages busy/wait s:");
+  for (const auto& s : r.pipeline.stages)
+    fmt::print(" {} {:.2f}/{:.2f}", s.name, s.busy_seconds,
+               s.input_wait_seconds + s.output_wait_seconds);
+  if (!r.pipeline.stages.empty())
+    fmt::print("  overlap {:.2f}x slowest ({})", r.pipeline.overlap_ratio(),
+               r.pipeline.slowest_stage().name);
+  fmt::print("  peak RSS {:.0f} MiB\n", static_cast<double>(r.peak_resident_bytes) / (1 << 20));
+  std::fflush(stdout);
+}
+
+// The best validation epoch's Hits@K and both MRRs; nulls when no epoch was
+// evaluated.
+nlohmann::json final_link_json(const trainer::train_result& result, std::int64_t k) {
+  const auto hits_valid = fmt::format("valid_hits@{}", k);
+  const auto hits_test = fmt::format("test_hits@{}", k);
+  if (!result.best_epoch)
+    return {{"best_epoch", nullptr},
+            {hits_valid, nullptr},
+            {hits_test, nullptr},
+            {"valid_mrr", nullptr},
+            {"test_mrr", nullptr}};
+  const auto& best = result.epochs[static_cast<std::size_t>(*result.best_epoch)];
+  const auto value = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"best_epoch", *result.best_epoch + 1},
+          {hits_valid, result.best_valid_acc},
+          {hits_test, result.test_acc_at_best},
+          {"valid_mrr", value(best.valid_mrr)},
+          {"test_mrr", value(best.test_mrr)}};
+}
+
+nlohmann::json link_metrics_json(const link_train_config& c, const trainer::train_result& result,
+                                 double total_seconds) {
+  nlohmann::json epochs = nlohmann::json::array();
+  for (const auto& r : result.epochs) epochs.push_back(r.to_json());
+  nlohmann::json config = result.config;
+  config.update(c.settings);
+  return {{"command", "train"},
+          {"config", config},
+          {"epochs", epochs},
+          {"final", final_link_json(result, c.plan.scoring.hits_k)},
+          {"total_seconds", total_seconds}};
+}
+
+}  // namespace
+
+void run_link_train(const link_train_config& c) {
+  BULKGNN_EXPECTS(session::world_size() == 1,
+                  "--task link trains in one process so far; run it without mpirun");
+  const auto& o = c.options;
+  trainer::validate(o);
+  trainer::validate(c.plan.scoring);
+  require_writable_file(c.metrics_out, "--metrics-out");
+  require_writable_directory(o.checkpoint_dir.string(), "--checkpoint-dir");
+  require_output_apart_from_input(o.checkpoint_dir.string(), "--checkpoint-dir", c.data, "DATA");
+  const thread_limit limit(c.threads);
+  const stopwatch total;
+  const auto data = open_run_data(c.data, c.distribution, true, o.quiet);
+  BULKGNN_EXPECTS(data.whole.has_value(),
+                  "--task link: {} is a partitioned dataset; link prediction reads a whole one",
+                  c.data);
+  const auto ds = trainer::whole_dataset(*data.whole);
+  const auto split = data::random_link_split(ds.graph, c.split);
+  fmt::print(
+      "{}: {} vertices, {} edges, {} features; link prediction, {} head, {} sampler, fanouts {}\n",
+      ds.name, ds.num_nodes, ds.num_edges, ds.feature_dim,
+      trainer::link_head_name(c.plan.scoring.head), sampler::find_sampler(o.sampling.kind).name,
+      fmt::join(o.sampling.fanouts, ","));
+  fmt::print(
+      "random link split (seed {}, as PyG's RandomLinkSplit; the dataset has no link split of "
+      "its own): {} train, {} valid, {} test {}edges; messages pass over the train edges (and "
+      "the valid ones for test); {} fixed negatives for valid, {} for test\n",
+      c.split.seed, split.train.size(), split.valid.size(), split.test.size(),
+      split.undirected ? "undirected " : "", split.valid_negatives.size(),
+      split.test_negatives.size());
+  std::fflush(stdout);
+  const auto write_metrics = [&](const trainer::train_result& so_far) {
+    if (!c.metrics_out.empty())
+      write_file_atomically(c.metrics_out,
+                            link_metrics_json(c, so_far, total.seconds()).dump(2) + "\n");
+  };
+  const auto result = session::train_links(
+      ds, split, o, c.plan,
+      [&](const trainer::epoch_record& r, const trainer::train_result& so_far) {
+        print_link_epoch(r, o.epochs);
+        write_metrics(so_far);
+      });
+  write_metrics(result);
+  double train_seconds = 0;
+  for (const auto& r : result.epochs) train_seconds += r.seconds;
+  fmt::print("trained {} epochs in {:.1f} s; this run: {} epochs, {:.1f} s\n", result.epochs.size(),
+             train_seconds, result.epochs_this_run, total.seconds());
+  if (result.best_epoch) {
+    const auto& best = result.epochs[static_cast<std::size_t>(*result.best_epoch)];
+    fmt::print("best valid hits@{} {:.4f} at epoch {}; test hits@{} there {:.4f}, test mrr {}\n",
+               c.plan.scoring.hits_k, result.best_valid_acc, *result.best_epoch + 1,
+               c.plan.scoring.hits_k, result.test_acc_at_best, accuracy_text(best.test_mrr));
+  }
+}
+
+}  // namespace bulkgnn::tools

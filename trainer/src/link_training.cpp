@@ -1,0 +1,274 @@
+#include "bulkgnn/trainer/link_training.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/progress.hpp"
+#include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/kernels/loss.hpp"
+#include "bulkgnn/trainer/layers.hpp"
+#include "bulkgnn/trainer/link_metrics.hpp"
+#include "run_checkpointer.hpp"
+#include "run_support.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+namespace bulkgnn::trainer {
+
+namespace {
+
+using detail::epoch_measurement;
+
+// The epoch field of the ranking negatives' keys, apart from training's
+// epochs (below 2^30) and evaluation's bases.
+constexpr std::uint32_t ranking_stream = 0xBFFFFFFFu;
+// Pairs scored at once in evaluation: bounds the head's buffers whatever
+// the held-out sets' size.
+constexpr std::int64_t scoring_chunk = 65536;
+
+// A minibatch's supervision as pairs of local ids with labels: binary, as
+// the loader lays them out; triplet, the positives (1) and then each one's
+// corrupted tails (0).
+struct labelled_pairs {
+  std::vector<vertex_t> source;
+  std::vector<vertex_t> target;
+  std::vector<float> label;
+};
+
+labelled_pairs pairs_of(const sampler::link_seeds& seeds) {
+  labelled_pairs pairs{seeds.label_source, seeds.label_target, {}};
+  if (seeds.negative_target.empty()) {
+    pairs.label = seeds.edge_label;
+    return pairs;
+  }
+  pairs.label.assign(pairs.source.size(), 1.0f);
+  const auto per_positive = seeds.negative_target.size() / seeds.label_source.size();
+  for (std::size_t i = 0; i < seeds.negative_target.size(); ++i) {
+    pairs.source.push_back(seeds.label_source[i / per_positive]);
+    pairs.target.push_back(seeds.negative_target[i]);
+    pairs.label.push_back(0.0f);
+  }
+  return pairs;
+}
+
+// The scores of pairs (source[i], target[i]) of rows of z, in chunks.
+std::vector<float> scores_of(link_head& head, dense_view<const float> z,
+                             std::span<const vertex_t> source, std::span<const vertex_t> target) {
+  std::vector<float> scores;
+  scores.reserve(source.size());
+  const auto count = static_cast<std::int64_t>(source.size());
+  for (std::int64_t first = 0; first < count; first += scoring_chunk) {
+    const auto size = static_cast<std::size_t>(std::min(scoring_chunk, count - first));
+    const auto at = static_cast<std::size_t>(first);
+    const auto chunk = head.forward(z, {source.subspan(at, size), target.subspan(at, size)});
+    scores.insert(scores.end(), chunk.begin(), chunk.end());
+  }
+  return scores;
+}
+
+// Hits@K and MRR of one held-out set after an epoch: the embeddings of
+// every vertex over the set's graph, its positives against its pool of
+// negatives (Hits@K) and against their own corrupted tails (MRR).
+class held_out_links {
+ public:
+  held_out_links(const link_evaluation_set& set, csr_view whole_graph,
+                 const link_train_options& link, std::uint32_t seed, std::uint32_t part)
+      : set_(set) {
+    const sampler::negative_sampler tails(whole_graph,
+                                          {.mode = sampler::negative_mode::triplet,
+                                           .amount = static_cast<double>(link.ranking_negatives),
+                                           .strict = true});
+    const auto positives = set.positives.source.size();
+    ranking_source_.reserve(positives * static_cast<std::size_t>(link.ranking_negatives));
+    ranking_target_.reserve(ranking_source_.capacity());
+    for (std::size_t i = 0; i < positives; ++i)
+      for (std::int64_t k = 0; k < link.ranking_negatives; ++k) {
+        const auto [source, target] =
+            tails.draw(rng_key{seed, ranking_stream, part, static_cast<std::uint32_t>(i),
+                               static_cast<std::uint32_t>(k)},
+                       set.positives.source[i]);
+        ranking_source_.push_back(source);
+        ranking_target_.push_back(target);
+      }
+  }
+
+  // Sets hits and mrr (nullopt for a set without positives).
+  void evaluate(const gnn_model& model, link_head& head, dense_view<const float> features,
+                std::int64_t k, std::optional<double>& hits, std::optional<double>& mrr) {
+    if (set_.positives.source.empty()) return;
+    if (!block_) block_ = full_graph_block(model.exec(), set_.graph, model.config().kind);
+    const auto z = predict_full_graph(model, *block_, features);
+    const auto positive = scores_of(head, z.view(), set_.positives.source, set_.positives.target);
+    hits = hits_at_k(positive,
+                     scores_of(head, z.view(), set_.negatives.source, set_.negatives.target), k);
+    mrr =
+        mean_reciprocal_rank(positive, scores_of(head, z.view(), ranking_source_, ranking_target_));
+  }
+
+ private:
+  const link_evaluation_set& set_;
+  std::vector<vertex_t> ranking_source_;
+  std::vector<vertex_t> ranking_target_;
+  std::optional<aggregation_block> block_;  // the set's graph, built at the first evaluation
+};
+
+void check_evaluation_set(const link_evaluation_set& set, std::int64_t num_nodes,
+                          const char* name) {
+  BULKGNN_EXPECTS(set.graph.rows == num_nodes && set.graph.cols == num_nodes,
+                  "train_links: the {} graph is {}x{}, the dataset has {} vertices", name,
+                  set.graph.rows, set.graph.cols, num_nodes);
+  if (!set.positives.source.empty()) sampler::validate(set.positives, num_nodes);
+  if (!set.negatives.source.empty()) sampler::validate(set.negatives, num_nodes);
+}
+
+class link_run {
+ public:
+  link_run(const training_data& ds, const train_options& o, const link_train_options& link,
+           const link_sources& sources)
+      : ds_(ds),
+        options_(o),
+        link_(link),
+        sources_(sources),
+        config_(detail::model_of(ds, o, o.model.hidden)),
+        own_normalizer_(sources.normalizer != nullptr ? std::nullopt : feature_normalizer(ds, o)),
+        valid_(sources.valid, ds.graph, link, o.sampling.seed, 0),
+        test_(sources.test, ds.graph, link, o.sampling.seed, 1),
+        state_(config_, o) {
+    state_.add_link_head(link.head, o);
+    auto& fingerprint = state_.result.config = detail::fingerprint_of(ds, o, config_, "link");
+    fingerprint["task"] = "link";
+    fingerprint["link_head"] = link_head_name(link.head);
+    fingerprint["hits_k"] = link.hits_k;
+    fingerprint["ranking_negatives"] = link.ranking_negatives;
+    fingerprint["link_sources"] = link.source_settings;
+  }
+
+  train_result execute(const epoch_callback& on_epoch) {
+    detail::run_with_checkpoints(
+        state_, options_,
+        [&](std::int64_t epoch) { return train_epoch(static_cast<std::uint32_t>(epoch)); },
+        [&](epoch_record& record) { evaluate(record); }, on_epoch);
+    return std::move(state_.result);
+  }
+
+ private:
+  const loader::row_normalizer* normalizer() const {
+    if (sources_.normalizer != nullptr) return sources_.normalizer;
+    return own_normalizer_ ? &*own_normalizer_ : nullptr;
+  }
+
+  epoch_record train_epoch(std::uint32_t epoch) {
+    const epoch_measurement measurement(state_.model, sources_.sampler);
+    auto& stream = sources_.train;
+    stream.start_epoch({}, epoch);
+    progress bar(fmt::format("epoch {}/{}", epoch + 1, options_.epochs), stream.num_minibatches(),
+                 " minibatches", options_.quiet);
+    double loss_sum = 0;
+    double correct = 0;
+    double scored = 0;
+    std::int64_t minibatches = 0;
+    const executor& exec = state_.model.exec();
+    std::vector<float> grad;
+    while (auto mb = stream.next()) {
+      BULKGNN_EXPECTS(mb->link.has_value(),
+                      "train_links: minibatch {} carries no link supervision (the train source "
+                      "must be a link loader)",
+                      mb->batch.index);
+      detail::step_in_flight step(exec, *mb);
+      const detail::placed_minibatch placed(exec, *mb, config_.kind, true);
+      const auto z = state_.model.forward(
+          placed.blocks, placed.features.view(),
+          kernels::dropout_key{options_.sampling.seed, epoch,
+                               static_cast<std::uint32_t>(mb->batch.index), placed.row_ids.span()});
+      const auto pairs = pairs_of(*mb->link);
+      const auto scores = state_.head->forward(z, {pairs.source, pairs.target});
+      grad.resize(scores.size());
+      const auto loss = kernels::binary_cross_entropy(exec, scores, pairs.label, grad);
+      if (!std::isfinite(loss.loss))
+        throw error(
+            fmt::format("epoch {}, minibatch {}: the loss is {} (diverged; lower adam_options.lr)",
+                        epoch, mb->batch.index, loss.loss));
+      state_.model.backward(state_.head->backward(grad));
+      state_.step();
+      loss_sum += loss.loss;
+      correct += static_cast<double>(loss.correct);
+      scored += static_cast<double>(loss.count);
+      step.finish();
+      bar.update(++minibatches);
+    }
+    bar.finish();
+    epoch_record r;
+    r.epoch = epoch;
+    r.hits_k = link_.hits_k;
+    r.loss = minibatches > 0 ? loss_sum / static_cast<double>(minibatches) : 0;
+    r.train_acc = scored > 0 ? correct / scored : 0;
+    measurement.fill(r, stream);
+    return r;
+  }
+
+  void evaluate(epoch_record& r) {
+    const stopwatch watch;
+    std::optional<matrix> normalized;
+    dense_view<const float> features = ds_.features;
+    if (normalizer() != nullptr) {
+      normalized.emplace(features.rows, features.cols);
+      std::copy(features.data.begin(), features.data.end(), normalized->data().begin());
+      normalizer()->apply_to_all(normalized->view());
+      features = normalized->view();
+    }
+    auto& head = *state_.head;
+    valid_.evaluate(state_.model, head, features, link_.hits_k, r.valid_acc, r.valid_mrr);
+    test_.evaluate(state_.model, head, features, link_.hits_k, r.test_acc, r.test_mrr);
+    r.eval_seconds = watch.seconds();
+  }
+
+  const training_data& ds_;
+  const train_options& options_;
+  const link_train_options& link_;
+  const link_sources& sources_;
+  model_config config_;
+  std::optional<loader::row_normalizer> own_normalizer_;
+  held_out_links valid_;
+  held_out_links test_;
+  detail::training_state state_;
+};
+
+}  // namespace
+
+void validate(const link_train_options& o) {
+  BULKGNN_EXPECTS(o.hits_k >= 1, "link_train_options.hits_k must be at least 1, got {}", o.hits_k);
+  BULKGNN_EXPECTS(o.ranking_negatives >= 1 && o.ranking_negatives <= 100000,
+                  "link_train_options.ranking_negatives must be in [1, 100000], got {}",
+                  o.ranking_negatives);
+}
+
+train_result train_links(const training_data& ds, const train_options& options,
+                         const link_train_options& link, const link_sources& sources,
+                         const epoch_callback& on_epoch) {
+  validate(options);
+  validate(link);
+  BULKGNN_EXPECTS(model_executor(options).kind() != backend::cuda,
+                  "train_options.model_exec: link prediction trains on the host back ends (cpu, "
+                  "reference) so far, not on a GPU");
+  BULKGNN_EXPECTS(options.parallel == nullptr,
+                  "train_links: link prediction trains in one process so far, not over "
+                  "data-parallel ranks");
+  BULKGNN_EXPECTS(ds.whole,
+                  "train_links: link prediction needs the whole dataset (not a part of a "
+                  "partitioned one)");
+  BULKGNN_EXPECTS(options.eval == evaluation::full,
+                  "train_options.eval: link prediction evaluates over the full graph only");
+  check_evaluation_set(sources.valid, ds.num_nodes, "valid");
+  check_evaluation_set(sources.test, ds.num_nodes, "test");
+  BULKGNN_EXPECTS(sources.normalizer == nullptr ||
+                      options.normalize_features != loader::feature_normalization::none,
+                  "train_links: link_sources.normalizer is set but "
+                  "train_options.normalize_features is none");
+  link_run run(ds, options, link, sources);
+  return run.execute(on_epoch);
+}
+
+}  // namespace bulkgnn::trainer
