@@ -19,6 +19,10 @@ tensors, since CI has neither PyG nor DGL. This script runs in the peer environm
           dataset's rows for input_nodes / output_nodes; DGL's SAGEConv('mean') on each
           block equals the definition computed from bulkgnn's own CSR block; LADIES'
           edata["w"] through DGL's message passing equals the weighted sum.
+  to_dgl of link minibatches (LinkNeighborLoader): pair_graph and neg_pair_graph are DGL
+          graphs over the endpoints whose edges, mapped through input_nodes, are the
+          positives and the negatives of edge_label_index, pair_graph.edata[dgl.EID] the
+          input ids; DGL's u_dot_v on them scores each pair as the dot product by hand.
 
     PYTHONPATH=build/python ~/.cache/bulkgnn-peers-venv/bin/python \\
         benchmarks/peers/check_adapters.py ../shared/data/cora ../shared/data/facebook
@@ -256,6 +260,40 @@ def check_to_dgl(ds, keys, name):
                 h = h_next.relu()
 
 
+def check_link_to_dgl(ds, name):
+    import dgl
+    import dgl.function as fn
+
+    targets = np.repeat(np.arange(ds.num_nodes, dtype=np.int64), np.diff(ds.indptr))
+    sources = np.asarray(ds.indices, dtype=np.int64)
+    one_way = np.stack([sources, targets])[:, sources < targets]
+    loader = bulkgnn.LinkNeighborLoader(ds, num_neighbors=[5, 5], edge_label_index=one_way,
+                                        neg_sampling_ratio=1.0, batch_size=64)
+    for i, mb in enumerate(loader):
+        if i == MINIBATCHES:
+            break
+        where = f"{name} link to_dgl minibatch {i}"
+        input_nodes, pair, negative, blocks = mb.to_dgl()
+        ids = input_nodes.numpy()
+        index = mb.edge_label_index.numpy()
+        positives = len(mb.input_id.numpy())
+        for graph, first, last, what in ((pair, 0, positives, "pair_graph"),
+                                         (negative, positives, index.shape[1], "neg_pair_graph")):
+            check(isinstance(graph, dgl.DGLGraph) and graph.num_nodes() == len(mb.seeds),
+                  f"{where}: {what} is not a DGL graph over the endpoints")
+            u, v = graph.edges(order="eid")
+            check(np.array_equal(ids[u.numpy()], ids[index[0, first:last]]) and
+                  np.array_equal(ids[v.numpy()], ids[index[1, first:last]]),
+                  f"{where}: {what}'s edges are not edge_label_index's")
+            z = torch.randn(graph.num_nodes(), 8, dtype=torch.float64)
+            graph.ndata["z"] = z
+            graph.apply_edges(fn.u_dot_v("z", "z", "score"))
+            close(graph.edata["score"].reshape(-1), (z[u] * z[v]).sum(1),
+                  f"{where}: u_dot_v on {what}")
+        check(np.array_equal(pair.edata[dgl.EID].numpy(), mb.input_id.numpy()),
+              f"{where}: pair_graph.edata[dgl.EID] is not input_id")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("datasets", nargs="+", help="dataset directories (native or OGB raw)")
@@ -277,6 +315,8 @@ def main():
             check_to_dgl(ds, keys, path)
             print(f"{path}: to_dgl passed ({MINIBATCHES} node-wise and {MINIBATCHES} LADIES "
                   "minibatches)")
+            check_link_to_dgl(ds, path)
+            print(f"{path}: link to_dgl passed ({MINIBATCHES} link minibatches)")
     except CheckFailed as failure:
         sys.exit(f"check_adapters: FAILED: {failure}")
     print("check_adapters: every check passed")

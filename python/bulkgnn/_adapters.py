@@ -80,15 +80,17 @@ def to_pyg(mb):
 
 
 def to_dgl(mb):
-    """(input_nodes, output_nodes, blocks) as DGL's DataLoader yields them;
-    blocks[0].srcdata["feat"] holds the features (no copy),
-    blocks[-1].dstdata["label"] the seeds' labels, and edata["w"] the
-    layer-wise samplers' edge weights."""
-    if mb.is_link:
-        raise NotImplementedError(
-            "Minibatch.to_dgl(): a link minibatch has no DGL layout here yet (DGL's edge "
-            "prediction loader yields a pair graph and a negative pair graph); use to_pyg() or "
-            "its arrays (edge_label_index, edge_label, blocks)")
+    """What DGL's DataLoader yields, its blocks[0].srcdata["feat"] holding the
+    features (no copy), blocks[-1].dstdata["label"] the seeds' labels, and
+    edata["w"] the layer-wise samplers' edge weights.
+
+    A node minibatch: (input_nodes, output_nodes, blocks). A link minibatch:
+    (input_nodes, pair_graph, neg_pair_graph, blocks), as over DGL's
+    as_edge_prediction_sampler with a negative sampler ((input_nodes,
+    pair_graph, blocks) without negatives): pair_graph holds the positives and
+    neg_pair_graph the negatives, both over the minibatch's endpoints (node i
+    is input_nodes[i]; the endpoints come first), pair_graph.edata[dgl.EID]
+    the positives' input ids and edata["label"] their labels."""
     dgl = _require("dgl", "to_dgl")
     torch = _require("torch", "to_dgl")
     blocks = []
@@ -105,6 +107,29 @@ def to_dgl(mb):
         blocks.append(block)
     if mb.features is not None:
         blocks[0].srcdata["feat"] = torch.from_dlpack(mb.features)
-    if mb.labels is not None:
+    if mb.labels is not None and not mb.is_link:
         blocks[-1].dstdata["label"] = torch.from_dlpack(mb.labels).long()
-    return torch.from_dlpack(mb.input_nodes).long(), torch.from_dlpack(mb.seeds).long(), blocks
+    input_nodes = torch.from_dlpack(mb.input_nodes).long()
+    if mb.is_link:
+        return (input_nodes, *_dgl_pair_graphs(mb, dgl, torch), blocks)
+    return input_nodes, torch.from_dlpack(mb.seeds).long(), blocks
+
+
+def _dgl_pair_graphs(mb, dgl, torch):
+    """(pair_graph, neg_pair_graph), or (pair_graph,) without negatives."""
+    nodes = len(mb.seeds)
+    index = torch.from_dlpack(mb.edge_label_index).long()
+    input_id = torch.from_dlpack(mb.input_id).long()
+    positives = len(input_id)
+    pair = dgl.graph((index[0, :positives], index[1, :positives]), num_nodes=nodes)
+    pair.edata[dgl.EID] = input_id
+    if mb.dst_neg_index is not None:  # triplet: each positive's source, its corrupted tails
+        tails = torch.from_dlpack(mb.dst_neg_index).long().reshape(positives, -1)
+        pair.edata["label"] = torch.ones(positives)
+        negative_sources = index[0].repeat_interleave(tails.shape[1])
+        return pair, dgl.graph((negative_sources, tails.reshape(-1)), num_nodes=nodes)
+    labels = torch.from_dlpack(mb.edge_label)
+    pair.edata["label"] = labels[:positives]
+    if index.shape[1] == positives:
+        return (pair,)
+    return pair, dgl.graph((index[0, positives:], index[1, positives:]), num_nodes=nodes)

@@ -2,7 +2,9 @@
 own edges left out of its blocks, the same minibatches for any bulk or threads,
 labels, and argument errors."""
 
+import types
 import unittest
+from unittest import mock
 
 import numpy as np
 
@@ -178,6 +180,60 @@ class ToPyg(unittest.TestCase):
         n_id = fields["n_id"]
         pairs = n_id[fields["edge_label_index"][:, :32]]
         self.assertTrue(torch.equal(pairs, torch.from_numpy(ONE_WAY[:, :32]).long()))
+
+
+class FakeDglGraph:
+    """What to_dgl() hands a graph: its edges, node count and edge data."""
+
+    def __init__(self, edges, num_nodes):
+        self.src, self.dst = (e.tolist() for e in edges)
+        self.num_nodes = num_nodes
+        self.edata = {}
+
+
+def fake_dgl():
+    """A stand-in for dgl (not installed in CI) recording what to_dgl() builds;
+    the real one runs in benchmarks/peers/check_adapters.py."""
+    block = types.SimpleNamespace(srcdata={}, dstdata={}, edata={})
+    return types.SimpleNamespace(EID="_ID", graph=FakeDglGraph,
+                                 create_block=lambda *args, **kwargs: block)
+
+
+@requires_torch
+class ToDgl(unittest.TestCase):
+    def batch(self, **negatives):
+        loader = bulkgnn.LinkNeighborLoader(DS, num_neighbors=[3, 2], edge_label_index=ONE_WAY,
+                                            batch_size=16, **negatives)
+        mb = next(iter(loader))
+        with mock.patch.dict("sys.modules", {"dgl": fake_dgl()}):
+            return mb, mb.to_dgl()
+
+    def global_pairs(self, mb, graph):
+        nodes = mb.input_nodes.numpy()
+        return list(zip(nodes[graph.src].tolist(), nodes[graph.dst].tolist()))
+
+    def test_binary_negatives_give_a_pair_graph_and_a_negative_pair_graph(self):
+        mb, (input_nodes, pair, negative, blocks) = self.batch(neg_sampling_ratio=2.0)
+        self.assertEqual(input_nodes.tolist(), mb.input_nodes.numpy().tolist())
+        self.assertEqual(pair.num_nodes, len(mb.seeds))
+        self.assertEqual(self.global_pairs(mb, pair), list(zip(*ONE_WAY[:, :16].tolist())))
+        self.assertEqual(pair.edata["_ID"].tolist(), list(range(16)))
+        self.assertEqual(pair.edata["label"].tolist(), [1.0] * 16)
+        self.assertEqual(len(negative.src), 32)
+        index = mb.edge_label_index.numpy()
+        self.assertEqual((negative.src, negative.dst), (index[0, 16:].tolist(),
+                                                        index[1, 16:].tolist()))
+        self.assertEqual(len(blocks), 2)
+
+    def test_triplet_negatives_keep_each_positives_source(self):
+        mb, (_, pair, negative, _) = self.batch(neg_sampling={"mode": "triplet", "amount": 3})
+        self.assertEqual(len(negative.src), 48)
+        self.assertEqual(negative.src, [s for s in pair.src for _ in range(3)])
+        self.assertEqual(negative.dst, mb.dst_neg_index.numpy().reshape(-1).tolist())
+
+    def test_without_negatives_only_the_pair_graph(self):
+        _, batch = self.batch(neg_sampling_ratio=0.0)
+        self.assertEqual(len(batch), 3)  # input_nodes, pair_graph, blocks
 
 
 if __name__ == "__main__":

@@ -340,6 +340,7 @@ NATIVE_CASES = [
 ]
 
 TRAIN = ["train", "{ogb}", "--fanouts", "3,2", "--batch-size", "8", "--epochs", "1", "--quiet"]
+LINK = TRAIN + ["--task", "link"]
 SAMPLE = ["sample", "{native}", "--fanouts", "3,2", "--batch-size", "8", "--quiet"]
 MODEL = ["model", "--nodes", "1000", "--edges", "5000"]
 
@@ -374,6 +375,22 @@ OPTION_CASES = [
          commands=[SAMPLE + ["--gather-features", "--features", "split"]], rc=2),
     Case("normalize-features-unknown", "options", "--normalize-features",
          commands=[TRAIN + ["--normalize-features", "column"]], rc=2),
+    Case("link-neg-ratio-nan", "options", "--neg-ratio",
+         commands=[LINK + ["--neg-ratio", "nan"]], rc=2),
+    Case("link-triplet-fraction", "options", "--neg-ratio",
+         commands=[LINK + ["--neg-mode", "triplet", "--neg-ratio", "0.5"]], rc=2),
+    Case("link-split-not-two-fractions", "options", "--link-split",
+         commands=[LINK + ["--link-split", "0.1"], LINK + ["--link-split", "a,b"],
+                   LINK + ["--link-split", "0.5,0.5"]], rc=2),
+    Case("link-head-unknown", "options", "--link-head",
+         commands=[LINK + ["--link-head", "bilinear"]], rc=2),
+    Case("link-hits-k-zero", "options", "--hits-k", commands=[LINK + ["--hits-k", "0"]], rc=2),
+    Case("link-ranking-negatives-zero", "options", "--ranking-negatives",
+         commands=[LINK + ["--ranking-negatives", "0"]], rc=2),
+    Case("link-split-negatives-unmeetable", "options", "--split-negatives",
+         commands=[LINK + ["--split-negatives", "900"]], rc=2),
+    Case("link-option-without-task-link", "options", "--hits-k",
+         commands=[TRAIN + ["--hits-k", "5"]], rc=2),
     Case("unknown-option", "options", "--no-such-option",
          commands=[TRAIN + ["--no-such-option"], ["info", "{native}", "--no-such-option"]], rc=2),
     Case("model-ranks-not-positive", "options", "--ranks",
