@@ -9,10 +9,12 @@
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/sampler/sampler_table.hpp"
 #include "bulkgnn/session/session.hpp"
+#include "bulkgnn/session/training.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <optional>
 
 namespace bulkgnn::tools {
 
@@ -75,47 +77,65 @@ nlohmann::json link_metrics_json(const link_train_config& c, const trainer::trai
 }  // namespace
 
 void run_link_train(const link_train_config& c) {
-  BULKGNN_EXPECTS(session::world_size() == 1,
-                  "--task link trains in one process so far; run it without mpirun");
-  const auto& o = c.options;
-  trainer::validate(o);
+  auto options = c.options;
+  trainer::validate(options);
   trainer::validate(c.plan.scoring);
+  const bool rank_zero = session::world_rank() == 0;
+  BULKGNN_EXPECTS(session::world_size() == 1 || c.distribution.grid == "replicated",
+                  "--grid {}: --task link over MPI ranks holds the whole graph and features on "
+                  "every rank (--grid replicated, the default)",
+                  c.distribution.grid);
   require_writable_file(c.metrics_out, "--metrics-out");
-  require_writable_directory(o.checkpoint_dir.string(), "--checkpoint-dir");
-  require_output_apart_from_input(o.checkpoint_dir.string(), "--checkpoint-dir", c.data, "DATA");
+  if (rank_zero) {
+    require_writable_directory(options.checkpoint_dir.string(), "--checkpoint-dir");
+    require_output_apart_from_input(options.checkpoint_dir.string(), "--checkpoint-dir", c.data,
+                                    "DATA");
+  }
   const thread_limit limit(c.threads);
   const stopwatch total;
-  const auto data = open_run_data(c.data, c.distribution, true, o.quiet);
+  options.quiet = options.quiet || !rank_zero;
+  const auto data = open_run_data(c.data, c.distribution, true, options.quiet);
   BULKGNN_EXPECTS(data.whole.has_value(),
                   "--task link: {} is a partitioned dataset; link prediction reads a whole one",
                   c.data);
   const auto ds = trainer::whole_dataset(*data.whole);
+  std::optional<session::run_session> session_holder;
+  start_session(session_holder, data, c.distribution, false, c.shared);
+  session::training_ranks ranks(*session_holder, trainer::model_executor(options));
+  options.parallel = ranks.parallel();
   const auto split = data::random_link_split(ds.graph, c.split);
-  fmt::print(
-      "{}: {} vertices, {} edges, {} features; link prediction, {} head, {} sampler, fanouts {}\n",
-      ds.name, ds.num_nodes, ds.num_edges, ds.feature_dim,
-      trainer::link_head_name(c.plan.scoring.head), sampler::find_sampler(o.sampling.kind).name,
-      fmt::join(o.sampling.fanouts, ","));
-  fmt::print(
-      "random link split (seed {}, as PyG's RandomLinkSplit; the dataset has no link split of "
-      "its own): {} train, {} valid, {} test {}edges; messages pass over the train edges (and "
-      "the valid ones for test); {} fixed negatives for valid, {} for test\n",
-      c.split.seed, split.train.size(), split.valid.size(), split.test.size(),
-      split.undirected ? "undirected " : "", split.valid_negatives.size(),
-      split.test_negatives.size());
-  std::fflush(stdout);
+  if (rank_zero) {
+    fmt::print(
+        "{}: {} vertices, {} edges, {} features; link prediction, {} head, {} sampler, "
+        "fanouts {}{}\n",
+        ds.name, ds.num_nodes, ds.num_edges, ds.feature_dim,
+        trainer::link_head_name(c.plan.scoring.head),
+        sampler::find_sampler(options.sampling.kind).name, fmt::join(options.sampling.fanouts, ","),
+        session::world_size() > 1
+            ? fmt::format("; {} ranks, each its slice of every minibatch", session::world_size())
+            : std::string());
+    fmt::print(
+        "random link split (seed {}, as PyG's RandomLinkSplit; the dataset has no link split of "
+        "its own): {} train, {} valid, {} test {}edges; messages pass over the train edges (and "
+        "the valid ones for test); {} fixed negatives for valid, {} for test\n",
+        c.split.seed, split.train.size(), split.valid.size(), split.test.size(),
+        split.undirected ? "undirected " : "", split.valid_negatives.size(),
+        split.test_negatives.size());
+    std::fflush(stdout);
+  }
   const auto write_metrics = [&](const trainer::train_result& so_far) {
-    if (!c.metrics_out.empty())
+    if (!c.metrics_out.empty() && rank_zero)
       write_file_atomically(c.metrics_out,
                             link_metrics_json(c, so_far, total.seconds()).dump(2) + "\n");
   };
   const auto result = session::train_links(
-      ds, split, o, c.plan,
+      ds, split, options, c.plan,
       [&](const trainer::epoch_record& r, const trainer::train_result& so_far) {
-        print_link_epoch(r, o.epochs);
+        if (rank_zero) print_link_epoch(r, options.epochs);
         write_metrics(so_far);
       });
   write_metrics(result);
+  if (!rank_zero) return;
   double train_seconds = 0;
   for (const auto& r : result.epochs) train_seconds += r.seconds;
   fmt::print("trained {} epochs in {:.1f} s; this run: {} epochs, {:.1f} s\n", result.epochs.size(),

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace bulkgnn::tools {
 
@@ -22,12 +23,16 @@ struct link_train_config {
   int threads = 0;
   session::layout_options distribution;  // how DATA is opened
   nlohmann::json settings;               // the command's settings, for --metrics-out
+  // What every MPI rank must give alike (checked before anything else).
+  std::vector<session::setting> shared;
 };
 
 // Splits the dataset's edges as PyG's RandomLinkSplit does (and says so),
 // trains an encoder and a link head on link minibatches, and prints each
 // epoch's loss and OGB's Hits@K and MRR, then the best validation epoch;
-// --metrics-out gets the same as JSON.
+// --metrics-out gets the same as JSON. Under mpirun every rank reads the
+// whole dataset, makes the same split and trains on its slice of every
+// minibatch; rank 0 prints and writes.
 void run_link_train(const link_train_config& c);
 
 }  // namespace bulkgnn::tools

@@ -438,11 +438,12 @@ link_train_config link_train_config_from(const train_config& c, const CLI::App& 
   l.plan.scoring = {.head = trainer::parse_link_head(c.link_head, "--link-head"),
                     .hits_k = c.hits_k,
                     .ranking_negatives = c.ranking_negatives};
-  l.plan.scoring.source_settings["link_split"] = c.link_split;
+  l.plan.scoring.source_settings["link_split"] = {valid, test};
   l.plan.scoring.source_settings["split_negatives"] = c.split_negatives;
   l.metrics_out = c.metrics_out;
   l.threads = c.threads;
   l.distribution = c.distribution;
+  l.shared = shared_settings(c);
   l.settings = {{"data", c.data.empty() ? "embedded-csbm" : c.data},
                 {"bulk", c.bulk},
                 {"bulk_queue", c.bulk_queue},

@@ -22,7 +22,8 @@ bool link_sample_stage::process(stage_item item, stage_context& context) {
   const stopwatch busy;
   const auto& request = std::get<link_request>(item);
   auto bulk = std::make_shared<sampler::link_bulk>(
-      sampler::sample_links(sampler_, *request.plan, request.first, request.count, exclude_));
+      sampler::sample_links(sampler_, *request.plan, request.first, request.count, exclude_,
+                            slice_, slices_));
   context.add_busy(busy.seconds());
   return context.emit(std::move(bulk));
 }

@@ -284,15 +284,18 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
       source.rows == nullptr && source.graph.rows > 0 && host_accessible(source.graph.space),
       "loader: link minibatches draw their negatives over the whole graph, which "
       "must be in this process's host memory");
-  BULKGNN_EXPECTS(options_.slices == 1,
-                  "loader: link minibatches are not split over data-parallel ranks yet "
-                  "({} slices asked for)",
-                  options_.slices);
+  // A slice's blocks are the whole minibatch's cut to its endpoints only where
+  // each destination draws on its own (and leaves edges out as the whole does).
+  BULKGNN_EXPECTS(options_.slices == 1 || sampler.leaves_out_edges(),
+                  "sampler_options.kind: link minibatches split over data-parallel ranks need "
+                  "a node-wise sampler (sage, labor), not {}",
+                  sampler.options().kind);
   sampler::validate(link_options_of(task));
   sampler::validate(task.positives, source.graph.rows);
   BULKGNN_EXPECTS(task.exclude == sampler::edge_exclusion::none || sampler.leaves_out_edges(),
                   "sampler_options.kind: the {} sampler cannot leave a link minibatch's own "
-                  "edges out of its blocks yet; use a node-wise sampler (sage, labor)",
+                  "edges out of its blocks yet; use a node-wise sampler (sage, labor), or "
+                  "link_options.exclude none to let the model read the edges it predicts",
                   sampler.options().kind);
   BULKGNN_EXPECTS(
       task.exclude == sampler::edge_exclusion::none || host_accessible(exec_.memory().space()),
@@ -361,7 +364,9 @@ epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint3
     stages.push_back({std::make_unique<link_shuffle_stage>(link_->positives, *negatives_,
                                                            link_options_of(*link_), options_.bulk),
                       bulks});
-    stages.push_back({std::make_unique<link_sample_stage>(sampler_, link_->exclude), bulks, bytes});
+    stages.push_back({std::make_unique<link_sample_stage>(sampler_, link_->exclude, options_.slice,
+                                                          options_.slices),
+                      bulks, bytes});
   } else {
     stages.push_back({std::make_unique<shuffle_stage>(options_.batch_size, options_.bulk,
                                                       sampler_.options().seed),

@@ -37,6 +37,8 @@ constexpr std::pair<std::string_view, std::string_view> keyword_of_field[] = {
     {"negative_sampling.amount", "the negative sampling amount"},
     {"negative_sampling.strict", "strict"},
     {"negative_sampling.distribution", "negative_distribution"},
+    {"link_options.exclude", "exclude"},
+    {"link_options.batch_size", "batch_size"},
 };
 
 }  // namespace

@@ -338,7 +338,9 @@ void bind_minibatch(py::module_& m) {
           "A torch_geometric.data.Data laid out as PyG's NeighborLoader yields it.")
       .def(
           "to_dgl", [](const py::object& self) { return adapter("to_dgl", self); },
-          "(input_nodes, output_nodes, blocks) as DGL's DataLoader yields them.")
+          "What DGL's DataLoader yields: (input_nodes, output_nodes, blocks); a link "
+          "minibatch (input_nodes, pair_graph, neg_pair_graph, blocks), as over DGL's "
+          "as_edge_prediction_sampler.")
       .def("__repr__", [](const minibatch_handle& h) {
         return py::str("bulkgnn.Minibatch(index={}, batch_size={}, input_nodes={}, layers={})")
             .format(h.mb->batch.index, h.mb->batch.seeds.size(), h.mb->batch.input_nodes.size(),

@@ -236,6 +236,52 @@ link_seeds link_epoch_plan::seeds(std::int64_t minibatch) const {
   for (const auto v : source) s.label_source.push_back(local(v));
   for (const auto v : target) s.label_target.push_back(local(v));
   for (const auto v : negative_target) s.negative_target.push_back(local(v));
+  s.minibatch_pairs = s.pairs();
+  return s;
+}
+
+link_seeds slice_of(const link_seeds& whole, int slice, int slices) {
+  BULKGNN_EXPECTS(slices >= 1 && slice >= 0 && slice < slices,
+                  "slice_of: slice {} of {} does not exist", slice, slices);
+  const auto positives = whole.positives();
+  const auto [first, last] = slice_range(positives, slice, slices);
+  link_seeds s;
+  s.index = whole.index;
+  s.minibatch_pairs = whole.minibatch_pairs;
+  std::vector<vertex_t> source;
+  std::vector<vertex_t> target;
+  std::vector<vertex_t> negative_target;
+  const auto take = [&](std::int64_t pair) {
+    source.push_back(whole.global(whole.label_source[static_cast<std::size_t>(pair)]));
+    target.push_back(whole.global(whole.label_target[static_cast<std::size_t>(pair)]));
+    if (!whole.edge_label.empty())
+      s.edge_label.push_back(whole.edge_label[static_cast<std::size_t>(pair)]);
+  };
+  for (auto i = first; i < last; ++i) {
+    take(i);
+    s.input_id.push_back(whole.input_id[static_cast<std::size_t>(i)]);
+  }
+  if (whole.negative_target.empty()) {
+    const auto negatives = static_cast<std::int64_t>(whole.label_source.size()) - positives;
+    const auto [negative_first, negative_last] = slice_range(negatives, slice, slices);
+    for (auto k = negative_first; k < negative_last; ++k) take(positives + k);
+  } else {
+    const auto per_positive = static_cast<std::int64_t>(whole.negative_target.size()) / positives;
+    for (auto k = first * per_positive; k < last * per_positive; ++k)
+      negative_target.push_back(whole.global(whole.negative_target[static_cast<std::size_t>(k)]));
+  }
+  s.nodes = source;
+  s.nodes.insert(s.nodes.end(), target.begin(), target.end());
+  s.nodes.insert(s.nodes.end(), negative_target.begin(), negative_target.end());
+  std::ranges::sort(s.nodes);
+  // std::unique, not ranges::unique: clang cannot use libstdc++ 12's subrange.
+  s.nodes.erase(std::unique(s.nodes.begin(), s.nodes.end()), s.nodes.end());
+  const auto local = [&](vertex_t v) {
+    return static_cast<vertex_t>(std::ranges::lower_bound(s.nodes, v) - s.nodes.begin());
+  };
+  for (const auto v : source) s.label_source.push_back(local(v));
+  for (const auto v : target) s.label_target.push_back(local(v));
+  for (const auto v : negative_target) s.negative_target.push_back(local(v));
   return s;
 }
 
@@ -293,7 +339,7 @@ std::uint64_t digest(const minibatch& mb, const link_seeds& seeds) {
 }
 
 link_bulk sample_links(bulk_sampler& sampler, const link_epoch_plan& plan, std::int64_t first,
-                       std::int64_t count, edge_exclusion exclude) {
+                       std::int64_t count, edge_exclusion exclude, int slice, int slices) {
   BULKGNN_EXPECTS(first >= 0 && count > 0 && first + count <= plan.num_minibatches(),
                   "sample_links: minibatches [{}, {}) outside the epoch's {}", first, first + count,
                   plan.num_minibatches());
@@ -302,10 +348,11 @@ link_bulk sample_links(bulk_sampler& sampler, const link_epoch_plan& plan, std::
   std::vector<std::int64_t> ids;
   kernels::excluded_edges excluded;
   for (std::int64_t j = 0; j < count; ++j) {
-    bulk.seeds.push_back(plan.seeds(first + j));
+    auto whole = plan.seeds(first + j);
+    excluded.push_segment(excluded_keys(whole, exclude));
+    bulk.seeds.push_back(slices == 1 ? std::move(whole) : slice_of(whole, slice, slices));
     endpoints.push_segment(bulk.seeds.back().nodes);
     ids.push_back(first + j);
-    excluded.push_segment(excluded_keys(bulk.seeds.back(), exclude));
   }
   bulk.nodes = exclude == edge_exclusion::none
                    ? sampler.sample(plan.epoch(), std::move(endpoints), ids)

@@ -1,13 +1,42 @@
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/hash.hpp"
+#include "bulkgnn/kernels/exclude_edges.hpp"
 #include "bulkgnn/loader/loader.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/session/training.hpp"
+
+#include <fmt/format.h>
 
 namespace bulkgnn::session {
 
 namespace {
 
 sampler::edge_list edges_of(const data::edge_arrays& edges) { return {edges.source, edges.target}; }
+
+// Every edge of the split's parts, in order: two splits with the same sizes
+// (another seed) differ here.
+std::uint64_t digest_of(const data::link_split& split) {
+  digest_hasher h;
+  for (const auto* edges :
+       {&split.train, &split.valid, &split.test, &split.valid_negatives, &split.test_negatives}) {
+    h.add(static_cast<std::uint64_t>(edges->size()));
+    for (std::size_t i = 0; i < edges->source.size(); ++i)
+      h.add(kernels::edge_key(edges->target[i], edges->source[i]));
+  }
+  return h.value();
+}
+
+// Each data-parallel rank loads its slice of every minibatch. The rows and
+// features come from this process's whole dataset, never from other ranks:
+// the training graph is the split's, which only this process holds.
+loader::loader_options loading_for(const trainer::train_options& o) {
+  auto l = o.loading;
+  if (o.parallel == nullptr) return l;
+  l.slice = o.parallel->ranks->rank();
+  l.slices = o.parallel->ranks->size();
+  l.on_failure = o.parallel->abort_all;
+  return l;
+}
 
 }  // namespace
 
@@ -33,9 +62,9 @@ trainer::train_result train_links(const trainer::training_data& ds, const data::
                         .negatives = plan.negatives,
                         .exclude = plan.exclude,
                         .shuffle = true},
-      options.loading, options.exec);
+      loading_for(options), options.exec);
   auto scoring = plan.scoring;
-  scoring.source_settings["negatives_per_positive"] = plan.negatives.amount;
+  scoring.source_settings["neg_ratio"] = plan.negatives.amount;
   scoring.source_settings["negative_mode"] =
       plan.negatives.mode == sampler::negative_mode::binary ? "binary" : "triplet";
   scoring.source_settings["negative_distribution"] =
@@ -45,6 +74,7 @@ trainer::train_result train_links(const trainer::training_data& ds, const data::
   scoring.source_settings["train_edges"] = split.train.size();
   scoring.source_settings["valid_edges"] = split.valid.size();
   scoring.source_settings["test_edges"] = split.test.size();
+  scoring.source_settings["split_digest"] = fmt::format("{:016x}", digest_of(split));
   const trainer::link_sources sources{.train = loader,
                                       .valid = {.graph = train_graph,
                                                 .positives = edges_of(split.valid),

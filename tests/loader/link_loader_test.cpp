@@ -10,7 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
+#include <vector>
 #include <string>
 
 namespace bulkgnn::loader {
@@ -104,7 +108,7 @@ TEST(LinkLoader, HandsOutSampleLinksMinibatchesWithTheirFeatures) {
   }
 }
 
-TEST(LinkLoader, RefusesSeedsSlicesAndAShardedGraphByName) {
+TEST(LinkLoader, RefusesSeedsImpossibleNegativesAndSlicesOfAJointSamplerByName) {
   const link_fixture f;
   sampler::bulk_sampler nodes(f.graph.view(), sage);
   minibatch_loader loader(f.graph_source_of(), nodes, f.task(), {.batch_size = batch});
@@ -115,13 +119,109 @@ TEST(LinkLoader, RefusesSeedsSlicesAndAShardedGraphByName) {
   } catch (const option_error& e) {
     EXPECT_NE(std::string(e.what()).find("without seeds"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(minibatch_loader(f.graph_source_of(), nodes, f.task(),
+  // A slice's blocks are the whole minibatch's cut to its endpoints only for a
+  // sampler whose destinations draw on their own and leave edges out.
+  sampler::bulk_sampler walks(f.graph.view(),
+                              {.kind = "random-walk", .fanouts = {4, 3}, .seed = 7});
+  auto no_exclusion = f.task();
+  no_exclusion.exclude = sampler::edge_exclusion::none;
+  EXPECT_THROW(minibatch_loader(f.graph_source_of(), walks, no_exclusion,
                                 {.batch_size = batch, .slice = 0, .slices = 2}),
                option_error);
   EXPECT_THROW(minibatch_loader(f.graph_source_of(), nodes,
                                 f.task({.mode = sampler::negative_mode::triplet, .amount = 0.5}),
                                 {.batch_size = batch}),
                option_error);
+}
+
+// Per block level, each destination's sampled sources, in global ids (every
+// layer's sources are a prefix of input_nodes, destinations first).
+using block_rows = std::vector<std::map<vertex_t, std::vector<vertex_t>>>;
+
+block_rows rows_of(const sampler::minibatch& mb) {
+  block_rows levels;
+  const auto global = [&](vertex_t local) {
+    return mb.input_nodes[static_cast<std::size_t>(local)];
+  };
+  for (const auto& block : mb.blocks) {
+    auto& level = levels.emplace_back();
+    const auto view = block.view();
+    for (vertex_t r = 0; r < view.rows; ++r) {
+      auto& sources = level[global(r)];
+      for (const auto c : view.row(r)) sources.push_back(global(c));
+      std::ranges::sort(sources);
+    }
+  }
+  return levels;
+}
+
+// The global (source, target, label) of every scored pair of a minibatch.
+std::multiset<std::tuple<vertex_t, vertex_t, float>> pairs_of(const sampler::link_seeds& s) {
+  std::multiset<std::tuple<vertex_t, vertex_t, float>> pairs;
+  for (std::size_t i = 0; i < s.label_source.size(); ++i)
+    pairs.emplace(s.global(s.label_source[i]), s.global(s.label_target[i]),
+                  s.edge_label.empty() ? 1.0f : s.edge_label[i]);
+  const auto per = s.negative_target.empty() ? 0 : s.negative_target.size() / s.input_id.size();
+  for (std::size_t k = 0; k < s.negative_target.size(); ++k)
+    pairs.emplace(s.global(s.label_source[k / per]), s.global(s.negative_target[k]), 0.0f);
+  return pairs;
+}
+
+// Data-parallel ranks each load a slice of every minibatch: together the
+// slices hold the whole minibatch's pairs once, and each slice's blocks are
+// the whole's rows for its endpoints (the whole minibatch's edges left out).
+TEST(LinkLoader, SlicesOfAMinibatchTogetherAreTheWholeMinibatch) {
+  const link_fixture f;
+  for (const auto& negatives :
+       {sampler::negative_sampling{.amount = 1.5},
+        sampler::negative_sampling{.mode = sampler::negative_mode::triplet, .amount = 2}}) {
+    const auto load = [&](int slice, int slices) {
+      sampler::bulk_sampler nodes(f.graph.view(), sage);
+      minibatch_loader loader(f.graph_source_of(), nodes, f.task(negatives),
+                              {.batch_size = batch, .bulk = 3, .slice = slice, .slices = slices});
+      std::vector<loader::ready_minibatch> all;
+      auto epoch = loader.epoch({}, 1);
+      while (auto mb = epoch.next()) all.push_back(std::move(*mb));
+      return all;
+    };
+    const auto whole = load(0, 1);
+    constexpr int slices = 3;
+    std::vector<std::vector<loader::ready_minibatch>> parts;
+    for (int k = 0; k < slices; ++k) parts.push_back(load(k, slices));
+    for (std::size_t j = 0; j < whole.size(); ++j) {
+      const auto& w = *whole[j].link;
+      auto expected_pairs = pairs_of(w);
+      const auto whole_rows = rows_of(whole[j].batch);
+      std::vector<std::int64_t> input_ids;
+      std::int64_t pairs = 0;
+      for (int k = 0; k < slices; ++k) {
+        ASSERT_EQ(parts[k].size(), whole.size());
+        const auto& part = parts[k][j];
+        const auto& s = *part.link;
+        EXPECT_EQ(s.index, w.index);
+        EXPECT_EQ(s.minibatch_pairs, w.pairs());
+        pairs += s.pairs();
+        input_ids.insert(input_ids.end(), s.input_id.begin(), s.input_id.end());
+        for (const auto& pair : pairs_of(s)) {
+          const auto found = expected_pairs.find(pair);
+          ASSERT_NE(found, expected_pairs.end()) << "minibatch " << j << " slice " << k;
+          expected_pairs.erase(found);
+        }
+        const auto part_rows = rows_of(part.batch);
+        ASSERT_EQ(part_rows.size(), whole_rows.size());
+        for (std::size_t level = 0; level < part_rows.size(); ++level)
+          for (const auto& [destination, sources] : part_rows[level]) {
+            const auto in_whole = whole_rows[level].find(destination);
+            ASSERT_NE(in_whole, whole_rows[level].end());
+            EXPECT_EQ(sources, in_whole->second)
+                << "minibatch " << j << " slice " << k << " level " << level;
+          }
+      }
+      EXPECT_TRUE(expected_pairs.empty()) << "minibatch " << j;
+      EXPECT_EQ(pairs, w.pairs());
+      EXPECT_EQ(input_ids, w.input_id);
+    }
+  }
 }
 
 }  // namespace

@@ -172,6 +172,44 @@ TEST(DataParallelTraining, RanksTrainLikeOneProcessOnTheSameGlobalBatches) {
   }
 }
 
+// Link prediction over ranks: each rank trains on its slice of every link
+// minibatch, weighted by its share of the pairs, so the curve is one
+// process's up to the order of float sums; a layout that partitions the graph
+// is refused by name.
+TEST(DataParallelTraining, LinkRanksTrainLikeOneProcess) {
+  const bulkgnn::testing::scratch_dir dir;
+  const std::string arguments = "train " + cora.string() +
+                                " --task link --link-head mlp --fanouts 5,5 --hidden 16 "
+                                "--batch-size 256 --epochs 2 --hits-k 20 "
+                                "--ranking-negatives 20 --quiet --metrics-out ";
+  const auto curve = [&](int ranks) {
+    const auto metrics = dir.path() / ("link" + std::to_string(ranks) + ".json");
+    const auto r = run(ranks, arguments + metrics.string());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::vector<std::array<double, 3>> values;
+    if (r.exit_code != 0) return values;
+    const auto json = read_json(metrics);
+    for (const auto& e : json.at("epochs"))
+      values.push_back({e.at("loss").get<double>(), e.at("valid_mrr").get<double>(),
+                        e.at("test_hits@20").get<double>()});
+    return values;
+  };
+  const auto alone = curve(0);
+  ASSERT_EQ(alone.size(), 2u);
+  for (const int ranks : {2, 3}) {
+    const auto together = curve(ranks);
+    ASSERT_EQ(together.size(), alone.size()) << ranks << " ranks";
+    for (std::size_t e = 0; e < alone.size(); ++e) {
+      EXPECT_NEAR(together[e][0], alone[e][0], 1e-4) << "loss, epoch " << e << ", " << ranks;
+      EXPECT_NEAR(together[e][1], alone[e][1], 0.01) << "valid mrr, epoch " << e << ", " << ranks;
+      EXPECT_NEAR(together[e][2], alone[e][2], 0.01) << "test hits, epoch " << e << ", " << ranks;
+    }
+  }
+  const auto refused = run(2, arguments + (dir.path() / "refused.json").string() + " --grid 1.5d");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.output.find("--grid 1.5d: --task link"), std::string::npos) << refused.output;
+}
+
 // The cache serves the owners' rows: the same training, fewer feature bytes.
 TEST(DataParallelTraining, AFeatureCacheChangesTheBytesNotTheTraining) {
   const bulkgnn::testing::scratch_dir dir;

@@ -3,6 +3,7 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/progress.hpp"
 #include "bulkgnn/core/timer.hpp"
+#include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/trainer/layers.hpp"
 #include "bulkgnn/trainer/link_metrics.hpp"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <ranges>
 #include <vector>
 
 namespace bulkgnn::trainer {
@@ -76,40 +78,66 @@ class held_out_links {
  public:
   held_out_links(const link_evaluation_set& set, csr_view whole_graph,
                  const link_train_options& link, std::uint32_t seed, std::uint32_t part)
-      : set_(set) {
-    const sampler::negative_sampler tails(whole_graph,
-                                          {.mode = sampler::negative_mode::triplet,
-                                           .amount = static_cast<double>(link.ranking_negatives),
-                                           .strict = true});
-    const auto positives = set.positives.source.size();
-    ranking_source_.reserve(positives * static_cast<std::size_t>(link.ranking_negatives));
-    ranking_target_.reserve(ranking_source_.capacity());
-    for (std::size_t i = 0; i < positives; ++i)
-      for (std::int64_t k = 0; k < link.ranking_negatives; ++k) {
-        const auto [source, target] =
-            tails.draw(rng_key{seed, ranking_stream, part, static_cast<std::uint32_t>(i),
-                               static_cast<std::uint32_t>(k)},
-                       set.positives.source[i]);
-        ranking_source_.push_back(source);
-        ranking_target_.push_back(target);
-      }
-  }
+      : set_(set),
+        whole_graph_(whole_graph),
+        ranking_negatives_(link.ranking_negatives),
+        seed_(seed),
+        part_(part) {}
 
   // Sets hits and mrr (nullopt for a set without positives).
   void evaluate(const gnn_model& model, link_head& head, dense_view<const float> features,
                 std::int64_t k, std::optional<double>& hits, std::optional<double>& mrr) {
     if (set_.positives.source.empty()) return;
+    if (ranking_source_.empty()) draw_ranking_tails();
     if (!block_) block_ = full_graph_block(model.exec(), set_.graph, model.config().kind);
     const auto z = predict_full_graph(model, *block_, features);
     const auto positive = scores_of(head, z.view(), set_.positives.source, set_.positives.target);
-    hits = hits_at_k(positive,
-                     scores_of(head, z.view(), set_.negatives.source, set_.negatives.target), k);
-    mrr =
-        mean_reciprocal_rank(positive, scores_of(head, z.view(), ranking_source_, ranking_target_));
+    const auto negative = scores_of(head, z.view(), set_.negatives.source, set_.negatives.target);
+    const auto ranking = scores_of(head, z.view(), ranking_source_, ranking_target_);
+    for (const auto* scores : {&positive, &negative, &ranking})
+      BULKGNN_EXPECTS(std::ranges::all_of(*scores, [](float s) { return std::isfinite(s); }),
+                      "train_links: the model scores a held-out pair as not finite (diverged; "
+                      "lower adam_options.lr)");
+    hits = hits_at_k(positive, negative, k);
+    mrr = mean_reciprocal_rank(positive, ranking);
   }
 
  private:
+  // Each positive's corrupted tails, drawn at the first evaluation from
+  // streams keyed on (seed, part, positive, tail): the same every epoch.
+  void draw_ranking_tails() {
+    const sampler::negative_sampler tails(whole_graph_,
+                                          {.mode = sampler::negative_mode::triplet,
+                                           .amount = static_cast<double>(ranking_negatives_),
+                                           .strict = true});
+    const auto positives = set_.positives.source.size();
+    ranking_source_.reserve(positives * static_cast<std::size_t>(ranking_negatives_));
+    ranking_target_.reserve(ranking_source_.capacity());
+    for (std::size_t i = 0; i < positives; ++i)
+      for (std::int64_t k = 0; k < ranking_negatives_; ++k) {
+        const auto key = rng_key{seed_, ranking_stream, part_, static_cast<std::uint32_t>(i),
+                                 static_cast<std::uint32_t>(k)};
+        const auto source = set_.positives.source[i];
+        vertex_t target = 0;
+        try {
+          target = tails.draw(key, source).second;
+        } catch (const option_error&) {
+          throw option_error(fmt::format(
+              "link_train_options.ranking_negatives: held-out source {} has too few "
+              "non-neighbours to draw corrupted tails from ({} draws each); the graph is too "
+              "dense around it for MRR",
+              source, sampler::strict_attempts));
+        }
+        ranking_source_.push_back(source);
+        ranking_target_.push_back(target);
+      }
+  }
+
   const link_evaluation_set& set_;
+  csr_view whole_graph_;
+  std::int64_t ranking_negatives_;
+  std::uint32_t seed_;
+  std::uint32_t part_;
   std::vector<vertex_t> ranking_source_;
   std::vector<vertex_t> ranking_target_;
   std::optional<aggregation_block> block_;  // the set's graph, built at the first evaluation
@@ -166,9 +194,9 @@ class link_run {
     stream.start_epoch({}, epoch);
     progress bar(fmt::format("epoch {}/{}", epoch + 1, options_.epochs), stream.num_minibatches(),
                  " minibatches", options_.quiet);
-    double loss_sum = 0;
-    double correct = 0;
-    double scored = 0;
+    // Sums over this rank's slices: the loss weighted by the slice's share of
+    // its minibatch's pairs, pairs on their label's side of 0, pairs.
+    double metrics[3] = {0, 0, 0};
     std::int64_t minibatches = 0;
     const executor& exec = state_.model.exec();
     std::vector<float> grad;
@@ -178,35 +206,66 @@ class link_run {
                       "must be a link loader)",
                       mb->batch.index);
       detail::step_in_flight step(exec, *mb);
-      const detail::placed_minibatch placed(exec, *mb, config_.kind, true);
-      const auto z = state_.model.forward(
-          placed.blocks, placed.features.view(),
-          kernels::dropout_key{options_.sampling.seed, epoch,
-                               static_cast<std::uint32_t>(mb->batch.index), placed.row_ids.span()});
-      const auto pairs = pairs_of(*mb->link);
-      const auto scores = state_.head->forward(z, {pairs.source, pairs.target});
-      grad.resize(scores.size());
-      const auto loss = kernels::binary_cross_entropy(exec, scores, pairs.label, grad);
-      if (!std::isfinite(loss.loss))
-        throw error(
-            fmt::format("epoch {}, minibatch {}: the loss is {} (diverged; lower adam_options.lr)",
-                        epoch, mb->batch.index, loss.loss));
-      state_.model.backward(state_.head->backward(grad));
+      const auto& link = *mb->link;
+      if (link.pairs() > 0) {
+        const auto loss = train_step(*mb, epoch, grad);
+        metrics[0] += loss.loss * share_of(link);
+        metrics[1] += static_cast<double>(loss.correct);
+        metrics[2] += static_cast<double>(loss.count);
+      } else {
+        kernels::fill(exec, state_.model.mutable_gradients(), 0.0f);
+        kernels::fill(exec, state_.head->mutable_gradients(), 0.0f);
+      }
+      if (options_.parallel != nullptr) {
+        detail::all_reduce_gradients(*options_.parallel, state_.model);
+        options_.parallel->ranks->all_reduce(state_.head->mutable_gradients());
+      }
       state_.step();
-      loss_sum += loss.loss;
-      correct += static_cast<double>(loss.correct);
-      scored += static_cast<double>(loss.count);
       step.finish();
       bar.update(++minibatches);
     }
+    if (options_.parallel != nullptr)
+      options_.parallel->ranks->all_reduce(std::span<double>(metrics));
     bar.finish();
     epoch_record r;
     r.epoch = epoch;
     r.hits_k = link_.hits_k;
-    r.loss = minibatches > 0 ? loss_sum / static_cast<double>(minibatches) : 0;
-    r.train_acc = scored > 0 ? correct / scored : 0;
+    r.loss = minibatches > 0 ? metrics[0] / static_cast<double>(minibatches) : 0;
+    r.train_acc = metrics[2] > 0 ? metrics[1] / metrics[2] : 0;
     measurement.fill(r, stream);
     return r;
+  }
+
+  // A data-parallel slice's share of its minibatch's pairs (1 alone), by
+  // which its loss and gradients are weighted, so that the ranks' sum is the
+  // whole minibatch's mean.
+  static double share_of(const sampler::link_seeds& link) {
+    const auto whole = link.minibatch_pairs > 0 ? link.minibatch_pairs : link.pairs();
+    return static_cast<double>(link.pairs()) / static_cast<double>(whole);
+  }
+
+  // Forward, loss and backward of one (slice of a) minibatch with pairs to
+  // score; the gradients are left for the optimiser step.
+  kernels::loss_result train_step(const loader::ready_minibatch& mb, std::uint32_t epoch,
+                                  std::vector<float>& grad) {
+    const executor& exec = state_.model.exec();
+    const detail::placed_minibatch placed(exec, mb, config_.kind, true);
+    const auto z = state_.model.forward(
+        placed.blocks, placed.features.view(),
+        kernels::dropout_key{options_.sampling.seed, epoch,
+                             static_cast<std::uint32_t>(mb.batch.index), placed.row_ids.span()});
+    const auto pairs = pairs_of(*mb.link);
+    const auto scores = state_.head->forward(z, {pairs.source, pairs.target});
+    grad.resize(scores.size());
+    const auto loss = kernels::binary_cross_entropy(exec, scores, pairs.label, grad);
+    if (!std::isfinite(loss.loss))
+      throw error(
+          fmt::format("epoch {}, minibatch {}: the loss is {} (diverged; lower adam_options.lr)",
+                      epoch, mb.batch.index, loss.loss));
+    const double share = share_of(*mb.link);
+    if (share != 1.0) kernels::scale(exec, grad, static_cast<float>(share));
+    state_.model.backward(state_.head->backward(grad));
+    return loss;
   }
 
   void evaluate(epoch_record& r) {
@@ -253,14 +312,22 @@ train_result train_links(const training_data& ds, const train_options& options,
   BULKGNN_EXPECTS(model_executor(options).kind() != backend::cuda,
                   "train_options.model_exec: link prediction trains on the host back ends (cpu, "
                   "reference) so far, not on a GPU");
-  BULKGNN_EXPECTS(options.parallel == nullptr,
-                  "train_links: link prediction trains in one process so far, not over "
-                  "data-parallel ranks");
+  BULKGNN_EXPECTS(options.parallel == nullptr || options.parallel->ranks != nullptr,
+                  "trainer::train_links: parallel.ranks must be set for a data-parallel run");
   BULKGNN_EXPECTS(ds.whole,
                   "train_links: link prediction needs the whole dataset (not a part of a "
                   "partitioned one)");
   BULKGNN_EXPECTS(options.eval == evaluation::full,
                   "train_options.eval: link prediction evaluates over the full graph only");
+  // OGB counts every positive a hit when the pool holds fewer than K
+  // negatives: the best epoch would always be the first.
+  BULKGNN_EXPECTS(
+      sources.valid.positives.source.empty() ||
+          static_cast<std::int64_t>(sources.valid.negatives.source.size()) >= link.hits_k,
+      "link_train_options.hits_k {}: the valid set's pool holds {} negatives, fewer "
+      "than K, so every epoch would score Hits@K 1; lower it or draw more "
+      "negatives (link_split_options.negatives_per_positive)",
+      link.hits_k, sources.valid.negatives.source.size());
   check_evaluation_set(sources.valid, ds.num_nodes, "valid");
   check_evaluation_set(sources.test, ds.num_nodes, "test");
   BULKGNN_EXPECTS(sources.normalizer == nullptr ||

@@ -72,8 +72,10 @@ class link_shuffle_stage final : public stage {
 // link_bulk out.
 class link_sample_stage final : public stage {
  public:
-  link_sample_stage(sampler::bulk_sampler& sampler, sampler::edge_exclusion exclude)
-      : sampler_(sampler), exclude_(exclude) {}
+  // Part `slice` of `slices` of every minibatch (sampler::slice_of).
+  link_sample_stage(sampler::bulk_sampler& sampler, sampler::edge_exclusion exclude, int slice,
+                    int slices)
+      : sampler_(sampler), exclude_(exclude), slice_(slice), slices_(slices) {}
 
   [[nodiscard]] std::string name() const override { return "sample"; }
   [[nodiscard]] bool process(stage_item item, stage_context& context) override;
@@ -81,6 +83,8 @@ class link_sample_stage final : public stage {
  private:
   sampler::bulk_sampler& sampler_;
   sampler::edge_exclusion exclude_;
+  int slice_;
+  int slices_;
 };
 
 // Extracts each minibatch of a bulk and gathers (or fetches) and normalises

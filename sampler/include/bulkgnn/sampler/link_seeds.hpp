@@ -102,11 +102,20 @@ struct link_seeds {
   // triplet: negative_target[i · amount + k] is positive i's k-th corrupted
   // tail (dst_neg_index); empty for binary.
   std::vector<vertex_t> negative_target;
+  // The scored pairs of the whole minibatch (pairs() where this is whole, more
+  // where it is a data-parallel rank's slice): a slice's loss is weighted by
+  // its share of them.
+  std::int64_t minibatch_pairs = 0;
 
   // What its arrays hold (the pipeline bounds its queues by it).
   [[nodiscard]] std::size_t size_bytes() const;
   [[nodiscard]] std::int64_t positives() const {
     return static_cast<std::int64_t>(input_id.size());
+  }
+  // The pairs a model scores: binary, every label_source entry; triplet, the
+  // positives and their corrupted tails.
+  [[nodiscard]] std::int64_t pairs() const {
+    return static_cast<std::int64_t>(label_source.size() + negative_target.size());
   }
   // The global ids of a local column.
   [[nodiscard]] vertex_t global(vertex_t local) const {
@@ -160,6 +169,13 @@ class link_epoch_plan {
   std::vector<std::int64_t> order_;
 };
 
+// Part `slice` of `slices` of a minibatch, for a data-parallel rank: its
+// positives in slice_range of them, and the negatives in slice_range of the
+// negatives (binary) or those positives' corrupted tails (triplet), local
+// ids renumbered over the endpoints they hold. The slices of all ranks hold
+// every pair of the minibatch once; minibatch_pairs stays the whole's.
+[[nodiscard]] link_seeds slice_of(const link_seeds& whole, int slice, int slices);
+
 // The edges a minibatch leaves out of its blocks: its positives (and their
 // reverses) as `exclude` says.
 [[nodiscard]] std::vector<std::uint64_t> excluded_keys(const link_seeds& seeds,
@@ -187,9 +203,13 @@ struct link_bulk {
 [[nodiscard]] std::uint64_t digest(const minibatch& mb, const link_seeds& seeds);
 
 // The minibatches [first, first + count) of `plan`, their blocks drawn by
-// `sampler` with each minibatch's excluded edges left out.
+// `sampler` with each minibatch's excluded edges left out. With slices > 1,
+// part `slice` of each (slice_of): its blocks grown from its own endpoints
+// but without the whole minibatch's excluded edges, so that they are the
+// whole minibatch's blocks cut to those endpoints (a per-destination
+// sampler's draws depend on the destination alone).
 [[nodiscard]] link_bulk sample_links(bulk_sampler& sampler, const link_epoch_plan& plan,
-                                     std::int64_t first, std::int64_t count,
-                                     edge_exclusion exclude);
+                                     std::int64_t first, std::int64_t count, edge_exclusion exclude,
+                                     int slice = 0, int slices = 1);
 
 }  // namespace bulkgnn::sampler

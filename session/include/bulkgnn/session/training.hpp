@@ -55,8 +55,10 @@ struct link_training_plan {
 // graph): link minibatches over the split's training edges, their blocks
 // sampled from its training graph alone (the held-out edges never pass a
 // message in training), valid scored over the training graph and test over
-// the training and valid edges, as PyG's RandomLinkSplit has it. One
-// process on the host so far (trainer::train_links refuses the rest).
+// the training and valid edges, as PyG's RandomLinkSplit has it. Over
+// options.parallel's ranks (every one holding the whole dataset and the same
+// split), each loads its slice of every minibatch; only their ranks and
+// abort_all are used. On the host so far (trainer::train_links refuses a GPU).
 [[nodiscard]] trainer::train_result train_links(const trainer::training_data& ds,
                                                 const data::link_split& split,
                                                 const trainer::train_options& options,

@@ -67,6 +67,10 @@ class link_head {
   [[nodiscard]] std::span<const float> gradients() const {
     return {gradients_.data(), gradients_.size()};
   }
+  // For data-parallel ranks, which sum gradients before the optimiser step.
+  [[nodiscard]] std::span<float> mutable_gradients() {
+    return {gradients_.data(), gradients_.size()};
+  }
   [[nodiscard]] std::span<const parameter_tensor> tensors() const { return tensors_; }
   [[nodiscard]] std::vector<float> parameters_on_host() const;
   void set_parameters(std::span<const float> values);

@@ -62,7 +62,10 @@ struct link_sources {
 // and a link head on the minibatches of `sources`, evaluating Hits@K and MRR
 // over the whole graph after the epochs train_options::eval_every names, the
 // best epoch by valid Hits@K. Checkpoints and resume as train(): the head's
-// weights and moments follow the encoder's. Host back ends, one process,
+// weights and moments follow the encoder's. Over options.parallel's ranks,
+// each trains on its slice of every minibatch (sampler::slice_of), weighted
+// by its share of the minibatch's pairs, and the gradients are summed; every
+// rank holds the whole dataset and evaluates alike. Host back ends and
 // full-graph evaluation so far: anything else is an option_error naming it.
 [[nodiscard]] train_result train_links(const training_data& ds, const train_options& options,
                                        const link_train_options& link, const link_sources& sources,

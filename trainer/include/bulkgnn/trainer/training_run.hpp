@@ -114,7 +114,7 @@ struct epoch_record {
   double eval_seconds = 0;  // evaluation
   loader::epoch_report pipeline;
   std::map<std::string, double> sampler_stages;  // inside the sample stage
-  double gemm_gflops = 0;                        // achieved by the train step's GEMMs
+  double gemm_gflops = 0;  // achieved by the train step's GEMMs (the encoder's; a link head's not)
   double gemm_seconds = 0;
   std::int64_t peak_resident_bytes = 0;
 
@@ -125,7 +125,7 @@ struct epoch_record {
 struct train_result : best_validation {
   std::vector<epoch_record> epochs;  // every epoch, resumed ones included
   std::int64_t epochs_this_run = 0;  // trained by this call (not restored)
-  std::vector<float> parameters;     // final weights
+  std::vector<float> parameters;     // final weights (a link run's: the encoder's, then the head's)
   nlohmann::json config;             // every setting of the run
 };
 
