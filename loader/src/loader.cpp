@@ -288,15 +288,16 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
   // each destination draws on its own (and leaves edges out as the whole does).
   BULKGNN_EXPECTS(options_.slices == 1 || sampler.leaves_out_edges(),
                   "sampler_options.kind: link minibatches split over data-parallel ranks need "
-                  "a node-wise sampler (sage, labor), not {}",
+                  "a per-destination sampler (sage, labor, random-walk), not {}",
                   sampler.options().kind);
   sampler::validate(link_options_of(task));
   sampler::validate(task.positives, source.graph.rows);
-  BULKGNN_EXPECTS(task.exclude == sampler::edge_exclusion::none || sampler.leaves_out_edges(),
-                  "sampler_options.kind: the {} sampler cannot leave a link minibatch's own "
-                  "edges out of its blocks yet; use a node-wise sampler (sage, labor), or "
-                  "link_options.exclude none to let the model read the edges it predicts",
-                  sampler.options().kind);
+  BULKGNN_EXPECTS(
+      task.exclude == sampler::edge_exclusion::none || sampler.leaves_out_edges(),
+      "sampler_options.kind: the {} sampler cannot leave a link minibatch's own "
+      "edges out of its blocks yet; use a per-destination sampler (sage, labor, random-walk), or "
+      "link_options.exclude none to let the model read the edges it predicts",
+      sampler.options().kind);
   BULKGNN_EXPECTS(
       task.exclude == sampler::edge_exclusion::none || host_accessible(exec_.memory().space()),
       "loader: leaving a link minibatch's edges out of its blocks runs on the host "

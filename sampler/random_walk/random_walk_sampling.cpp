@@ -3,8 +3,14 @@
 #include "../src/hop_helpers.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/elementwise.hpp"
+#include "bulkgnn/kernels/exclude_edges.hpp"
 #include "bulkgnn/kernels/frontier.hpp"
+#include "bulkgnn/kernels/gather_rows.hpp"
 #include "bulkgnn/kernels/spgemm.hpp"
+
+#include <numeric>
+#include <optional>
+#include <vector>
 
 namespace bulkgnn::sampler {
 
@@ -21,10 +27,9 @@ class random_walk_sampling final : public per_destination_sampling {
       : per_destination_sampling(context),
         walk_length_(parameter(context.options, "walk_length")) {}
 
-  // A walk t -> s -> x reaches x through the edge s -> t; dropping the visit
-  // to s would not undo that.
-  [[nodiscard]] bool leaves_out_edges() const override { return false; }
-
+  // Leaves excluded edges out twice: no walk steps along one (a walk t -> s ->
+  // x would reach x through s -> t, which dropping the visit to s would not
+  // undo), and relabelled_hop drops any end that is one.
  private:
   sampled_layer sample_hop(const segmented_vertices& frontier,
                            std::span<const std::int64_t> minibatch_ids, std::uint32_t epoch,
@@ -37,8 +42,11 @@ class random_walk_sampling final : public per_destination_sampling {
       executor_stage stage(c.exec, c.times, c.device_log, "walk");
       // Every walk's first step reads the frontier's rows: fetched once.
       const step_rows first_step = rows_at(frontier.vertices);
+      const auto excluded = c.excluded != nullptr ? std::optional(without_loops(*c.excluded))
+                                                  : std::optional<kernels::excluded_edges>();
       for (std::uint32_t w = 0; w < walks; ++w) {
-        csr_matrix ends = walk(frontier.vertices, first_step, minibatch_of_row, epoch, hop, w);
+        csr_matrix ends = walk(frontier, first_step, minibatch_of_row, epoch, hop, w,
+                               excluded ? &*excluded : nullptr);
         visits = w == 0 ? with_counts_of_one(std::move(ends))
                         : kernels::add(c.exec, visits.view(), ends.view());
       }
@@ -61,12 +69,14 @@ class random_walk_sampling final : public per_destination_sampling {
             kernels::positions_in_sorted(c.exec, at, distinct)};
   }
 
-  // Walk w from every frontier vertex (`starts`, whose rows are
-  // `first_step`): row i holds its end vertex alone.
-  csr_matrix walk(std::span<const vertex_t> starts, const step_rows& first_step,
+  // Walk w from every frontier vertex (whose rows are `first_step`): row i
+  // holds its end vertex alone. With `excluded`, no walker steps along an
+  // edge its minibatch leaves out.
+  csr_matrix walk(const segmented_vertices& frontier, const step_rows& first_step,
                   std::span<const std::uint32_t> minibatch_of_row, std::uint32_t epoch,
-                  std::uint32_t hop, std::uint32_t w) {
+                  std::uint32_t hop, std::uint32_t w, const kernels::excluded_edges* excluded) {
     auto& c = context();
+    const std::span<const vertex_t> starts(frontier.vertices);
     csr_matrix step;
     step_rows later_step;
     for (std::int64_t s = 0; s < walk_length_; ++s) {
@@ -77,11 +87,55 @@ class random_walk_sampling final : public per_destination_sampling {
                                          walk_stream_layer(hop, static_cast<std::uint32_t>(s), w),
                                          minibatch_of_row, starts};
       // Every looped row holds its self loop, so each walker draws exactly one entry.
-      step =
-          kernels::sample_rows(c.exec, detail::pattern_of(from.looped.view()), from.row_of_walker,
-                               streams, {.fanout = 1, .mode = kernels::replacement::with});
+      const kernels::row_sampling_options one_step{.fanout = 1, .mode = kernels::replacement::with};
+      if (excluded == nullptr) {
+        step = kernels::sample_rows(c.exec, detail::pattern_of(from.looped.view()),
+                                    from.row_of_walker, streams, one_step);
+      } else {
+        const auto at =
+            s == 0 ? starts : std::span<const vertex_t>(step.indices.data(), step.indices.size());
+        const auto rows = rows_without_excluded(frontier, at, from, *excluded);
+        step = kernels::sample_rows(c.exec, rows.view(), walker_ids(at.size()), streams, one_step);
+      }
     }
     return step;
+  }
+
+  // Each walker's row (that of the vertex it is `at`, with its self loop),
+  // less the edges its minibatch leaves out. Drawn with the walker's stream
+  // as before, a row that lost nothing gives the same step.
+  csr_matrix rows_without_excluded(const segmented_vertices& frontier, std::span<const vertex_t> at,
+                                   const step_rows& from,
+                                   const kernels::excluded_edges& excluded) const {
+    const auto& exec = context().exec;
+    const auto rows =
+        kernels::gather_rows(exec, detail::pattern_of(from.looped.view()), from.row_of_walker);
+    segmented_vertices walkers;
+    walkers.vertices = buffer<vertex_t>(at.begin(), at.end());
+    walkers.offsets = frontier.offsets;
+    return kernels::drop_excluded_edges(exec, rows.view(), walkers, excluded);
+  }
+
+  // 0, 1, ..., count - 1: walker i draws from row i.
+  static buffer<vertex_t> walker_ids(std::size_t count) {
+    buffer<vertex_t> ids(count);
+    std::iota(ids.begin(), ids.end(), vertex_t{0});
+    return ids;
+  }
+
+  // A walker keeps its self loop, so that it always has a step to take: a
+  // positive that is a loop leaves the blocks (relabelled_hop) but not the walks.
+  static kernels::excluded_edges without_loops(const kernels::excluded_edges& excluded) {
+    kernels::excluded_edges kept;
+    for (std::int64_t j = 0; j < excluded.segments(); ++j) {
+      std::vector<std::uint64_t> keys;
+      for (auto k = excluded.offsets[j]; k < excluded.offsets[j + 1]; ++k) {
+        const auto key = excluded.keys[static_cast<std::size_t>(k)];
+        if ((key >> 32) != (key & 0xFFFFFFFFu)) keys.push_back(key);
+      }
+      kept.push_segment(std::move(keys));
+    }
+    return kept;
   }
 
   // `ends` with a visit count of one per entry.

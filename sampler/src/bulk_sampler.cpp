@@ -62,10 +62,11 @@ bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
 bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
                                  std::span<const std::int64_t> minibatch_ids,
                                  const kernels::excluded_edges& excluded) {
-  BULKGNN_EXPECTS(algorithm_->leaves_out_edges(),
-                  "sampler_options.kind: the {} sampler cannot leave a link minibatch's own "
-                  "edges out of its blocks yet; use a node-wise sampler (sage, labor)",
-                  find_sampler(context_->options.kind).name);
+  BULKGNN_EXPECTS(
+      algorithm_->leaves_out_edges(),
+      "sampler_options.kind: the {} sampler cannot leave a link minibatch's own "
+      "edges out of its blocks yet; use a per-destination sampler (sage, labor, random-walk)",
+      find_sampler(context_->options.kind).name);
   BULKGNN_EXPECTS(excluded.segments() == seeds.segments(),
                   "bulk_sampler::sample: excluded edges for {} minibatches, seeds for {}",
                   excluded.segments(), seeds.segments());

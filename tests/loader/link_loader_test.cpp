@@ -13,9 +13,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 #include <tuple>
 #include <vector>
-#include <string>
 
 namespace bulkgnn::loader {
 namespace {
@@ -121,11 +121,10 @@ TEST(LinkLoader, RefusesSeedsImpossibleNegativesAndSlicesOfAJointSamplerByName) 
   }
   // A slice's blocks are the whole minibatch's cut to its endpoints only for a
   // sampler whose destinations draw on their own and leave edges out.
-  sampler::bulk_sampler walks(f.graph.view(),
-                              {.kind = "random-walk", .fanouts = {4, 3}, .seed = 7});
+  sampler::bulk_sampler ladies(f.graph.view(), {.kind = "ladies", .fanouts = {64, 64}, .seed = 7});
   auto no_exclusion = f.task();
   no_exclusion.exclude = sampler::edge_exclusion::none;
-  EXPECT_THROW(minibatch_loader(f.graph_source_of(), walks, no_exclusion,
+  EXPECT_THROW(minibatch_loader(f.graph_source_of(), ladies, no_exclusion,
                                 {.batch_size = batch, .slice = 0, .slices = 2}),
                option_error);
   EXPECT_THROW(minibatch_loader(f.graph_source_of(), nodes,
