@@ -51,6 +51,7 @@ def pyg_fields(mb):
         "batch_size": mb.batch_size,
         "num_sampled_nodes": [hops[0].num_dst] + [b.num_src - b.num_dst for b in hops],
         "num_sampled_edges": num_sampled_edges,
+        "input_id": torch.from_dlpack(mb.input_id),
     }
     if mb.is_link:
         fields.update(_link_fields(mb, torch))

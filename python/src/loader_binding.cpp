@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace py = pybind11;
@@ -49,9 +50,12 @@ dlpack_array array_of(const minibatch_ptr& mb, std::span<const T> values) {
 class epoch_iterator {
  public:
   // `owner` keeps what the stream's stages use alive.
+  // `positions`: where a node minibatch's seeds sit in the loader's seeds
+  // (none for link minibatches, which carry their own input ids).
   epoch_iterator(std::shared_ptr<void> owner, std::shared_ptr<const data::dataset> dataset,
-                 loader::epoch_stream stream)
-      : owner_(std::move(owner)), dataset_(std::move(dataset)) {
+                 loader::epoch_stream stream,
+                 std::optional<session::seed_positions> positions = std::nullopt)
+      : owner_(std::move(owner)), dataset_(std::move(dataset)), positions_(std::move(positions)) {
     stream_.emplace(std::move(stream));
   }
 
@@ -78,6 +82,10 @@ class epoch_iterator {
     return stream_ ? stream_->report() : last_report_;
   }
   [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
+  // A node minibatch's input_id; empty for link minibatches.
+  [[nodiscard]] std::vector<std::int64_t> input_id(const loader::ready_minibatch& mb) const {
+    return positions_ ? positions_->at(mb.batch.index) : std::vector<std::int64_t>{};
+  }
 
  private:
   void close_locked() {
@@ -88,6 +96,7 @@ class epoch_iterator {
 
   std::shared_ptr<void> owner_;  // outlives the stream, whose stages use it
   std::shared_ptr<const data::dataset> dataset_;
+  std::optional<session::seed_positions> positions_;
   std::mutex mutex_;
   std::optional<loader::epoch_stream> stream_;
   loader::epoch_report last_report_;
@@ -105,8 +114,11 @@ class pipeline_loader : public std::enable_shared_from_this<pipeline_loader<Load
   std::shared_ptr<epoch_iterator> start(std::uint32_t epoch) {
     const std::scoped_lock lock(start_mutex_);
     if (auto previous = current_.lock()) previous->close();
+    std::optional<session::seed_positions> positions;
+    if constexpr (std::is_same_v<Loading, session::minibatch_loading>)
+      positions = loading_.positions(epoch);
     auto it = std::make_shared<epoch_iterator>(this->shared_from_this(), loading_.dataset(),
-                                               loading_.epoch(epoch));
+                                               loading_.epoch(epoch), std::move(positions));
     current_ = it;
     return it;
   }
@@ -136,6 +148,7 @@ dlpack_array owned_array(std::vector<T> values, std::vector<std::int64_t> shape)
 struct minibatch_handle {
   minibatch_ptr mb;
   std::shared_ptr<const data::dataset> dataset;
+  std::vector<std::int64_t> input_id;  // a node minibatch's (PyG's input_id)
 };
 
 // Labels of every input node (a gathered copy), or None without labels.
@@ -326,10 +339,13 @@ void bind_minibatch(py::module_& m) {
       .def_property_readonly(
           "input_id",
           [](const minibatch_handle& h) -> py::object {
-            if (!h.mb->link) return py::none();
-            return py::cast(array_of<std::int64_t>(h.mb, h.mb->link->input_id));
+            if (h.mb->link) return py::cast(array_of<std::int64_t>(h.mb, h.mb->link->input_id));
+            return py::cast(
+                owned_array(h.input_id, {static_cast<std::int64_t>(h.input_id.size())}));
           },
-          "The positives' positions in the loader's edge_label_index.")
+          "PyG's input_id: a node minibatch's seeds' positions in the loader's seeds "
+          "(input_nodes), in the seeds' order; a link minibatch's positives' positions in its "
+          "edge_label_index.")
       .def_property_readonly("dst_neg_index", &negative_targets,
                              "Triplet negatives: positive i's corrupted targets in row i, local "
                              "ids (one column squeezed away, as PyG); None otherwise.")
@@ -368,8 +384,10 @@ void bind_epoch(py::module_& m) {
                throw py::error_already_set();
              }
              if (!mb) throw py::stop_iteration();
+             auto input_id = it.input_id(*mb);
              return minibatch_handle{
-                 std::make_shared<const loader::ready_minibatch>(std::move(*mb)), it.dataset()};
+                 std::make_shared<const loader::ready_minibatch>(std::move(*mb)), it.dataset(),
+                 std::move(input_id)};
            })
       .def("close", &epoch_iterator::close, py::call_guard<py::gil_scoped_release>(),
            "Stops the epoch's pipeline; the minibatches already handed out stay valid.")

@@ -2,6 +2,7 @@
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
 
 #include <algorithm>
@@ -39,6 +40,41 @@ std::vector<vertex_t> placed_for_shuffle(std::span<const vertex_t> seeds, std::i
 }
 
 }  // namespace
+
+seed_positions::seed_positions(std::int64_t seeds, std::int64_t batch_size,
+                               std::uint32_t sampler_seed, std::uint32_t epoch, bool shuffle,
+                               int slice, int slices)
+    : order_(static_cast<std::size_t>(seeds)),
+      batch_size_(batch_size),
+      slice_(slice),
+      slices_(slices) {
+  std::iota(order_.begin(), order_.end(), vertex_t{0});
+  if (!shuffle) return;  // placed_for_shuffle hands the seeds out in order
+  const sampler::epoch_plan plan(order_, batch_size, sampler_seed, epoch);
+  std::vector<vertex_t> shuffled;
+  shuffled.reserve(order_.size());
+  for (std::int64_t j = 0; j < plan.num_minibatches(); ++j)
+    for (const auto position : plan.seeds(j)) shuffled.push_back(position);
+  order_ = std::move(shuffled);
+}
+
+std::vector<std::int64_t> seed_positions::at(std::int64_t minibatch) const {
+  const auto first = minibatch * batch_size_;
+  const auto size = std::min(batch_size_, static_cast<std::int64_t>(order_.size()) - first);
+  const auto [begin, end] = sampler::slice_range(size, slice_, slices_);
+  return {order_.begin() + first + begin, order_.begin() + first + end};
+}
+
+seed_positions minibatch_loading::positions(std::uint32_t epoch) const {
+  const auto& o = loader_.options();
+  return {static_cast<std::int64_t>(seeds_.size()),
+          o.batch_size,
+          sampler_.options().seed,
+          epoch,
+          shuffle_,
+          o.slice,
+          o.slices};
+}
 
 minibatch_loading::minibatch_loading(std::shared_ptr<const data::dataset> dataset,
                                      std::vector<vertex_t> seeds, const loading_plan& plan)

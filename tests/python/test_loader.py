@@ -148,6 +148,53 @@ class Epochs(unittest.TestCase):
         self.assertEqual(list(first), [])
 
 
+class InputId(unittest.TestCase):
+    """mb.input_id is PyG's: the positions of the minibatch's seeds in
+    input_nodes, in the seeds' order, each position once per epoch."""
+
+    def positions_of_an_epoch(self, seeds, **options):
+        loader = bulkgnn.NeighborLoader(DS, input_nodes=seeds, num_neighbors=[2, 2],
+                                        batch_size=7, **options)
+        seen = []
+        for mb in loader:
+            input_id = mb.input_id.numpy()
+            self.assertEqual(input_id.dtype, np.int64)
+            self.assertTrue(np.array_equal(seeds[input_id], mb.seeds.numpy()))
+            seen.extend(input_id.tolist())
+        return seen
+
+    def test_the_seeds_positions_in_input_nodes_even_with_repeated_nodes(self):
+        seeds = np.array([5, 3, 5, 7, 3, 9, 11, 40, 41, 5, 60, 61, 62, 63, 64, 65, 66])
+        for shuffle in (False, True):
+            seen = self.positions_of_an_epoch(seeds, shuffle=shuffle)
+            self.assertEqual(sorted(seen), list(range(len(seeds))))
+            if not shuffle:
+                self.assertEqual(seen, list(range(len(seeds))))
+
+    def test_the_ranks_slices_hold_each_position_once(self):
+        seeds = np.arange(100, 150)
+        seen = []
+        for rank in range(3):
+            loader = bulkgnn.NeighborLoader(DS, input_nodes=seeds, num_neighbors=[2, 2],
+                                            batch_size=10, shuffle=True, rank=rank,
+                                            world_size=3)
+            for mb in loader:
+                input_id = mb.input_id.numpy()
+                self.assertTrue(np.array_equal(seeds[input_id], mb.seeds.numpy()))
+                seen.extend(input_id.tolist())
+        self.assertEqual(sorted(seen), list(range(len(seeds))))
+
+    @requires_torch
+    def test_pygs_batch_carries_it(self):
+        from bulkgnn._adapters import pyg_fields
+        loader = bulkgnn.NeighborLoader(DS, input_nodes=np.arange(30), num_neighbors=[2],
+                                        batch_size=8, shuffle=True)
+        for mb in loader:
+            fields = pyg_fields(mb)
+            self.assertTrue(torch.equal(fields["n_id"][:fields["batch_size"]],
+                                        fields["input_id"]))
+
+
 class ZeroCopyArrays(unittest.TestCase):
     def test_numpy_views_the_loaders_buffer(self):
         for mb in bulkgnn.NeighborLoader(DS, fanouts=[5, 5], batch_size=64):

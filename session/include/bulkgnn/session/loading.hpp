@@ -27,6 +27,23 @@ struct loading_plan {
   bool shuffle = true;
 };
 
+// Where the seeds of one epoch's minibatches sit in the seeds a loading was
+// given (PyG's input_id): minibatch j holds seeds[at(j)[k]] as its k-th seed,
+// this rank's slice of them where the loader slices minibatches.
+class seed_positions {
+ public:
+  seed_positions(std::int64_t seeds, std::int64_t batch_size, std::uint32_t sampler_seed,
+                 std::uint32_t epoch, bool shuffle, int slice, int slices);
+
+  [[nodiscard]] std::vector<std::int64_t> at(std::int64_t minibatch) const;
+
+ private:
+  std::vector<vertex_t> order_;  // the epoch's order of positions
+  std::int64_t batch_size_;
+  int slice_;
+  int slices_;
+};
+
 class minibatch_loading {
  public:
   // option_error naming the field for a plan that cannot run (a sampler's
@@ -41,6 +58,8 @@ class minibatch_loading {
   // As loader_options.max_minibatches limits them.
   [[nodiscard]] std::int64_t minibatches_per_epoch() const;
   [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
+  // Where epoch `epoch`'s minibatch seeds sit in the seeds given.
+  [[nodiscard]] seed_positions positions(std::uint32_t epoch) const;
 
  private:
   std::shared_ptr<const data::dataset> dataset_;
