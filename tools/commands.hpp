@@ -5,6 +5,7 @@
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/partitioned_dataset.hpp"
+#include "bulkgnn/loader/loader.hpp"
 #include "bulkgnn/session/session.hpp"
 
 #include <CLI/CLI.hpp>
@@ -54,6 +55,10 @@ nlohmann::json final_accuracy_json(const std::optional<std::int64_t>& best_epoch
 // An accuracy as printed in epoch lines: four decimals, or a dash where the
 // epoch was not evaluated.
 [[nodiscard]] std::string accuracy_text(const std::optional<double>& accuracy);
+
+// An epoch line's second part: "  stages busy/wait s: NAME B/W ..." and the
+// overlap with the slowest stage (no newline).
+void print_pipeline_stages(const loader::epoch_report& pipeline);
 
 // Upper bounds of numeric options: beyond them a value is a typo, not a run.
 inline constexpr std::int64_t max_layers = 64;

@@ -53,6 +53,16 @@ nlohmann::json final_accuracy_json(const std::optional<std::int64_t>& best_epoch
   return {{"best_epoch", *best_epoch + 1}, {"valid_acc", valid_acc}, {"test_acc", test_acc}};
 }
 
+void print_pipeline_stages(const loader::epoch_report& pipeline) {
+  fmt::print("\n  stages busy/wait s:");
+  for (const auto& s : pipeline.stages)
+    fmt::print(" {} {:.2f}/{:.2f}", s.name, s.busy_seconds,
+               s.input_wait_seconds + s.output_wait_seconds);
+  if (!pipeline.stages.empty())
+    fmt::print("  overlap {:.2f}x slowest ({})", pipeline.overlap_ratio(),
+               pipeline.slowest_stage().name);
+}
+
 std::string accuracy_text(const std::optional<double>& accuracy) {
   return accuracy ? fmt::format("{:.4f}", *accuracy) : std::string("  -   ");
 }

@@ -239,13 +239,7 @@ void print_epoch(const trainer::epoch_record& r, std::int64_t epochs) {
              epochs, r.loss, r.train_acc, accuracy_text(r.valid_acc), accuracy_text(r.test_acc),
              r.seconds);
   if (r.valid_acc) fmt::print(" (+{:.2f} s eval)", r.eval_seconds);
-  fmt::print("\n  stages busy/wait s:");
-  for (const auto& s : r.pipeline.stages)
-    fmt::print(" {} {:.2f}/{:.2f}", s.name, s.busy_seconds,
-               s.input_wait_seconds + s.output_wait_seconds);
-  if (!r.pipeline.stages.empty())
-    fmt::print("  overlap {:.2f}x slowest ({})", r.pipeline.overlap_ratio(),
-               r.pipeline.slowest_stage().name);
+  print_pipeline_stages(r.pipeline);
   fmt::print("  gemm {:.1f} GFLOP/s  peak RSS {:.0f} MiB\n", r.gemm_gflops,
              static_cast<double>(r.peak_resident_bytes) / (1 << 20));
   std::fflush(stdout);

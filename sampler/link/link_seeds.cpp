@@ -181,6 +181,29 @@ std::int64_t link_epoch_plan::num_minibatches() const {
   return minibatch_count(static_cast<std::int64_t>(order_.size()), options_.batch_size);
 }
 
+namespace {
+
+// The pairs' endpoints (global ids) as s.nodes, sorted and distinct, and the
+// pairs in local ids (positions in s.nodes).
+void set_endpoints(link_seeds& s, const std::vector<vertex_t>& source,
+                   const std::vector<vertex_t>& target,
+                   const std::vector<vertex_t>& negative_target) {
+  s.nodes = source;
+  s.nodes.insert(s.nodes.end(), target.begin(), target.end());
+  s.nodes.insert(s.nodes.end(), negative_target.begin(), negative_target.end());
+  std::ranges::sort(s.nodes);
+  // std::unique, not ranges::unique: clang cannot use libstdc++ 12's subrange.
+  s.nodes.erase(std::unique(s.nodes.begin(), s.nodes.end()), s.nodes.end());
+  const auto local = [&](vertex_t v) {
+    return static_cast<vertex_t>(std::ranges::lower_bound(s.nodes, v) - s.nodes.begin());
+  };
+  for (const auto v : source) s.label_source.push_back(local(v));
+  for (const auto v : target) s.label_target.push_back(local(v));
+  for (const auto v : negative_target) s.negative_target.push_back(local(v));
+}
+
+}  // namespace
+
 link_seeds link_epoch_plan::seeds(std::int64_t minibatch) const {
   BULKGNN_ASSERT(minibatch >= 0 && minibatch < num_minibatches());
   const auto begin = minibatch * options_.batch_size;
@@ -224,18 +247,7 @@ link_seeds link_epoch_plan::seeds(std::int64_t minibatch) const {
         negative_target.push_back(
             negatives_.draw(key(i * per_positive + k), source[static_cast<std::size_t>(i)]).second);
   }
-  s.nodes = source;
-  s.nodes.insert(s.nodes.end(), target.begin(), target.end());
-  s.nodes.insert(s.nodes.end(), negative_target.begin(), negative_target.end());
-  std::ranges::sort(s.nodes);
-  // std::unique, not ranges::unique: clang cannot use libstdc++ 12's subrange.
-  s.nodes.erase(std::unique(s.nodes.begin(), s.nodes.end()), s.nodes.end());
-  const auto local = [&](vertex_t v) {
-    return static_cast<vertex_t>(std::ranges::lower_bound(s.nodes, v) - s.nodes.begin());
-  };
-  for (const auto v : source) s.label_source.push_back(local(v));
-  for (const auto v : target) s.label_target.push_back(local(v));
-  for (const auto v : negative_target) s.negative_target.push_back(local(v));
+  set_endpoints(s, source, target, negative_target);
   s.minibatch_pairs = s.pairs();
   return s;
 }
@@ -270,18 +282,7 @@ link_seeds slice_of(const link_seeds& whole, int slice, int slices) {
     for (auto k = first * per_positive; k < last * per_positive; ++k)
       negative_target.push_back(whole.global(whole.negative_target[static_cast<std::size_t>(k)]));
   }
-  s.nodes = source;
-  s.nodes.insert(s.nodes.end(), target.begin(), target.end());
-  s.nodes.insert(s.nodes.end(), negative_target.begin(), negative_target.end());
-  std::ranges::sort(s.nodes);
-  // std::unique, not ranges::unique: clang cannot use libstdc++ 12's subrange.
-  s.nodes.erase(std::unique(s.nodes.begin(), s.nodes.end()), s.nodes.end());
-  const auto local = [&](vertex_t v) {
-    return static_cast<vertex_t>(std::ranges::lower_bound(s.nodes, v) - s.nodes.begin());
-  };
-  for (const auto v : source) s.label_source.push_back(local(v));
-  for (const auto v : target) s.label_target.push_back(local(v));
-  for (const auto v : negative_target) s.negative_target.push_back(local(v));
+  set_endpoints(s, source, target, negative_target);
   return s;
 }
 

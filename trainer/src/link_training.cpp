@@ -192,46 +192,18 @@ class link_run {
     const epoch_measurement measurement(state_.model, sources_.sampler);
     auto& stream = sources_.train;
     stream.start_epoch({}, epoch);
-    progress bar(fmt::format("epoch {}/{}", epoch + 1, options_.epochs), stream.num_minibatches(),
-                 " minibatches", options_.quiet);
-    // Sums over this rank's slices: the loss weighted by the slice's share of
-    // its minibatch's pairs, pairs on their label's side of 0, pairs.
-    double metrics[3] = {0, 0, 0};
-    std::int64_t minibatches = 0;
-    const executor& exec = state_.model.exec();
     std::vector<float> grad;
-    while (auto mb = stream.next()) {
-      BULKGNN_EXPECTS(mb->link.has_value(),
-                      "train_links: minibatch {} carries no link supervision (the train source "
-                      "must be a link loader)",
-                      mb->batch.index);
-      detail::step_in_flight step(exec, *mb);
-      const auto& link = *mb->link;
-      if (link.pairs() > 0) {
-        const auto loss = train_step(*mb, epoch, grad);
-        metrics[0] += loss.loss * share_of(link);
-        metrics[1] += static_cast<double>(loss.correct);
-        metrics[2] += static_cast<double>(loss.count);
-      } else {
-        kernels::fill(exec, state_.model.mutable_gradients(), 0.0f);
-        kernels::fill(exec, state_.head->mutable_gradients(), 0.0f);
-      }
-      if (options_.parallel != nullptr) {
-        detail::all_reduce_gradients(*options_.parallel, state_.model);
-        options_.parallel->ranks->all_reduce(state_.head->mutable_gradients());
-      }
-      state_.step();
-      step.finish();
-      bar.update(++minibatches);
-    }
-    if (options_.parallel != nullptr)
-      options_.parallel->ranks->all_reduce(std::span<double>(metrics));
-    bar.finish();
-    epoch_record r;
-    r.epoch = epoch;
+    auto r = detail::train_minibatches(
+        stream, state_, options_, epoch,
+        [&](const loader::ready_minibatch& mb) -> std::optional<detail::step_result> {
+          BULKGNN_EXPECTS(mb.link.has_value(),
+                          "train_links: minibatch {} carries no link supervision (the train "
+                          "source must be a link loader)",
+                          mb.batch.index);
+          if (mb.link->pairs() == 0) return std::nullopt;
+          return detail::step_result{train_step(mb, epoch, grad), share_of(*mb.link)};
+        });
     r.hits_k = link_.hits_k;
-    r.loss = minibatches > 0 ? metrics[0] / static_cast<double>(minibatches) : 0;
-    r.train_acc = metrics[2] > 0 ? metrics[1] / metrics[2] : 0;
     measurement.fill(r, stream);
     return r;
   }

@@ -1,7 +1,9 @@
 #include "run_checkpointer.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/trainer/checkpoint.hpp"
+#include "run_support.hpp"
 
 #include <fmt/format.h>
 
@@ -60,6 +62,16 @@ std::vector<float> training_state::first_moment_on_host() const {
 std::vector<float> training_state::second_moment_on_host() const {
   return joined(optimizer.second_moment_on_host(),
                 head ? std::optional(head_optimizer->second_moment_on_host()) : std::nullopt);
+}
+
+void training_state::zero_gradients() {
+  kernels::fill(model.exec(), model.mutable_gradients(), 0.0f);
+  if (head) kernels::fill(model.exec(), head->mutable_gradients(), 0.0f);
+}
+
+void training_state::all_reduce_gradients(const data_parallel& parallel) {
+  detail::all_reduce_gradients(parallel, model);
+  if (head) parallel.ranks->all_reduce(head->mutable_gradients());
 }
 
 std::size_t training_state::parameter_count() const {

@@ -1,10 +1,16 @@
 #pragma once
 
+#include "bulkgnn/core/progress.hpp"
+#include "bulkgnn/kernels/loss.hpp"
+#include "bulkgnn/loader/loader.hpp"
 #include "bulkgnn/trainer/adam.hpp"
 #include "bulkgnn/trainer/link_head.hpp"
 #include "bulkgnn/trainer/model.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
+#include "run_support.hpp"
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -37,6 +43,12 @@ struct training_state {
     if (head && !head->parameters().empty())
       head_optimizer->step(head->parameters(), head->gradients());
   }
+
+  // Zero gradients, for a step in which this rank has nothing to train on
+  // (the ranks still sum them and step together).
+  void zero_gradients();
+  // Sums the model's and the head's gradients over the data-parallel ranks.
+  void all_reduce_gradients(const data_parallel& parallel);
 
   // The model's values, then the head's.
   [[nodiscard]] std::vector<float> parameters_on_host() const;
@@ -77,6 +89,47 @@ class run_checkpointer {
  private:
   const train_options& options_;
 };
+
+// What one rank trained on in a step: its loss and its share of the
+// minibatch, by which the loss was weighted.
+struct step_result {
+  kernels::loss_result loss;
+  double share = 1;
+};
+
+// One epoch's train loop over `stream` (started): for each minibatch,
+// `train_step(mb)` runs forward and backward on what this rank holds of it
+// and returns its step_result, or nullopt where it holds nothing (its
+// gradients are zero then); the ranks sum the gradients and every rank takes
+// the optimiser step. Returns the epoch's record of loss and train accuracy.
+template <class TrainStep>
+epoch_record train_minibatches(loader::minibatch_source& stream, training_state& state,
+                               const train_options& o, std::uint32_t epoch,
+                               TrainStep&& train_step) {
+  progress bar(fmt::format("epoch {}/{}", epoch + 1, o.epochs), stream.num_minibatches(),
+               " minibatches", o.quiet);
+  // Sums over this rank's slices: the loss weighted by each slice's share of
+  // its minibatch, correct predictions, predictions.
+  double sums[3] = {0, 0, 0};
+  std::int64_t minibatches = 0;
+  while (auto mb = stream.next()) {
+    step_in_flight step(state.model.exec(), *mb);
+    if (const std::optional<step_result> result = train_step(*mb)) {
+      sums[0] += result->loss.loss * result->share;
+      sums[1] += static_cast<double>(result->loss.correct);
+      sums[2] += static_cast<double>(result->loss.count);
+    } else {
+      state.zero_gradients();
+    }
+    if (o.parallel != nullptr) state.all_reduce_gradients(*o.parallel);
+    state.step();
+    step.finish();
+    bar.update(++minibatches);
+  }
+  auto r = record_of(epoch, sums, minibatches, o.parallel);
+  bar.finish();
+  return r;
+}
 
 // The epoch loop of a minibatch run (run_epochs) with its checkpoints:
 // restores `state` when o.resume asks, then each epoch `train(epoch)`

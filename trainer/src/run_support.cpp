@@ -45,6 +45,16 @@ nlohmann::json fingerprint_of(const training_data& ds, const train_options& o,
           {"normalize_features", loader::feature_normalization_name(o.normalize_features)}};
 }
 
+epoch_record record_of(std::uint32_t epoch, std::span<double, 3> sums, std::int64_t minibatches,
+                       const data_parallel* parallel) {
+  if (parallel != nullptr) parallel->ranks->all_reduce(std::span<double>(sums));
+  epoch_record r;
+  r.epoch = epoch;
+  r.loss = minibatches > 0 ? sums[0] / static_cast<double>(minibatches) : 0;
+  r.train_acc = sums[2] > 0 ? sums[1] / sums[2] : 0;
+  return r;
+}
+
 model_config model_of(const training_data& ds, const train_options& o, std::int64_t outputs) {
   BULKGNN_EXPECTS(ds.feature_dim > 0, "{}: the dataset has no node features to train on", ds.name);
   auto config = o.model;

@@ -90,6 +90,13 @@ class step_in_flight {
 // when the model's are elsewhere.
 void all_reduce_gradients(const data_parallel& parallel, gnn_model& model);
 
+// An epoch's record from the sums its train loop kept over this rank's
+// slices (the loss weighted by each slice's share of its minibatch, correct
+// predictions, predictions), summed over `parallel`'s ranks if given
+// (collective): the mean loss per minibatch and the share correct.
+[[nodiscard]] epoch_record record_of(std::uint32_t epoch, std::span<double, 3> sums,
+                                     std::int64_t minibatches, const data_parallel* parallel);
+
 // The model a run over `ds` trains: o.model with the layer layer_for()
 // picks, in_features from the dataset and `outputs` columns out of its last
 // layer (classes, or link prediction's embedding width). option_error when

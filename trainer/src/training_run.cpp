@@ -79,57 +79,33 @@ class run {
     const epoch_measurement measurement(state_.model, sources_->sampler);
     auto& stream = sources_->train;
     stream.start_epoch(split_.train, epoch);
-    progress bar(fmt::format("epoch {}/{}", epoch + 1, options_.epochs), stream.num_minibatches(),
-                 " minibatches", options_.quiet);
-
-    // Sums over this rank's slices: loss weighted by the slice's share of its
-    // minibatch, correct predictions, seeds.
-    double metrics[3] = {0, 0, 0};
-    std::int64_t minibatches = 0;
     const auto train_seeds = static_cast<std::int64_t>(split_.train.size());
     const executor& exec = state_.model.exec();
     matrix grad(0, 0, exec.memory());
-    while (auto mb = stream.next()) {
-      detail::step_in_flight step(exec, *mb);
-      const auto seeds = static_cast<std::int64_t>(mb->batch.seeds.size());
-      const double share = static_cast<double>(seeds) /
-                           static_cast<double>(minibatch_seeds(train_seeds, mb->batch.index));
-      if (seeds > 0) {
-        const detail::placed_minibatch placed(exec, *mb, config_.kind, true);
-        const auto logits =
-            state_.model.forward(placed.blocks, placed.features.view(),
-                                 kernels::dropout_key{options_.sampling.seed, epoch,
-                                                      static_cast<std::uint32_t>(mb->batch.index),
-                                                      placed.row_ids.span()});
-        grad.reshape(logits.rows, logits.cols);
-        const auto loss =
-            kernels::softmax_cross_entropy(exec, logits, placed.labels.span(), grad.view());
-        if (!std::isfinite(loss.loss))
-          throw error(fmt::format(
-              "epoch {}, minibatch {}: the loss is {} (diverged; lower adam_options.lr)", epoch,
-              mb->batch.index, loss.loss));
-        if (share != 1.0) kernels::scale(exec, grad.data(), static_cast<float>(share));
-        state_.model.backward(grad.view());
-        metrics[0] += loss.loss * share;
-        metrics[1] += static_cast<double>(loss.correct);
-        metrics[2] += static_cast<double>(loss.count);
-      } else {
-        kernels::fill(exec, state_.model.mutable_gradients(), 0.0f);
-      }
-      if (options_.parallel != nullptr)
-        detail::all_reduce_gradients(*options_.parallel, state_.model);
-      state_.step();
-      step.finish();
-      bar.update(++minibatches);
-    }
-    if (options_.parallel != nullptr)
-      options_.parallel->ranks->all_reduce(std::span<double>(metrics));
-    bar.finish();
-
-    epoch_record r;
-    r.epoch = epoch;
-    r.loss = minibatches > 0 ? metrics[0] / static_cast<double>(minibatches) : 0;
-    r.train_acc = metrics[2] > 0 ? metrics[1] / metrics[2] : 0;
+    auto r = detail::train_minibatches(
+        stream, state_, options_, epoch,
+        [&](const loader::ready_minibatch& mb) -> std::optional<detail::step_result> {
+          const auto seeds = static_cast<std::int64_t>(mb.batch.seeds.size());
+          if (seeds == 0) return std::nullopt;
+          const double share = static_cast<double>(seeds) /
+                               static_cast<double>(minibatch_seeds(train_seeds, mb.batch.index));
+          const detail::placed_minibatch placed(exec, mb, config_.kind, true);
+          const auto logits =
+              state_.model.forward(placed.blocks, placed.features.view(),
+                                   kernels::dropout_key{options_.sampling.seed, epoch,
+                                                        static_cast<std::uint32_t>(mb.batch.index),
+                                                        placed.row_ids.span()});
+          grad.reshape(logits.rows, logits.cols);
+          const auto loss =
+              kernels::softmax_cross_entropy(exec, logits, placed.labels.span(), grad.view());
+          if (!std::isfinite(loss.loss))
+            throw error(fmt::format(
+                "epoch {}, minibatch {}: the loss is {} (diverged; lower adam_options.lr)", epoch,
+                mb.batch.index, loss.loss));
+          if (share != 1.0) kernels::scale(exec, grad.data(), static_cast<float>(share));
+          state_.model.backward(grad.view());
+          return detail::step_result{loss, share};
+        });
     measurement.fill(r, stream);
     return r;
   }
