@@ -32,6 +32,7 @@
 #include "bulkgnn/kernels/rules/dropout.hpp"
 #include "bulkgnn/kernels/sample_rows.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
+#include "bulkgnn/kernels/walks.hpp"
 
 // clang-format off
 // Sparse products and row moves (spgemm.hpp, spmm.hpp): the host back ends'
@@ -87,7 +88,7 @@
 
 // What only the host back ends implement: LABOR-0's draw, leaving a link
 // minibatch's edges out of its blocks, link scoring's entrywise product and
-// binary cross-entropy, the cpu's two-pass draws, the
+// binary cross-entropy, node2vec's walks, the cpu's two-pass draws, the
 // host form of relabelling (cuda's takes a relabel_method), the frontier from
 // degrees, and normalize.hpp's operations (no CUDA kernel yet: the front door
 // says so by name). `ids` of shift_and_divide_rows: the vertex of each row,
@@ -104,6 +105,7 @@
   KERNEL(float, minimum, (std::span<const float> x)) \
   KERNEL(void, shifted_row_sums, (dense_view<const float> x, float shift, std::span<double> sums)) \
   KERNEL(void, multiply, (std::span<const float> a, std::span<const float> b, std::span<float> out)) \
+  KERNEL(void, node2vec_walks, (csr_view graph, std::span<const vertex_t> starts, const node2vec_options& options, std::span<vertex_t> out)) \
   KERNEL([[nodiscard]] loss_result, binary_cross_entropy, (std::span<const float> scores, std::span<const float> labels, std::span<float> grad)) \
   KERNEL(void, shift_and_divide_rows, (dense_view<float> rows, float shift, std::span<const float> divisors, const vertex_t* ids))
 

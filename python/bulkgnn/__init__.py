@@ -10,11 +10,12 @@ Minibatch arrays (bulkgnn.Array) hand their memory to torch or numpy through
 DLPack; mb.to_pyg() and mb.to_dgl() give what PyG's and DGL's loaders yield.
 bulkgnn.LinkNeighborLoader gives link-prediction minibatches (PyG's keywords), and
 bulkgnn.random_link_split splits a dataset's edges as PyG's RandomLinkSplit, and
-bulkgnn.hits_at_k and bulkgnn.mean_reciprocal_rank score as OGB's link Evaluator.
+bulkgnn.hits_at_k and bulkgnn.mean_reciprocal_rank score as OGB's link Evaluator, and
+bulkgnn.node2vec_walks draws node2vec's walks for an embedding trainer.
 """
 
 from ._bulkgnn import (Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest, hits_at_k,
-                       mean_reciprocal_rank, random_link_split, samplers)
+                       mean_reciprocal_rank, node2vec_walks, random_link_split, samplers)
 from ._data import from_arrays as _from_arrays, from_pyg as _from_pyg
 from ._link_loader import LinkNeighborLoader
 from ._loader import NeighborLoader
@@ -35,6 +36,7 @@ __all__ = [
     "RunDigest",
     "hits_at_k",
     "mean_reciprocal_rank",
+    "node2vec_walks",
     "random_link_split",
     "samplers",
 ]

@@ -4,6 +4,7 @@
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/default_dataset.hpp"
 #include "bulkgnn/data/link_split.hpp"
+#include "bulkgnn/kernels/walks.hpp"
 #include "bulkgnn/trainer/link_metrics.hpp"
 
 #include <fmt/format.h>
@@ -235,6 +236,47 @@ void bind_link_metrics(py::module_& m) {
         "1 + (negatives above + negatives at least as high) / 2; the mean of 1 / rank.");
 }
 
+using id_array = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+
+// Walks as a len(start) x (walk_length + 1) int64 array, as PyG's
+// torch_cluster.random_walk returns them.
+py::array_t<std::int64_t> node2vec_walks_of(const dataset_ptr& d, const id_array& start,
+                                            std::int64_t walk_length, double p, double q,
+                                            std::uint32_t seed, std::uint32_t epoch) {
+  BULKGNN_EXPECTS(start.ndim() == 1, "node2vec_walks: start must be 1-D, not {}-D", start.ndim());
+  std::vector<vertex_t> starts(static_cast<std::size_t>(start.size()));
+  const auto* ids = start.data();
+  for (std::size_t i = 0; i < starts.size(); ++i) {
+    BULKGNN_EXPECTS(ids[i] >= 0 && ids[i] < d->num_nodes(),
+                    "node2vec_walks: start[{}] = {} is not a vertex of the graph's {}", i, ids[i],
+                    d->num_nodes());
+    starts[i] = static_cast<vertex_t>(ids[i]);
+  }
+  buffer<vertex_t> walks;
+  {
+    const py::gil_scoped_release unlocked;
+    walks = kernels::node2vec_walks(
+        executor{}, d->graph(), starts,
+        {.length = walk_length, .p = p, .q = q, .seed = seed, .epoch = epoch});
+  }
+  py::array_t<std::int64_t> out(
+      {static_cast<py::ssize_t>(starts.size()), static_cast<py::ssize_t>(walk_length + 1)});
+  std::copy(walks.begin(), walks.end(), out.mutable_data());
+  return out;
+}
+
+// node2vec's walks, for an embedding trainer (PyG's Node2Vec, DeepWalk).
+void bind_walks(py::module_& m) {
+  m.def("node2vec_walks", &node2vec_walks_of, py::arg("dataset"), py::arg("start"),
+        py::arg("walk_length"), py::kw_only(), py::arg("p") = 1.0, py::arg("q") = 1.0,
+        py::arg("seed") = 0, py::arg("epoch") = 0,
+        "node2vec's second-order random walks (p = q = 1: DeepWalk's) from each vertex of "
+        "`start`, as a len(start) x (walk_length + 1) int64 array: the first step uniform "
+        "over the vertex's neighbours; from v, having come from t, neighbour x weighted 1/p "
+        "if x is t, 1 if x neighbours t, 1/q otherwise; -1 after a vertex without "
+        "neighbours. The same seed and epoch give the same walks for any thread count.");
+}
+
 void bind_dataset(py::module_& m) {
   py::class_<data::dataset, dataset_ptr>(m, "Dataset",
                                          "A graph with node features, labels and splits, "
@@ -315,6 +357,7 @@ void bind_dataset(py::module_& m) {
       });
   bind_link_split(m);
   bind_link_metrics(m);
+  bind_walks(m);
 }
 
 }  // namespace bulkgnn::python

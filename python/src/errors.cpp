@@ -39,6 +39,9 @@ constexpr std::pair<std::string_view, std::string_view> keyword_of_field[] = {
     {"negative_sampling.distribution", "negative_distribution"},
     {"link_options.exclude", "exclude"},
     {"link_options.batch_size", "batch_size"},
+    {"node2vec_options.length", "walk_length"},
+    {"node2vec_options.p", "p"},
+    {"node2vec_options.q", "q"},
 };
 
 }  // namespace
