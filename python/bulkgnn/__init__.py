@@ -9,7 +9,8 @@
 Minibatch arrays (bulkgnn.Array) hand their memory to torch or numpy through
 DLPack; mb.to_pyg() and mb.to_dgl() give what PyG's and DGL's loaders yield.
 bulkgnn.LinkNeighborLoader gives link-prediction minibatches (PyG's keywords), and
-bulkgnn.random_link_split splits a dataset's edges as PyG's RandomLinkSplit, and
+bulkgnn.random_link_split splits a dataset's edges as PyG's RandomLinkSplit (and
+bulkgnn.ogb_link_split reads an ogbl-* dataset's own split),
 bulkgnn.hits_at_k and bulkgnn.mean_reciprocal_rank score as OGB's link Evaluator, and
 bulkgnn.node2vec_walks draws node2vec's walks for an embedding trainer.
 """
@@ -18,6 +19,7 @@ from ._bulkgnn import (Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest
                        mean_reciprocal_rank, node2vec_walks, random_link_split, samplers)
 from ._data import from_arrays as _from_arrays, from_pyg as _from_pyg
 from ._link_loader import LinkNeighborLoader
+from ._ogb_link import ogb_link_split
 from ._loader import NeighborLoader
 
 Dataset.from_arrays = staticmethod(_from_arrays)
@@ -37,6 +39,7 @@ __all__ = [
     "hits_at_k",
     "mean_reciprocal_rank",
     "node2vec_walks",
+    "ogb_link_split",
     "random_link_split",
     "samplers",
 ]

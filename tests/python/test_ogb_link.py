@@ -1,0 +1,81 @@
+"""bulkgnn.ogb_link_split reads ogbl-* splits (torch files of OGB's layout, written
+here as OGB writes them): collab/ppa/ddi's edge + edge_neg, citation2's source_node,
+target_node and target_node_neg, extra per-edge arrays; bad files name themselves."""
+
+import os
+import tempfile
+import unittest
+
+import numpy as np
+
+import bulkgnn
+from support import requires_torch, torch
+
+
+def write_split(root, split_type, parts):
+    directory = os.path.join(root, "split", split_type)
+    os.makedirs(directory)
+    for name, part in parts.items():
+        torch.save({k: torch.from_numpy(np.asarray(v)) for k, v in part.items()},
+                   os.path.join(directory, f"{name}.pt"))
+
+
+@requires_torch
+class OgbLinkSplit(unittest.TestCase):
+    def test_collab_layout_gives_edge_indices_shared_negatives_and_extras(self):
+        with tempfile.TemporaryDirectory() as root:
+            train = np.array([[0, 1], [1, 2], [2, 3]])
+            valid = np.array([[0, 2]])
+            test = np.array([[1, 3], [0, 3]])
+            write_split(root, "time", {
+                "train": {"edge": train, "weight": np.array([1, 2, 1]),
+                          "year": np.array([2000, 2001, 2002])},
+                "valid": {"edge": valid, "edge_neg": np.array([[3, 0], [2, 0]])},
+                "test": {"edge": test, "edge_neg": np.array([[3, 1]])}})
+            split = bulkgnn.ogb_link_split(root, num_nodes=4)
+            self.assertTrue(np.array_equal(split["train"], train.T))
+            self.assertEqual(split["train"].dtype, np.int64)
+            self.assertTrue(np.array_equal(split["valid_negatives"], [[3, 2], [0, 0]]))
+            self.assertTrue(np.array_equal(split["test"], test.T))
+            self.assertTrue(np.array_equal(split["train_year"], [2000, 2001, 2002]))
+            # The split's own directory reads the same.
+            again = bulkgnn.ogb_link_split(os.path.join(root, "split", "time"))
+            self.assertTrue(np.array_equal(again["test_negatives"], split["test_negatives"]))
+
+    def test_citation2_layout_gives_each_positives_negative_targets(self):
+        with tempfile.TemporaryDirectory() as root:
+            write_split(root, "time", {
+                "train": {"source_node": np.array([0, 1]), "target_node": np.array([1, 2])},
+                "valid": {"source_node": np.array([2]), "target_node": np.array([3]),
+                          "target_node_neg": np.array([[0, 1, 4]])},
+                "test": {"source_node": np.array([3]), "target_node": np.array([0]),
+                         "target_node_neg": np.array([[1, 2, 4]])}})
+            split = bulkgnn.ogb_link_split(root)
+            self.assertTrue(np.array_equal(split["train"], [[0, 1], [1, 2]]))
+            self.assertEqual(split["valid_negative_targets"].shape, (1, 3))
+            pos = np.array([0.9], dtype=np.float32)
+            neg = np.array([[0.1, 0.95, 0.2]], dtype=np.float32)
+            self.assertAlmostEqual(bulkgnn.mean_reciprocal_rank(pos, neg), 0.5)
+
+    def test_bad_splits_name_the_file_or_the_choice(self):
+        with tempfile.TemporaryDirectory() as root:
+            with self.assertRaisesRegex(ValueError, "neither train.pt nor split/"):
+                bulkgnn.ogb_link_split(root)
+            write_split(root, "a", {"train": {"edge": np.array([[0, 9]])},
+                                    "valid": {"edge": np.array([[0, 1]])},
+                                    "test": {"edge": np.array([[1, 2]])}})
+            write_split(root, "b", {"train": {"edge": np.array([0, 1])}})
+            with self.assertRaisesRegex(ValueError, r"splits \['a', 'b'\]; name one"):
+                bulkgnn.ogb_link_split(root)
+            with self.assertRaisesRegex(ValueError, "train.pt: an edge holds vertex 9"):
+                bulkgnn.ogb_link_split(root, split="a", num_nodes=4)
+            with self.assertRaisesRegex(ValueError, "train.pt: 'edge' must be E x 2"):
+                bulkgnn.ogb_link_split(root, split="b")
+            with open(os.path.join(root, "split", "a", "valid.pt"), "w") as f:
+                f.write("not a torch file")
+            with self.assertRaisesRegex(ValueError, "valid.pt: not a readable torch file"):
+                bulkgnn.ogb_link_split(root, split="a")
+
+
+if __name__ == "__main__":
+    unittest.main()
