@@ -548,7 +548,16 @@ std::vector<vertex_t> read_ids(const fs::path& path, std::int64_t n, std::uint8_
   return ids;
 }
 
-// Imports every split/NAME directory; returns the names, sorted.
+// Whether split/NAME is a link-prediction split (ogbl-*: train.pt and the
+// rest as torch files, or split_dict.pt), which bulkgnn.ogb_link_split reads
+// from Python: no node split, and no reason to refuse the graph.
+bool is_link_split(const fs::path& dir) {
+  std::error_code ec;
+  return !fs::exists(dir / "train.csv.gz", ec) &&
+         (fs::exists(dir / "train.pt", ec) || fs::exists(dir / "split_dict.pt", ec));
+}
+
+// Imports every split/NAME directory of node ids; returns the names, sorted.
 std::vector<std::string> import_splits(const ogb_layout& ogb, std::int64_t n, native_writer& w) {
   std::vector<std::string> names;
   std::error_code ec;
@@ -562,6 +571,7 @@ std::vector<std::string> import_splits(const ogb_layout& ogb, std::int64_t n, na
       throw data_error(entry.path().string(),
                        "is not a directory: split/NAME holds a split's train, valid and test "
                        "files");
+    if (is_link_split(entry.path())) continue;
     names.push_back(entry.path().filename().string());
   }
   std::sort(names.begin(), names.end());

@@ -31,11 +31,14 @@ def _edges(part, name, path):
 
 
 def _load(path):
+    """A torch file of OGB's: a dict of tensors or numpy arrays (pickled numpy is why it is
+    not loaded weights-only, torch 2.6's default: it is the user's own download)."""
     import torch
     try:
-        part = torch.load(path, map_location="cpu")
+        part = torch.load(path, map_location="cpu", weights_only=False)
     except Exception as e:  # noqa: BLE001 - a corrupt file raises anything
-        raise ValueError(f"ogb_link_split: {path}: not a readable torch file ({e})") from None
+        raise ValueError(f"ogb_link_split: {path}: not a readable torch file "
+                         f"({type(e).__name__}: {e})") from None
     if not isinstance(part, dict):
         raise ValueError(f"ogb_link_split: {path} holds a {type(part).__name__}, not OGB's dict "
                          "of tensors")
@@ -63,11 +66,12 @@ def ogb_link_split(path, split=None, num_nodes=None):
     every id is checked against it. Score with bulkgnn.hits_at_k (shared negatives) or
     bulkgnn.mean_reciprocal_rank (negative targets), as OGB's Evaluator does."""
     directory = os.fspath(path)
-    if not os.path.exists(os.path.join(directory, "train.pt")):
+    if not any(os.path.exists(os.path.join(directory, f)) for f in ("train.pt",
+                                                                    "split_dict.pt")):
         root = os.path.join(directory, "split")
         if not os.path.isdir(root):
-            raise ValueError(f"ogb_link_split: {directory} holds neither train.pt nor split/ "
-                             "(an ogbl-* download does)")
+            raise ValueError(f"ogb_link_split: {directory} holds neither train.pt (or "
+                             "split_dict.pt) nor split/ (an ogbl-* download does)")
         types = sorted(t for t in os.listdir(root) if os.path.isdir(os.path.join(root, t)))
         if split is None:
             if len(types) != 1:
@@ -78,12 +82,21 @@ def ogb_link_split(path, split=None, num_nodes=None):
             raise ValueError(f"ogb_link_split: {root} has no split '{split}' (available: "
                              f"{types})")
         directory = os.path.join(root, split)
+    # OGB's newer layout holds the three parts in one split_dict.pt.
+    whole = os.path.join(directory, "split_dict.pt")
+    parts = _load(whole) if not os.path.exists(os.path.join(directory, "train.pt")) and \
+        os.path.exists(whole) else None
     result = {}
     for part_name in ("train", "valid", "test"):
         file = os.path.join(directory, f"{part_name}.pt")
-        if not os.path.exists(file):
+        if parts is not None:
+            if part_name not in parts or not isinstance(parts[part_name], dict):
+                raise ValueError(f"ogb_link_split: {whole} holds no '{part_name}' dict")
+            part, file = parts[part_name], whole
+        elif not os.path.exists(file):
             raise ValueError(f"ogb_link_split: {file} is missing")
-        part = _load(file)
+        else:
+            part = _load(file)
         edges = _edges(part, "edge", file)
         _check_ids(edges, num_nodes, "an edge", file)
         result[part_name] = edges

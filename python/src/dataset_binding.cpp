@@ -240,9 +240,14 @@ using id_array = py::array_t<std::int64_t, py::array::c_style | py::array::force
 
 // Walks as a len(start) x (walk_length + 1) int64 array, as PyG's
 // torch_cluster.random_walk returns them.
-py::array_t<std::int64_t> node2vec_walks_of(const dataset_ptr& d, const id_array& start,
+py::array_t<std::int64_t> node2vec_walks_of(const dataset_ptr& d, const py::array& given,
                                             std::int64_t walk_length, double p, double q,
                                             std::uint32_t seed, std::uint32_t epoch) {
+  // Integer ids only: a cast would truncate 1.7 to 1 and read a mask as ids.
+  BULKGNN_EXPECTS(given.dtype().kind() == 'i' || given.dtype().kind() == 'u',
+                  "node2vec_walks: start must hold integer vertex ids, got dtype {}",
+                  std::string(py::str(given.dtype())));
+  const auto start = id_array::ensure(given);
   BULKGNN_EXPECTS(start.ndim() == 1, "node2vec_walks: start must be 1-D, not {}-D", start.ndim());
   std::vector<vertex_t> starts(static_cast<std::size_t>(start.size()));
   const auto* ids = start.data();
@@ -273,8 +278,9 @@ void bind_walks(py::module_& m) {
         "node2vec's second-order random walks (p = q = 1: DeepWalk's) from each vertex of "
         "`start`, as a len(start) x (walk_length + 1) int64 array: the first step uniform "
         "over the vertex's neighbours; from v, having come from t, neighbour x weighted 1/p "
-        "if x is t, 1 if x neighbours t, 1/q otherwise; -1 after a vertex without "
-        "neighbours. The same seed and epoch give the same walks for any thread count.");
+        "if x is t, 1 if x neighbours t, 1/q otherwise; a vertex without neighbours "
+        "repeated to the end, as torch_cluster's random_walk does. The same seed and epoch "
+        "give the same walks for any thread count.");
 }
 
 void bind_dataset(py::module_& m) {

@@ -69,9 +69,9 @@ TEST(Node2vecWalks, SecondStepsFollowTheReturnAndInOutWeights) {
   }
 }
 
-// Every step is an edge of the graph, and a vertex without neighbours ends
-// the walk with -1s.
-TEST(Node2vecWalks, StepsAreEdgesAndDeadEndsPadWithMinusOne) {
+// Every step is an edge of the graph, and a walk stays at a vertex without
+// neighbours, as torch_cluster's does.
+TEST(Node2vecWalks, StepsAreEdgesAndDeadEndsRepeatTheirVertex) {
   auto g = undirected(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}});  // 5 has no neighbour
   const std::vector<vertex_t> starts{0, 2, 4, 5};
   const auto out = node2vec_walks(cpu_exec, g.view(), starts, {.length = 6, .p = 2, .q = 0.5});
@@ -80,7 +80,7 @@ TEST(Node2vecWalks, StepsAreEdgesAndDeadEndsPadWithMinusOne) {
     EXPECT_EQ(walk[0], starts[i]);
     for (int s = 1; s <= 6; ++s) {
       if (starts[i] == 5) {
-        EXPECT_EQ(walk[s], -1);
+        EXPECT_EQ(walk[s], 5);
         continue;
       }
       const auto row = g.view().row(walk[s - 1]);

@@ -171,13 +171,23 @@ std::multiset<std::tuple<vertex_t, vertex_t, float>> pairs_of(const sampler::lin
 // the whole's rows for its endpoints (the whole minibatch's edges left out).
 TEST(LinkLoader, SlicesOfAMinibatchTogetherAreTheWholeMinibatch) {
   const link_fixture f;
-  for (const auto& negatives :
-       {sampler::negative_sampling{.amount = 1.5},
-        sampler::negative_sampling{.mode = sampler::negative_mode::triplet, .amount = 2}}) {
+  // Batches of 2 give the third slice no positive (binary: one of the three
+  // negatives; triplet: nothing at all).
+  for (const auto& [negatives, batch_size] :
+       {std::pair{sampler::negative_sampling{.amount = 1.5}, batch},
+        std::pair{sampler::negative_sampling{.mode = sampler::negative_mode::triplet, .amount = 2},
+                  batch},
+        std::pair{sampler::negative_sampling{.amount = 1.5}, std::int64_t{2}},
+        std::pair{sampler::negative_sampling{.mode = sampler::negative_mode::triplet, .amount = 2},
+                  std::int64_t{2}}}) {
     const auto load = [&](int slice, int slices) {
       sampler::bulk_sampler nodes(f.graph.view(), sage);
       minibatch_loader loader(f.graph_source_of(), nodes, f.task(negatives),
-                              {.batch_size = batch, .bulk = 3, .slice = slice, .slices = slices});
+                              {.batch_size = batch_size,
+                               .bulk = 3,
+                               .max_minibatches = 30,
+                               .slice = slice,
+                               .slices = slices});
       std::vector<loader::ready_minibatch> all;
       auto epoch = loader.epoch({}, 1);
       while (auto mb = epoch.next()) all.push_back(std::move(*mb));

@@ -2,6 +2,7 @@
 here as OGB writes them): collab/ppa/ddi's edge + edge_neg, citation2's source_node,
 target_node and target_node_neg, extra per-edge arrays; bad files name themselves."""
 
+import gzip
 import os
 import tempfile
 import unittest
@@ -57,9 +58,37 @@ class OgbLinkSplit(unittest.TestCase):
             neg = np.array([[0.1, 0.95, 0.2]], dtype=np.float32)
             self.assertAlmostEqual(bulkgnn.mean_reciprocal_rank(pos, neg), 0.5)
 
+    def test_numpy_arrays_and_the_split_dict_layout_read_alike(self):
+        with tempfile.TemporaryDirectory() as root:
+            directory = os.path.join(root, "split", "throughput")
+            os.makedirs(directory)
+            torch.save({"train": {"edge": np.array([[0, 1], [1, 2]])},
+                        "valid": {"edge": np.array([[2, 3]]), "edge_neg": np.array([[0, 3]])},
+                        "test": {"edge": np.array([[0, 2]]), "edge_neg": np.array([[1, 3]])}},
+                       os.path.join(directory, "split_dict.pt"))
+            split = bulkgnn.ogb_link_split(root, num_nodes=4)
+            self.assertTrue(np.array_equal(split["train"], [[0, 1], [1, 2]]))
+            self.assertTrue(np.array_equal(split["test_negatives"], [[1], [3]]))
+
+    def test_the_graph_of_an_ogbl_directory_opens_beside_its_link_split(self):
+        with tempfile.TemporaryDirectory() as root:
+            raw = os.path.join(root, "raw")
+            os.makedirs(raw)
+            for name, text in (("edge.csv.gz", "0,1\n1,2\n2,3\n"),
+                               ("num-node-list.csv.gz", "4\n"), ("num-edge-list.csv.gz", "3\n")):
+                with gzip.open(os.path.join(raw, name), "wt") as f:
+                    f.write(text)
+            write_split(root, "time", {"train": {"edge": np.array([[0, 1]])},
+                                       "valid": {"edge": np.array([[1, 2]])},
+                                       "test": {"edge": np.array([[2, 3]])}})
+            ds = bulkgnn.Dataset(root, add_inverse_edges=True)
+            self.assertEqual((ds.num_nodes, ds.num_edges), (4, 6))
+            split = bulkgnn.ogb_link_split(root, num_nodes=ds.num_nodes)
+            self.assertTrue(np.array_equal(split["test"], [[2], [3]]))
+
     def test_bad_splits_name_the_file_or_the_choice(self):
         with tempfile.TemporaryDirectory() as root:
-            with self.assertRaisesRegex(ValueError, "neither train.pt nor split/"):
+            with self.assertRaisesRegex(ValueError, "neither train.pt .or split_dict.pt. nor split/"):
                 bulkgnn.ogb_link_split(root)
             write_split(root, "a", {"train": {"edge": np.array([[0, 9]])},
                                     "valid": {"edge": np.array([[0, 1]])},

@@ -56,6 +56,14 @@ class Walks(unittest.TestCase):
             bulkgnn.node2vec_walks(DS, np.array([0, DS.num_nodes]), 5)
         with self.assertRaisesRegex(ValueError, "^walk_length must be in"):
             bulkgnn.node2vec_walks(DS, np.arange(3), 0)
+        for not_ids in (np.array([1.7]), np.ones(DS.num_nodes, dtype=bool)):
+            with self.assertRaisesRegex(ValueError, "start must hold integer vertex ids"):
+                bulkgnn.node2vec_walks(DS, not_ids, 3)
+
+    def test_a_walk_stays_at_a_vertex_without_neighbours(self):
+        graph = bulkgnn.Dataset.from_arrays(edge_index=np.array([[0], [1]]), num_nodes=3)
+        walks = bulkgnn.node2vec_walks(graph, np.array([0, 2]), 4)
+        self.assertTrue(np.array_equal(walks, [[0, 0, 0, 0, 0], [2, 2, 2, 2, 2]]))
 
 
 if __name__ == "__main__":

@@ -205,6 +205,22 @@ TEST(DataParallelTraining, LinkRanksTrainLikeOneProcess) {
       EXPECT_NEAR(together[e][2], alone[e][2], 0.01) << "test hits, epoch " << e << ", " << ranks;
     }
   }
+  // Minibatches of 2 positives over 3 ranks: the third rank's slices hold
+  // no positive (one of the three negatives), and it still steps with the others.
+  const std::string tiny = "train " + cora.string() +
+                           " --task link --fanouts 5,5 --hidden 16 --batch-size 2 "
+                           "--max-minibatches 6 --epochs 1 --hits-k 20 "
+                           "--ranking-negatives 20 --quiet --metrics-out ";
+  double tiny_loss[2] = {0, 0};
+  for (const int ranks : {0, 3}) {
+    const auto metrics = dir.path() / ("tiny" + std::to_string(ranks) + ".json");
+    const auto r = run(ranks, tiny + metrics.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto json = read_json(metrics);
+    tiny_loss[ranks == 0 ? 0 : 1] = json.at("epochs").at(0).at("loss").get<double>();
+  }
+  EXPECT_NEAR(tiny_loss[1], tiny_loss[0], 1e-4);
+
   const auto refused = run(2, arguments + (dir.path() / "refused.json").string() + " --grid 1.5d");
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.output.find("--grid 1.5d: --task link"), std::string::npos) << refused.output;

@@ -84,11 +84,19 @@ class held_out_links {
         seed_(seed),
         part_(part) {}
 
+  // Each positive's corrupted tails, from streams keyed on (seed, part,
+  // positive, tail): the same every epoch. option_error naming
+  // link_train_options.ranking_negatives where the graph is too dense.
+  void draw_ranking_tails() {
+    if (!ranking_source_.empty() || set_.positives.source.empty()) return;
+    draw_tails();
+  }
+
   // Sets hits and mrr (nullopt for a set without positives).
   void evaluate(const gnn_model& model, link_head& head, dense_view<const float> features,
                 std::int64_t k, std::optional<double>& hits, std::optional<double>& mrr) {
     if (set_.positives.source.empty()) return;
-    if (ranking_source_.empty()) draw_ranking_tails();
+    draw_ranking_tails();
     if (!block_) block_ = full_graph_block(model.exec(), set_.graph, model.config().kind);
     const auto z = predict_full_graph(model, *block_, features);
     const auto positive = scores_of(head, z.view(), set_.positives.source, set_.positives.target);
@@ -103,9 +111,7 @@ class held_out_links {
   }
 
  private:
-  // Each positive's corrupted tails, drawn at the first evaluation from
-  // streams keyed on (seed, part, positive, tail): the same every epoch.
-  void draw_ranking_tails() {
+  void draw_tails() {
     const sampler::negative_sampler tails(whole_graph_,
                                           {.mode = sampler::negative_mode::triplet,
                                            .amount = static_cast<double>(ranking_negatives_),
@@ -165,6 +171,12 @@ class link_run {
         valid_(sources.valid, ds.graph, link, o.sampling.seed, 0),
         test_(sources.test, ds.graph, link, o.sampling.seed, 1),
         state_(config_, o) {
+    // Drawn before the first epoch, so that a graph too dense for them fails
+    // before any training.
+    if (o.eval_every > 0) {
+      valid_.draw_ranking_tails();
+      test_.draw_ranking_tails();
+    }
     state_.add_link_head(link.head, o);
     auto& fingerprint = state_.result.config = detail::fingerprint_of(ds, o, config_, "link");
     fingerprint["task"] = "link";
@@ -292,14 +304,14 @@ train_result train_links(const training_data& ds, const train_options& options,
   BULKGNN_EXPECTS(options.eval == evaluation::full,
                   "train_options.eval: link prediction evaluates over the full graph only");
   // OGB counts every positive a hit when the pool holds fewer than K
-  // negatives: the best epoch would always be the first.
-  BULKGNN_EXPECTS(
-      sources.valid.positives.source.empty() ||
-          static_cast<std::int64_t>(sources.valid.negatives.source.size()) >= link.hits_k,
-      "link_train_options.hits_k {}: the valid set's pool holds {} negatives, fewer "
-      "than K, so every epoch would score Hits@K 1; lower it or draw more "
-      "negatives (link_split_options.negatives_per_positive)",
-      link.hits_k, sources.valid.negatives.source.size());
+  // negatives: the best epoch would always be the first, the test score 1.
+  for (const auto& [set, name] : {std::pair{&sources.valid, "valid"}, {&sources.test, "test"}})
+    BULKGNN_EXPECTS(set->positives.source.empty() ||
+                        static_cast<std::int64_t>(set->negatives.source.size()) >= link.hits_k,
+                    "link_train_options.hits_k {}: the {} set's pool holds {} negatives, fewer "
+                    "than K, so every epoch would score Hits@K 1; lower it or draw more "
+                    "negatives (link_split_options.negatives_per_positive)",
+                    link.hits_k, name, set->negatives.source.size());
   check_evaluation_set(sources.valid, ds.num_nodes, "valid");
   check_evaluation_set(sources.test, ds.num_nodes, "test");
   BULKGNN_EXPECTS(sources.normalizer == nullptr ||

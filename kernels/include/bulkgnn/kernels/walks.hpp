@@ -26,8 +26,8 @@ struct node2vec_options {
 // embedding trainer (DeepWalk with p = q = 1) takes them: row i of the
 // starts.size() × (length + 1) result is the walk from starts[i]
 // (rules/node2vec.hpp: the first step uniform; from v, having come from t,
-// neighbour x weighted 1/p if x is t, 1 if x neighbours t, 1/q otherwise; -1
-// after a vertex without neighbours). A vertex's neighbours are its row of
+// neighbour x weighted 1/p if x is t, 1 if x neighbours t, 1/q otherwise; a
+// vertex without neighbours repeated to the end, as torch_cluster does). A vertex's neighbours are its row of
 // `graph` (for the in-neighbour CSR of an undirected graph, its neighbours),
 // rows sorted ascending. Walk i draws from the stream keyed {seed, epoch,
 // no_minibatch, node2vec_stream, i}, so the walks depend on neither the

@@ -77,8 +77,8 @@ class per_destination_sampling : public sampling_algorithm {
                                         std::span<const std::int64_t> minibatch_ids,
                                         comm::communicator* ranks) final;
   // Each hop's draws are the edges themselves, so dropping a minibatch's
-  // excluded ones leaves none of them in reach (a sampler whose draws are
-  // paths, random walks, returns false).
+  // excluded ones leaves none of them in reach (random walks, whose draws are
+  // paths, also drop them before every step).
   [[nodiscard]] bool leaves_out_edges() const override { return true; }
 
  protected:

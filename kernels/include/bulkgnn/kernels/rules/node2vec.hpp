@@ -29,8 +29,9 @@ BULKGNN_HOST_DEVICE inline bool row_holds(const vertex_t* indices, edge_t first,
 // out[0, length] = the walk from `start`: out[0] = start; the first step is a
 // uniform neighbour; from v, having come from t, neighbour x is taken with
 // weight 1/p if x == t, 1 if x is a neighbour of t, 1/q otherwise (the
-// inverse CDF over the weights summed in double in stored order). A vertex
-// without neighbours ends the walk: the rest of out is -1. Neighbours are the
+// inverse CDF over the weights summed in double in stored order). At a vertex
+// without neighbours the walk stays: the rest of out repeats it, as
+// torch_cluster's random_walk does. Neighbours are the
 // entries of a vertex's row (sorted ascending), indptr relative to
 // indptr[0] = 0.
 BULKGNN_HOST_DEVICE inline void node2vec_walk(const edge_t* indptr, const vertex_t* indices,
@@ -42,8 +43,8 @@ BULKGNN_HOST_DEVICE inline void node2vec_walk(const edge_t* indptr, const vertex
   for (std::int64_t step = 1; step <= length; ++step) {
     const edge_t first = indptr[current];
     const auto degree = static_cast<std::uint32_t>(indptr[current + 1] - first);
-    if (degree == 0) {
-      for (; step <= length; ++step) out[step] = -1;
+    if (degree == 0) {  // a dead end: the walk stays, as torch_cluster's does
+      for (; step <= length; ++step) out[step] = current;
       return;
     }
     vertex_t next = 0;
