@@ -93,6 +93,10 @@ void run_link_train(const link_train_config& c) {
                   "--task link: {} is a partitioned dataset; link prediction reads a whole one",
                   c.data);
   const auto ds = trainer::whole_dataset(*data.whole);
+  // Refused before the split, which takes a while on a large graph.
+  BULKGNN_EXPECTS(ds.feature_dim > 0,
+                  "{}: the dataset has no node features, which --task link trains on so far",
+                  ds.name);
   std::optional<session::run_session> session_holder;
   start_session(session_holder, data, c.distribution, false, c.shared);
   session::training_ranks ranks(*session_holder, trainer::model_executor(options));

@@ -428,6 +428,20 @@ TEST(Cli, TrainNeedsFeaturesAndLabels) {
   const auto r = run("train --quiet " + dir.string() + " --fanouts 5,5 --epochs 1");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("features"), std::string::npos) << r.output;
+  // Link prediction needs no labels, but features, and says so before splitting.
+  const auto link = run("train --quiet " + dir.string() + " --task link --fanouts 5,5 --epochs 1");
+  EXPECT_NE(link.exit_code, 0);
+  EXPECT_NE(link.output.find("no node features, which --task link trains on"), std::string::npos)
+      << link.output;
+  EXPECT_EQ(link.output.find("random link split"), std::string::npos) << link.output;
+  const auto with_features = scratch("rmat-features-unlabelled");
+  ASSERT_EQ(
+      run("generate rmat --quiet --scale 8 --edge-factor 4 --features 8 " + with_features.string())
+          .exit_code,
+      0);
+  const auto unlabelled = run("train --quiet " + with_features.string() +
+                              " --task link --fanouts 5,5 --epochs 1 --hits-k 10");
+  EXPECT_EQ(unlabelled.exit_code, 0) << unlabelled.output;
 }
 
 TEST(Cli, MissingDataDirectoryIsAClearError) {
