@@ -187,12 +187,14 @@ class InputId(unittest.TestCase):
     @requires_torch
     def test_pygs_batch_carries_it(self):
         from bulkgnn._adapters import pyg_fields
-        loader = bulkgnn.NeighborLoader(DS, input_nodes=np.arange(30), num_neighbors=[2],
+        # Odd ids, so that positions and ids differ.
+        input_nodes = torch.arange(30) * 2 + 1
+        loader = bulkgnn.NeighborLoader(DS, input_nodes=input_nodes.numpy(), num_neighbors=[2],
                                         batch_size=8, shuffle=True)
         for mb in loader:
             fields = pyg_fields(mb)
             self.assertTrue(torch.equal(fields["n_id"][:fields["batch_size"]],
-                                        fields["input_id"]))
+                                        input_nodes[fields["input_id"]]))
 
 
 class ZeroCopyArrays(unittest.TestCase):

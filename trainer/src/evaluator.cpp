@@ -94,19 +94,11 @@ std::optional<double> evaluator::share_accuracy(const executor& exec,
   return counts[0] / counts[1];
 }
 
-matrix evaluator::normalized_features() const {
-  const auto features = ds_.features;
-  matrix normalized(features.rows, features.cols);
-  std::copy(features.data.begin(), features.data.end(), normalized.data().begin());
-  normalizer_->apply_to_all(normalized.view());
-  return normalized;
-}
-
 dense_view<const float> evaluator::features_for(const executor& exec) {
   if (placed_features_) return placed_features_->view();
   dense_view<const float> host = ds_.features;
   if (normalizer_ != nullptr) {
-    normalized_features_ = normalized_features();
+    normalized_features_ = normalized_copy(ds_.features, *normalizer_);
     host = normalized_features_->view();
   }
   if (!needs_placing(exec, host.space)) return host;

@@ -35,9 +35,6 @@ class evaluator {
                                                      dense_view<const float> share_logits,
                                                      std::span<const vertex_t> vertices,
                                                      std::span<const std::int32_t> labels) const;
-  // A normalised copy of every feature row for one full-graph evaluation
-  // (whose first layer aggregates a matrix of the same size anyway).
-  [[nodiscard]] matrix normalized_features() const;
   // Every (normalised) feature row where the model reads it. A copy in
   // device memory stays for later evaluations; a normalised host copy lives
   // for one (evaluate() drops it), as it would only add to the epochs' peak.

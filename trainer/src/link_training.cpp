@@ -103,9 +103,10 @@ class held_out_links {
     const auto negative = scores_of(head, z.view(), set_.negatives.source, set_.negatives.target);
     const auto ranking = scores_of(head, z.view(), ranking_source_, ranking_target_);
     for (const auto* scores : {&positive, &negative, &ranking})
-      BULKGNN_EXPECTS(std::ranges::all_of(*scores, [](float s) { return std::isfinite(s); }),
-                      "train_links: the model scores a held-out pair as not finite (diverged; "
-                      "lower adam_options.lr)");
+      if (!std::ranges::all_of(*scores, [](float s) { return std::isfinite(s); }))
+        throw error(
+            "train_links: the model scores a held-out pair as not finite (diverged; lower "
+            "adam_options.lr)");
     hits = hits_at_k(positive, negative, k);
     mrr = mean_reciprocal_rank(positive, ranking);
   }
@@ -213,7 +214,7 @@ class link_run {
                           "source must be a link loader)",
                           mb.batch.index);
           if (mb.link->pairs() == 0) return std::nullopt;
-          return detail::step_result{train_step(mb, epoch, grad), share_of(*mb.link)};
+          return train_step(mb, epoch, grad);
         });
     r.hits_k = link_.hits_k;
     measurement.fill(r, stream);
@@ -230,8 +231,8 @@ class link_run {
 
   // Forward, loss and backward of one (slice of a) minibatch with pairs to
   // score; the gradients are left for the optimiser step.
-  kernels::loss_result train_step(const loader::ready_minibatch& mb, std::uint32_t epoch,
-                                  std::vector<float>& grad) {
+  detail::step_result train_step(const loader::ready_minibatch& mb, std::uint32_t epoch,
+                                 std::vector<float>& grad) {
     const executor& exec = state_.model.exec();
     const detail::placed_minibatch placed(exec, mb, config_.kind, true);
     const auto z = state_.model.forward(
@@ -249,7 +250,7 @@ class link_run {
     const double share = share_of(*mb.link);
     if (share != 1.0) kernels::scale(exec, grad, static_cast<float>(share));
     state_.model.backward(state_.head->backward(grad));
-    return loss;
+    return {loss, share};
   }
 
   void evaluate(epoch_record& r) {
@@ -257,9 +258,7 @@ class link_run {
     std::optional<matrix> normalized;
     dense_view<const float> features = ds_.features;
     if (normalizer() != nullptr) {
-      normalized.emplace(features.rows, features.cols);
-      std::copy(features.data.begin(), features.data.end(), normalized->data().begin());
-      normalizer()->apply_to_all(normalized->view());
+      normalized = detail::normalized_copy(features, *normalizer());
       features = normalized->view();
     }
     auto& head = *state_.head;

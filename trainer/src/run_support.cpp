@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace bulkgnn::trainer::detail {
@@ -43,6 +44,13 @@ nlohmann::json fingerprint_of(const training_data& ds, const train_options& o,
           {"lr", as_typed(o.optimizer.lr)},
           {"weight_decay", as_typed(o.optimizer.weight_decay)},
           {"normalize_features", loader::feature_normalization_name(o.normalize_features)}};
+}
+
+matrix normalized_copy(dense_view<const float> features, const loader::row_normalizer& normalizer) {
+  matrix normalized(features.rows, features.cols);
+  std::copy(features.data.begin(), features.data.end(), normalized.data().begin());
+  normalizer.apply_to_all(normalized.view());
+  return normalized;
 }
 
 epoch_record record_of(std::uint32_t epoch, std::span<double, 3> sums, std::int64_t minibatches,

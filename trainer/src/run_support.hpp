@@ -90,6 +90,11 @@ class step_in_flight {
 // when the model's are elsewhere.
 void all_reduce_gradients(const data_parallel& parallel, gnn_model& model);
 
+// A normalised copy of every feature row, for full-graph evaluation (whose
+// first layer aggregates a matrix of the same size anyway).
+[[nodiscard]] matrix normalized_copy(dense_view<const float> features,
+                                     const loader::row_normalizer& normalizer);
+
 // An epoch's record from the sums its train loop kept over this rank's
 // slices (the loss weighted by each slice's share of its minibatch, correct
 // predictions, predictions), summed over `parallel`'s ranks if given
