@@ -251,7 +251,8 @@ std::string layers_help() {
 }
 
 void add_batch_options(CLI::App& cmd, std::int64_t& batch_size, std::int64_t& bulk) {
-  cmd.add_option("--batch-size", batch_size, "seeds per minibatch")
+  cmd.add_option("--batch-size", batch_size,
+                 "seeds per minibatch (cluster-gcn: clusters per minibatch)")
       ->capture_default_str()
       ->check(integer_in(1, max_vertices));
   cmd.add_option("--bulk", bulk, "minibatches sampled together")

@@ -262,6 +262,17 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
                   source.features.rows, n);
   BULKGNN_EXPECTS(source.labels.empty() || static_cast<std::int64_t>(source.labels.size()) == n,
                   "loader: {} labels for {} vertices", source.labels.size(), n);
+  const bool batches_clusters = sampler::find_sampler(sampler.options().kind).batches_clusters;
+  BULKGNN_EXPECTS(batches_clusters == (options_.clusters != nullptr), "loader_options.clusters: {}",
+                  batches_clusters
+                      ? "the " + sampler.options().kind +
+                            " sampler runs on batches of the graph's "
+                            "clusters; give them"
+                      : "only a sampler that batches clusters (cluster-gcn) runs on them, not " +
+                            sampler.options().kind);
+  BULKGNN_EXPECTS(!options_.clusters || options_.clusters->num_vertices() == n,
+                  "loader_options.clusters: a clustering of {} vertices for a graph of {}",
+                  options_.clusters ? options_.clusters->num_vertices() : 0, n);
   BULKGNN_EXPECTS(source.normalizer == nullptr ||
                       static_cast<std::int64_t>(source.normalizer->divisors().size()) == n,
                   "loader: the feature normalizer has {} rows for {} vertices",
@@ -289,6 +300,10 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
   BULKGNN_EXPECTS(options_.slices == 1 || sampler.leaves_out_edges(),
                   "sampler_options.kind: link minibatches split over data-parallel ranks need "
                   "a per-destination sampler (sage, labor, random-walk), not {}",
+                  sampler.options().kind);
+  BULKGNN_EXPECTS(!options_.clusters,
+                  "sampler_options.kind: link minibatches are batches of edges; the {} sampler "
+                  "batches clusters",
                   sampler.options().kind);
   sampler::validate(link_options_of(task));
   sampler::validate(task.positives, source.graph.rows);
@@ -355,7 +370,9 @@ epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint3
   const auto passes_over = link_ ? static_cast<std::int64_t>(link_->positives.source.size())
                                  : static_cast<std::int64_t>(seeds.size());
   std::int64_t count =
-      passes_over == 0 ? 0 : sampler::minibatch_count(passes_over, options_.batch_size);
+      passes_over == 0    ? 0
+      : options_.clusters ? sampler::minibatch_count(seeds, *options_.clusters, options_.batch_size)
+                          : sampler::minibatch_count(passes_over, options_.batch_size);
   if (options_.max_minibatches > 0) count = std::min(count, options_.max_minibatches);
   const auto bulks = static_cast<std::size_t>(options_.bulk_queue);
   const auto ready = static_cast<std::size_t>(options_.ready_queue);
@@ -370,7 +387,7 @@ epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint3
                       bulks, bytes});
   } else {
     stages.push_back({std::make_unique<shuffle_stage>(options_.batch_size, options_.bulk,
-                                                      sampler_.options().seed),
+                                                      sampler_.options().seed, options_.clusters),
                       bulks});
     stages.push_back({std::make_unique<sample_stage>(
                           sampler_, sampler::minibatch_split{.slice = options_.slice,

@@ -213,16 +213,20 @@ class NeighborLoader(_Epochs):
                  split's training vertices, or every vertex)
     fanouts      per hop from the seeds: neighbours per vertex (sage; -1 = all)
                  or vertices per minibatch (ladies, fastgcn)
-    batch_size   seeds per minibatch (the last one may be smaller)
+    batch_size   seeds per minibatch (the last one may be smaller); for
+                 "cluster-gcn", clusters per minibatch (PyG's ClusterLoader's
+                 batch_size), whose seeds are the given seeds in them
     shuffle      shuffle the seeds each epoch (by seed and epoch); default True,
-                 False where PyG's keywords are used
+                 False where PyG's keywords are used ("cluster-gcn" always
+                 shuffles its clusters)
     seed         keys every random draw
     bulk         minibatches sampled together by one sampler call
     threads      kernel threads (None: every core)
     sampler      a name of bulkgnn.samplers(): "sage" (node-wise), "ladies" or
                  "fastgcn" (layer-wise), "random-walk", ...
     layers       blocks per minibatch (None: one per hop); "shadow" takes any
-                 count, the depth of the model run on its subgraph
+                 count, the depth of the model run on its subgraph;
+                 "cluster-gcn" takes fanouts of -1, one per layer
     sampler_options
                  the sampler's own parameters by name (bulkgnn.samplers() lists
                  them), e.g. {"walk_length": 3} for "random-walk"
@@ -270,8 +274,9 @@ class NeighborLoader(_Epochs):
                 "NeighborLoader: dataset must be a bulkgnn.Dataset or a torch_geometric Data, got "
                 f"{type(dataset).__name__}")
         pyg_style = num_neighbors is not None or input_nodes is not _UNSET
+        clustered = _SAMPLERS.get(sampler, {}).get("batches_clusters", False)
         if shuffle is _UNSET:
-            shuffle = not pyg_style
+            shuffle = clustered or not pyg_style
         _warn_about_workers(num_workers)
         if input_nodes is not _UNSET and seeds is not _UNSET:
             raise ValueError("NeighborLoader: give seeds or input_nodes, not both")
@@ -309,7 +314,10 @@ class NeighborLoader(_Epochs):
                     _seed_ids("input_nodes" if input_nodes is not _UNSET else "seeds", seeds,
                               dataset.num_nodes))
         batch_size = _integer("batch_size", batch_size, 1)
-        max_minibatches = _without_empty_slices(len(seed_ids), batch_size, world_size)
+        # A batch of clusters may hold fewer seeds than ranks: some rank's
+        # slice is then empty (its share of the loss is zero).
+        max_minibatches = 0 if clustered else _without_empty_slices(len(seed_ids), batch_size,
+                                                                    world_size)
         self._core = _bulkgnn.Loader(
             dataset, seed_ids, rank=rank, world_size=world_size, max_minibatches=max_minibatches,
             **_pipeline_arguments(

@@ -523,20 +523,23 @@ void bind_sampler_table(py::module_& m) {
                 py::arg("min") = p.min, py::arg("max") = p.max);
           py::list aliases;
           for (const auto alias : entry.aliases) aliases.append(std::string(alias));
-          table.append(py::dict(
-              py::arg("name") = std::string(entry.name), py::arg("aliases") = aliases,
-              py::arg("summary") = std::string(entry.summary),
-              py::arg("layer") = std::string(entry.layer),
-              py::arg("fanout") = entry.fanout == sampler::fanout_unit::per_destination
-                                      ? "per destination"
-                                      : "per minibatch",
-              py::arg("replace") = entry.takes_replacement,
-              py::arg("weighted") = entry.takes_weights, py::arg("parameters") = parameters));
+          table.append(
+              py::dict(py::arg("name") = std::string(entry.name), py::arg("aliases") = aliases,
+                       py::arg("summary") = std::string(entry.summary),
+                       py::arg("layer") = std::string(entry.layer),
+                       py::arg("fanout") = entry.fanout == sampler::fanout_unit::per_destination
+                                               ? "per destination"
+                                               : "per minibatch",
+                       py::arg("replace") = entry.takes_replacement,
+                       py::arg("weighted") = entry.takes_weights,
+                       py::arg("batches_clusters") = entry.batches_clusters,
+                       py::arg("parameters") = parameters));
         }
         return table;
       },
       "The registered samplers: name, aliases, summary, the layer their blocks are made for, "
-      "what a fanout counts, whether replace= and weighted= apply, and their own parameters.");
+      "what a fanout counts, whether replace= and weighted= apply, whether batch_size counts "
+      "clusters (batches_clusters), and their own parameters.");
 }
 
 void bind_queue_bytes(py::module_& m) {

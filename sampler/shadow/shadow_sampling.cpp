@@ -1,140 +1,27 @@
 #include "shadow_sampling.hpp"
 
 #include "../node_wise/node_wise_sampling.hpp"
-#include "bulkgnn/core/error.hpp"
-#include "bulkgnn/kernels/elementwise.hpp"
-#include "bulkgnn/kernels/relabel.hpp"
+#include "../src/induced_subgraph_sampling.hpp"
 
-#include <algorithm>
 #include <memory>
 #include <utility>
-#include <vector>
 
 namespace bulkgnn::sampler {
 
 namespace {
 
-// A bulk holding `parts` (minibatches of `layers` blocks each, DGL order),
-// as a sampler lays one out: layer h's sources are the prefix of each part's
-// input nodes that its block L-1-h reads.
-bulk_sample bulk_of(std::span<const minibatch> parts, std::span<const std::int64_t> ids,
-                    std::size_t layers) {
-  bulk_sample bulk;
-  bulk.minibatch_ids.assign(ids.begin(), ids.end());
-  bulk.layers.resize(layers);
-  for (const auto& mb : parts) {
-    bulk.seeds.push_segment(mb.seeds);
-    for (std::size_t h = 0; h < layers; ++h) {
-      const csr_matrix& block = mb.blocks[layers - 1 - h];
-      sampled_layer& layer = bulk.layers[h];
-      layer.sources.push_segment(
-          std::span<const vertex_t>(mb.input_nodes).first(static_cast<std::size_t>(block.cols)));
-      const edge_t base = layer.blocks.nnz();
-      for (std::int64_t r = 0; r < block.rows; ++r)
-        layer.blocks.indptr.push_back(base + block.indptr[r + 1]);
-      layer.blocks.indices.insert(layer.blocks.indices.end(), block.indices.begin(),
-                                  block.indices.end());
-      layer.blocks.rows += block.rows;
-      layer.blocks.cols = std::max(layer.blocks.cols, block.cols);
-      layer.row_offsets.push_back(layer.blocks.rows);
-    }
-  }
-  return bulk;
-}
-
-class shadow_sampling final : public sampling_algorithm {
+class shadow_sampling final : public induced_subgraph_sampling {
  public:
   explicit shadow_sampling(sampling_context& context)
-      : sampling_algorithm(context), reach_(node_wise_entry().make(context)) {}
-
-  // Every layer on the whole subgraph would compute rows that the seeds
-  // never read (a vertex that sage reached at hop 2 may lie one induced edge
-  // from a seed, and rows past a seed's reach at that depth feed nothing):
-  // each minibatch keeps what its seeds read, restrict_to_seeds of all its
-  // seeds, which gives the seeds the same outputs, and lets a slice of the
-  // seeds be cut from it as from any minibatch.
-  bulk_sample sample(std::uint32_t epoch, segmented_vertices seeds,
-                     std::span<const std::int64_t> minibatch_ids) override {
-    const bulk_sample reached = reach_->sample(epoch, std::move(seeds), minibatch_ids);
-    const auto layers = static_cast<std::size_t>(block_count(context().options));
-    const segmented_vertices& vertices = reached.layers.back().sources;
-    const csr_matrix induced = induced_subgraphs(vertices);
-    std::vector<minibatch> needed;
-    needed.reserve(static_cast<std::size_t>(reached.count()));
-    for (std::int64_t j = 0; j < reached.count(); ++j)
-      needed.push_back(restrict_to_seeds(on_subgraph(induced, vertices, reached.seeds, j, layers),
-                                         0, reached.seeds.size(j)));
-    return bulk_of(needed, minibatch_ids, layers);
-  }
-
-  // A slice of a minibatch's seeds shares the subgraph that all its seeds
-  // span, so the part is cut from the whole minibatch (restrict_to_seeds),
-  // which every rank samples; the sampler's rows are fetched collectively.
-  bulk_sample sample_part(std::uint32_t epoch, segmented_vertices whole, segmented_vertices part,
-                          std::span<const std::int64_t> minibatch_ids,
-                          comm::communicator*) override {
-    const bulk_sample sampled = sample(epoch, whole, minibatch_ids);
-    std::vector<minibatch> parts;
-    for (std::int64_t j = 0; j < sampled.count(); ++j) {
-      const auto all = whole.segment(j);
-      const auto mine = part.segment(j);
-      const auto begin =
-          mine.empty() ? all.begin() : std::find(all.begin(), all.end(), mine.front());
-      const auto first = static_cast<std::int64_t>(begin - all.begin());
-      BULKGNN_EXPECTS(first + std::ssize(mine) <= std::ssize(all) &&
-                          std::equal(mine.begin(), mine.end(), begin),
-                      "shadow: minibatch {}'s slice is not a run of its seeds (repeated seeds?)",
-                      sampled.minibatch_ids[j]);
-      parts.push_back(restrict_to_seeds(sampled.extract(j), first, first + std::ssize(mine)));
-    }
-    return bulk_of(parts, minibatch_ids, sampled.layers.size());
-  }
+      : induced_subgraph_sampling(context), reach_(node_wise_entry().make(context)) {}
 
  private:
-  // Minibatch j with every layer on its induced subgraph: each block holds
-  // the subgraph's rows of segment j, the seeds' layer only its seeds' rows
-  // (the segment's first ones).
-  static minibatch on_subgraph(const csr_matrix& induced, const segmented_vertices& vertices,
-                               const segmented_vertices& seeds, std::int64_t j,
-                               std::size_t layers) {
-    const auto segment = vertices.segment(j);
-    const auto seed_count = seeds.size(j);
-    minibatch mb;
-    mb.seeds.assign(seeds.segment(j).begin(), seeds.segment(j).end());
-    mb.input_nodes.assign(segment.begin(), segment.end());
-    const auto rows_of = [&](std::int64_t count) {
-      csr_matrix block;
-      block.rows = count;
-      block.cols = std::ssize(segment);
-      const edge_t first = induced.indptr[vertices.offsets[j]];
-      for (std::int64_t r = 0; r < count; ++r)
-        block.indptr.push_back(induced.indptr[vertices.offsets[j] + r + 1] - first);
-      block.indices.assign(induced.indices.begin() + first,
-                           induced.indices.begin() + first + block.indptr.back());
-      return block;
-    };
-    mb.blocks.assign(layers - 1, rows_of(std::ssize(segment)));
-    mb.blocks.push_back(rows_of(seed_count));
-    return mb;
-  }
-
-  // A[V_j, V_j] for each minibatch's vertices V_j: one row per vertex (the
-  // seeds first, as V_j lists them), local column ids, no values.
-  csr_matrix induced_subgraphs(const segmented_vertices& vertices) {
-    auto& c = context();
-    executor_stage stage(c.exec, c.times, c.device_log, "induce");
-    const gathered_rows rows = c.rows.rows(vertices.vertices);
-    segmented_vertices row_positions;
-    row_positions.vertices = on_executor(c.exec, rows.row_of);
-    row_positions.offsets = vertices.offsets;
-    buffer<float> ones(vertices.vertices.size(), c.exec.memory());
-    kernels::fill(c.exec, std::span<float>(ones.data(), ones.size()), 1.0f);
-    csr_view pattern = rows.rows;
-    pattern.values = {};
-    csr_matrix induced =
-        kernels::extract_blocks(c.exec, pattern, row_positions, vertices, ones, false);
-    induced.values = buffer<float>(0, c.exec.memory());
-    return induced;
+  // Every vertex that sage's draws reach: the last layer's sources, which
+  // list the seeds first.
+  segmented_vertices subgraph_vertices(std::uint32_t epoch, const segmented_vertices& seeds,
+                                       std::span<const std::int64_t> minibatch_ids) override {
+    bulk_sample reached = reach_->sample(epoch, seeds, minibatch_ids);
+    return std::move(reached.layers.back().sources);
   }
 
   std::unique_ptr<sampling_algorithm> reach_;

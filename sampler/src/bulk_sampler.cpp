@@ -43,8 +43,19 @@ bulk_sample bulk_sampler::sample(const epoch_plan& plan, std::int64_t first_mini
     seeds.push_segment(plan.seeds(first_minibatch + j));
     ids.push_back(first_minibatch + j);
   }
+  const plan_subgraphs scope(*context_, plan, first_minibatch, count);
   return sample(plan.epoch(), std::move(seeds), ids);
 }
+
+bulk_sampler::plan_subgraphs::plan_subgraphs(sampling_context& context, const epoch_plan& plan,
+                                             std::int64_t first, std::int64_t count)
+    : context_(context) {
+  if (!plan.clustered()) return;
+  for (std::int64_t j = first; j < first + count; ++j) subgraphs_.push_segment(plan.subgraph(j));
+  context_.subgraphs = &subgraphs_;
+}
+
+bulk_sampler::plan_subgraphs::~plan_subgraphs() { context_.subgraphs = nullptr; }
 
 bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
                                  std::span<const std::int64_t> minibatch_ids) {

@@ -4,36 +4,128 @@
 #include "bulkgnn/core/rng.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
 namespace bulkgnn::sampler {
 
 namespace {
+
 // Layer value of the epoch-shuffle stream, apart from every hop's streams.
 constexpr std::uint32_t shuffle_stream = 0xFFFFFFFEu;
-}  // namespace
 
-epoch_plan::epoch_plan(std::span<const vertex_t> train, std::int64_t batch_size, std::uint32_t seed,
-                       std::uint32_t epoch)
-    : order_(train.begin(), train.end()), batch_size_(batch_size), epoch_(epoch) {
+template <class T>
+void shuffle(std::vector<T>& items, std::uint32_t seed, std::uint32_t epoch) {
+  if (items.size() < 2) return;
+  philox_stream rng(rng_key{seed, epoch, no_minibatch, shuffle_stream, 0});
+  for (std::size_t i = items.size() - 1; i > 0; --i)
+    std::swap(items[i], items[rng.uniform_below(static_cast<std::uint32_t>(i + 1))]);
+}
+
+void check_plan_inputs(std::span<const vertex_t> train, std::int64_t batch_size) {
   BULKGNN_EXPECTS(batch_size > 0, "batch size must be positive, got {}", batch_size);
   BULKGNN_EXPECTS(!train.empty(), "the training split is empty");
   BULKGNN_EXPECTS(train.size() < (std::size_t{1} << 32), "too many training vertices");
-  philox_stream rng(rng_key{seed, epoch, no_minibatch, shuffle_stream, 0});
-  for (std::size_t i = order_.size() - 1; i > 0; --i)
-    std::swap(order_[i], order_[rng.uniform_below(static_cast<std::uint32_t>(i + 1))]);
 }
 
-std::int64_t epoch_plan::num_minibatches() const {
-  return minibatch_count(static_cast<std::int64_t>(order_.size()), batch_size_);
+// The clusters of a clustered epoch: the training vertices of each cluster
+// (ascending), and the units a plan shuffles: a cluster holding training
+// vertices followed by the clusters without any that go with it.
+struct cluster_units {
+  std::vector<std::vector<vertex_t>> targets;  // by cluster
+  std::vector<std::vector<int>> units;
+};
+
+cluster_units units_of(std::span<const vertex_t> train, const vertex_clusters& clusters) {
+  cluster_units u;
+  u.targets.resize(static_cast<std::size_t>(clusters.count()));
+  for (const vertex_t v : train) {
+    BULKGNN_EXPECTS(v >= 0 && v < clusters.num_vertices(),
+                    "epoch_plan: seed vertex {} is outside the clustered graph's {} vertices", v,
+                    clusters.num_vertices());
+    u.targets[clusters.cluster_of(v)].push_back(v);
+  }
+  std::vector<bool> holds(u.targets.size());
+  std::vector<int> unit_of(u.targets.size(), -1);
+  for (std::size_t c = 0; c < u.targets.size(); ++c) {
+    auto& t = u.targets[c];
+    std::sort(t.begin(), t.end());
+    BULKGNN_EXPECTS(std::adjacent_find(t.begin(), t.end()) == t.end(),
+                    "epoch_plan: seed vertex {} is listed twice",
+                    *std::adjacent_find(t.begin(), t.end()));
+    holds[c] = !t.empty();
+    if (holds[c]) {
+      unit_of[c] = static_cast<int>(u.units.size());
+      u.units.push_back({static_cast<int>(c)});
+    }
+  }
+  // A cluster linked to none that hold seeds goes round-robin over them.
+  int unlinked = 0;
+  for (int c = 0; c < clusters.count(); ++c) {
+    if (holds[c]) continue;
+    const int host = clusters.most_linked(c, holds);
+    const int unit = host >= 0 ? unit_of[host] : unlinked++ % static_cast<int>(u.units.size());
+    u.units[unit].push_back(c);
+  }
+  return u;
+}
+
+}  // namespace
+
+std::int64_t minibatch_count(std::span<const vertex_t> seeds, const vertex_clusters& clusters,
+                             std::int64_t batch_size) {
+  std::vector<bool> holds(static_cast<std::size_t>(clusters.count()));
+  for (const vertex_t v : seeds) holds[clusters.cluster_of(v)] = true;
+  return minibatch_count(std::count(holds.begin(), holds.end(), true), batch_size);
+}
+
+epoch_plan::epoch_plan(std::span<const vertex_t> train, std::int64_t batch_size, std::uint32_t seed,
+                       std::uint32_t epoch)
+    : order_(train.begin(), train.end()), epoch_(epoch) {
+  check_plan_inputs(train, batch_size);
+  shuffle(order_, seed, epoch);
+  const auto n = static_cast<std::int64_t>(order_.size());
+  for (std::int64_t begin = 0; begin < n; begin += batch_size) offsets_.push_back(begin);
+  offsets_.push_back(n);
+}
+
+epoch_plan::epoch_plan(std::span<const vertex_t> train, const vertex_clusters& clusters,
+                       std::int64_t batch_size, std::uint32_t seed, std::uint32_t epoch)
+    : epoch_(epoch) {
+  check_plan_inputs(train, batch_size);
+  auto [targets, units] = units_of(train, clusters);
+  shuffle(units, seed, epoch);
+  offsets_.push_back(0);
+  subgraph_offsets_.push_back(0);
+  for (std::size_t first = 0; first < units.size(); first += static_cast<std::size_t>(batch_size)) {
+    const auto last = std::min(units.size(), first + static_cast<std::size_t>(batch_size));
+    const auto subgraph_begin = static_cast<std::ptrdiff_t>(subgraph_vertices_.size());
+    for (std::size_t i = first; i < last; ++i) {
+      order_.insert(order_.end(), targets[units[i].front()].begin(),
+                    targets[units[i].front()].end());
+      for (const int c : units[i])
+        subgraph_vertices_.insert(subgraph_vertices_.end(), clusters.members(c).begin(),
+                                  clusters.members(c).end());
+    }
+    std::sort(subgraph_vertices_.begin() + subgraph_begin, subgraph_vertices_.end());
+    offsets_.push_back(static_cast<std::int64_t>(order_.size()));
+    subgraph_offsets_.push_back(static_cast<std::int64_t>(subgraph_vertices_.size()));
+  }
 }
 
 std::span<const vertex_t> epoch_plan::seeds(std::int64_t minibatch) const {
   BULKGNN_ASSERT(minibatch >= 0 && minibatch < num_minibatches());
-  const auto begin = minibatch * batch_size_;
-  const auto end =
-      std::min<std::int64_t>(begin + batch_size_, static_cast<std::int64_t>(order_.size()));
-  return std::span<const vertex_t>(order_).subspan(begin, end - begin);
+  return std::span<const vertex_t>(order_).subspan(
+      static_cast<std::size_t>(offsets_[minibatch]),
+      static_cast<std::size_t>(offsets_[minibatch + 1] - offsets_[minibatch]));
+}
+
+std::span<const vertex_t> epoch_plan::subgraph(std::int64_t minibatch) const {
+  BULKGNN_ASSERT(clustered() && minibatch >= 0 && minibatch < num_minibatches());
+  return std::span<const vertex_t>(subgraph_vertices_)
+      .subspan(static_cast<std::size_t>(subgraph_offsets_[minibatch]),
+               static_cast<std::size_t>(subgraph_offsets_[minibatch + 1] -
+                                        subgraph_offsets_[minibatch]));
 }
 
 }  // namespace bulkgnn::sampler

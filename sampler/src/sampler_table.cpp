@@ -1,6 +1,7 @@
 // The registry of samplers: one line per sampler, each in a folder of its own.
 #include "bulkgnn/sampler/sampler_table.hpp"
 
+#include "../cluster/cluster_gcn_sampling.hpp"
 #include "../labor/labor_sampling.hpp"
 #include "../layer_wise/layer_wise_sampling.hpp"
 #include "../node_wise/node_wise_sampling.hpp"
@@ -17,8 +18,8 @@ namespace bulkgnn::sampler {
 
 const std::vector<sampler_entry>& sampler_table() {
   static const std::vector<sampler_entry> table{
-      node_wise_entry(),   ladies_entry(), fastgcn_entry(),
-      random_walk_entry(), labor_entry(),  shadow_entry(),
+      node_wise_entry(), ladies_entry(), fastgcn_entry(),     random_walk_entry(),
+      labor_entry(),     shadow_entry(), cluster_gcn_entry(),
   };
   return table;
 }

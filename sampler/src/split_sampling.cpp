@@ -46,6 +46,7 @@ bulk_sample bulk_sampler::sample_slices(const epoch_plan& plan, std::int64_t fir
     part.push_segment(seeds.subspan(begin, end - begin));
     ids.push_back(j);
   }
+  const plan_subgraphs scope(*context_, plan, first_minibatch, count);
   return algorithm_->sample_part(plan.epoch(), std::move(whole), std::move(part), ids, split.ranks);
 }
 

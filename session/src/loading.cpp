@@ -4,10 +4,12 @@
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
+#include "clustering.hpp"
 
 #include <algorithm>
 #include <numeric>
 #include <span>
+#include <unordered_map>
 #include <utility>
 
 namespace bulkgnn::session {
@@ -39,16 +41,21 @@ std::vector<vertex_t> placed_for_shuffle(std::span<const vertex_t> seeds, std::i
   return placed;
 }
 
+loader::loader_options with_clusters(loader::loader_options options,
+                                     std::shared_ptr<const sampler::vertex_clusters> clusters) {
+  options.clusters = std::move(clusters);
+  return options;
+}
+
 }  // namespace
 
 seed_positions::seed_positions(std::int64_t seeds, std::int64_t batch_size,
                                std::uint32_t sampler_seed, std::uint32_t epoch, bool shuffle,
                                int slice, int slices)
-    : order_(static_cast<std::size_t>(seeds)),
-      batch_size_(batch_size),
-      slice_(slice),
-      slices_(slices) {
+    : order_(static_cast<std::size_t>(seeds)), slice_(slice), slices_(slices) {
   std::iota(order_.begin(), order_.end(), vertex_t{0});
+  for (std::int64_t first = 0; first < seeds; first += batch_size) offsets_.push_back(first);
+  offsets_.push_back(seeds);
   if (!shuffle) return;  // placed_for_shuffle hands the seeds out in order
   const sampler::epoch_plan plan(order_, batch_size, sampler_seed, epoch);
   std::vector<vertex_t> shuffled;
@@ -58,15 +65,29 @@ seed_positions::seed_positions(std::int64_t seeds, std::int64_t batch_size,
   order_ = std::move(shuffled);
 }
 
+seed_positions::seed_positions(const sampler::epoch_plan& plan, std::span<const vertex_t> seeds,
+                               int slice, int slices)
+    : offsets_{0}, slice_(slice), slices_(slices) {
+  std::unordered_map<vertex_t, vertex_t> position_of;
+  for (std::size_t i = 0; i < seeds.size(); ++i)
+    position_of.emplace(seeds[i], static_cast<vertex_t>(i));
+  for (std::int64_t j = 0; j < plan.num_minibatches(); ++j) {
+    for (const vertex_t v : plan.seeds(j)) order_.push_back(position_of.at(v));
+    offsets_.push_back(static_cast<std::int64_t>(order_.size()));
+  }
+}
+
 std::vector<std::int64_t> seed_positions::at(std::int64_t minibatch) const {
-  const auto first = minibatch * batch_size_;
-  const auto size = std::min(batch_size_, static_cast<std::int64_t>(order_.size()) - first);
-  const auto [begin, end] = sampler::slice_range(size, slice_, slices_);
+  const auto first = offsets_[minibatch];
+  const auto [begin, end] = sampler::slice_range(offsets_[minibatch + 1] - first, slice_, slices_);
   return {order_.begin() + first + begin, order_.begin() + first + end};
 }
 
 seed_positions minibatch_loading::positions(std::uint32_t epoch) const {
   const auto& o = loader_.options();
+  if (clusters_)
+    return {sampler::epoch_plan(seeds_, *clusters_, o.batch_size, sampler_.options().seed, epoch),
+            seeds_, o.slice, o.slices};
   return {static_cast<std::int64_t>(seeds_.size()),
           o.batch_size,
           sampler_.options().seed,
@@ -83,8 +104,18 @@ minibatch_loading::minibatch_loading(std::shared_ptr<const data::dataset> datase
       shuffle_(plan.shuffle),
       exec_(host_executor(plan.execution)),
       sampler_(dataset_->graph(), plan.sampling, exec_),
-      loader_({dataset_->graph(), dataset_->features(), dataset_->labels()}, sampler_, plan.loading,
-              exec_) {}
+      clusters_(detail::clusters_for(dataset_->graph(), dataset_->num_nodes(), plan.sampling)),
+      loader_({dataset_->graph(), dataset_->features(), dataset_->labels()}, sampler_,
+              with_clusters(plan.loading, clusters_), exec_) {
+  BULKGNN_EXPECTS(!clusters_ || shuffle_,
+                  "loading_plan.shuffle: the {} sampler's minibatches are shuffled batches of "
+                  "clusters; an unshuffled order applies to samplers that batch seeds",
+                  plan.sampling.kind);
+  // Refuses seeds it cannot batch (a seed listed twice) here, not at the
+  // first epoch.
+  if (clusters_)
+    (void)sampler::epoch_plan(seeds_, *clusters_, plan.loading.batch_size, plan.sampling.seed, 0);
+}
 
 loader::epoch_stream minibatch_loading::epoch(std::uint32_t epoch) {
   if (shuffle_) return loader_.epoch(seeds_, epoch);
@@ -120,8 +151,9 @@ std::int64_t link_loading::minibatches_per_epoch() const {
 
 std::int64_t minibatch_loading::minibatches_per_epoch() const {
   const auto& options = loader_.options();
-  const auto all =
-      sampler::minibatch_count(static_cast<std::int64_t>(seeds_.size()), options.batch_size);
+  const auto all = clusters_ ? sampler::minibatch_count(seeds_, *clusters_, options.batch_size)
+                             : sampler::minibatch_count(static_cast<std::int64_t>(seeds_.size()),
+                                                        options.batch_size);
   return options.max_minibatches > 0 ? std::min(all, options.max_minibatches) : all;
 }
 

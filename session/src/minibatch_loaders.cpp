@@ -4,6 +4,7 @@
 #include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/loader/host_to_device.hpp"
 #include "bulkgnn/trainer/matrix.hpp"
+#include "clustering.hpp"
 
 #include <algorithm>
 
@@ -21,6 +22,11 @@ minibatch_loaders::minibatch_loaders(const training_data& ds, const train_option
       layout_(layout_for(ds, o)),
       device_copies_(device_copies_for(ds, o, layout_, normalizer)),
       sampler_(sampler_for()),
+      clusters_(clusters_for(ds.graph,
+                             o.parallel != nullptr && o.parallel->rows != nullptr
+                                 ? o.parallel->rows->num_vertices()
+                                 : ds.graph.rows,
+                             o.sampling)),
       loader_(source(), *sampler_, loading_for(o.loading), o.exec) {
   if (layout_.features_between_gpus) {
     // A stream of its own: the gather stage fetches while the model trains.
@@ -108,6 +114,7 @@ loader::graph_source minibatch_loaders::source() const {
 
 loader::loader_options minibatch_loaders::loading_for(loader::loader_options l) const {
   const auto& o = options_;
+  l.clusters = clusters_;
   if (layout_.host_to_device) add_host_to_device(model_executor(o), l);
   if (o.parallel == nullptr) return l;
   l.slice = o.parallel->ranks->rank();

@@ -54,6 +54,8 @@ class minibatch_loaders {
   training_layout layout_;
   std::optional<device_copies> device_copies_;
   std::unique_ptr<sampler::bulk_sampler> sampler_;
+  // Cluster-GCN's clusters (null for other samplers), shared by both loaders.
+  std::shared_ptr<const sampler::vertex_clusters> clusters_;
   loader::minibatch_loader loader_;
   std::unique_ptr<sampler::bulk_sampler> eval_sampler_;
   std::optional<loader::minibatch_loader> eval_loader_;

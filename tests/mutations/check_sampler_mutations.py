@@ -100,20 +100,41 @@ MUTATIONS = {
         "reached.layers.front().sources",
         "ShaDow induces its subgraph on the first hop's vertices only"),
     "shadow-self-loops": (
-        "sampler/shadow/shadow_sampling.cpp",
+        "sampler/src/induced_subgraph_sampling.cpp",
         "vertices, ones, false)",
         "vertices, ones, true)",
-        "ShaDow's subgraph gains self loops that A does not hold"),
+        "ShaDow's and Cluster-GCN's subgraphs gain self loops that A does not hold"),
     "shadow-untrimmed": (
-        "sampler/shadow/shadow_sampling.cpp",
-        "return needed_rows_only(subgraphs);",
-        "return subgraphs;",
-        "ShaDow keeps rows that its seeds never read"),
+        "sampler/src/induced_subgraph_sampling.cpp",
+        "restrict_to_seeds(on_subgraph(induced, vertices, seeds, j, layers), 0, seeds.size(j))",
+        "on_subgraph(induced, vertices, seeds, j, layers)",
+        "ShaDow and Cluster-GCN keep rows that their seeds never read"),
+    "cluster-batches-ignore-the-epoch": (
+        "sampler/src/epoch_plan.cpp",
+        "shuffle(units, seed, epoch);",
+        "shuffle(units, seed, 0u * epoch);",
+        "every epoch batches the same clusters together"),
+    "shuffle-is-sattolos": (
+        "sampler/src/epoch_plan.cpp",
+        "rng.uniform_below(static_cast<std::uint32_t>(i + 1))",
+        "rng.uniform_below(static_cast<std::uint32_t>(i))",
+        "the epoch shuffle draws cyclic permutations only (no item stays in place)"),
+    "cluster-seedless-clusters-dropped": (
+        "sampler/src/epoch_plan.cpp",
+        "u.units[unit].push_back(c);",
+        "(void)unit;",
+        "clusters without seeds are never batched"),
+    "cluster-gcn-seeds-only": (
+        "sampler/cluster/cluster_gcn_sampling.cpp",
+        "vertices.push_segment(segment);",
+        "vertices.push_segment(mine);",
+        "Cluster-GCN's subgraph holds its seeds and not the rest of its clusters"),
 }
 
-TARGETS = ["sampler_test", "layer_wise_statistics_test"]
+TARGETS = ["sampler_test", "layer_wise_statistics_test", "cluster_gcn_test"]
 TESTS = [["tests/sampler/sampler_test", "--gtest_filter=*Statistics*:ShadowSampler.*"],
-         ["tests/sampler/layer_wise_statistics_test"]]
+         ["tests/sampler/layer_wise_statistics_test"],
+         ["tests/sampler/cluster_gcn_test"]]
 
 
 def run(command, cwd, log):

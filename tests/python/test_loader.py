@@ -75,6 +75,10 @@ class SameMinibatchesAsTheCli(unittest.TestCase):
         self.check("shadow", [5, 3])
         self.check("shadow", [5, 3], cli_flags=("--layers", "3"), layers=3)
 
+    def test_cluster_gcn_samples_what_the_command_samples(self):
+        self.check("cluster-gcn", [-1, -1], cli_flags=("--clusters", "100"),
+                   sampler_options={"clusters": 100})
+
     def test_a_samplers_own_parameters(self):
         self.check("random-walk", [4, 3], cli_flags=("--walk-length", "3"),
                    sampler_options={"walk_length": 3})
@@ -84,7 +88,9 @@ class SamplerTable(unittest.TestCase):
     def test_lists_every_sampler_with_its_layer_and_parameters(self):
         table = {s["name"]: s for s in bulkgnn.samplers()}
         self.assertEqual(list(table),
-                         ["sage", "ladies", "fastgcn", "random-walk", "labor", "shadow"])
+                         ["sage", "ladies", "fastgcn", "random-walk", "labor", "shadow",
+                          "cluster-gcn"])
+        self.assertEqual(table["cluster-gcn"]["parameters"]["clusters"]["default"], 0)
         self.assertEqual(table["shadow"]["layer"], "sage")
         self.assertEqual(table["labor"]["aliases"], ["labor-0"])
         self.assertEqual(table["labor"]["layer"], "sage")
@@ -183,6 +189,30 @@ class InputId(unittest.TestCase):
                 self.assertTrue(np.array_equal(seeds[input_id], mb.seeds.numpy()))
                 seen.extend(input_id.tolist())
         self.assertEqual(sorted(seen), list(range(len(seeds))))
+
+    def test_cluster_gcn_minibatches_are_positions_of_the_seeds_of_their_clusters(self):
+        seeds = np.arange(0, 2708, 3)
+        seen = []
+        for rank in range(2):
+            loader = bulkgnn.NeighborLoader(DS, input_nodes=seeds, num_neighbors=[-1, -1],
+                                            batch_size=5, sampler="cluster-gcn",
+                                            sampler_options={"clusters": 40}, rank=rank,
+                                            world_size=2)
+            self.assertEqual(len(loader), 8)
+            for mb in loader:
+                input_id = mb.input_id.numpy()
+                self.assertTrue(np.array_equal(seeds[input_id], mb.seeds.numpy()))
+                seen.extend(input_id.tolist())
+        self.assertEqual(sorted(seen), list(range(len(seeds))))
+
+    def test_cluster_gcn_refuses_what_it_cannot_do(self):
+        for options, named in ((dict(shuffle=False), "shuffle"),
+                               (dict(input_nodes=np.array([4, 5, 4])), "listed twice"),
+                               (dict(sampler_options={"clusters": 3000}), "clusters"),
+                               (dict(num_neighbors=[5, -1]), "fanouts")):
+            options = {"num_neighbors": [-1, -1], **options}
+            with self.assertRaisesRegex(ValueError, named):
+                bulkgnn.NeighborLoader(DS, batch_size=5, sampler="cluster-gcn", **options)
 
     @requires_torch
     def test_pygs_batch_carries_it(self):

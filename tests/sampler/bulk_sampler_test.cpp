@@ -144,7 +144,8 @@ TEST(SamplerTable, HostOnlySamplersRefuseAGpuExecutorByName) {
   for (const auto& entry : sampler_table()) {
     if (!entry.host_only) continue;
     ++host_only;
-    const sampler_options options{.kind = std::string(entry.name), .fanouts = {3}};
+    const sampler_options options{.kind = std::string(entry.name),
+                                  .fanouts = {entry.batches_clusters ? -1 : 3}};
     try {
       bulk_sampler sampler(g.view(), options,
                            executor(std::make_shared<testing::fake_device_context>()));

@@ -5,15 +5,33 @@
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
+#include "bulkgnn/sampler/clusters.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bulkgnn::testing {
+
+// The epoch plan a sampler of `kind` runs: batch_size seeds per minibatch,
+// or, for a sampler that batches clusters, batch_size / 10 clusters of ten
+// vertices, spread over the graph.
+inline sampler::epoch_plan plan_for(const std::string& kind, csr_view graph,
+                                    std::span<const vertex_t> train, std::int64_t batch_size,
+                                    std::uint32_t seed, std::uint32_t epoch) {
+  if (!sampler::find_sampler(kind).batches_clusters) return {train, batch_size, seed, epoch};
+  const auto count = static_cast<int>(std::max<std::int64_t>(1, graph.rows / 10));
+  std::vector<std::int32_t> cluster_of(static_cast<std::size_t>(graph.rows));
+  for (vertex_t v = 0; v < graph.rows; ++v)
+    cluster_of[v] = static_cast<std::int32_t>((v * 7) % count);
+  const sampler::vertex_clusters clusters(graph, std::move(cluster_of), count);
+  return {train, clusters, std::max<std::int64_t>(1, batch_size / 10), seed, epoch};
+}
 
 // The digests of every minibatch of `plan`, sampled `bulk` at a time.
 inline std::vector<std::uint64_t> plan_digests(csr_view graph,

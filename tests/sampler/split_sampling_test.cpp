@@ -3,6 +3,7 @@
 // merge into the whole minibatch's.
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
+#include "plan_digests.hpp"
 #include "split_test_support.hpp"
 #include "test_graphs.hpp"
 
@@ -26,7 +27,7 @@ INSTANTIATE_TEST_SUITE_P(Samplers, SplitSampling, ::testing::ValuesIn(sampler_na
 TEST_P(SplitSampling, EverySliceIsTheWholeMinibatchRestrictedToItsSeeds) {
   const auto g = bulkgnn::testing::random_graph(700, 3);
   const auto train = all_vertices(700);
-  const epoch_plan plan(train, 50, 0, 2);
+  const auto plan = bulkgnn::testing::plan_for(GetParam(), g.view(), train, 50, 0, 2);
   const auto options = split_options_for(GetParam());
   bulk_sampler whole_sampler(g.view(), options);
   for (const backend kind : {backend::cpu, backend::reference}) {
@@ -56,7 +57,7 @@ TEST_P(SplitSampling, EverySliceIsTheWholeMinibatchRestrictedToItsSeeds) {
 TEST_P(SplitSampling, DigestsMergedFromTheSlicesAreTheWholeMinibatchDigests) {
   const auto g = bulkgnn::testing::random_graph(600, 4);
   const auto train = all_vertices(600);
-  const epoch_plan plan(train, 40, 0, 1);
+  const auto plan = bulkgnn::testing::plan_for(GetParam(), g.view(), train, 40, 0, 1);
   const auto options = split_options_for(GetParam());
   bulk_sampler sampler(g.view(), options);
   const auto whole = sampler.sample(plan, 0, plan.num_minibatches());

@@ -63,7 +63,12 @@ struct graph_source {
 };
 
 struct loader_options {
+  // Seeds per minibatch; clusters per minibatch where `clusters` is set.
   std::int64_t batch_size = 1024;
+  // Cluster-GCN's clusters of the graph: set, every epoch batches them
+  // (sampler::epoch_plan's clustered plan) for a sampler that runs on them
+  // (sampler_entry::batches_clusters).
+  std::shared_ptr<const sampler::vertex_clusters> clusters = nullptr;
   std::int64_t bulk = 32;         // minibatches sampled by one sampler call
   std::int64_t bulk_queue = 2;    // sampled bulks waiting for the gather stage
   std::int64_t ready_queue = 32;  // gathered minibatches waiting for the consumer

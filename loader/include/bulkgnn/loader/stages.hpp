@@ -7,7 +7,9 @@
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 
 // The stages a minibatch_loader composes for an epoch, in pipeline order:
 // shuffle → sample → gather (→ host_to_device, host_to_device.hpp). Each is
@@ -19,8 +21,13 @@ namespace bulkgnn::loader {
 // ⌈minibatches / bulk⌉ bulk_requests out, the last one shorter.
 class shuffle_stage final : public stage {
  public:
-  shuffle_stage(std::int64_t batch_size, std::int64_t bulk, std::uint32_t sampler_seed)
-      : batch_size_(batch_size), bulk_(bulk), sampler_seed_(sampler_seed) {}
+  // With `clusters`, batch_size clusters per minibatch (epoch_plan).
+  shuffle_stage(std::int64_t batch_size, std::int64_t bulk, std::uint32_t sampler_seed,
+                std::shared_ptr<const sampler::vertex_clusters> clusters = nullptr)
+      : batch_size_(batch_size),
+        bulk_(bulk),
+        sampler_seed_(sampler_seed),
+        clusters_(std::move(clusters)) {}
 
   [[nodiscard]] std::string name() const override { return "shuffle"; }
   [[nodiscard]] bool process(stage_item item, stage_context& context) override;
@@ -29,6 +36,7 @@ class shuffle_stage final : public stage {
   std::int64_t batch_size_;
   std::int64_t bulk_;
   std::uint32_t sampler_seed_;
+  std::shared_ptr<const sampler::vertex_clusters> clusters_;
 };
 
 // Samples one bulk of whole minibatches, or this loader's parts of them

@@ -102,6 +102,21 @@ class bulk_sampler {
   [[nodiscard]] const stage_times& device_times();
 
  private:
+  // A clustered plan's subgraphs of minibatches [first, first + count) in
+  // the context while a call samples them.
+  class plan_subgraphs {
+   public:
+    plan_subgraphs(sampling_context& context, const epoch_plan& plan, std::int64_t first,
+                   std::int64_t count);
+    ~plan_subgraphs();
+    plan_subgraphs(const plan_subgraphs&) = delete;
+    plan_subgraphs& operator=(const plan_subgraphs&) = delete;
+
+   private:
+    sampling_context& context_;
+    segmented_vertices subgraphs_;
+  };
+
   void initialise();
 
   std::unique_ptr<local_rows> own_rows_;  // set when constructed from a graph

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "bulkgnn/core/types.hpp"
+#include "bulkgnn/sampler/clusters.hpp"
 
 #include <cstdint>
 #include <span>
@@ -14,21 +15,45 @@ namespace bulkgnn::sampler {
   return (seeds - 1) / batch_size + 1;
 }
 
-// The seed vertices of every minibatch of one epoch: the training vertices in
-// an order shuffled by a stream keyed on (seed, epoch) alone, cut into
-// consecutive minibatches of batch_size (the last one may be smaller).
+// Minibatches of batch_size clusters that `seeds` make (epoch_plan's
+// clustered constructor): one per batch_size clusters holding a seed.
+[[nodiscard]] std::int64_t minibatch_count(std::span<const vertex_t> seeds,
+                                           const vertex_clusters& clusters,
+                                           std::int64_t batch_size);
+
+// The seed vertices of every minibatch of one epoch, in an order shuffled by
+// a stream keyed on (seed, epoch) alone:
+// - the training vertices cut into consecutive minibatches of batch_size
+//   (the last one may be smaller);
+// - or, with clusters (Cluster-GCN), batch_size clusters per minibatch: its
+//   seeds are the training vertices of its clusters, and it runs on all of
+//   its clusters' vertices (subgraph()). The clusters holding training
+//   vertices are shuffled and cut into batches; a cluster without one goes
+//   with the cluster holding one that it has the most edges to, so that
+//   every vertex is in one minibatch per epoch and no minibatch is without
+//   seeds.
 class epoch_plan {
  public:
   epoch_plan(std::span<const vertex_t> train, std::int64_t batch_size, std::uint32_t seed,
              std::uint32_t epoch);
+  epoch_plan(std::span<const vertex_t> train, const vertex_clusters& clusters,
+             std::int64_t batch_size, std::uint32_t seed, std::uint32_t epoch);
 
   [[nodiscard]] std::uint32_t epoch() const { return epoch_; }
-  [[nodiscard]] std::int64_t num_minibatches() const;
+  [[nodiscard]] std::int64_t num_minibatches() const {
+    return static_cast<std::int64_t>(offsets_.size()) - 1;
+  }
   [[nodiscard]] std::span<const vertex_t> seeds(std::int64_t minibatch) const;
+  // Whether its minibatches are batches of clusters.
+  [[nodiscard]] bool clustered() const { return !subgraph_offsets_.empty(); }
+  // A clustered plan's minibatch: every vertex of its clusters, ascending.
+  [[nodiscard]] std::span<const vertex_t> subgraph(std::int64_t minibatch) const;
 
  private:
   std::vector<vertex_t> order_;
-  std::int64_t batch_size_;
+  std::vector<std::int64_t> offsets_;
+  std::vector<vertex_t> subgraph_vertices_;
+  std::vector<std::int64_t> subgraph_offsets_;
   std::uint32_t epoch_;
 };
 

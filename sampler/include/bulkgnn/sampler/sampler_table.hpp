@@ -47,6 +47,10 @@ struct sampler_entry {
   // Its layers are not its hops: every block is drawn from one subgraph,
   // so sampler_options.layers may ask for any number of them.
   bool any_depth = false;
+  // Its minibatches are batch_size clusters of a METIS clustering each
+  // (epoch_plan's clustered plan, with the `clusters` parameter), not
+  // batch_size seeds.
+  bool batches_clusters = false;
   bool takes_replacement = false;
   bool takes_weights = false;
   std::vector<sampler_parameter> parameters = {};

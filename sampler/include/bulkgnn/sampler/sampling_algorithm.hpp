@@ -28,6 +28,10 @@ struct sampling_context {
   // blocks (a link minibatch's supervision edges); null: none. Set by
   // bulk_sampler for one call.
   const kernels::excluded_edges* excluded = nullptr;
+  // Where the epoch plan batches clusters (Cluster-GCN): segment j holds
+  // every vertex minibatch j of the bulk runs on (epoch_plan::subgraph);
+  // null otherwise. Set by bulk_sampler for one call.
+  const segmented_vertices* subgraphs = nullptr;
 };
 
 // One sampler of the table (sampler_table.hpp): how a bulk of minibatches

@@ -34,12 +34,16 @@ class seed_positions {
  public:
   seed_positions(std::int64_t seeds, std::int64_t batch_size, std::uint32_t sampler_seed,
                  std::uint32_t epoch, bool shuffle, int slice, int slices);
+  // The positions of a clustered plan's minibatch seeds in `seeds`, which
+  // the plan was made from.
+  seed_positions(const sampler::epoch_plan& plan, std::span<const vertex_t> seeds, int slice,
+                 int slices);
 
   [[nodiscard]] std::vector<std::int64_t> at(std::int64_t minibatch) const;
 
  private:
-  std::vector<vertex_t> order_;  // the epoch's order of positions
-  std::int64_t batch_size_;
+  std::vector<vertex_t> order_;        // the epoch's order of positions
+  std::vector<std::int64_t> offsets_;  // where each minibatch starts in it
   int slice_;
   int slices_;
 };
@@ -67,7 +71,9 @@ class minibatch_loading {
   bool shuffle_;
   executor exec_;
   sampler::bulk_sampler sampler_;
-  loader::minibatch_loader loader_;  // after the sampler it uses
+  // Cluster-GCN's clusters (null for other samplers).
+  std::shared_ptr<const sampler::vertex_clusters> clusters_;
+  loader::minibatch_loader loader_;  // after the sampler and clusters it uses
 };
 
 // Link minibatches for a consumer outside the trainer (the Python

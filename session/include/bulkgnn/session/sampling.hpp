@@ -12,6 +12,7 @@
 #include "bulkgnn/session/session.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -104,6 +105,7 @@ class sampling_run {
   csr_view place_graph(const data::dataset& ds);
   void place_features(const data::dataset& ds);
   [[nodiscard]] std::vector<std::uint64_t> first_epoch_input_counts(vertex_t num_vertices);
+  [[nodiscard]] sampler::epoch_plan plan_of(std::uint32_t epoch) const;
   [[nodiscard]] std::vector<std::pair<std::int64_t, std::uint64_t>> digests_of(
       const sampler::bulk_sample& bulk, std::int64_t first, std::int64_t count);
 
@@ -112,6 +114,8 @@ class sampling_run {
   executor exec_;
   sampling_plan plan_;
   std::vector<vertex_t> seeds_;
+  // Cluster-GCN's clusters (null for other samplers).
+  std::shared_ptr<const sampler::vertex_clusters> clusters_;
   std::int64_t per_epoch_ = 0;
   csr_matrix placed_graph_;
   std::optional<placed_graph> graph_placement_;

@@ -1,0 +1,117 @@
+#include "bulkgnn/sampler/clusters.hpp"
+
+#include "bulkgnn/core/error.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace bulkgnn::sampler {
+
+namespace {
+
+segmented_vertices members_of(std::span<const std::int32_t> cluster_of, int count) {
+  segmented_vertices members;
+  members.offsets.assign(static_cast<std::size_t>(count) + 1, 0);
+  for (const auto c : cluster_of) ++members.offsets[c + 1];
+  for (int c = 0; c < count; ++c) members.offsets[c + 1] += members.offsets[c];
+  members.vertices.resize(cluster_of.size());
+  std::vector<std::int64_t> next(members.offsets.begin(), members.offsets.end() - 1);
+  for (std::size_t v = 0; v < cluster_of.size(); ++v)
+    members.vertices[next[cluster_of[v]]++] = static_cast<vertex_t>(v);
+  return members;
+}
+
+// Edges between distinct clusters, either direction: links(a, b) ==
+// links(b, a) counts the stored edges from a to b and from b to a. Counted
+// cluster by cluster, so memory grows with the linked pairs, not the edges.
+csr_matrix links_of(csr_view graph, std::span<const std::int32_t> cluster_of,
+                    const segmented_vertices& members) {
+  const auto count = members.segments();
+  struct link {
+    std::int32_t from, to;
+    std::int64_t edges;
+  };
+  std::vector<link> links;
+  std::vector<std::int64_t> edges_to(static_cast<std::size_t>(count), 0);
+  std::vector<std::int32_t> touched;
+  for (std::int32_t a = 0; a < count; ++a) {
+    for (const vertex_t u : members.segment(a))
+      for (edge_t e = graph.indptr[u]; e < graph.indptr[u + 1]; ++e) {
+        const auto b = cluster_of[graph.indices[e]];
+        if (b == a) continue;
+        if (edges_to[b]++ == 0) touched.push_back(b);
+      }
+    for (const auto b : touched) {
+      links.push_back({a, b, edges_to[b]});
+      links.push_back({b, a, edges_to[b]});
+      edges_to[b] = 0;
+    }
+    touched.clear();
+  }
+  std::sort(links.begin(), links.end(), [](const link& x, const link& y) {
+    return std::pair(x.from, x.to) < std::pair(y.from, y.to);
+  });
+  csr_matrix out;
+  out.rows = count;
+  out.cols = count;
+  out.indptr.assign(static_cast<std::size_t>(count) + 1, 0);
+  for (std::size_t i = 0; i < links.size();) {
+    std::size_t j = i;
+    std::int64_t edges = 0;
+    for (; j < links.size() && links[j].from == links[i].from && links[j].to == links[i].to; ++j)
+      edges += links[j].edges;
+    out.indices.push_back(links[i].to);
+    // Exact up to 2^24 edges between two clusters, far past where ties matter.
+    out.values.push_back(static_cast<float>(edges));
+    ++out.indptr[links[i].from + 1];
+    i = j;
+  }
+  for (std::int64_t c = 0; c < count; ++c) out.indptr[c + 1] += out.indptr[c];
+  return out;
+}
+
+}  // namespace
+
+vertex_clusters::vertex_clusters(csr_view graph, std::vector<std::int32_t> cluster_of, int count)
+    : cluster_of_(std::move(cluster_of)) {
+  BULKGNN_EXPECTS(count >= 1, "vertex_clusters: {} clusters", count);
+  BULKGNN_EXPECTS(std::ssize(cluster_of_) == graph.rows,
+                  "vertex_clusters: {} cluster ids for a graph of {} vertices", cluster_of_.size(),
+                  graph.rows);
+  for (std::size_t v = 0; v < cluster_of_.size(); ++v)
+    BULKGNN_EXPECTS(cluster_of_[v] >= 0 && cluster_of_[v] < count,
+                    "vertex_clusters: vertex {} is in cluster {}, not in [0, {})", v,
+                    cluster_of_[v], count);
+  members_ = members_of(cluster_of_, count);
+  links_ = links_of(graph, cluster_of_, members_);
+}
+
+int vertex_clusters::most_linked(int c, const std::vector<bool>& eligible) const {
+  int best = -1;
+  float most = 0;
+  for (edge_t e = links_.indptr[c]; e < links_.indptr[c + 1]; ++e) {
+    const auto other = links_.indices[e];
+    // The scan runs in ascending id, so the first of equals stays.
+    if (eligible[other] && links_.values[e] > most) {
+      best = other;
+      most = links_.values[e];
+    }
+  }
+  return best;
+}
+
+int cluster_count(const sampler_options& options, std::int64_t num_vertices) {
+  constexpr std::int64_t vertices_per_cluster = 150;
+  const auto given = parameter(options, "clusters");
+  const auto count = given != 0
+                         ? given
+                         : std::max<std::int64_t>(
+                               1, (num_vertices + vertices_per_cluster - 1) / vertices_per_cluster);
+  BULKGNN_EXPECTS(count <= num_vertices,
+                  "sampler_options: the {} sampler's parameter clusters is {} for a graph of {} "
+                  "vertices; give at most one cluster per vertex",
+                  options.kind, count, num_vertices);
+  return static_cast<int>(count);
+}
+
+}  // namespace bulkgnn::sampler

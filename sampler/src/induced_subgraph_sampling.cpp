@@ -1,0 +1,121 @@
+#include "induced_subgraph_sampling.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/kernels/elementwise.hpp"
+#include "bulkgnn/kernels/relabel.hpp"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace bulkgnn::sampler {
+
+namespace {
+
+// A bulk holding `parts` (minibatches of `layers` blocks each, DGL order),
+// as a sampler lays one out: layer h's sources are the prefix of each part's
+// input nodes that its block L-1-h reads.
+bulk_sample bulk_of(std::span<const minibatch> parts, std::span<const std::int64_t> ids,
+                    std::size_t layers) {
+  bulk_sample bulk;
+  bulk.minibatch_ids.assign(ids.begin(), ids.end());
+  bulk.layers.resize(layers);
+  for (const auto& mb : parts) {
+    bulk.seeds.push_segment(mb.seeds);
+    for (std::size_t h = 0; h < layers; ++h) {
+      const csr_matrix& block = mb.blocks[layers - 1 - h];
+      sampled_layer& layer = bulk.layers[h];
+      layer.sources.push_segment(
+          std::span<const vertex_t>(mb.input_nodes).first(static_cast<std::size_t>(block.cols)));
+      const edge_t base = layer.blocks.nnz();
+      for (std::int64_t r = 0; r < block.rows; ++r)
+        layer.blocks.indptr.push_back(base + block.indptr[r + 1]);
+      layer.blocks.indices.insert(layer.blocks.indices.end(), block.indices.begin(),
+                                  block.indices.end());
+      layer.blocks.rows += block.rows;
+      layer.blocks.cols = std::max(layer.blocks.cols, block.cols);
+      layer.row_offsets.push_back(layer.blocks.rows);
+    }
+  }
+  return bulk;
+}
+
+// Minibatch j with every layer on its induced subgraph: each block holds
+// the subgraph's rows of segment j, the seeds' layer only its seeds' rows
+// (the segment's first ones).
+minibatch on_subgraph(const csr_matrix& induced, const segmented_vertices& vertices,
+                      const segmented_vertices& seeds, std::int64_t j, std::size_t layers) {
+  const auto segment = vertices.segment(j);
+  const auto seed_count = seeds.size(j);
+  minibatch mb;
+  mb.seeds.assign(seeds.segment(j).begin(), seeds.segment(j).end());
+  mb.input_nodes.assign(segment.begin(), segment.end());
+  const auto rows_of = [&](std::int64_t count) {
+    csr_matrix block;
+    block.rows = count;
+    block.cols = std::ssize(segment);
+    const edge_t first = induced.indptr[vertices.offsets[j]];
+    for (std::int64_t r = 0; r < count; ++r)
+      block.indptr.push_back(induced.indptr[vertices.offsets[j] + r + 1] - first);
+    block.indices.assign(induced.indices.begin() + first,
+                         induced.indices.begin() + first + block.indptr.back());
+    return block;
+  };
+  mb.blocks.assign(layers - 1, rows_of(std::ssize(segment)));
+  mb.blocks.push_back(rows_of(seed_count));
+  return mb;
+}
+
+}  // namespace
+
+bulk_sample induced_subgraph_sampling::sample(std::uint32_t epoch, segmented_vertices seeds,
+                                              std::span<const std::int64_t> minibatch_ids) {
+  const auto layers = static_cast<std::size_t>(block_count(context().options));
+  const segmented_vertices vertices = subgraph_vertices(epoch, seeds, minibatch_ids);
+  const csr_matrix induced = induced_subgraphs(vertices);
+  std::vector<minibatch> needed;
+  needed.reserve(static_cast<std::size_t>(seeds.segments()));
+  for (std::int64_t j = 0; j < seeds.segments(); ++j)
+    needed.push_back(
+        restrict_to_seeds(on_subgraph(induced, vertices, seeds, j, layers), 0, seeds.size(j)));
+  return bulk_of(needed, minibatch_ids, layers);
+}
+
+bulk_sample induced_subgraph_sampling::sample_part(std::uint32_t epoch, segmented_vertices whole,
+                                                   segmented_vertices part,
+                                                   std::span<const std::int64_t> minibatch_ids,
+                                                   comm::communicator*) {
+  const bulk_sample sampled = sample(epoch, whole, minibatch_ids);
+  std::vector<minibatch> parts;
+  for (std::int64_t j = 0; j < sampled.count(); ++j) {
+    const auto all = whole.segment(j);
+    const auto mine = part.segment(j);
+    const auto begin = mine.empty() ? all.begin() : std::find(all.begin(), all.end(), mine.front());
+    const auto first = static_cast<std::int64_t>(begin - all.begin());
+    BULKGNN_EXPECTS(
+        first + std::ssize(mine) <= std::ssize(all) && std::equal(mine.begin(), mine.end(), begin),
+        "{}: minibatch {}'s slice is not a run of its seeds (repeated seeds?)",
+        context().options.kind, sampled.minibatch_ids[j]);
+    parts.push_back(restrict_to_seeds(sampled.extract(j), first, first + std::ssize(mine)));
+  }
+  return bulk_of(parts, minibatch_ids, sampled.layers.size());
+}
+
+csr_matrix induced_subgraph_sampling::induced_subgraphs(const segmented_vertices& vertices) {
+  auto& c = context();
+  executor_stage stage(c.exec, c.times, c.device_log, "induce");
+  const gathered_rows rows = c.rows.rows(vertices.vertices);
+  segmented_vertices row_positions;
+  row_positions.vertices = on_executor(c.exec, rows.row_of);
+  row_positions.offsets = vertices.offsets;
+  buffer<float> ones(vertices.vertices.size(), c.exec.memory());
+  kernels::fill(c.exec, std::span<float>(ones.data(), ones.size()), 1.0f);
+  csr_view pattern = rows.rows;
+  pattern.values = {};
+  csr_matrix induced =
+      kernels::extract_blocks(c.exec, pattern, row_positions, vertices, ones, false);
+  induced.values = buffer<float>(0, c.exec.memory());
+  return induced;
+}
+
+}  // namespace bulkgnn::sampler
