@@ -3,7 +3,9 @@
 one table a paper could print, and accuracy-against-time curves.
 
 For each dataset and sampler (`bulkgnn train` with the sampler's fanouts of
-its unit, the dataset's settings below, seeds 0..S-1):
+its unit, the dataset's settings below, seeds 0..S-1; Cluster-GCN with -1 per
+layer, one cluster per 150 vertices, and the clusters per minibatch that give
+as many minibatches an epoch as the dataset's batch size of seeds):
   - test accuracy at each run's best validation epoch, mean ± std;
   - time per epoch (median over epochs and seeds) and the pipeline stages'
     busy time in it: sampling, feature gather, training (the consumer);
@@ -54,20 +56,44 @@ DATASETS = {
                     "weight_decay": 0.0},
 }
 MODEL = {"hidden": 128, "dropout": 0.5}
-# Fanouts by what a fanout counts (sampler_entry::fanout).
-FANOUTS = {"per destination": "10,10", "per minibatch": "512,512"}
+# Fanouts by what a fanout counts (sampler_entry::fanout); a sampler that
+# batches clusters (Cluster-GCN) runs every layer on all edges of its
+# subgraph.
+FANOUTS = {"per destination": "10,10", "per minibatch": "512,512", "clusters": "-1,-1"}
+# Cluster-GCN's clusters: one per 150 vertices (the sampler's default, as
+# PyG's Reddit and products examples).
+VERTICES_PER_CLUSTER = 150
 
 
-def sampler_table(bulkgnn):
-    """(name, fanout unit) of every sampler, in the table's order, from the
-    Python package built beside the command, else from --help."""
+def import_package(bulkgnn):
+    """The Python package built beside the command."""
     build = os.path.dirname(os.path.dirname(os.path.abspath(bulkgnn)))
     sys.path.insert(0, os.path.join(build, "python"))
     try:
         import bulkgnn as package
-        return [(s["name"], s["fanout"]) for s in package.samplers()]
+        return package
     except ImportError:
         sys.exit(f"compare_samplers: cannot import bulkgnn from {build}/python; build it first")
+
+
+def sampler_table(bulkgnn):
+    """(name, fanout unit) of every sampler, in the table's order; the unit
+    of a sampler that batches clusters is "clusters"."""
+    return [(s["name"], "clusters" if s["batches_clusters"] else s["fanout"])
+            for s in import_package(bulkgnn).samplers()]
+
+
+def batch_size_of(args, dataset, unit):
+    """The dataset's seeds per minibatch; for a sampler that batches clusters,
+    the clusters per minibatch that give as many minibatches (optimiser steps)
+    an epoch."""
+    s = DATASETS[dataset]
+    if unit != "clusters":
+        return s["batch_size"]
+    data = import_package(args.bulkgnn).Dataset(os.path.join(args.data, dataset))
+    clusters = -(-data.num_nodes // VERTICES_PER_CLUSTER)
+    steps = -(-len(data.training_vertices(s["split"])) // s["batch_size"])
+    return max(1, round(clusters / steps))
 
 
 def run_json(command, metrics):
@@ -79,10 +105,10 @@ def run_json(command, metrics):
         return json.load(f), time.monotonic() - started
 
 
-def train_runs(args, dataset, sampler, fanouts, tmp):
+def train_runs(args, dataset, sampler, fanouts, batch_size, tmp):
     s = DATASETS[dataset]
     base = [args.bulkgnn, "train", os.path.join(args.data, dataset), "--split", s["split"],
-            "--sampler", sampler, "--fanouts", fanouts, "--batch-size", str(s["batch_size"]),
+            "--sampler", sampler, "--fanouts", fanouts, "--batch-size", str(batch_size),
             "--epochs", str(args.epochs or s["epochs"]), "--hidden", str(MODEL["hidden"]),
             "--dropout", str(MODEL["dropout"]), "--lr", str(s["lr"]),
             "--weight-decay", str(s["weight_decay"]), "--threads", str(args.threads), "--quiet"]
@@ -93,10 +119,10 @@ def train_runs(args, dataset, sampler, fanouts, tmp):
     return runs, " ".join(base + ["--seed", "S"]) + f"   # S = 0..{args.seeds - 1}"
 
 
-def per_minibatch(args, dataset, sampler, fanouts, tmp):
+def per_minibatch(args, dataset, sampler, fanouts, batch_size, tmp):
     s = DATASETS[dataset]
     command = [args.bulkgnn, "sample", os.path.join(args.data, dataset), "--split", s["split"],
-               "--sampler", sampler, "--fanouts", fanouts, "--batch-size", str(s["batch_size"]),
+               "--sampler", sampler, "--fanouts", fanouts, "--batch-size", str(batch_size),
                "--gather-features", "--threads", str(args.threads)]
     metrics, _ = run_json(command, os.path.join(tmp, "sample.json"))
     count = metrics["minibatches"]
@@ -109,7 +135,11 @@ def per_minibatch(args, dataset, sampler, fanouts, tmp):
     }
 
 
-TIME_ONLY_FANOUTS = {"per destination": "15,10,5", "per minibatch": "4096,4096,4096"}
+TIME_ONLY_FANOUTS = {"per destination": "15,10,5", "per minibatch": "4096,4096,4096",
+                     "clusters": "-1,-1,-1"}
+# Clusters per minibatch at the products setting: PyG's products example
+# (15,000 clusters, 32 per minibatch) scaled to the graph's default clusters.
+TIME_ONLY_CLUSTER_FRACTION = 32 / 15000
 
 
 def sampling_times(args, table, wanted):
@@ -119,9 +149,15 @@ def sampling_times(args, table, wanted):
         for name, unit in table:
             if name not in wanted:
                 continue
+            batch_size = 1024
+            if unit == "clusters":
+                vertices = import_package(args.bulkgnn).Dataset(args.time_only).num_nodes
+                clusters = -(-vertices // VERTICES_PER_CLUSTER)
+                batch_size = max(1, round(clusters * TIME_ONLY_CLUSTER_FRACTION))
             command = [args.bulkgnn, "sample", args.time_only, "--sampler", name, "--fanouts",
-                       TIME_ONLY_FANOUTS[unit], "--batch-size", "1024", "--max-minibatches", "20",
-                       "--gather-features", "--threads", str(args.threads)]
+                       TIME_ONLY_FANOUTS[unit], "--batch-size", str(batch_size),
+                       "--max-minibatches", "20", "--gather-features", "--threads",
+                       str(args.threads)]
             metrics, _ = run_json(command, os.path.join(tmp, "sample.json"))
             count = metrics["minibatches"]
             features = metrics["features"]
@@ -182,8 +218,11 @@ def markdown(results, seeds):
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
+        fanouts = r["fanouts"]
+        if fanouts == FANOUTS["clusters"]:
+            fanouts += f", {r['batch_size']} clusters/minibatch"
         lines.append(
-            f"| {r['dataset']} | {r['sampler']} | {r['fanouts']} | "
+            f"| {r['dataset']} | {r['sampler']} | {fanouts} | "
             f"{r['test_mean']:.4f} ± {r['test_std']:.4f} | {r['epoch_seconds']:.3f} | "
             f"{r['sample_seconds']:.3f} | {r['gather_seconds']:.3f} | {r['train_seconds']:.3f} | "
             f"{r['per_minibatch']['edges']:,.0f} | {r['per_minibatch']['input_vertices']:,.0f} | "
@@ -253,11 +292,13 @@ def main():
                 if name not in wanted:
                     continue
                 fanouts = FANOUTS[unit]
+                batch_size = batch_size_of(args, dataset, unit)
                 started = time.monotonic()
-                runs, command = train_runs(args, dataset, name, fanouts, tmp)
+                runs, command = train_runs(args, dataset, name, fanouts, batch_size, tmp)
                 result = {"dataset": dataset, "sampler": name, "fanouts": fanouts,
-                          **summarise(runs), "command": command,
-                          "per_minibatch": per_minibatch(args, dataset, name, fanouts, tmp)}
+                          "batch_size": batch_size, **summarise(runs), "command": command,
+                          "per_minibatch": per_minibatch(args, dataset, name, fanouts, batch_size,
+                                                         tmp)}
                 results.append(result)
                 print(f"{dataset} {name}: test {result['test_mean']:.4f} ± "
                       f"{result['test_std']:.4f}, {result['epoch_seconds']:.3f} s/epoch "

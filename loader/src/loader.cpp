@@ -263,13 +263,15 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
   BULKGNN_EXPECTS(source.labels.empty() || static_cast<std::int64_t>(source.labels.size()) == n,
                   "loader: {} labels for {} vertices", source.labels.size(), n);
   const bool batches_clusters = sampler::find_sampler(sampler.options().kind).batches_clusters;
-  BULKGNN_EXPECTS(batches_clusters == (options_.clusters != nullptr), "loader_options.clusters: {}",
-                  batches_clusters
-                      ? "the " + sampler.options().kind +
-                            " sampler runs on batches of the graph's "
-                            "clusters; give them"
-                      : "only a sampler that batches clusters (cluster-gcn) runs on them, not " +
-                            sampler.options().kind);
+  BULKGNN_EXPECTS(!batches_clusters || options_.clusters,
+                  "sampler_options.kind: the {} sampler's minibatches are batches of the graph's "
+                  "clusters, and this loader was given none (link minibatches are batches of "
+                  "edges: use a sampler that grows from seeds)",
+                  sampler.options().kind);
+  BULKGNN_EXPECTS(batches_clusters || !options_.clusters,
+                  "loader_options.clusters: only a sampler that batches clusters (cluster-gcn) "
+                  "runs on them, not {}",
+                  sampler.options().kind);
   BULKGNN_EXPECTS(!options_.clusters || options_.clusters->num_vertices() == n,
                   "loader_options.clusters: a clustering of {} vertices for a graph of {}",
                   options_.clusters ? options_.clusters->num_vertices() : 0, n);
@@ -300,10 +302,6 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
   BULKGNN_EXPECTS(options_.slices == 1 || sampler.leaves_out_edges(),
                   "sampler_options.kind: link minibatches split over data-parallel ranks need "
                   "a per-destination sampler (sage, labor, random-walk), not {}",
-                  sampler.options().kind);
-  BULKGNN_EXPECTS(!options_.clusters,
-                  "sampler_options.kind: link minibatches are batches of edges; the {} sampler "
-                  "batches clusters",
                   sampler.options().kind);
   sampler::validate(link_options_of(task));
   sampler::validate(task.positives, source.graph.rows);

@@ -75,7 +75,12 @@ cluster_units units_of(std::span<const vertex_t> train, const vertex_clusters& c
 std::int64_t minibatch_count(std::span<const vertex_t> seeds, const vertex_clusters& clusters,
                              std::int64_t batch_size) {
   std::vector<bool> holds(static_cast<std::size_t>(clusters.count()));
-  for (const vertex_t v : seeds) holds[clusters.cluster_of(v)] = true;
+  for (const vertex_t v : seeds) {
+    BULKGNN_EXPECTS(v >= 0 && v < clusters.num_vertices(),
+                    "minibatch_count: seed vertex {} is outside the clustered graph's {} vertices",
+                    v, clusters.num_vertices());
+    holds[clusters.cluster_of(v)] = true;
+  }
   return minibatch_count(std::count(holds.begin(), holds.end(), true), batch_size);
 }
 

@@ -5,6 +5,7 @@
 #include "../labor/labor_sampling.hpp"
 #include "../layer_wise/layer_wise_sampling.hpp"
 #include "../node_wise/node_wise_sampling.hpp"
+#include "../random_walk/pinsage_sampling.hpp"
 #include "../random_walk/random_walk_sampling.hpp"
 #include "../shadow/shadow_sampling.hpp"
 #include "bulkgnn/core/error.hpp"
@@ -19,7 +20,7 @@ namespace bulkgnn::sampler {
 const std::vector<sampler_entry>& sampler_table() {
   static const std::vector<sampler_entry> table{
       node_wise_entry(), ladies_entry(), fastgcn_entry(),     random_walk_entry(),
-      labor_entry(),     shadow_entry(), cluster_gcn_entry(),
+      labor_entry(),     shadow_entry(), cluster_gcn_entry(), pinsage_entry(),
   };
   return table;
 }

@@ -4,11 +4,13 @@
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/loader/feature_normalization.hpp"
 #include "bulkgnn/loader/host_to_device.hpp"
+#include "bulkgnn/sampler/clusters.hpp"
 #include "test_graphs.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <tuple>
 
@@ -383,6 +385,36 @@ TEST(loader, destroying_a_stream_early_stops_its_stages) {
     auto stream = loader.epoch(d.train, epoch);
     ASSERT_TRUE(stream.next().has_value());
   }
+}
+
+// Cluster-GCN: the loader hands out the clustered plan's minibatches in
+// order, bulk by bulk, each as the sampler draws it; the clusters go only
+// with a sampler that batches them.
+TEST(loader, batches_of_clusters_are_the_clustered_plans_minibatches) {
+  const fixture_data d;
+  std::vector<std::int32_t> cluster_of(static_cast<std::size_t>(d.graph.rows));
+  for (vertex_t v = 0; v < d.graph.rows; ++v) cluster_of[v] = static_cast<std::int32_t>(v % 60);
+  const auto clusters =
+      std::make_shared<const sampler::vertex_clusters>(d.graph.view(), cluster_of, 60);
+  const sampler::sampler_options options{.kind = "cluster-gcn", .fanouts = {-1, -1}, .seed = 3};
+  sampler::bulk_sampler sampler(d.graph.view(), options);
+  const sampler::epoch_plan plan(d.train, *clusters, 7, options.seed, 2);
+  const auto bulk = sampler.sample(plan, 0, plan.num_minibatches());
+  minibatch_loader loader(d.source(), sampler, {.batch_size = 7, .clusters = clusters, .bulk = 3});
+  auto stream = loader.epoch(d.train, 2);
+  EXPECT_EQ(stream.num_minibatches(), sampler::minibatch_count(d.train, *clusters, 7));
+  std::int64_t j = 0;
+  while (auto mb = stream.next()) {
+    ASSERT_LT(j, bulk.count());
+    EXPECT_EQ(std::vector<vertex_t>(mb->batch.seeds.begin(), mb->batch.seeds.end()),
+              std::vector<vertex_t>(plan.seeds(j).begin(), plan.seeds(j).end()));
+    EXPECT_EQ(sampler::digest(mb->batch), bulk.digest(j++));
+  }
+  EXPECT_EQ(j, plan.num_minibatches());
+
+  EXPECT_THROW(minibatch_loader(d.source(), sampler, {}), option_error);
+  sampler::bulk_sampler sage(d.graph.view(), node_wise_options());
+  EXPECT_THROW(minibatch_loader(d.source(), sage, {.clusters = clusters}), option_error);
 }
 
 TEST(loader, rejects_impossible_options_and_inputs) {

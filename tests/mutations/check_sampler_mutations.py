@@ -129,12 +129,28 @@ MUTATIONS = {
         "vertices.push_segment(segment);",
         "vertices.push_segment(mine);",
         "Cluster-GCN's subgraph holds its seeds and not the rest of its clusters"),
+    "pinsage-termination-ignored": (
+        "sampler/random_walk/pinsage_sampling.cpp",
+        "if (rng.uniform_below(100) < termination_percent_) continue;",
+        "if (rng.uniform_below(100) < 0u * termination_percent_) continue;",
+        "PinSAGE's walks never end early"),
+    "pinsage-walks-share-a-stream": (
+        "sampler/random_walk/pinsage_sampling.cpp",
+        "static_cast<std::uint32_t>(w)};",
+        "0u * static_cast<std::uint32_t>(w)};",
+        "every PinSAGE walk from a vertex takes the same path"),
+    "pinsage-termination-shares-the-step-stream": (
+        "sampler/random_walk/pinsage_sampling.cpp",
+        "walk_stream_layer(key.hop, pinsage_termination_step + key.step, key.walk)",
+        "walk_stream_layer(key.hop, key.step, key.walk)",
+        "a PinSAGE walk's termination draw is its step's draw"),
 }
 
-TARGETS = ["sampler_test", "layer_wise_statistics_test", "cluster_gcn_test"]
+TARGETS = ["sampler_test", "layer_wise_statistics_test", "cluster_gcn_test", "pinsage_test"]
 TESTS = [["tests/sampler/sampler_test", "--gtest_filter=*Statistics*:ShadowSampler.*"],
          ["tests/sampler/layer_wise_statistics_test"],
-         ["tests/sampler/cluster_gcn_test"]]
+         ["tests/sampler/cluster_gcn_test"],
+         ["tests/sampler/pinsage_test"]]
 
 
 def run(command, cwd, log):

@@ -79,6 +79,10 @@ class SameMinibatchesAsTheCli(unittest.TestCase):
         self.check("cluster-gcn", [-1, -1], cli_flags=("--clusters", "100"),
                    sampler_options={"clusters": 100})
 
+    def test_pinsage_samples_what_the_command_samples(self):
+        self.check("pinsage", [5, 3], cli_flags=("--walks", "4", "--termination-percent", "20"),
+                   sampler_options={"walks": 4, "termination_percent": 20})
+
     def test_a_samplers_own_parameters(self):
         self.check("random-walk", [4, 3], cli_flags=("--walk-length", "3"),
                    sampler_options={"walk_length": 3})
@@ -89,7 +93,7 @@ class SamplerTable(unittest.TestCase):
         table = {s["name"]: s for s in bulkgnn.samplers()}
         self.assertEqual(list(table),
                          ["sage", "ladies", "fastgcn", "random-walk", "labor", "shadow",
-                          "cluster-gcn"])
+                          "cluster-gcn", "pinsage"])
         self.assertEqual(table["cluster-gcn"]["parameters"]["clusters"]["default"], 0)
         self.assertEqual(table["shadow"]["layer"], "sage")
         self.assertEqual(table["labor"]["aliases"], ["labor-0"])

@@ -331,6 +331,8 @@ TEST(LinkSampling, AMinibatchsOwnEdgesAreNeverInItsBlocks) {
   // Enough walks to end on most neighbours.
   EXPECT_GT(seed_edges_in_blocks(g, edge_exclusion::none, "random-walk", {100, 3}), 100);
   EXPECT_EQ(seed_edges_in_blocks(g, edge_exclusion::reverse, "random-walk", {100, 3}), 0);
+  EXPECT_GT(seed_edges_in_blocks(g, edge_exclusion::none, "pinsage", {100, 3}), 100);
+  EXPECT_EQ(seed_edges_in_blocks(g, edge_exclusion::reverse, "pinsage", {100, 3}), 0);
 }
 
 // Only s -> t leaves with exclude self: its reverse t -> s stays in reach.
@@ -372,6 +374,37 @@ TEST(LinkSampling, RandomWalksNeverStepAlongAnExcludedEdge) {
   kernels::excluded_edges excluded;
   excluded.push_segment({kernels::edge_key(2, 1), kernels::edge_key(1, 2)});
   EXPECT_EQ(reached_from_1(&excluded), (std::set<vertex_t>{0, 1}));
+}
+
+// The same for PinSAGE's walks, which count every vertex they visit (the
+// start left out): from 1 they visit 0 alone once 1 - 2 is left out.
+TEST(LinkSampling, PinsageWalksNeverStepAlongAnExcludedEdge) {
+  csr_matrix path;
+  path.rows = path.cols = 5;
+  path.indices = {1, 0, 2, 1, 3, 2, 4, 3};
+  path.indptr = {0, 1, 3, 5, 7, 8};
+  bulk_sampler walks(path.view(), {.kind = "pinsage",
+                                   .fanouts = {-1},
+                                   .seed = 3,
+                                   .parameters = {{"walks", 100}, {"termination_percent", 0}}});
+  const auto visited_from_1 = [&](const kernels::excluded_edges* excluded) {
+    segmented_vertices seeds;
+    seeds.vertices = {1, 2};
+    seeds.offsets = {0, 2};
+    const std::vector<std::int64_t> ids{0};
+    const auto bulk = excluded != nullptr ? walks.sample(0, std::move(seeds), ids, *excluded)
+                                          : walks.sample(0, std::move(seeds), ids);
+    const auto& layer = bulk.layers.front();
+    const auto sources = layer.sources.segment(0);
+    std::set<vertex_t> visited;
+    for (auto e = layer.blocks.indptr[0]; e < layer.blocks.indptr[1]; ++e)  // row of vertex 1
+      visited.insert(sources[static_cast<std::size_t>(layer.blocks.indices[e])]);
+    return visited;
+  };
+  EXPECT_EQ(visited_from_1(nullptr), (std::set<vertex_t>{0, 2, 3, 4}));
+  kernels::excluded_edges excluded;
+  excluded.push_segment({kernels::edge_key(2, 1), kernels::edge_key(1, 2)});
+  EXPECT_EQ(visited_from_1(&excluded), (std::set<vertex_t>{0}));
 }
 
 // LADIES draws per minibatch from every frontier row: it refuses by name

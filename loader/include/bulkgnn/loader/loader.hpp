@@ -7,6 +7,7 @@
 #include "bulkgnn/loader/feature_normalization.hpp"
 #include "bulkgnn/loader/stage.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
+#include "bulkgnn/sampler/clusters.hpp"
 #include "bulkgnn/sampler/link_seeds.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
 

@@ -1,0 +1,288 @@
+"""Cluster-GCN side by side: bulkgnn.NeighborLoader(sampler="cluster-gcn"), PyG's
+ClusterData + ClusterLoader and DGL's ClusterGCNSampler on the same data, clusters per
+graph and clusters per minibatch.
+
+Run with the peer environment (benchmarks/peers/setup_venv.sh) and bulkgnn's Python
+package on the path:
+
+    PYTHONPATH=build/python ~/.cache/bulkgnn-peers-venv/bin/python \\
+        benchmarks/peers/cluster_loaders.py loader ../shared/data/facebook \\
+        ../shared/data/coauthor-cs
+    PYTHONPATH=build/python ~/.cache/bulkgnn-peers-venv/bin/python \\
+        benchmarks/peers/cluster_loaders.py train ../shared/data/facebook
+
+Every system cuts the graph into one METIS cluster per 150 vertices and takes 5 clusters
+per minibatch, shuffled; 2 threads for everyone. bulkgnn runs METIS itself (seeded);
+DGL's ClusterGCNSampler runs its own METIS (dgl.metis_partition_assignment); PyG's
+ClusterData needs METIS from torch-sparse or pyg-lib, which the peer environment's
+torch-sparse build lacks, so it is handed DGL's partition of the same graph (ClusterData's
+own permutation and batching otherwise: the loader measured is PyG's).
+
+  loader  epochs of minibatches as a trainer consumes them (features touched), each
+          system alternately in this process, the median epoch over --repetitions:
+          bulkgnn (mb.to_pyg(): the minibatch keeps what its training vertices read),
+          PyG's ClusterLoader (every vertex and edge of the batch's clusters) with 0 and
+          2 workers, DGL's DataLoader over ClusterGCNSampler (the induced subgraph of the
+          clusters, features prefetched).
+  train   the same PyG model (two SAGEConv mean layers, hidden 128, dropout 0.5, Adam
+          0.01, cross-entropy over the batch's training vertices) fed by bulkgnn's loader
+          and by PyG's ClusterLoader, --seeds seeds, --epochs epochs; test accuracy over
+          the whole graph at the epoch of the best validation accuracy.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+import bulkgnn
+
+VERTICES_PER_CLUSTER = 150
+CLUSTERS_PER_BATCH = 5
+HIDDEN = 128
+
+
+def edge_index_of(ds):
+    """The graph as PyG's edge_index: row i of the CSR holds i's in-neighbours, so
+    edge_index = (neighbour, i)."""
+    indptr, indices = np.asarray(ds.indptr), np.asarray(ds.indices)
+    targets = np.repeat(np.arange(ds.num_nodes, dtype=np.int64), np.diff(indptr))
+    return torch.from_numpy(np.stack([indices.astype(np.int64), targets]))
+
+
+def clusters_of(ds):
+    return -(-ds.num_nodes // VERTICES_PER_CLUSTER)
+
+
+def split_masks(ds):
+    masks = []
+    for part in ds.split():
+        mask = torch.zeros(ds.num_nodes, dtype=torch.bool)
+        mask[torch.from_numpy(np.asarray(part, dtype=np.int64))] = True
+        masks.append(mask)
+    return masks
+
+
+def bulkgnn_loader(ds, seed):
+    train = np.asarray(ds.split()[0])
+    return bulkgnn.NeighborLoader(ds, input_nodes=train, num_neighbors=[-1, -1],
+                                  batch_size=CLUSTERS_PER_BATCH, sampler="cluster-gcn",
+                                  sampler_options={"clusters": clusters_of(ds)}, seed=seed,
+                                  threads=2)
+
+
+def dgl_partition(ds, edge_index):
+    import dgl
+    graph = dgl.graph((edge_index[0], edge_index[1]), num_nodes=ds.num_nodes)
+    return dgl.metis_partition_assignment(dgl.to_bidirected(graph), clusters_of(ds))
+
+
+def pyg_cluster_data(ds, edge_index, masks, workdir):
+    """ClusterData over DGL's METIS partition (its _metis is the only step replaced)."""
+    from torch_geometric.data import Data
+    from torch_geometric.loader import ClusterData
+    data = Data(x=torch.from_numpy(np.asarray(ds.features)), edge_index=edge_index,
+                y=torch.from_numpy(np.asarray(ds.labels)).long(), train_mask=masks[0],
+                num_nodes=ds.num_nodes)
+    partition = dgl_partition(ds, edge_index)
+    original = ClusterData._metis
+    ClusterData._metis = lambda self, edge_index, num_nodes: partition
+    try:
+        return ClusterData(data, num_parts=clusters_of(ds), save_dir=None, log=False)
+    finally:
+        ClusterData._metis = original
+
+
+def pyg_loader(cluster_data, workers):
+    from torch_geometric.loader import ClusterLoader
+    return ClusterLoader(cluster_data, batch_size=CLUSTERS_PER_BATCH, shuffle=True,
+                         num_workers=workers, persistent_workers=workers > 0)
+
+
+def dgl_loader(ds, edge_index, workdir):
+    import dgl
+    graph = dgl.graph((edge_index[0], edge_index[1]), num_nodes=ds.num_nodes)
+    graph.ndata["feat"] = torch.from_numpy(np.asarray(ds.features))
+    # ClusterGCNSampler caches its partition in cache_path and reads it back if
+    # the file exists: one file per dataset.
+    sampler = dgl.dataloading.ClusterGCNSampler(
+        graph, clusters_of(ds), cache_path=os.path.join(workdir, f"dgl-{ds.name}.pkl"),
+        prefetch_ndata=["feat"])
+    return dgl.dataloading.DataLoader(graph, torch.arange(clusters_of(ds)), sampler,
+                                      batch_size=CLUSTERS_PER_BATCH, shuffle=True,
+                                      drop_last=False, num_workers=0)
+
+
+def consume_bulkgnn(loader):
+    edges = 0
+    for mb in loader:
+        batch = mb.to_pyg()
+        float(batch.x[0, 0])
+        edges += int(batch.edge_index.shape[1])
+    return edges
+
+
+def consume_pyg(loader):
+    edges = 0
+    for batch in loader:
+        float(batch.x[0, 0])
+        edges += int(batch.edge_index.shape[1])
+    return edges
+
+
+def consume_dgl(loader):
+    edges = 0
+    for subgraph in loader:
+        float(subgraph.ndata["feat"][0, 0])
+        edges += int(subgraph.num_edges())
+    return edges
+
+
+def measure_loaders(path, args, workdir):
+    ds = bulkgnn.Dataset(path)
+    edge_index = edge_index_of(ds)
+    masks = split_masks(ds)
+    cluster_data = pyg_cluster_data(ds, edge_index, masks, workdir)
+    systems = {
+        "bulkgnn cluster-gcn": (bulkgnn_loader(ds, 0), consume_bulkgnn),
+        "PyG ClusterLoader": (pyg_loader(cluster_data, 0), consume_pyg),
+        "PyG ClusterLoader 2 workers": (pyg_loader(cluster_data, 2), consume_pyg),
+        "DGL ClusterGCNSampler": (dgl_loader(ds, edge_index, workdir), consume_dgl),
+    }
+    seconds = {name: [] for name in systems}
+    edges = {}
+    for name, (loader, consume) in systems.items():  # warm-up epoch each
+        edges[name] = consume(loader)
+    for repetition in range(args.repetitions):
+        names = list(systems)
+        names = names[repetition % len(names):] + names[:repetition % len(names)]
+        for name in names:
+            loader, consume = systems[name]
+            start = time.perf_counter()
+            consume(loader)
+            seconds[name].append(time.perf_counter() - start)
+    rows = []
+    base = statistics.median(seconds["bulkgnn cluster-gcn"])
+    for name in systems:
+        median = statistics.median(seconds[name])
+        rows.append({"dataset": ds.name, "system": name, "seconds_per_epoch": median,
+                     "edges_per_epoch": edges[name], "times_bulkgnn": median / base,
+                     "all_seconds": seconds[name]})
+        print(f"| {ds.name} | {name} | {median:.3f} | {median / base:.1f}x | "
+              f"{edges[name]:,} |", flush=True)
+    return rows
+
+
+class Model(torch.nn.Module):
+    def __init__(self, features, classes):
+        super().__init__()
+        from torch_geometric.nn import SAGEConv
+        self.convs = torch.nn.ModuleList([SAGEConv(features, HIDDEN), SAGEConv(HIDDEN, classes)])
+
+    def forward(self, x, edge_index):
+        x = torch.nn.functional.dropout(x, 0.5, self.training)
+        x = self.convs[0](x, edge_index).relu()
+        x = torch.nn.functional.dropout(x, 0.5, self.training)
+        return self.convs[1](x, edge_index)
+
+
+def train_one(ds, seed, fed_by, epochs, cluster_data):
+    torch.manual_seed(seed)
+    edge_index = edge_index_of(ds)
+    train_mask, valid_mask, test_mask = split_masks(ds)
+    x = torch.from_numpy(np.asarray(ds.features))
+    y = torch.from_numpy(np.asarray(ds.labels)).long()
+    if fed_by == "bulkgnn":
+        loader = bulkgnn_loader(ds, seed)
+
+        def batches():
+            for mb in loader:
+                batch = mb.to_pyg()
+                yield batch.x, batch.edge_index, batch.y[:batch.batch_size], batch.batch_size
+    else:
+        loader = pyg_loader(cluster_data, 0)
+
+        def batches():
+            for batch in loader:
+                yield batch.x, batch.edge_index, batch.y[batch.train_mask], batch.train_mask
+
+    model = Model(x.shape[1], ds.num_classes)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    best = (-1.0, 0.0)
+    seconds = []
+    for _ in range(epochs):
+        model.train()
+        start = time.perf_counter()
+        for features, edges, labels, rows in batches():
+            if isinstance(rows, torch.Tensor) and not bool(rows.any()):
+                continue  # a PyG batch of clusters without training vertices
+            optimizer.zero_grad()
+            out = model(features, edges)
+            out = out[:rows] if isinstance(rows, int) else out[rows]
+            loss = torch.nn.functional.cross_entropy(out, labels)
+            loss.backward()
+            optimizer.step()
+        seconds.append(time.perf_counter() - start)
+        model.eval()
+        with torch.no_grad():
+            predicted = model(x, edge_index).argmax(dim=1)
+        valid = float((predicted[valid_mask] == y[valid_mask]).float().mean())
+        if valid > best[0]:
+            best = (valid, float((predicted[test_mask] == y[test_mask]).float().mean()))
+    return {"seed": seed, "test_acc": best[1], "seconds_per_epoch": statistics.median(seconds)}
+
+
+def measure_training(path, args, workdir):
+    ds = bulkgnn.Dataset(path)
+    cluster_data = pyg_cluster_data(ds, edge_index_of(ds), split_masks(ds), workdir)
+    rows = []
+    for fed_by in ("bulkgnn", "pyg"):
+        runs = [train_one(ds, seed, fed_by, args.epochs, cluster_data)
+                for seed in range(args.seeds)]
+        accuracy = [r["test_acc"] for r in runs]
+        seconds = statistics.median(r["seconds_per_epoch"] for r in runs)
+        print(f"| {ds.name} | {fed_by} | {statistics.mean(accuracy):.4f} ± "
+              f"{statistics.stdev(accuracy) if len(accuracy) > 1 else 0:.4f} | {seconds:.2f} |",
+              flush=True)
+        rows.append({"dataset": ds.name, "fed_by": fed_by, "runs": runs})
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=["loader", "train"])
+    parser.add_argument("datasets", nargs="+")
+    parser.add_argument("--repetitions", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--json", help="write the measurements here")
+    args = parser.parse_args()
+    torch.set_num_threads(2)
+    import dgl
+    import torch_geometric
+    print(f"torch {torch.__version__}, torch_geometric {torch_geometric.__version__}, "
+          f"dgl {dgl.__version__}")
+    with tempfile.TemporaryDirectory() as workdir:
+        if args.mode == "loader":
+            print("| dataset | loader | s/epoch (median) | × bulkgnn | edges/epoch |")
+            print("|---|---|---|---|---|")
+            rows = [row for path in args.datasets for row in measure_loaders(path, args, workdir)]
+        else:
+            print("| dataset | PyG model fed by | test accuracy | s/epoch |")
+            print("|---|---|---|---|")
+            rows = [row for path in args.datasets
+                    for row in measure_training(path, args, workdir)]
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=2)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
