@@ -59,7 +59,7 @@ class pinsage_sampling final : public per_destination_sampling {
         for (std::int64_t s = 0; s < traversals_ && !live.row.empty(); ++s) {
           const key_of_walk key{epoch, hop, static_cast<std::uint32_t>(s),
                                 static_cast<std::uint32_t>(w)};
-          live = survivors(std::move(live), frontier, minibatch_of_row, key);
+          if (s > 0) live = survivors(std::move(live), frontier, minibatch_of_row, key);
           live = stepped(std::move(live), frontier, minibatch_of_row, key);
           for (std::size_t i = 0; i < live.row.size(); ++i)
             visits.emplace_back(live.row[i], live.at[i]);
@@ -74,7 +74,8 @@ class pinsage_sampling final : public per_destination_sampling {
     std::uint32_t epoch, hop, step, walk;
   };
 
-  // The walkers that do not end before this step.
+  // The walkers that do not end after their last step (each takes its
+  // first step: DGL's termination after each traversal).
   walkers survivors(walkers live, const segmented_vertices& frontier,
                     std::span<const std::uint32_t> minibatch_of_row, const key_of_walk& key) const {
     const auto& o = context().options;
@@ -229,7 +230,7 @@ sampler_entry pinsage_entry() {
                           .min = 1,
                           .max = pinsage_max_traversals - 1},
                          {.name = "termination_percent",
-                          .help = "chance in percent that a walk ends before each step "
+                          .help = "chance in percent that a walk ends after each step "
                                   "(pinsage sampler)",
                           .default_value = 50,
                           .min = 0,

@@ -7,10 +7,11 @@ namespace bulkgnn::sampler {
 // PinSAGE's random-walk neighbours (Ying et al., "Graph Convolutional
 // Neural Networks for Web-Scale Recommender Systems", KDD 2018), as DGL's
 // RandomWalkNeighborSampler draws them on a homogeneous graph: at hop l each
-// frontier vertex v starts `walks` walks; before each of at most
-// `traversals` steps a walk ends with probability termination_percent / 100,
-// and a step from u moves to a uniform member of N(u) (a vertex without
-// neighbours ends the walk). Every vertex a walk visits other than v is
+// frontier vertex v starts `walks` walks of at most `traversals` steps; a
+// step from u moves to a uniform member of N(u) (a vertex without neighbours
+// ends the walk), and after each step but the last a walk ends with
+// probability termination_percent / 100 (DGL's termination after each
+// traversal: every walk takes its first step). Every vertex a walk visits other than v is
 // counted; v's sampled neighbours are the fanouts[l] most visited (the
 // smaller id first among equal counts; -1: every visited vertex), each with
 // its visit count as the block value, in ascending id. Walk w's step s of

@@ -46,8 +46,8 @@ csr_matrix layered_graph() {
 }
 
 // The probability that a walk from 0 visits each vertex: at most
-// `traversals` steps, each taken with probability 1 - p to a uniform member
-// of the row (a walk at a dead end ends).
+// `traversals` steps to a uniform member of the row, each after the first
+// taken with probability 1 - p (a walk at a dead end ends).
 std::vector<double> visit_probabilities(csr_view g, int traversals, double p) {
   std::vector<double> at(static_cast<std::size_t>(g.rows), 0.0);
   std::vector<double> visited(at.size(), 0.0);
@@ -56,7 +56,8 @@ std::vector<double> visit_probabilities(csr_view g, int traversals, double p) {
     std::vector<double> next(at.size(), 0.0);
     for (vertex_t u = 0; u < g.rows; ++u) {
       const auto row = g.row(u);
-      for (const auto w : row) next[w] += at[u] * (1 - p) / static_cast<double>(row.size());
+      const double go_on = s == 0 ? 1 : 1 - p;
+      for (const auto w : row) next[w] += at[u] * go_on / static_cast<double>(row.size());
     }
     for (std::size_t u = 0; u < at.size(); ++u) visited[u] += next[u];
     at = std::move(next);
