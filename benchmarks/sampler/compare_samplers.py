@@ -24,7 +24,8 @@ R-MAT of `bulkgnn generate rmat DIR --scale 21 --edge-factor 30 --features
 100 --classes 47`) it only samples and gathers there, at the products
 setting (15,10,5 or 4096 per hop, batch 1024, --max-minibatches 20), and
 writes OUT/compare-time.json and .md: seconds, minibatches per second, and
-per minibatch edges, input vertices and feature megabytes.
+per minibatch edges, input vertices and feature megabytes (rows of samplers
+not run this time are kept from an earlier OUT/compare-time.json).
 
 writes OUT/compare.json (every run), OUT/compare.md (the table) and, where
 matplotlib imports (Debian's python3-matplotlib, or the peers venv),
@@ -171,6 +172,11 @@ def sampling_times(args, table, wanted):
                 / count / 1e6,
                 "command": " ".join(command)})
             print(f"{name}: {results[-1]['minibatches_per_second']:.1f} minibatches/s", flush=True)
+    stored = os.path.join(args.out, "compare-time.json")
+    if os.path.exists(stored):
+        with open(stored) as f:
+            ran = {r["sampler"] for r in results}
+            results = [r for r in json.load(f) if r["sampler"] not in ran] + results
     lines = ["| sampler | fanouts | sample s | gather s | minibatches/s | edges/minibatch | "
              "input vertices/minibatch | feature MB/minibatch |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
@@ -178,7 +184,7 @@ def sampling_times(args, table, wanted):
         lines.append(f"| {r['sampler']} | {r['fanouts']} | {r['sample_seconds']:.2f} | "
                      f"{r['gather_seconds']:.2f} | {r['minibatches_per_second']:.1f} | "
                      f"{r['edges']:,.0f} | {r['input_vertices']:,.0f} | {r['feature_mb']:.1f} |")
-    with open(os.path.join(args.out, "compare-time.json"), "w") as f:
+    with open(stored, "w") as f:
         json.dump(results, f, indent=1)
     with open(os.path.join(args.out, "compare-time.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -98,11 +98,21 @@ class pinsage_sampling final : public per_destination_sampling {
   walkers stepped(walkers live, const segmented_vertices& frontier,
                   std::span<const std::uint32_t> minibatch_of_row, const key_of_walk& key) {
     auto& c = context();
-    const auto distinct = kernels::sorted_distinct(c.exec, live.at);
-    const gathered_rows rows = c.rows.rows(distinct);
-    const auto position = kernels::positions_in_sorted(c.exec, live.at, distinct);
-    buffer<vertex_t> row_of_walker(live.at.size());
-    for (std::size_t i = 0; i < live.at.size(); ++i) row_of_walker[i] = rows.row_of[position[i]];
+    // A graph held whole is its own rows: each walker reads the row of the
+    // vertex it is at; rows fetched from other ranks come once per vertex.
+    gathered_rows fetched;
+    csr_view rows;
+    buffer<vertex_t> row_of_walker(live.at.begin(), live.at.end());
+    if (const csr_view* whole = c.rows.whole_graph()) {
+      rows = *whole;
+    } else {
+      const auto distinct = kernels::sorted_distinct(c.exec, live.at);
+      fetched = c.rows.rows(distinct);
+      rows = fetched.rows;
+      const auto position = kernels::positions_in_sorted(c.exec, live.at, distinct);
+      for (std::size_t i = 0; i < live.at.size(); ++i)
+        row_of_walker[i] = fetched.row_of[position[i]];
+    }
     std::vector<std::uint32_t> minibatch_of_walker(live.row.size());
     std::vector<vertex_t> start_of_walker(live.row.size());
     for (std::size_t i = 0; i < live.row.size(); ++i) {
@@ -115,10 +125,10 @@ class pinsage_sampling final : public per_destination_sampling {
     const kernels::row_sampling_options one_step{.fanout = 1, .mode = kernels::replacement::with};
     csr_matrix step;
     if (c.excluded == nullptr) {
-      step = kernels::sample_rows(c.exec, detail::pattern_of(rows.rows), row_of_walker, streams,
-                                  one_step);
+      step =
+          kernels::sample_rows(c.exec, detail::pattern_of(rows), row_of_walker, streams, one_step);
     } else {
-      const csr_matrix kept = rows_without_excluded(live, frontier, rows.rows, row_of_walker);
+      const csr_matrix kept = rows_without_excluded(live, frontier, rows, row_of_walker);
       buffer<vertex_t> own_row(live.at.size());
       std::iota(own_row.begin(), own_row.end(), vertex_t{0});
       step = kernels::sample_rows(c.exec, kept.view(), own_row, streams, one_step);
@@ -152,23 +162,31 @@ class pinsage_sampling final : public per_destination_sampling {
 
   // Row i: the fanout most visited vertices of frontier row i's walks (the
   // start itself left out), ascending id, their visit counts as values.
-  csr_matrix most_visited(std::vector<std::pair<std::int64_t, vertex_t>> visits,
+  csr_matrix most_visited(const std::vector<std::pair<std::int64_t, vertex_t>>& visits,
                           const segmented_vertices& frontier, std::int64_t fanout) const {
-    std::sort(visits.begin(), visits.end());
     const auto rows = static_cast<std::int64_t>(frontier.vertices.size());
+    // The visits bucketed by frontier row (a counting sort), so that only
+    // each row's few visits are sorted.
+    std::vector<std::int64_t> first(static_cast<std::size_t>(rows) + 1, 0);
+    for (const auto& visit : visits) ++first[static_cast<std::size_t>(visit.first) + 1];
+    std::partial_sum(first.begin(), first.end(), first.begin());
+    std::vector<vertex_t> by_row(visits.size());
+    std::vector<std::int64_t> next(first.begin(), first.end() - 1);
+    for (const auto& [row, v] : visits) by_row[static_cast<std::size_t>(next[row]++)] = v;
     csr_matrix out;
     out.rows = rows;
     out.cols = context().rows.num_vertices();
     std::vector<std::pair<float, vertex_t>> counted;
-    std::size_t e = 0;
     for (std::int64_t r = 0; r < rows; ++r) {
+      const auto begin = by_row.begin() + first[r];
+      const auto end = by_row.begin() + first[r + 1];
+      std::sort(begin, end);
       counted.clear();
-      while (e < visits.size() && visits[e].first == r) {
-        std::size_t run = e;
-        while (run < visits.size() && visits[run] == visits[e]) ++run;
-        if (visits[e].second != frontier.vertices[r])
-          counted.emplace_back(static_cast<float>(run - e), visits[e].second);
-        e = run;
+      for (auto run = begin; run != end;) {
+        const auto after = std::upper_bound(run, end, *run);
+        if (*run != frontier.vertices[r])
+          counted.emplace_back(static_cast<float>(after - run), *run);
+        run = after;
       }
       keep_most_visited(counted, fanout);
       for (const auto& [count, v] : counted) {
