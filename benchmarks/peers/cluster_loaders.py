@@ -41,6 +41,7 @@ import numpy as np
 import torch
 
 import bulkgnn
+from alternating import alternate
 
 VERTICES_PER_CLUSTER = 150
 CLUSTERS_PER_BATCH = 5
@@ -154,22 +155,11 @@ def measure_loaders(path, args, workdir):
         "PyG ClusterLoader 2 workers": (pyg_loader(cluster_data, 2), consume_pyg),
         "DGL ClusterGCNSampler": (dgl_loader(ds, edge_index, workdir), consume_dgl),
     }
-    seconds = {name: [] for name in systems}
-    edges = {}
-    for name, (loader, consume) in systems.items():  # warm-up epoch each
-        edges[name] = consume(loader)
-    for repetition in range(args.repetitions):
-        names = list(systems)
-        names = names[repetition % len(names):] + names[:repetition % len(names)]
-        for name in names:
-            loader, consume = systems[name]
-            start = time.perf_counter()
-            consume(loader)
-            seconds[name].append(time.perf_counter() - start)
+    seconds, edges, medians = alternate(systems, args.repetitions)
     rows = []
-    base = statistics.median(seconds["bulkgnn cluster-gcn"])
+    base = medians["bulkgnn cluster-gcn"]
     for name in systems:
-        median = statistics.median(seconds[name])
+        median = medians[name]
         rows.append({"dataset": ds.name, "system": name, "seconds_per_epoch": median,
                      "edges_per_epoch": edges[name], "times_bulkgnn": median / base,
                      "all_seconds": seconds[name]})

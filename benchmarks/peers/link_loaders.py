@@ -37,6 +37,7 @@ import numpy as np
 import torch
 
 import bulkgnn
+from alternating import alternate
 
 FANOUTS = [10, 10]
 BATCH = 512
@@ -128,22 +129,11 @@ def measure_loaders(path, args):
         "PyG LinkNeighborLoader 2 workers": (pyg_loader(ds, graph, train_edges, 2), consume_pyg),
         "DGL exclude=reverse_id": (dgl_loader(ds, train_edges), consume_dgl),
     }
-    seconds = {name: [] for name in systems}
-    edges = {}
-    for name, (loader, consume) in systems.items():  # warm-up epoch each
-        edges[name] = consume(loader)
-    for repetition in range(args.repetitions):
-        names = list(systems)
-        names = names[repetition % len(names):] + names[:repetition % len(names)]
-        for name in names:
-            loader, consume = systems[name]
-            start = time.perf_counter()
-            consume(loader)
-            seconds[name].append(time.perf_counter() - start)
+    seconds, edges, medians = alternate(systems, args.repetitions)
     rows = []
-    base = statistics.median(seconds["bulkgnn exclude=reverse"])
+    base = medians["bulkgnn exclude=reverse"]
     for name in systems:
-        median = statistics.median(seconds[name])
+        median = medians[name]
         rows.append({"dataset": ds.name, "system": name, "seconds_per_epoch": median,
                      "sampled_edges_per_epoch": edges[name],
                      "times_bulkgnn_reverse": median / base, "all_seconds": seconds[name]})

@@ -18,13 +18,12 @@ dgl.to_block; its DataLoader runs in the process (num_workers=0). The median epo
 
 import argparse
 import json
-import statistics
-import time
 
 import numpy as np
 import torch
 
 import bulkgnn
+from alternating import alternate
 
 BATCH = 512
 FANOUTS = [10, 10]
@@ -98,19 +97,11 @@ def measure(path, args):
     train = np.asarray(ds.training_vertices())
     systems = {"bulkgnn pinsage": (bulkgnn_loader(ds, train), consume_bulkgnn),
                "DGL RandomWalkNeighborSampler": (dgl_loader(ds, train), consume_dgl)}
-    seconds = {name: [] for name in systems}
-    edges = {name: consume(loader) for name, (loader, consume) in systems.items()}
-    for repetition in range(args.repetitions):
-        names = list(systems)[repetition % 2:] + list(systems)[:repetition % 2]
-        for name in names:
-            loader, consume = systems[name]
-            start = time.perf_counter()
-            consume(loader)
-            seconds[name].append(time.perf_counter() - start)
-    base = statistics.median(seconds["bulkgnn pinsage"])
+    seconds, edges, medians = alternate(systems, args.repetitions)
+    base = medians["bulkgnn pinsage"]
     rows = []
     for name in systems:
-        median = statistics.median(seconds[name])
+        median = medians[name]
         rows.append({"dataset": ds.name, "system": name, "seconds_per_epoch": median,
                      "edges_per_epoch": edges[name], "times_bulkgnn": median / base,
                      "all_seconds": seconds[name]})

@@ -16,7 +16,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -166,25 +165,7 @@ minibatch on_clusters(csr_view g, const epoch_plan& plan, std::int64_t j, std::s
     if (std::find(full.seeds.begin(), full.seeds.end(), v) == full.seeds.end())
       vertices.push_back(v);
   full.input_nodes.assign(vertices.begin(), vertices.end());
-  std::map<vertex_t, vertex_t> local;
-  for (std::size_t i = 0; i < vertices.size(); ++i)
-    local.emplace(vertices[i], static_cast<vertex_t>(i));
-  const auto induced_rows = [&](std::size_t rows) {
-    csr_matrix block;
-    block.rows = static_cast<std::int64_t>(rows);
-    block.cols = static_cast<std::int64_t>(vertices.size());
-    for (std::size_t r = 0; r < rows; ++r) {
-      std::vector<vertex_t> row;
-      for (const vertex_t t : g.row(vertices[r]))
-        if (const auto found = local.find(t); found != local.end()) row.push_back(found->second);
-      std::stable_sort(row.begin(), row.end());
-      block.indices.insert(block.indices.end(), row.begin(), row.end());
-      block.indptr.push_back(static_cast<edge_t>(block.indices.size()));
-    }
-    return block;
-  };
-  for (std::size_t b = 0; b + 1 < layers; ++b) full.blocks.push_back(induced_rows(vertices.size()));
-  full.blocks.push_back(induced_rows(full.seeds.size()));
+  full.blocks = bulkgnn::testing::induced_blocks(g, vertices, full.seeds.size(), layers);
   return restrict_to_seeds(full, 0, std::ssize(full.seeds));
 }
 

@@ -344,67 +344,47 @@ TEST(LinkSampling, SelfExclusionLeavesTheReverseEdges) {
   EXPECT_LT(self, none);
 }
 
-// Random walks never step along a minibatch's excluded edge: on a path
-// 0 - 1 - 2 - 3 - 4 whose edge 1 - 2 is a positive, the walks from 1 stay on
-// {0, 1}, where without the exclusion they reach 2 and 3.
-TEST(LinkSampling, RandomWalksNeverStepAlongAnExcludedEdge) {
+// What a walk sampler's block row of vertex 1 holds on the path
+// 0 - 1 - 2 - 3 - 4, minibatch {1, 2} with `excluded` (null: none) left out.
+std::set<vertex_t> walked_from_1_on_a_path(const sampler_options& options,
+                                           const kernels::excluded_edges* excluded) {
   csr_matrix path;
   path.rows = path.cols = 5;
   path.indices = {1, 0, 2, 1, 3, 2, 4, 3};
   path.indptr = {0, 1, 3, 5, 7, 8};
-  bulk_sampler walks(
-      path.view(),
-      {.kind = "random-walk", .fanouts = {200}, .seed = 3, .parameters = {{"walk_length", 3}}});
-  const auto reached_from_1 = [&](const kernels::excluded_edges* excluded) {
-    segmented_vertices seeds;
-    seeds.vertices = {1, 2};
-    seeds.offsets = {0, 2};
-    const std::vector<std::int64_t> ids{0};
-    const auto bulk = excluded != nullptr ? walks.sample(0, std::move(seeds), ids, *excluded)
-                                          : walks.sample(0, std::move(seeds), ids);
-    const auto& layer = bulk.layers.front();
-    const auto sources = layer.sources.segment(0);
-    std::set<vertex_t> reached;
-    for (auto e = layer.blocks.indptr[0]; e < layer.blocks.indptr[1]; ++e)  // row of vertex 1
-      reached.insert(sources[static_cast<std::size_t>(layer.blocks.indices[e])]);
-    return reached;
-  };
-  const auto free = reached_from_1(nullptr);
-  EXPECT_TRUE(free.contains(2) && free.contains(3));
-  kernels::excluded_edges excluded;
-  excluded.push_segment({kernels::edge_key(2, 1), kernels::edge_key(1, 2)});
-  EXPECT_EQ(reached_from_1(&excluded), (std::set<vertex_t>{0, 1}));
+  bulk_sampler walks(path.view(), options);
+  segmented_vertices seeds;
+  seeds.vertices = {1, 2};
+  seeds.offsets = {0, 2};
+  const std::vector<std::int64_t> ids{0};
+  const auto bulk = excluded != nullptr ? walks.sample(0, std::move(seeds), ids, *excluded)
+                                        : walks.sample(0, std::move(seeds), ids);
+  const auto& layer = bulk.layers.front();
+  const auto sources = layer.sources.segment(0);
+  std::set<vertex_t> reached;
+  for (auto e = layer.blocks.indptr[0]; e < layer.blocks.indptr[1]; ++e)  // row of vertex 1
+    reached.insert(sources[static_cast<std::size_t>(layer.blocks.indices[e])]);
+  return reached;
 }
 
-// The same for PinSAGE's walks, which count every vertex they visit (the
-// start left out): from 1 they visit 0 alone once 1 - 2 is left out.
-TEST(LinkSampling, PinsageWalksNeverStepAlongAnExcludedEdge) {
-  csr_matrix path;
-  path.rows = path.cols = 5;
-  path.indices = {1, 0, 2, 1, 3, 2, 4, 3};
-  path.indptr = {0, 1, 3, 5, 7, 8};
-  bulk_sampler walks(path.view(), {.kind = "pinsage",
-                                   .fanouts = {-1},
-                                   .seed = 3,
-                                   .parameters = {{"walks", 100}, {"termination_percent", 0}}});
-  const auto visited_from_1 = [&](const kernels::excluded_edges* excluded) {
-    segmented_vertices seeds;
-    seeds.vertices = {1, 2};
-    seeds.offsets = {0, 2};
-    const std::vector<std::int64_t> ids{0};
-    const auto bulk = excluded != nullptr ? walks.sample(0, std::move(seeds), ids, *excluded)
-                                          : walks.sample(0, std::move(seeds), ids);
-    const auto& layer = bulk.layers.front();
-    const auto sources = layer.sources.segment(0);
-    std::set<vertex_t> visited;
-    for (auto e = layer.blocks.indptr[0]; e < layer.blocks.indptr[1]; ++e)  // row of vertex 1
-      visited.insert(sources[static_cast<std::size_t>(layer.blocks.indices[e])]);
-    return visited;
-  };
-  EXPECT_EQ(visited_from_1(nullptr), (std::set<vertex_t>{0, 2, 3, 4}));
+// Random walks never step along a minibatch's excluded edge: with the path's
+// edge 1 - 2 a positive, the walks from 1 stay on {0, 1}, where without the
+// exclusion they reach 2 and 3. PinSAGE's walks count every vertex they
+// visit but the start: 0 alone once 1 - 2 is left out.
+TEST(LinkSampling, WalksNeverStepAlongAnExcludedEdge) {
   kernels::excluded_edges excluded;
   excluded.push_segment({kernels::edge_key(2, 1), kernels::edge_key(1, 2)});
-  EXPECT_EQ(visited_from_1(&excluded), (std::set<vertex_t>{0}));
+  const sampler_options random_walk{
+      .kind = "random-walk", .fanouts = {200}, .seed = 3, .parameters = {{"walk_length", 3}}};
+  const auto free = walked_from_1_on_a_path(random_walk, nullptr);
+  EXPECT_TRUE(free.contains(2) && free.contains(3));
+  EXPECT_EQ(walked_from_1_on_a_path(random_walk, &excluded), (std::set<vertex_t>{0, 1}));
+  const sampler_options pinsage{.kind = "pinsage",
+                                .fanouts = {-1},
+                                .seed = 3,
+                                .parameters = {{"walks", 100}, {"termination_percent", 0}}};
+  EXPECT_EQ(walked_from_1_on_a_path(pinsage, nullptr), (std::set<vertex_t>{0, 2, 3, 4}));
+  EXPECT_EQ(walked_from_1_on_a_path(pinsage, &excluded), (std::set<vertex_t>{0}));
 }
 
 // LADIES draws per minibatch from every frontier row: it refuses by name

@@ -14,7 +14,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -38,34 +37,15 @@ std::vector<minibatch> epoch_minibatches(csr_view g, const sampler_options& opti
   return out;
 }
 
-// The minibatch of `layers` layers on A[V, V], V = `vertices` (seeds first):
-// the seeds' layer holds the seeds' rows, every other block all rows; each
-// row's entries in ascending local column, repeats in A's stored order.
+// The minibatch of `layers` layers on A[V, V], V = sage's vertices (seeds
+// first), untrimmed.
 minibatch on_induced_subgraph(csr_view g, const minibatch& sage, std::size_t layers) {
-  const auto& vertices = sage.input_nodes;
-  std::map<vertex_t, vertex_t> local;
-  for (std::size_t i = 0; i < vertices.size(); ++i)
-    local.emplace(vertices[i], static_cast<vertex_t>(i));
-  const auto induced_rows = [&](std::size_t rows) {
-    csr_matrix block;
-    block.rows = static_cast<std::int64_t>(rows);
-    block.cols = static_cast<std::int64_t>(vertices.size());
-    for (std::size_t r = 0; r < rows; ++r) {
-      std::vector<vertex_t> row;
-      for (const vertex_t t : g.row(vertices[r]))
-        if (const auto found = local.find(t); found != local.end()) row.push_back(found->second);
-      std::stable_sort(row.begin(), row.end());
-      block.indices.insert(block.indices.end(), row.begin(), row.end());
-      block.indptr.push_back(static_cast<edge_t>(block.indices.size()));
-    }
-    return block;
-  };
   minibatch full;
   full.index = sage.index;
   full.seeds = sage.seeds;
   full.input_nodes = sage.input_nodes;
-  for (std::size_t b = 0; b + 1 < layers; ++b) full.blocks.push_back(induced_rows(vertices.size()));
-  full.blocks.push_back(induced_rows(sage.seeds.size()));
+  full.blocks = bulkgnn::testing::induced_blocks(g, std::span<const vertex_t>(sage.input_nodes),
+                                                 sage.seeds.size(), layers);
   return full;
 }
 

@@ -119,4 +119,33 @@ inline std::map<vertex_t, double> ladies_distribution(csr_view g,
   return p;
 }
 
+// The brute-force model of a subgraph sampler's minibatch: `layers` blocks
+// on A[V, V], V = `vertices` (the seeds, its first `seeds`, first), the
+// seeds' layer holding the seeds' rows and every other block all rows; each
+// row's entries in ascending local column, repeats in A's stored order.
+inline std::vector<csr_matrix> induced_blocks(csr_view g, std::span<const vertex_t> vertices,
+                                              std::size_t seeds, std::size_t layers) {
+  std::map<vertex_t, vertex_t> local;
+  for (std::size_t i = 0; i < vertices.size(); ++i)
+    local.emplace(vertices[i], static_cast<vertex_t>(i));
+  const auto induced_rows = [&](std::size_t rows) {
+    csr_matrix block;
+    block.rows = static_cast<std::int64_t>(rows);
+    block.cols = static_cast<std::int64_t>(vertices.size());
+    for (std::size_t r = 0; r < rows; ++r) {
+      std::vector<vertex_t> row;
+      for (const vertex_t t : g.row(vertices[r]))
+        if (const auto found = local.find(t); found != local.end()) row.push_back(found->second);
+      std::stable_sort(row.begin(), row.end());
+      block.indices.insert(block.indices.end(), row.begin(), row.end());
+      block.indptr.push_back(static_cast<edge_t>(block.indices.size()));
+    }
+    return block;
+  };
+  std::vector<csr_matrix> blocks;
+  for (std::size_t b = 0; b + 1 < layers; ++b) blocks.push_back(induced_rows(vertices.size()));
+  blocks.push_back(induced_rows(seeds));
+  return blocks;
+}
+
 }  // namespace bulkgnn::testing
