@@ -303,6 +303,10 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
                   "sampler_options.kind: link minibatches split over data-parallel ranks need "
                   "a per-destination sampler (sage, labor, random-walk), not {}",
                   sampler.options().kind);
+  BULKGNN_EXPECTS(!options_.clusters,
+                  "sampler_options.kind: link minibatches are batches of edges; the {} sampler "
+                  "batches clusters",
+                  sampler.options().kind);
   sampler::validate(link_options_of(task));
   sampler::validate(task.positives, source.graph.rows);
   BULKGNN_EXPECTS(

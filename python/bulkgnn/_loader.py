@@ -248,7 +248,11 @@ class NeighborLoader(_Epochs):
                  them, so the ranks together see the single-process
                  minibatches; every rank gets len() of them, none empty (a last
                  minibatch with fewer seeds than ranks is left out on every
-                 rank, with a warning).
+                 rank, with a warning). "cluster-gcn" is the exception: a batch
+                 of clusters may hold fewer seeds than ranks, and a rank whose
+                 slice is empty (mb.batch_size == 0) must still take part in
+                 the step with a zero gradient (a mean loss over no rows is
+                 NaN), as the bulkgnn trainer does.
     backend      "cpu" or "reference" (the naive oracle kernels)
 
     PyG's names are accepted too: num_neighbors (fanouts), input_nodes (seeds),
@@ -315,7 +319,7 @@ class NeighborLoader(_Epochs):
                               dataset.num_nodes))
         batch_size = _integer("batch_size", batch_size, 1)
         # A batch of clusters may hold fewer seeds than ranks: some rank's
-        # slice is then empty (its share of the loss is zero).
+        # slice is then empty (see the docstring).
         max_minibatches = 0 if clustered else _without_empty_slices(len(seed_ids), batch_size,
                                                                     world_size)
         self._core = _bulkgnn.Loader(

@@ -56,7 +56,10 @@ class pinsage_sampling final : public per_destination_sampling {
         live.row.resize(frontier.vertices.size());
         std::iota(live.row.begin(), live.row.end(), std::int64_t{0});
         live.at.assign(frontier.vertices.begin(), frontier.vertices.end());
-        for (std::int64_t s = 0; s < traversals_ && !live.row.empty(); ++s) {
+        // Rows held by other ranks are fetched collectively: there every rank
+        // takes every step, with walkers left or not.
+        const bool alone = c.rows.whole_graph() != nullptr;
+        for (std::int64_t s = 0; s < traversals_ && (!alone || !live.row.empty()); ++s) {
           const key_of_walk key{epoch, hop, static_cast<std::uint32_t>(s),
                                 static_cast<std::uint32_t>(w)};
           if (s > 0) live = survivors(std::move(live), frontier, minibatch_of_row, key);

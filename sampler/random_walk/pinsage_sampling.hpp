@@ -6,7 +6,9 @@ namespace bulkgnn::sampler {
 
 // PinSAGE's random-walk neighbours (Ying et al., "Graph Convolutional
 // Neural Networks for Web-Scale Recommender Systems", KDD 2018), as DGL's
-// RandomWalkNeighborSampler draws them on a homogeneous graph: at hop l each
+// RandomWalkNeighborSampler draws them on a homogeneous graph, except that
+// a walk's returns to its start are not counted and equal counts keep the
+// smaller id (DGL counts returns and keeps the larger): at hop l each
 // frontier vertex v starts `walks` walks of at most `traversals` steps; a
 // step from u moves to a uniform member of N(u) (a vertex without neighbours
 // ends the walk), and after each step but the last a walk ends with

@@ -44,7 +44,17 @@ bulk_sample bulk_sampler::sample(const epoch_plan& plan, std::int64_t first_mini
     ids.push_back(first_minibatch + j);
   }
   const plan_subgraphs scope(*context_, plan, first_minibatch, count);
-  return sample(plan.epoch(), std::move(seeds), ids);
+  auto bulk = sample(plan.epoch(), std::move(seeds), ids);
+  bulk.whole_seeds = whole_seeds_of(plan, first_minibatch, count);
+  return bulk;
+}
+
+std::vector<std::int64_t> whole_seeds_of(const epoch_plan& plan, std::int64_t first,
+                                         std::int64_t count) {
+  std::vector<std::int64_t> seeds;
+  for (std::int64_t j = first; j < first + count; ++j)
+    seeds.push_back(static_cast<std::int64_t>(plan.seeds(j).size()));
+  return seeds;
 }
 
 bulk_sampler::plan_subgraphs::plan_subgraphs(sampling_context& context, const epoch_plan& plan,

@@ -81,7 +81,8 @@ std::int64_t minibatch_count(std::span<const vertex_t> seeds, const vertex_clust
                     v, clusters.num_vertices());
     holds[clusters.cluster_of(v)] = true;
   }
-  return minibatch_count(std::count(holds.begin(), holds.end(), true), batch_size);
+  const auto holding = std::count(holds.begin(), holds.end(), true);
+  return holding == 0 ? 0 : minibatch_count(holding, batch_size);
 }
 
 epoch_plan::epoch_plan(std::span<const vertex_t> train, std::int64_t batch_size, std::uint32_t seed,

@@ -37,6 +37,7 @@ minibatch bulk_sample::extract(std::int64_t j, std::span<const std::int32_t> lab
   BULKGNN_ASSERT(j >= 0 && j < count());
   minibatch mb;
   mb.index = minibatch_ids[j];
+  mb.whole_seeds = whole_seeds.empty() ? 0 : whole_seeds[static_cast<std::size_t>(j)];
   const auto seed_span = seeds.segment(j);
   mb.seeds.assign(seed_span.begin(), seed_span.end());
   if (!labels.empty())
@@ -55,6 +56,7 @@ minibatch bulk_sample::extract(std::int64_t j, std::span<const std::int32_t> lab
   memory_resource& target = exec.memory();
   minibatch mb;
   mb.index = bulkgnn::copy_to_host(minibatch_ids)[j];
+  mb.whole_seeds = whole_seeds.empty() ? 0 : whole_seeds[static_cast<std::size_t>(j)];
   // Segment offsets are host-readable (pinned) wherever the vertices live.
   const auto seed_span = seeds.segment(j);
   mb.seeds = copy_to(seed_span, target);
@@ -86,6 +88,7 @@ minibatch restrict_to_seeds(const minibatch& mb, std::int64_t begin, std::int64_
                   mb.seeds.size());
   minibatch part;
   part.index = mb.index;
+  part.whole_seeds = mb.whole_seeds;
   part.seeds.assign(mb.seeds.begin() + begin, mb.seeds.begin() + end);
   if (!mb.labels.empty()) part.labels.assign(mb.labels.begin() + begin, mb.labels.begin() + end);
   // Rows kept at the current level, as the whole minibatch's local ids
@@ -233,6 +236,7 @@ bulk_sample copy_to_host(const bulk_sample& bulk) {
   bulk_sample out;
   out.minibatch_ids = bulkgnn::copy_to_host(bulk.minibatch_ids);
   out.seeds = copy_to_host(bulk.seeds);
+  out.whole_seeds = bulk.whole_seeds;
   for (const auto& layer : bulk.layers)
     out.layers.push_back({copy_to_host(layer.sources), bulkgnn::copy_to_host(layer.blocks),
                           bulkgnn::copy_to_host(layer.row_offsets)});

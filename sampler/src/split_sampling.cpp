@@ -47,7 +47,10 @@ bulk_sample bulk_sampler::sample_slices(const epoch_plan& plan, std::int64_t fir
     ids.push_back(j);
   }
   const plan_subgraphs scope(*context_, plan, first_minibatch, count);
-  return algorithm_->sample_part(plan.epoch(), std::move(whole), std::move(part), ids, split.ranks);
+  auto bulk =
+      algorithm_->sample_part(plan.epoch(), std::move(whole), std::move(part), ids, split.ranks);
+  bulk.whole_seeds = whole_seeds_of(plan, first_minibatch, count);
+  return bulk;
 }
 
 }  // namespace bulkgnn::sampler

@@ -157,12 +157,18 @@ TEST(ShardedRows, SamplersDrawTheSameMinibatchesOnEveryGrid) {
   std::vector<vertex_t> train(700);
   std::iota(train.begin(), train.end(), 0);
   const sampler::epoch_plan plan(train, 20, 5, 1);
-  for (const std::string kind : {"sage", "ladies", "fastgcn"}) {
-    const sampler::sampler_options options{.kind = kind,
-                                           .fanouts = kind == "sage"
-                                                          ? std::vector<std::int64_t>{6, 4}
-                                                          : std::vector<std::int64_t>{30, 30},
-                                           .seed = 3};
+  // PinSAGE's walks end at random: each rank's fetches must still match.
+  for (const std::string kind : {"sage", "ladies", "fastgcn", "pinsage"}) {
+    const bool per_destination = kind == "sage" || kind == "pinsage";
+    const sampler::sampler_options options{
+        .kind = kind,
+        .fanouts =
+            per_destination ? std::vector<std::int64_t>{6, 4} : std::vector<std::int64_t>{30, 30},
+        .seed = 3,
+        .parameters =
+            kind == "pinsage"
+                ? std::map<std::string, std::int64_t, std::less<>>{{"walks", 1}, {"traversals", 2}}
+                : std::map<std::string, std::int64_t, std::less<>>{}};
     sampler::bulk_sampler whole(g.view(), options);
     for (const auto grid : grids_for(sampling.size()))
       for (const auto draw_at : {draw_location::owner, draw_location::requester}) {

@@ -202,6 +202,29 @@ TEST_F(CliOnCora, TrainGemmModesOnTheCpuTrainOneModelAndOthersAreRefused) {
   EXPECT_NE(refused.output.find("--gemm"), std::string::npos) << refused.output;
 }
 
+// Cluster-GCN with every cluster in one minibatch runs each layer on the
+// whole graph, as sage taking every neighbour of every training vertex in
+// one minibatch does: the same losses, to rounding (the seeds come in
+// another order), so a batch of clusters carries the whole loss once.
+TEST_F(CliOnCora, ClusterGcnOverEveryClusterTrainsLikeSageOverEveryNeighbour) {
+  const auto metrics = scratch("cluster-metrics.json");
+  const std::string common = "train --quiet " + native_.string() +
+                             " --fanouts -1,-1 --hidden 16 --epochs 3 --eval-every 0 "
+                             "--metrics-out " +
+                             metrics.string();
+  std::vector<std::vector<double>> losses;
+  for (const std::string sampler :
+       {"--sampler cluster-gcn --clusters 20 --batch-size 20", "--sampler sage --batch-size 140"}) {
+    const auto r = run(common + " " + sampler);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto json = read_json(metrics);
+    losses.emplace_back();
+    for (const auto& e : json.at("epochs")) losses.back().push_back(e.at("loss").get<double>());
+  }
+  ASSERT_EQ(losses[0].size(), 3u);
+  for (std::size_t e = 0; e < 3; ++e) EXPECT_NEAR(losses[0][e], losses[1][e], 1e-5) << e;
+}
+
 TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
   const auto metrics = scratch("train-metrics.json");
   const auto r = run("train --quiet " + native_.string() +

@@ -70,16 +70,10 @@ class run {
     return own_normalizer_ ? &*own_normalizer_ : nullptr;
   }
 
-  // Seeds of minibatch `index` of an epoch over `seeds` vertices.
-  std::int64_t minibatch_seeds(std::int64_t seeds, std::int64_t index) const {
-    return std::min(options_.loading.batch_size, seeds - index * options_.loading.batch_size);
-  }
-
   epoch_record train_epoch(std::uint32_t epoch) {
     const epoch_measurement measurement(state_.model, sources_->sampler);
     auto& stream = sources_->train;
     stream.start_epoch(split_.train, epoch);
-    const auto train_seeds = static_cast<std::int64_t>(split_.train.size());
     const executor& exec = state_.model.exec();
     matrix grad(0, 0, exec.memory());
     auto r = detail::train_minibatches(
@@ -87,8 +81,11 @@ class run {
         [&](const loader::ready_minibatch& mb) -> std::optional<detail::step_result> {
           const auto seeds = static_cast<std::int64_t>(mb.batch.seeds.size());
           if (seeds == 0) return std::nullopt;
-          const double share = static_cast<double>(seeds) /
-                               static_cast<double>(minibatch_seeds(train_seeds, mb.batch.index));
+          // A data-parallel slice carries its share of the whole minibatch's
+          // loss (a batch of clusters holds any number of seeds).
+          BULKGNN_ASSERT(mb.batch.whole_seeds >= seeds);
+          const double share =
+              static_cast<double>(seeds) / static_cast<double>(mb.batch.whole_seeds);
           const detail::placed_minibatch placed(exec, mb, config_.kind, true);
           const auto logits =
               state_.model.forward(placed.blocks, placed.features.view(),

@@ -28,6 +28,11 @@ namespace bulkgnn::sampler {
 [[nodiscard]] std::pair<std::int64_t, std::int64_t> slice_range(std::int64_t seeds, int slice,
                                                                 int slices);
 
+// The seeds of minibatches [first, first + count) of `plan`, each whole
+// (bulk_sample::whole_seeds).
+[[nodiscard]] std::vector<std::int64_t> whole_seeds_of(const epoch_plan& plan, std::int64_t first,
+                                                       std::int64_t count);
+
 // Which part of each minibatch a data-parallel rank samples: its slice of the
 // seeds (slice_range) and what those reach, exactly the part of the whole
 // minibatch that restrict_to_seeds cuts.

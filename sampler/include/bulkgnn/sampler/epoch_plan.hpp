@@ -16,7 +16,8 @@ namespace bulkgnn::sampler {
 }
 
 // Minibatches of batch_size clusters that `seeds` make (epoch_plan's
-// clustered constructor): one per batch_size clusters holding a seed.
+// clustered constructor): one per batch_size clusters holding a seed (0
+// without seeds).
 [[nodiscard]] std::int64_t minibatch_count(std::span<const vertex_t> seeds,
                                            const vertex_clusters& clusters,
                                            std::int64_t batch_size);
@@ -29,9 +30,10 @@ namespace bulkgnn::sampler {
 //   seeds are the training vertices of its clusters, and it runs on all of
 //   its clusters' vertices (subgraph()). The clusters holding training
 //   vertices are shuffled and cut into batches; a cluster without one goes
-//   with the cluster holding one that it has the most edges to, so that
-//   every vertex is in one minibatch per epoch and no minibatch is without
-//   seeds.
+//   with the cluster holding one that it has the most edges to (one linked
+//   to none of them goes round-robin over them, and its vertices then feed
+//   no seed), so that every vertex is in one minibatch per epoch and no
+//   minibatch is without seeds.
 class epoch_plan {
  public:
   epoch_plan(std::span<const vertex_t> train, std::int64_t batch_size, std::uint32_t seed,

@@ -27,8 +27,12 @@ struct sampled_layer {
 
 // A self-contained sampled minibatch in the PyG/DGL layout.
 struct minibatch {
-  std::int64_t index = 0;        // position in the epoch
-  buffer<vertex_t> seeds;        // global ids
+  std::int64_t index = 0;  // position in the epoch
+  buffer<vertex_t> seeds;  // global ids
+  // Seeds of the whole minibatch, every data-parallel slice's together: the
+  // share of the minibatch's loss that `seeds` carry is their count over
+  // this (0 where it was not sampled from an epoch plan).
+  std::int64_t whole_seeds = 0;
   buffer<std::int32_t> labels;   // labels of the seeds (empty if none given)
   buffer<vertex_t> input_nodes;  // global ids of the outermost sources
   // DGL order: blocks[0] is the input-most layer. Block b has one row per
@@ -57,6 +61,9 @@ struct destination_edges {
 struct bulk_sample {
   buffer<std::int64_t> minibatch_ids;  // epoch position of each segment
   segmented_vertices seeds;
+  // Per segment, where sampled from an epoch plan (bulk_sampler): the seeds
+  // of the whole minibatch that the segment is (a slice of); empty otherwise.
+  std::vector<std::int64_t> whole_seeds;
   std::vector<sampled_layer> layers;  // layers[h] is hop h from the seeds
 
   [[nodiscard]] std::int64_t count() const { return seeds.segments(); }
