@@ -69,7 +69,7 @@ class pinsage_sampling final : public per_destination_sampling {
         }
       }
     }
-    const csr_matrix visited = most_visited(std::move(visits), frontier, c.options.fanouts[hop]);
+    const csr_matrix visited = most_visited(visits, frontier, c.options.fanouts[hop]);
     return relabelled_hop(frontier, visited.view());
   }
 
