@@ -1,8 +1,37 @@
 """Epochs of several loaders timed side by side in one process, so that the machine's
-noise falls on all of them alike."""
+noise falls on all of them alike, and what the peers scripts share around them."""
 
+import json
 import statistics
 import time
+
+
+def consume_bulkgnn_as_pyg(loader):
+    """One epoch of bulkgnn minibatches as PyG batches (mb.to_pyg()), features touched;
+    the edges they held."""
+    edges = 0
+    for mb in loader:
+        batch = mb.to_pyg()
+        float(batch.x[0, 0])
+        edges += int(batch.edge_index.shape[1])
+    return edges
+
+
+def consume_pyg(loader):
+    """One epoch of a PyG loader, features touched; the edges its batches held."""
+    edges = 0
+    for batch in loader:
+        float(batch.x[0, 0])
+        edges += int(batch.edge_index.shape[1])
+    return edges
+
+
+def write_rows(rows, path):
+    """The measurements as JSON at `path` (None: nowhere)."""
+    if path:
+        with open(path, "w") as f:
+            json.dump(rows, f, indent=2)
+            f.write("\n")
 
 
 def alternate(systems, repetitions):

@@ -31,7 +31,6 @@ own permutation and batching otherwise: the loader measured is PyG's).
 """
 
 import argparse
-import json
 import os
 import statistics
 import tempfile
@@ -41,7 +40,7 @@ import numpy as np
 import torch
 
 import bulkgnn
-from alternating import alternate
+from alternating import alternate, consume_bulkgnn_as_pyg, consume_pyg, write_rows
 
 VERTICES_PER_CLUSTER = 150
 CLUSTERS_PER_BATCH = 5
@@ -119,23 +118,6 @@ def dgl_loader(ds, edge_index, workdir):
                                       drop_last=False, num_workers=0)
 
 
-def consume_bulkgnn(loader):
-    edges = 0
-    for mb in loader:
-        batch = mb.to_pyg()
-        float(batch.x[0, 0])
-        edges += int(batch.edge_index.shape[1])
-    return edges
-
-
-def consume_pyg(loader):
-    edges = 0
-    for batch in loader:
-        float(batch.x[0, 0])
-        edges += int(batch.edge_index.shape[1])
-    return edges
-
-
 def consume_dgl(loader):
     edges = 0
     for subgraph in loader:
@@ -150,7 +132,7 @@ def measure_loaders(path, args, workdir):
     masks = split_masks(ds)
     cluster_data = pyg_cluster_data(ds, edge_index, masks, workdir)
     systems = {
-        "bulkgnn cluster-gcn": (bulkgnn_loader(ds, 0), consume_bulkgnn),
+        "bulkgnn cluster-gcn": (bulkgnn_loader(ds, 0), consume_bulkgnn_as_pyg),
         "PyG ClusterLoader": (pyg_loader(cluster_data, 0), consume_pyg),
         "PyG ClusterLoader 2 workers": (pyg_loader(cluster_data, 2), consume_pyg),
         "DGL ClusterGCNSampler": (dgl_loader(ds, edge_index, workdir), consume_dgl),
@@ -268,10 +250,7 @@ def main():
             print("|---|---|---|---|")
             rows = [row for path in args.datasets
                     for row in measure_training(path, args, workdir)]
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=2)
-            f.write("\n")
+    write_rows(rows, args.json)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,6 @@ minibatch with as many uniform negatives, fanouts 10,10, shuffled; 2 threads for
 """
 
 import argparse
-import json
 import statistics
 import time
 
@@ -37,7 +36,7 @@ import numpy as np
 import torch
 
 import bulkgnn
-from alternating import alternate
+from alternating import alternate, consume_bulkgnn_as_pyg, consume_pyg, write_rows
 
 FANOUTS = [10, 10]
 BATCH = 512
@@ -91,23 +90,6 @@ def dgl_loader(ds, train_edges):
                                       shuffle=True, drop_last=False, num_workers=0)
 
 
-def consume_bulkgnn(loader):
-    edges = 0
-    for mb in loader:
-        batch = mb.to_pyg()
-        float(batch.x[0, 0])
-        edges += int(batch.edge_index.shape[1])
-    return edges
-
-
-def consume_pyg(loader):
-    edges = 0
-    for batch in loader:
-        float(batch.x[0, 0])
-        edges += int(batch.edge_index.shape[1])
-    return edges
-
-
 def consume_dgl(loader):
     edges = 0
     for _, _, _, blocks in loader:
@@ -122,9 +104,9 @@ def measure_loaders(path, args):
     train_edges = np.asarray(split["train"])
     systems = {
         "bulkgnn exclude=reverse": (bulkgnn_loader(ds, train_csr, train_edges, 0, "reverse"),
-                                    consume_bulkgnn),
+                                    consume_bulkgnn_as_pyg),
         "bulkgnn exclude=none": (bulkgnn_loader(ds, train_csr, train_edges, 0, "none"),
-                                 consume_bulkgnn),
+                                 consume_bulkgnn_as_pyg),
         "PyG LinkNeighborLoader": (pyg_loader(ds, graph, train_edges, 0), consume_pyg),
         "PyG LinkNeighborLoader 2 workers": (pyg_loader(ds, graph, train_edges, 2), consume_pyg),
         "DGL exclude=reverse_id": (dgl_loader(ds, train_edges), consume_dgl),
@@ -265,10 +247,7 @@ def main():
         print("| dataset | PyG model fed by | test Hits@50 | test MRR (100 tails) | s/epoch |")
         print("|---|---|---|---|---|")
         rows = [row for path in args.datasets for row in measure_training(path, args)]
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=2)
-            f.write("\n")
+    write_rows(rows, args.json)
 
 
 if __name__ == "__main__":

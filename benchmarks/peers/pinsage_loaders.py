@@ -17,13 +17,12 @@ dgl.to_block; its DataLoader runs in the process (num_workers=0). The median epo
 """
 
 import argparse
-import json
 
 import numpy as np
 import torch
 
 import bulkgnn
-from alternating import alternate
+from alternating import alternate, write_rows
 
 BATCH = 512
 FANOUTS = [10, 10]
@@ -123,10 +122,7 @@ def main():
     print("| dataset | loader | s/epoch (median) | × bulkgnn | block edges/epoch |")
     print("|---|---|---|---|---|")
     rows = [row for path in args.datasets for row in measure(path, args)]
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=2)
-            f.write("\n")
+    write_rows(rows, args.json)
 
 
 if __name__ == "__main__":
