@@ -1,6 +1,7 @@
 """Epochs of several loaders timed side by side in one process, so that the machine's
 noise falls on all of them alike, and what the peers scripts share around them."""
 
+import argparse
 import json
 import statistics
 import time
@@ -51,3 +52,24 @@ def alternate(systems, repetitions):
             seconds[name].append(time.perf_counter() - start)
     medians = {name: statistics.median(times) for name, times in seconds.items()}
     return seconds, counts, medians
+
+
+def loader_or_train_arguments(description, epochs):
+    """The command line of a peers script with a loader and a train mode, parsed; prints
+    the peer libraries' versions."""
+    parser = argparse.ArgumentParser(description=description,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=["loader", "train"])
+    parser.add_argument("datasets", nargs="+")
+    parser.add_argument("--repetitions", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--json", help="write the measurements here")
+    args = parser.parse_args()
+    import dgl
+    import torch
+    import torch_geometric
+    torch.set_num_threads(2)
+    print(f"torch {torch.__version__}, torch_geometric {torch_geometric.__version__}, "
+          f"dgl {dgl.__version__}")
+    return args

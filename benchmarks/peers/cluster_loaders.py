@@ -30,7 +30,6 @@ own permutation and batching otherwise: the loader measured is PyG's).
           the whole graph at the epoch of the best validation accuracy.
 """
 
-import argparse
 import os
 import statistics
 import tempfile
@@ -40,7 +39,8 @@ import numpy as np
 import torch
 
 import bulkgnn
-from alternating import alternate, consume_bulkgnn_as_pyg, consume_pyg, write_rows
+from alternating import (alternate, consume_bulkgnn_as_pyg, consume_pyg, loader_or_train_arguments,
+                         write_rows)
 
 VERTICES_PER_CLUSTER = 150
 CLUSTERS_PER_BATCH = 5
@@ -226,20 +226,7 @@ def measure_training(path, args, workdir):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["loader", "train"])
-    parser.add_argument("datasets", nargs="+")
-    parser.add_argument("--repetitions", type=int, default=3)
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--epochs", type=int, default=30)
-    parser.add_argument("--json", help="write the measurements here")
-    args = parser.parse_args()
-    torch.set_num_threads(2)
-    import dgl
-    import torch_geometric
-    print(f"torch {torch.__version__}, torch_geometric {torch_geometric.__version__}, "
-          f"dgl {dgl.__version__}")
+    args = loader_or_train_arguments(__doc__, epochs=30)
     with tempfile.TemporaryDirectory() as workdir:
         if args.mode == "loader":
             print("| dataset | loader | s/epoch (median) | × bulkgnn | edges/epoch |")

@@ -28,7 +28,6 @@ minibatch with as many uniform negatives, fanouts 10,10, shuffled; 2 threads for
           epoch of the best valid Hits@50.
 """
 
-import argparse
 import statistics
 import time
 
@@ -36,7 +35,8 @@ import numpy as np
 import torch
 
 import bulkgnn
-from alternating import alternate, consume_bulkgnn_as_pyg, consume_pyg, write_rows
+from alternating import (alternate, consume_bulkgnn_as_pyg, consume_pyg, loader_or_train_arguments,
+                         write_rows)
 
 FANOUTS = [10, 10]
 BATCH = 512
@@ -225,20 +225,7 @@ def measure_training(path, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["loader", "train"])
-    parser.add_argument("datasets", nargs="+")
-    parser.add_argument("--repetitions", type=int, default=3)
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--json", help="write the measurements here")
-    args = parser.parse_args()
-    torch.set_num_threads(2)
-    import dgl
-    import torch_geometric
-    print(f"torch {torch.__version__}, torch_geometric {torch_geometric.__version__}, "
-          f"dgl {dgl.__version__}")
+    args = loader_or_train_arguments(__doc__, epochs=10)
     if args.mode == "loader":
         print("| dataset | loader | s/epoch (median) | × bulkgnn reverse | sampled edges/epoch |")
         print("|---|---|---|---|---|")

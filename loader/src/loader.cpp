@@ -372,9 +372,8 @@ epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint3
   const auto passes_over = link_ ? static_cast<std::int64_t>(link_->positives.source.size())
                                  : static_cast<std::int64_t>(seeds.size());
   std::int64_t count =
-      passes_over == 0    ? 0
-      : options_.clusters ? sampler::minibatch_count(seeds, *options_.clusters, options_.batch_size)
-                          : sampler::minibatch_count(passes_over, options_.batch_size);
+      link_ ? (passes_over == 0 ? 0 : sampler::minibatch_count(passes_over, options_.batch_size))
+            : sampler::minibatch_count(seeds, options_.batch_size, options_.clusters.get());
   if (options_.max_minibatches > 0) count = std::min(count, options_.max_minibatches);
   const auto bulks = static_cast<std::size_t>(options_.bulk_queue);
   const auto ready = static_cast<std::size_t>(options_.ready_queue);

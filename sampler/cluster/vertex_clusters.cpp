@@ -3,6 +3,7 @@
 #include "bulkgnn/core/error.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <utility>
 
 namespace bulkgnn::sampler {
@@ -24,14 +25,15 @@ segmented_vertices members_of(std::span<const std::int32_t> cluster_of, int coun
 // Edges between distinct clusters, either direction: links(a, b) ==
 // links(b, a) counts the stored edges from a to b and from b to a. Counted
 // cluster by cluster, so memory grows with the linked pairs, not the edges.
-csr_matrix links_of(csr_view graph, std::span<const std::int32_t> cluster_of,
-                    const segmented_vertices& members) {
+struct cluster_link {
+  std::int32_t from, to;
+  std::int64_t edges;
+};
+
+std::vector<cluster_link> links_of(csr_view graph, std::span<const std::int32_t> cluster_of,
+                                   const segmented_vertices& members) {
   const auto count = members.segments();
-  struct link {
-    std::int32_t from, to;
-    std::int64_t edges;
-  };
-  std::vector<link> links;
+  std::vector<cluster_link> links;
   std::vector<std::int64_t> edges_to(static_cast<std::size_t>(count), 0);
   std::vector<std::int32_t> touched;
   for (std::int32_t a = 0; a < count; ++a) {
@@ -48,26 +50,18 @@ csr_matrix links_of(csr_view graph, std::span<const std::int32_t> cluster_of,
     }
     touched.clear();
   }
-  std::sort(links.begin(), links.end(), [](const link& x, const link& y) {
+  std::sort(links.begin(), links.end(), [](const cluster_link& x, const cluster_link& y) {
     return std::pair(x.from, x.to) < std::pair(y.from, y.to);
   });
-  csr_matrix out;
-  out.rows = count;
-  out.cols = count;
-  out.indptr.assign(static_cast<std::size_t>(count) + 1, 0);
-  for (std::size_t i = 0; i < links.size();) {
-    std::size_t j = i;
-    std::int64_t edges = 0;
-    for (; j < links.size() && links[j].from == links[i].from && links[j].to == links[i].to; ++j)
-      edges += links[j].edges;
-    out.indices.push_back(links[i].to);
-    // Exact up to 2^24 edges between two clusters, far past where ties matter.
-    out.values.push_back(static_cast<float>(edges));
-    ++out.indptr[links[i].from + 1];
-    i = j;
+  // Each pair twice (once from each side): merged.
+  std::vector<cluster_link> merged;
+  for (const auto& link : links) {
+    if (!merged.empty() && merged.back().from == link.from && merged.back().to == link.to)
+      merged.back().edges += link.edges;
+    else
+      merged.push_back(link);
   }
-  for (std::int64_t c = 0; c < count; ++c) out.indptr[c + 1] += out.indptr[c];
-  return out;
+  return merged;
 }
 
 }  // namespace
@@ -83,18 +77,24 @@ vertex_clusters::vertex_clusters(csr_view graph, std::vector<std::int32_t> clust
                     "vertex_clusters: vertex {} is in cluster {}, not in [0, {})", v,
                     cluster_of_[v], count);
   members_ = members_of(cluster_of_, count);
-  links_ = links_of(graph, cluster_of_, members_);
+  link_offsets_.assign(static_cast<std::size_t>(count) + 1, 0);
+  for (const auto& link : links_of(graph, cluster_of_, members_)) {
+    ++link_offsets_[static_cast<std::size_t>(link.from) + 1];
+    linked_.push_back(link.to);
+    link_edges_.push_back(link.edges);
+  }
+  std::partial_sum(link_offsets_.begin(), link_offsets_.end(), link_offsets_.begin());
 }
 
 int vertex_clusters::most_linked(int c, const std::vector<bool>& eligible) const {
   int best = -1;
-  float most = 0;
-  for (edge_t e = links_.indptr[c]; e < links_.indptr[c + 1]; ++e) {
-    const auto other = links_.indices[e];
-    // The scan runs in ascending id, so the first of equals stays.
-    if (eligible[other] && links_.values[e] > most) {
+  std::int64_t most = 0;
+  // Ascending id, so the first of equals stays.
+  for (auto i = link_offsets_[c]; i < link_offsets_[c + 1]; ++i) {
+    const auto other = linked_[static_cast<std::size_t>(i)];
+    if (eligible[other] && link_edges_[static_cast<std::size_t>(i)] > most) {
       best = other;
-      most = links_.values[e];
+      most = link_edges_[static_cast<std::size_t>(i)];
     }
   }
   return best;

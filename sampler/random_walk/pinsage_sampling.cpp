@@ -4,7 +4,6 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/rng.hpp"
 #include "bulkgnn/kernels/exclude_edges.hpp"
-#include "bulkgnn/kernels/frontier.hpp"
 #include "bulkgnn/kernels/gather_rows.hpp"
 #include "random_walk_sampling.hpp"
 
@@ -101,21 +100,9 @@ class pinsage_sampling final : public per_destination_sampling {
   walkers stepped(walkers live, const segmented_vertices& frontier,
                   std::span<const std::uint32_t> minibatch_of_row, const key_of_walk& key) {
     auto& c = context();
-    // A graph held whole is its own rows: each walker reads the row of the
-    // vertex it is at; rows fetched from other ranks come once per vertex.
-    gathered_rows fetched;
-    csr_view rows;
-    buffer<vertex_t> row_of_walker(live.at.begin(), live.at.end());
-    if (const csr_view* whole = c.rows.whole_graph()) {
-      rows = *whole;
-    } else {
-      const auto distinct = kernels::sorted_distinct(c.exec, live.at);
-      fetched = c.rows.rows(distinct);
-      rows = fetched.rows;
-      const auto position = kernels::positions_in_sorted(c.exec, live.at, distinct);
-      for (std::size_t i = 0; i < live.at.size(); ++i)
-        row_of_walker[i] = fetched.row_of[position[i]];
-    }
+    // rows() takes repeats: a whole graph is its own rows, a sharded one
+    // fetches each distinct vertex once.
+    const gathered_rows rows = c.rows.rows(live.at);
     std::vector<std::uint32_t> minibatch_of_walker(live.row.size());
     std::vector<vertex_t> start_of_walker(live.row.size());
     for (std::size_t i = 0; i < live.row.size(); ++i) {
@@ -128,10 +115,10 @@ class pinsage_sampling final : public per_destination_sampling {
     const kernels::row_sampling_options one_step{.fanout = 1, .mode = kernels::replacement::with};
     csr_matrix step;
     if (c.excluded == nullptr) {
-      step =
-          kernels::sample_rows(c.exec, detail::pattern_of(rows), row_of_walker, streams, one_step);
+      step = kernels::sample_rows(c.exec, detail::pattern_of(rows.rows), rows.row_of, streams,
+                                  one_step);
     } else {
-      const csr_matrix kept = rows_without_excluded(live, frontier, rows, row_of_walker);
+      const csr_matrix kept = rows_without_excluded(live, frontier, rows.rows, rows.row_of);
       buffer<vertex_t> own_row(live.at.size());
       std::iota(own_row.begin(), own_row.end(), vertex_t{0});
       step = kernels::sample_rows(c.exec, kept.view(), own_row, streams, one_step);

@@ -36,16 +36,24 @@ struct cluster_units {
   std::vector<std::vector<int>> units;
 };
 
-cluster_units units_of(std::span<const vertex_t> train, const vertex_clusters& clusters) {
-  cluster_units u;
-  u.targets.resize(static_cast<std::size_t>(clusters.count()));
+// Which clusters hold a seed.
+std::vector<bool> seeded_clusters(std::span<const vertex_t> train,
+                                  const vertex_clusters& clusters) {
+  std::vector<bool> holds(static_cast<std::size_t>(clusters.count()));
   for (const vertex_t v : train) {
     BULKGNN_EXPECTS(v >= 0 && v < clusters.num_vertices(),
                     "epoch_plan: seed vertex {} is outside the clustered graph's {} vertices", v,
                     clusters.num_vertices());
-    u.targets[clusters.cluster_of(v)].push_back(v);
+    holds[clusters.cluster_of(v)] = true;
   }
-  std::vector<bool> holds(u.targets.size());
+  return holds;
+}
+
+cluster_units units_of(std::span<const vertex_t> train, const vertex_clusters& clusters) {
+  const std::vector<bool> holds = seeded_clusters(train, clusters);
+  cluster_units u;
+  u.targets.resize(holds.size());
+  for (const vertex_t v : train) u.targets[clusters.cluster_of(v)].push_back(v);
   std::vector<int> unit_of(u.targets.size(), -1);
   for (std::size_t c = 0; c < u.targets.size(); ++c) {
     auto& t = u.targets[c];
@@ -53,7 +61,6 @@ cluster_units units_of(std::span<const vertex_t> train, const vertex_clusters& c
     BULKGNN_EXPECTS(std::adjacent_find(t.begin(), t.end()) == t.end(),
                     "epoch_plan: seed vertex {} is listed twice",
                     *std::adjacent_find(t.begin(), t.end()));
-    holds[c] = !t.empty();
     if (holds[c]) {
       unit_of[c] = static_cast<int>(u.units.size());
       u.units.push_back({static_cast<int>(c)});
@@ -72,35 +79,37 @@ cluster_units units_of(std::span<const vertex_t> train, const vertex_clusters& c
 
 }  // namespace
 
-std::int64_t minibatch_count(std::span<const vertex_t> seeds, const vertex_clusters& clusters,
-                             std::int64_t batch_size) {
-  std::vector<bool> holds(static_cast<std::size_t>(clusters.count()));
-  for (const vertex_t v : seeds) {
-    BULKGNN_EXPECTS(v >= 0 && v < clusters.num_vertices(),
-                    "minibatch_count: seed vertex {} is outside the clustered graph's {} vertices",
-                    v, clusters.num_vertices());
-    holds[clusters.cluster_of(v)] = true;
-  }
-  const auto holding = std::count(holds.begin(), holds.end(), true);
-  return holding == 0 ? 0 : minibatch_count(holding, batch_size);
+std::int64_t minibatch_count(std::span<const vertex_t> seeds, std::int64_t batch_size,
+                             const vertex_clusters* clusters) {
+  if (seeds.empty()) return 0;
+  if (clusters == nullptr) return minibatch_count(std::ssize(seeds), batch_size);
+  const auto holds = seeded_clusters(seeds, *clusters);
+  return minibatch_count(std::count(holds.begin(), holds.end(), true), batch_size);
 }
 
 epoch_plan::epoch_plan(std::span<const vertex_t> train, std::int64_t batch_size, std::uint32_t seed,
-                       std::uint32_t epoch)
-    : order_(train.begin(), train.end()), epoch_(epoch) {
+                       std::uint32_t epoch, const vertex_clusters* clusters)
+    : epoch_(epoch) {
   check_plan_inputs(train, batch_size);
+  if (clusters != nullptr) {
+    batch_clusters(train, *clusters, batch_size, seed);
+    return;
+  }
+  order_.assign(train.begin(), train.end());
   shuffle(order_, seed, epoch);
+  batch_seeds(batch_size);
+}
+
+void epoch_plan::batch_seeds(std::int64_t batch_size) {
   const auto n = static_cast<std::int64_t>(order_.size());
   for (std::int64_t begin = 0; begin < n; begin += batch_size) offsets_.push_back(begin);
   offsets_.push_back(n);
 }
 
-epoch_plan::epoch_plan(std::span<const vertex_t> train, const vertex_clusters& clusters,
-                       std::int64_t batch_size, std::uint32_t seed, std::uint32_t epoch)
-    : epoch_(epoch) {
-  check_plan_inputs(train, batch_size);
+void epoch_plan::batch_clusters(std::span<const vertex_t> train, const vertex_clusters& clusters,
+                                std::int64_t batch_size, std::uint32_t seed) {
   auto [targets, units] = units_of(train, clusters);
-  shuffle(units, seed, epoch);
+  shuffle(units, seed, epoch_);
   offsets_.push_back(0);
   subgraph_offsets_.push_back(0);
   for (std::size_t first = 0; first < units.size(); first += static_cast<std::size_t>(batch_size)) {

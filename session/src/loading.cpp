@@ -86,8 +86,9 @@ std::vector<std::int64_t> seed_positions::at(std::int64_t minibatch) const {
 seed_positions minibatch_loading::positions(std::uint32_t epoch) const {
   const auto& o = loader_.options();
   if (clusters_)
-    return {sampler::epoch_plan(seeds_, *clusters_, o.batch_size, sampler_.options().seed, epoch),
-            seeds_, o.slice, o.slices};
+    return {
+        sampler::epoch_plan(seeds_, o.batch_size, sampler_.options().seed, epoch, clusters_.get()),
+        seeds_, o.slice, o.slices};
   return {static_cast<std::int64_t>(seeds_.size()),
           o.batch_size,
           sampler_.options().seed,
@@ -114,7 +115,8 @@ minibatch_loading::minibatch_loading(std::shared_ptr<const data::dataset> datase
   // Refuses seeds it cannot batch (a seed listed twice) here, not at the
   // first epoch.
   if (clusters_)
-    (void)sampler::epoch_plan(seeds_, *clusters_, plan.loading.batch_size, plan.sampling.seed, 0);
+    (void)sampler::epoch_plan(seeds_, plan.loading.batch_size, plan.sampling.seed, 0,
+                              clusters_.get());
 }
 
 loader::epoch_stream minibatch_loading::epoch(std::uint32_t epoch) {
@@ -151,9 +153,7 @@ std::int64_t link_loading::minibatches_per_epoch() const {
 
 std::int64_t minibatch_loading::minibatches_per_epoch() const {
   const auto& options = loader_.options();
-  const auto all = clusters_ ? sampler::minibatch_count(seeds_, *clusters_, options.batch_size)
-                             : sampler::minibatch_count(static_cast<std::int64_t>(seeds_.size()),
-                                                        options.batch_size);
+  const auto all = sampler::minibatch_count(seeds_, options.batch_size, clusters_.get());
   return options.max_minibatches > 0 ? std::min(all, options.max_minibatches) : all;
 }
 

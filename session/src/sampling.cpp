@@ -53,9 +53,7 @@ sampling_run::sampling_run(const run_data& data, run_session& cluster, const exe
   clusters_ =
       data.part ? detail::clusters_for({}, data.part->num_nodes(), plan.sampling)
                 : detail::clusters_for(data.whole->graph(), data.whole->num_nodes(), plan.sampling);
-  per_epoch_ = clusters_ ? sampler::minibatch_count(seeds_, *clusters_, plan.batch_size)
-                         : sampler::minibatch_count(static_cast<std::int64_t>(seeds_.size()),
-                                                    plan.batch_size);
+  per_epoch_ = sampler::minibatch_count(seeds_, plan.batch_size, clusters_.get());
   if (plan.max_minibatches > 0) per_epoch_ = std::min(per_epoch_, plan.max_minibatches);
   // Alone, a partitioned dataset has one part: the whole graph.
   if (cluster.rows() != nullptr)
@@ -115,7 +113,7 @@ void sampling_run::place_features(const data::dataset& ds) {
 
 std::vector<std::uint64_t> sampling_run::first_epoch_input_counts(vertex_t num_vertices) {
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(num_vertices), 0);
-  const sampler::epoch_plan plan = plan_of(0);
+  const sampler::epoch_plan plan(seeds_, plan_.batch_size, plan_.sampling.seed, 0, clusters_.get());
   for (std::int64_t first = 0; first < per_epoch_; first += plan_.bulk) {
     const auto bulk = sampler::copy_to_host(
         sampler_->sample(plan, first, std::min(plan_.bulk, per_epoch_ - first)));
@@ -124,14 +122,9 @@ std::vector<std::uint64_t> sampling_run::first_epoch_input_counts(vertex_t num_v
   return counts;
 }
 
-sampler::epoch_plan sampling_run::plan_of(std::uint32_t epoch) const {
-  if (clusters_) return {seeds_, *clusters_, plan_.batch_size, plan_.sampling.seed, epoch};
-  return {seeds_, plan_.batch_size, plan_.sampling.seed, epoch};
-}
-
 void sampling_run::start_epoch(std::uint32_t epoch) {
   const stopwatch shuffle;
-  epoch_.emplace(plan_of(epoch));
+  epoch_.emplace(seeds_, plan_.batch_size, plan_.sampling.seed, epoch, clusters_.get());
   epoch_number_ = epoch;
   const double seconds = shuffle.seconds();
   times_.add("shuffle", seconds);

@@ -398,11 +398,11 @@ TEST(loader, batches_of_clusters_are_the_clustered_plans_minibatches) {
       std::make_shared<const sampler::vertex_clusters>(d.graph.view(), cluster_of, 60);
   const sampler::sampler_options options{.kind = "cluster-gcn", .fanouts = {-1, -1}, .seed = 3};
   sampler::bulk_sampler sampler(d.graph.view(), options);
-  const sampler::epoch_plan plan(d.train, *clusters, 7, options.seed, 2);
+  const sampler::epoch_plan plan(d.train, 7, options.seed, 2, clusters.get());
   const auto bulk = sampler.sample(plan, 0, plan.num_minibatches());
   minibatch_loader loader(d.source(), sampler, {.batch_size = 7, .clusters = clusters, .bulk = 3});
   auto stream = loader.epoch(d.train, 2);
-  EXPECT_EQ(stream.num_minibatches(), sampler::minibatch_count(d.train, *clusters, 7));
+  EXPECT_EQ(stream.num_minibatches(), sampler::minibatch_count(d.train, 7, clusters.get()));
   std::int64_t j = 0;
   while (auto mb = stream.next()) {
     ASSERT_LT(j, bulk.count());

@@ -111,8 +111,8 @@ MUTATIONS = {
         "ShaDow and Cluster-GCN keep rows that their seeds never read"),
     "cluster-batches-ignore-the-epoch": (
         "sampler/src/epoch_plan.cpp",
-        "shuffle(units, seed, epoch);",
-        "shuffle(units, seed, 0u * epoch);",
+        "shuffle(units, seed, epoch_);",
+        "shuffle(units, seed, 0u * epoch_);",
         "every epoch batches the same clusters together"),
     "shuffle-is-sattolos": (
         "sampler/src/epoch_plan.cpp",

@@ -68,10 +68,10 @@ TEST(ClusteredPlan, HoldsEveryVertexOnceAndEverySeedWithItsCluster) {
   std::vector<bool> holds(30, false);
   for (const vertex_t v : train) holds[clusters.cluster_of(v)] = true;
   for (std::uint32_t epoch = 0; epoch < 6; ++epoch) {
-    const epoch_plan plan(train, clusters, per_batch, 9, epoch);
+    const epoch_plan plan(train, per_batch, 9, epoch, &clusters);
     ASSERT_TRUE(plan.clustered());
     ASSERT_EQ(plan.num_minibatches(), 7);  // 27 clusters hold seeds
-    EXPECT_EQ(minibatch_count(train, clusters, per_batch), 7);
+    EXPECT_EQ(minibatch_count(train, per_batch, &clusters), 7);
     std::multiset<vertex_t> seeds;
     std::multiset<vertex_t> vertices;
     for (std::int64_t j = 0; j < plan.num_minibatches(); ++j) {
@@ -135,7 +135,7 @@ TEST(ClusteredPlan, BatchesAreAUniformlyRandomPartitionOfTheClusters) {
   std::vector<double> in_batch(positions.cells, 0);
   std::vector<int> batch_of(units);
   for (std::uint32_t epoch = 0; epoch < epochs; ++epoch) {
-    const epoch_plan plan(train, clusters, per_batch, 17, epoch);
+    const epoch_plan plan(train, per_batch, 17, epoch, &clusters);
     ASSERT_EQ(plan.num_minibatches(), batches);
     for (int b = 0; b < batches; ++b)
       for (const vertex_t v : plan.subgraph(b)) batch_of[cluster_of[v]] = b;
@@ -173,7 +173,7 @@ TEST(ClusterGcnSampler, IsTheModelOnTheSubgraphOfItsClustersKeepingWhatTheSeedsR
   const auto g = bulkgnn::testing::random_graph(500, 13);
   const auto clusters = spread_clusters(g.view(), 30);
   const auto train = training_vertices(clusters);
-  const epoch_plan plan(train, clusters, 3, 4, 2);
+  const epoch_plan plan(train, 3, 4, 2, &clusters);
   for (const std::size_t layers : {1, 2, 3}) {
     auto o = cluster_gcn;
     o.fanouts.assign(layers, -1);
@@ -199,13 +199,13 @@ TEST(ClusterGcnSampler, SameMinibatchesForAnyBulkSizeThreadCountAndBackEnd) {
   const auto g = bulkgnn::testing::random_graph(600, 8);
   const auto clusters = spread_clusters(g.view(), 40);
   bulkgnn::testing::expect_same_digests_for_any_bulk_threads_and_back_end(
-      g.view(), cluster_gcn, epoch_plan(training_vertices(clusters), clusters, 3, 4, 2));
+      g.view(), cluster_gcn, epoch_plan(training_vertices(clusters), 3, 4, 2, &clusters));
 }
 
 TEST(ClusterGcnSampler, EverySliceIsTheWholeMinibatchRestrictedToItsSeeds) {
   const auto g = bulkgnn::testing::random_graph(500, 3);
   const auto clusters = spread_clusters(g.view(), 30);
-  const epoch_plan plan(training_vertices(clusters), clusters, 4, 0, 1);
+  const epoch_plan plan(training_vertices(clusters), 4, 0, 1, &clusters);
   bulk_sampler sampler(g.view(), cluster_gcn);
   const auto whole = sampler.sample(plan, 0, plan.num_minibatches());
   for (const int slices : {2, 3}) {
@@ -234,7 +234,7 @@ TEST(ClusterGcnSampler, RefusesWhatItCannotDo) {
                option_error);
   const std::vector<vertex_t> twice{3, 4, 3};
   const auto clusters = spread_clusters(g.view(), 6);
-  EXPECT_THROW(epoch_plan(twice, clusters, 2, 1, 0), option_error);
+  EXPECT_THROW(epoch_plan(twice, 2, 1, 0, &clusters), option_error);
   EXPECT_THROW(vertex_clusters(g.view(), std::vector<std::int32_t>(60, 6), 6), option_error);
   EXPECT_THROW(vertex_clusters(g.view(), std::vector<std::int32_t>(59, 0), 6), option_error);
   o = cluster_gcn;

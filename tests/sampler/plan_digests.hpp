@@ -30,7 +30,7 @@ inline sampler::epoch_plan plan_for(const std::string& kind, csr_view graph,
   for (vertex_t v = 0; v < graph.rows; ++v)
     cluster_of[v] = static_cast<std::int32_t>((v * 7) % count);
   const sampler::vertex_clusters clusters(graph, std::move(cluster_of), count);
-  return {train, clusters, std::max<std::int64_t>(1, batch_size / 10), seed, epoch};
+  return {train, std::max<std::int64_t>(1, batch_size / 10), seed, epoch, &clusters};
 }
 
 // The digests of every minibatch of `plan`, sampled `bulk` at a time.

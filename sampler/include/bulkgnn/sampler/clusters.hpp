@@ -33,7 +33,11 @@ class vertex_clusters {
  private:
   std::vector<std::int32_t> cluster_of_;
   segmented_vertices members_;
-  csr_matrix links_;  // cluster × cluster: edges between them, either direction
+  // Cluster c's linked clusters (ascending) are linked_[link_offsets_[c] ..
+  // link_offsets_[c + 1]), with the edges between them, either direction.
+  std::vector<std::int64_t> link_offsets_;
+  std::vector<std::int32_t> linked_;
+  std::vector<std::int64_t> link_edges_;
 };
 
 // The clusters a cluster-gcn sampler of `options` cuts a graph of

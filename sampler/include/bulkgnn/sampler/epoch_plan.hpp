@@ -15,12 +15,10 @@ namespace bulkgnn::sampler {
   return (seeds - 1) / batch_size + 1;
 }
 
-// Minibatches of batch_size clusters that `seeds` make (epoch_plan's
-// clustered constructor): one per batch_size clusters holding a seed (0
-// without seeds).
-[[nodiscard]] std::int64_t minibatch_count(std::span<const vertex_t> seeds,
-                                           const vertex_clusters& clusters,
-                                           std::int64_t batch_size);
+// Minibatches an epoch_plan of `seeds` has (0 without seeds): batch_size
+// seeds each, or with `clusters` batch_size clusters holding a seed each.
+[[nodiscard]] std::int64_t minibatch_count(std::span<const vertex_t> seeds, std::int64_t batch_size,
+                                           const vertex_clusters* clusters);
 
 // The seed vertices of every minibatch of one epoch, in an order shuffled by
 // a stream keyed on (seed, epoch) alone:
@@ -36,10 +34,9 @@ namespace bulkgnn::sampler {
 //   minibatch is without seeds.
 class epoch_plan {
  public:
+  // With `clusters` (may be null), the clustered plan.
   epoch_plan(std::span<const vertex_t> train, std::int64_t batch_size, std::uint32_t seed,
-             std::uint32_t epoch);
-  epoch_plan(std::span<const vertex_t> train, const vertex_clusters& clusters,
-             std::int64_t batch_size, std::uint32_t seed, std::uint32_t epoch);
+             std::uint32_t epoch, const vertex_clusters* clusters = nullptr);
 
   [[nodiscard]] std::uint32_t epoch() const { return epoch_; }
   [[nodiscard]] std::int64_t num_minibatches() const {
@@ -57,6 +54,10 @@ class epoch_plan {
   std::vector<vertex_t> subgraph_vertices_;
   std::vector<std::int64_t> subgraph_offsets_;
   std::uint32_t epoch_;
+
+  void batch_seeds(std::int64_t batch_size);
+  void batch_clusters(std::span<const vertex_t> train, const vertex_clusters& clusters,
+                      std::int64_t batch_size, std::uint32_t seed);
 };
 
 }  // namespace bulkgnn::sampler

@@ -105,7 +105,6 @@ class sampling_run {
   csr_view place_graph(const data::dataset& ds);
   void place_features(const data::dataset& ds);
   [[nodiscard]] std::vector<std::uint64_t> first_epoch_input_counts(vertex_t num_vertices);
-  [[nodiscard]] sampler::epoch_plan plan_of(std::uint32_t epoch) const;
   [[nodiscard]] std::vector<std::pair<std::int64_t, std::uint64_t>> digests_of(
       const sampler::bulk_sample& bulk, std::int64_t first, std::int64_t count);
 
