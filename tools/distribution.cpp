@@ -98,7 +98,7 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"loader_options.ready_queue", "--ready-queue"},
     {"loader_options.queue_bytes", "--queue-bytes"},
     {"loader_options.max_minibatches", "--max-minibatches"},
-    {"loader_options.clusters", "--clusters"},
+    {"loader_options.subgraphs", "--sampler"},
     {"model_config.layers", "--layers"},
     {"model_config.hidden", "--hidden"},
     {"model_config.dropout", "--dropout"},

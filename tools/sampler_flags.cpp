@@ -83,17 +83,17 @@ std::vector<session::setting> sampler_settings(const sampler_flags& flags) {
 }
 
 std::string fanouts_help() {
-  std::string per_destination, per_minibatch, clustered;
+  std::string per_destination, per_minibatch, subgraphs;
   for (const auto& entry : sampler::sampler_table()) {
-    auto& list = entry.batches_clusters                                  ? clustered
+    auto& list = entry.batches_subgraphs()                               ? subgraphs
                  : entry.fanout == sampler::fanout_unit::per_destination ? per_destination
                                                                          : per_minibatch;
     list += fmt::format("{}{}", list.empty() ? "" : ", ", entry.name);
   }
   return fmt::format(
       "per hop from the seeds: draws per frontier vertex ({}; sage: -1 = all) or vertices per "
-      "minibatch ({}); -1 per layer for {}, every layer on all edges among a minibatch's clusters",
-      per_destination, per_minibatch, clustered);
+      "minibatch ({}); -1 per layer for {}, every layer on all edges of a minibatch's subgraph",
+      per_destination, per_minibatch, subgraphs);
 }
 
 }  // namespace bulkgnn::tools

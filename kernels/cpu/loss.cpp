@@ -35,6 +35,32 @@ loss_result softmax_cross_entropy(dense_view<const float> logits,
   return result;
 }
 
+// Rows in parallel, each weighted row loss kept apart and then summed in
+// row order, as the reference sums them.
+loss_result weighted_softmax_cross_entropy(dense_view<const float> logits,
+                                           std::span<const std::int32_t> labels,
+                                           std::span<const float> row_weights,
+                                           dense_view<float> grad) {
+  loss_result result;
+  result.count = logits.rows;
+  std::vector<double> row_loss(static_cast<std::size_t>(logits.rows));
+  std::vector<std::uint8_t> row_correct(row_loss.size());
+  for_pieces(logits.rows, 4 * logits.cols, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t r = begin; r < end; ++r) {
+      const float* row = logits.row(r).data();
+      row_loss[r] = row_weights[r] * rules::softmax_cross_entropy_row(
+                                         row, logits.cols, labels[r], row_weights[r],
+                                         grad.data.empty() ? nullptr : grad.row(r).data());
+      row_correct[r] = rules::argmax(row, logits.cols) == labels[r] ? 1 : 0;
+    }
+  });
+  for (std::size_t r = 0; r < row_loss.size(); ++r) {
+    result.loss += row_loss[r];
+    result.correct += row_correct[r];
+  }
+  return result;
+}
+
 std::int64_t count_correct(dense_view<const float> logits, std::span<const std::int32_t> labels) {
   std::vector<std::uint8_t> row_correct(static_cast<std::size_t>(logits.rows));
   for_pieces(logits.rows, logits.cols, [&](std::int64_t begin, std::int64_t end) {

@@ -22,6 +22,22 @@ loss_result softmax_cross_entropy(dense_view<const float> logits,
   return result;
 }
 
+loss_result weighted_softmax_cross_entropy(dense_view<const float> logits,
+                                           std::span<const std::int32_t> labels,
+                                           std::span<const float> row_weights,
+                                           dense_view<float> grad) {
+  loss_result result;
+  result.count = logits.rows;
+  for (std::int64_t r = 0; r < logits.rows; ++r) {
+    const float* row = logits.row(r).data();
+    result.loss += row_weights[r] * rules::softmax_cross_entropy_row(
+                                        row, logits.cols, labels[r], row_weights[r],
+                                        grad.data.empty() ? nullptr : grad.row(r).data());
+    result.correct += rules::argmax(row, logits.cols) == labels[r] ? 1 : 0;
+  }
+  return result;
+}
+
 std::int64_t count_correct(dense_view<const float> logits, std::span<const std::int32_t> labels) {
   std::int64_t correct = 0;
   for (std::int64_t r = 0; r < logits.rows; ++r)

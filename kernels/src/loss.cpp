@@ -5,6 +5,8 @@
 #include "../reference/kernels.hpp"
 #include "front_door.hpp"
 
+#include <cmath>
+
 namespace bulkgnn::kernels {
 namespace {
 
@@ -38,6 +40,33 @@ loss_result softmax_cross_entropy(const executor& exec, dense_view<const float> 
       [&] { return reference::softmax_cross_entropy(logits, labels, grad); },
       [&] { return cpu::softmax_cross_entropy(logits, labels, grad); },
       [&] { return cuda::softmax_cross_entropy(exec, logits, labels, grad); });
+}
+
+loss_result weighted_softmax_cross_entropy(const executor& exec, dense_view<const float> logits,
+                                           std::span<const std::int32_t> labels,
+                                           std::span<const float> row_weights,
+                                           dense_view<float> grad) {
+  constexpr std::string_view function = "weighted_softmax_cross_entropy";
+  check_labels(exec, logits, labels, function);
+  BULKGNN_EXPECTS(static_cast<std::int64_t>(row_weights.size()) == logits.rows,
+                  "{}: {} row weights for {} rows of logits", function, row_weights.size(),
+                  logits.rows);
+  if (detail::span_reachable(exec, row_weights.data(), function, "row_weights"))
+    for (std::size_t r = 0; r < row_weights.size(); ++r)
+      BULKGNN_EXPECTS(std::isfinite(row_weights[r]) && row_weights[r] >= 0.0f,
+                      "{}: row {} has weight {}; weights must be finite and non-negative",
+                      function, r, row_weights[r]);
+  if (!grad.data.empty()) {
+    detail::check_dense(exec, grad, function, "grad");
+    BULKGNN_EXPECTS(grad.rows == logits.rows && grad.cols == logits.cols,
+                    "{}: grad is {}x{} but the logits are {}x{}", function, grad.rows, grad.cols,
+                    logits.rows, logits.cols);
+    detail::check_disjoint(logits.data, grad.data, function, "logits", "grad");
+  }
+  return detail::dispatch(
+      exec, function,
+      [&] { return reference::weighted_softmax_cross_entropy(logits, labels, row_weights, grad); },
+      [&] { return cpu::weighted_softmax_cross_entropy(logits, labels, row_weights, grad); });
 }
 
 std::int64_t count_correct(const executor& exec, dense_view<const float> logits,

@@ -106,6 +106,7 @@
   KERNEL(void, shifted_row_sums, (dense_view<const float> x, float shift, std::span<double> sums)) \
   KERNEL(void, multiply, (std::span<const float> a, std::span<const float> b, std::span<float> out)) \
   KERNEL(void, node2vec_walks, (csr_view graph, std::span<const vertex_t> starts, const node2vec_options& options, std::span<vertex_t> out)) \
+  KERNEL([[nodiscard]] loss_result, weighted_softmax_cross_entropy, (dense_view<const float> logits, std::span<const std::int32_t> labels, std::span<const float> row_weights, dense_view<float> grad)) \
   KERNEL([[nodiscard]] loss_result, binary_cross_entropy, (std::span<const float> scores, std::span<const float> labels, std::span<float> grad)) \
   KERNEL(void, shift_and_divide_rows, (dense_view<float> rows, float shift, std::span<const float> divisors, const vertex_t* ids))
 

@@ -262,19 +262,20 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
                   source.features.rows, n);
   BULKGNN_EXPECTS(source.labels.empty() || static_cast<std::int64_t>(source.labels.size()) == n,
                   "loader: {} labels for {} vertices", source.labels.size(), n);
-  const bool batches_clusters = sampler::find_sampler(sampler.options().kind).batches_clusters;
-  BULKGNN_EXPECTS(!batches_clusters || options_.clusters,
-                  "sampler_options.kind: the {} sampler's minibatches are batches of the graph's "
-                  "clusters, and this loader was given none (link minibatches are batches of "
-                  "edges: use a sampler that grows from seeds)",
+  const bool batches_subgraphs =
+      sampler::find_sampler(sampler.options().kind).batches_subgraphs();
+  BULKGNN_EXPECTS(!batches_subgraphs || options_.subgraphs,
+                  "sampler_options.kind: the {} sampler's minibatches are subgraphs of the graph "
+                  "(clusters or drawn subgraphs), and this loader was given no batching of them "
+                  "(link minibatches are batches of edges: use a sampler that grows from seeds)",
                   sampler.options().kind);
-  BULKGNN_EXPECTS(batches_clusters || !options_.clusters,
-                  "loader_options.clusters: only a sampler that batches clusters (cluster-gcn) "
-                  "runs on them, not {}",
+  BULKGNN_EXPECTS(batches_subgraphs || !options_.subgraphs,
+                  "loader_options.subgraphs: only a sampler whose minibatches are subgraphs "
+                  "(cluster-gcn, saint-*) runs on them, not {}",
                   sampler.options().kind);
-  BULKGNN_EXPECTS(!options_.clusters || options_.clusters->num_vertices() == n,
-                  "loader_options.clusters: a clustering of {} vertices for a graph of {}",
-                  options_.clusters ? options_.clusters->num_vertices() : 0, n);
+  BULKGNN_EXPECTS(!options_.subgraphs || options_.subgraphs->num_vertices() == n,
+                  "loader_options.subgraphs: a batching of {} vertices for a graph of {}",
+                  options_.subgraphs ? options_.subgraphs->num_vertices() : 0, n);
   BULKGNN_EXPECTS(source.normalizer == nullptr ||
                       static_cast<std::int64_t>(source.normalizer->divisors().size()) == n,
                   "loader: the feature normalizer has {} rows for {} vertices",
@@ -303,9 +304,9 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
                   "sampler_options.kind: link minibatches split over data-parallel ranks need "
                   "a per-destination sampler (sage, labor, random-walk), not {}",
                   sampler.options().kind);
-  BULKGNN_EXPECTS(!options_.clusters,
-                  "sampler_options.kind: link minibatches are batches of edges; the {} sampler "
-                  "batches clusters",
+  BULKGNN_EXPECTS(!options_.subgraphs,
+                  "sampler_options.kind: link minibatches are batches of edges; the {} sampler's "
+                  "are subgraphs",
                   sampler.options().kind);
   sampler::validate(link_options_of(task));
   sampler::validate(task.positives, source.graph.rows);
@@ -373,7 +374,7 @@ epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint3
                                  : static_cast<std::int64_t>(seeds.size());
   std::int64_t count =
       link_ ? (passes_over == 0 ? 0 : sampler::minibatch_count(passes_over, options_.batch_size))
-            : sampler::minibatch_count(seeds, options_.batch_size, options_.clusters.get());
+            : sampler::minibatch_count(seeds, options_.batch_size, options_.subgraphs.get());
   if (options_.max_minibatches > 0) count = std::min(count, options_.max_minibatches);
   const auto bulks = static_cast<std::size_t>(options_.bulk_queue);
   const auto ready = static_cast<std::size_t>(options_.ready_queue);
@@ -388,7 +389,7 @@ epoch_stream minibatch_loader::epoch(std::span<const vertex_t> seeds, std::uint3
                       bulks, bytes});
   } else {
     stages.push_back({std::make_unique<shuffle_stage>(options_.batch_size, options_.bulk,
-                                                      sampler_.options().seed, options_.clusters),
+                                                      sampler_.options().seed, options_.subgraphs),
                       bulks});
     stages.push_back({std::make_unique<sample_stage>(
                           sampler_, sampler::minibatch_split{.slice = options_.slice,

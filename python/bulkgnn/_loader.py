@@ -278,7 +278,7 @@ class NeighborLoader(_Epochs):
                 "NeighborLoader: dataset must be a bulkgnn.Dataset or a torch_geometric Data, got "
                 f"{type(dataset).__name__}")
         pyg_style = num_neighbors is not None or input_nodes is not _UNSET
-        clustered = _SAMPLERS.get(sampler, {}).get("batches_clusters", False)
+        clustered = _SAMPLERS.get(sampler, {}).get("batches_subgraphs", False)
         if shuffle is _UNSET:
             shuffle = clustered or not pyg_style
         _warn_about_workers(num_workers)

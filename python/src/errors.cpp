@@ -25,7 +25,7 @@ constexpr std::pair<std::string_view, std::string_view> keyword_of_field[] = {
     {"loader_options.ready_queue", "prefetch"},
     {"loader_options.queue_bytes", "queue_bytes"},
     {"loader_options.max_minibatches", "max_minibatches"},
-    {"loader_options.clusters", "sampler_options['clusters']"},
+    {"loader_options.subgraphs", "sampler='cluster-gcn' or 'saint-*'"},
     {"loading_plan.shuffle", "shuffle"},
     {"ogb_import_options.add_inverse_edges", "add_inverse_edges"},
     {"memory_arrays.add_inverse_edges", "add_inverse_edges"},

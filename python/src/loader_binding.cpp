@@ -532,14 +532,15 @@ void bind_sampler_table(py::module_& m) {
                                                : "per minibatch",
                        py::arg("replace") = entry.takes_replacement,
                        py::arg("weighted") = entry.takes_weights,
-                       py::arg("batches_clusters") = entry.batches_clusters,
+                       py::arg("batches_subgraphs") = entry.batches_subgraphs(),
                        py::arg("parameters") = parameters));
         }
         return table;
       },
       "The registered samplers: name, aliases, summary, the layer their blocks are made for, "
-      "what a fanout counts, whether replace= and weighted= apply, whether batch_size counts "
-      "clusters (batches_clusters), and their own parameters.");
+      "what a fanout counts, whether replace= and weighted= apply, whether its minibatches "
+      "are subgraphs (batches_subgraphs: batch_size counts clusters or a GraphSAINT budget), and "
+      "their own parameters.");
 }
 
 void bind_queue_bytes(py::module_& m) {

@@ -1,6 +1,9 @@
 #include "bulkgnn/sampler/clusters.hpp"
 
+#include "../src/epoch_shuffle.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/distributed/partition.hpp"
+#include "bulkgnn/sampler/epoch_plan.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -64,6 +67,14 @@ std::vector<cluster_link> links_of(csr_view graph, std::span<const std::int32_t>
   return merged;
 }
 
+// The units an epoch over the clusters shuffles: a cluster holding training
+// vertices followed by the clusters without any that go with it; and the
+// training vertices of each cluster (ascending).
+struct cluster_units {
+  std::vector<std::vector<vertex_t>> targets;  // by cluster
+  std::vector<std::vector<int>> units;
+};
+
 }  // namespace
 
 vertex_clusters::vertex_clusters(csr_view graph, std::vector<std::int32_t> cluster_of, int count)
@@ -100,6 +111,67 @@ int vertex_clusters::most_linked(int c, const std::vector<bool>& eligible) const
   return best;
 }
 
+std::vector<bool> vertex_clusters::seeded_clusters(std::span<const vertex_t> train) const {
+  std::vector<bool> holds(static_cast<std::size_t>(count()));
+  for (const vertex_t v : train) {
+    BULKGNN_EXPECTS(v >= 0 && v < num_vertices(),
+                    "epoch_plan: seed vertex {} is outside the clustered graph's {} vertices", v,
+                    num_vertices());
+    holds[cluster_of(v)] = true;
+  }
+  return holds;
+}
+
+std::int64_t vertex_clusters::minibatch_count(std::span<const vertex_t> train,
+                                              std::int64_t batch_size) const {
+  const auto holds = seeded_clusters(train);
+  return sampler::minibatch_count(std::count(holds.begin(), holds.end(), true), batch_size);
+}
+
+batched_subgraphs vertex_clusters::batch(std::span<const vertex_t> train, std::int64_t batch_size,
+                                         std::uint32_t seed, std::uint32_t epoch) const {
+  const std::vector<bool> holds = seeded_clusters(train);
+  cluster_units u;
+  u.targets.resize(holds.size());
+  for (const vertex_t v : train) u.targets[cluster_of(v)].push_back(v);
+  std::vector<int> unit_of(u.targets.size(), -1);
+  for (std::size_t c = 0; c < u.targets.size(); ++c) {
+    auto& t = u.targets[c];
+    std::sort(t.begin(), t.end());
+    BULKGNN_EXPECTS(std::adjacent_find(t.begin(), t.end()) == t.end(),
+                    "epoch_plan: seed vertex {} is listed twice",
+                    *std::adjacent_find(t.begin(), t.end()));
+    if (holds[c]) {
+      unit_of[c] = static_cast<int>(u.units.size());
+      u.units.push_back({static_cast<int>(c)});
+    }
+  }
+  int unlinked = 0;
+  for (int c = 0; c < count(); ++c) {
+    if (holds[c]) continue;
+    const int host = most_linked(c, holds);
+    const int unit = host >= 0 ? unit_of[host] : unlinked++ % static_cast<int>(u.units.size());
+    u.units[unit].push_back(c);
+  }
+  detail::shuffle_for_epoch(u.units, seed, epoch);
+  batched_subgraphs batched;
+  std::vector<vertex_t> seeds, vertices;
+  for (std::size_t first = 0; first < u.units.size(); first += static_cast<std::size_t>(batch_size)) {
+    const auto last = std::min(u.units.size(), first + static_cast<std::size_t>(batch_size));
+    seeds.clear();
+    vertices.clear();
+    for (std::size_t i = first; i < last; ++i) {
+      const auto& targets = u.targets[u.units[i].front()];
+      seeds.insert(seeds.end(), targets.begin(), targets.end());
+      for (const int c : u.units[i])
+        vertices.insert(vertices.end(), members(c).begin(), members(c).end());
+    }
+    std::sort(vertices.begin(), vertices.end());
+    batched.push(seeds, vertices);
+  }
+  return batched;
+}
+
 int cluster_count(const sampler_options& options, std::int64_t num_vertices) {
   constexpr std::int64_t vertices_per_cluster = 150;
   const auto given = parameter(options, "clusters");
@@ -112,6 +184,15 @@ int cluster_count(const sampler_options& options, std::int64_t num_vertices) {
                   "vertices; give at most one cluster per vertex",
                   options.kind, count, num_vertices);
   return static_cast<int>(count);
+}
+
+std::shared_ptr<const subgraph_batches> metis_clusters(csr_view graph,
+                                                       const sampler_options& options,
+                                                       std::int64_t) {
+  const int count = cluster_count(options, graph.rows);
+  auto partition =
+      distributed::metis_partition(graph, count, static_cast<int>(options.seed & 0x7FFFFFFF));
+  return std::make_shared<const vertex_clusters>(graph, std::move(partition.owner), count);
 }
 
 }  // namespace bulkgnn::sampler

@@ -172,7 +172,7 @@ sampler_entry random_walk_entry() {
           // A step reads rows with their self loops (with_self_loops, host only).
           .host_only = true,
           .parameters = {{.name = "walk_length",
-                          .help = "steps of each walk (random-walk sampler)",
+                          .help = "steps of each walk",
                           .default_value = 2,
                           .min = 1,
                           .max = max_walk_length}},

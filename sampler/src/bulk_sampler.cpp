@@ -60,12 +60,16 @@ std::vector<std::int64_t> whole_seeds_of(const epoch_plan& plan, std::int64_t fi
 bulk_sampler::plan_subgraphs::plan_subgraphs(sampling_context& context, const epoch_plan& plan,
                                              std::int64_t first, std::int64_t count)
     : context_(context) {
-  if (!plan.clustered()) return;
+  if (plan.batching() == nullptr) return;
   for (std::int64_t j = first; j < first + count; ++j) subgraphs_.push_segment(plan.subgraph(j));
   context_.subgraphs = &subgraphs_;
+  context_.batching = plan.batching();
 }
 
-bulk_sampler::plan_subgraphs::~plan_subgraphs() { context_.subgraphs = nullptr; }
+bulk_sampler::plan_subgraphs::~plan_subgraphs() {
+  context_.subgraphs = nullptr;
+  context_.batching = nullptr;
+}
 
 bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
                                  std::span<const std::int64_t> minibatch_ids) {

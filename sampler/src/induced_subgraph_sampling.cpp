@@ -5,6 +5,7 @@
 #include "bulkgnn/kernels/relabel.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,8 @@ bulk_sample bulk_of(std::span<const minibatch> parts, std::span<const std::int64
         layer.blocks.indptr.push_back(base + block.indptr[r + 1]);
       layer.blocks.indices.insert(layer.blocks.indices.end(), block.indices.begin(),
                                   block.indices.end());
+      layer.blocks.values.insert(layer.blocks.values.end(), block.values.begin(),
+                                 block.values.end());
       layer.blocks.rows += block.rows;
       layer.blocks.cols = std::max(layer.blocks.cols, block.cols);
       layer.row_offsets.push_back(layer.blocks.rows);
@@ -59,6 +62,9 @@ minibatch on_subgraph(const csr_matrix& induced, const segmented_vertices& verti
       block.indptr.push_back(induced.indptr[vertices.offsets[j] + r + 1] - first);
     block.indices.assign(induced.indices.begin() + first,
                          induced.indices.begin() + first + block.indptr.back());
+    if (!induced.values.empty())
+      block.values.assign(induced.values.begin() + first,
+                          induced.values.begin() + first + block.indptr.back());
     return block;
   };
   mb.blocks.assign(layers - 1, rows_of(std::ssize(segment)));
@@ -115,7 +121,35 @@ csr_matrix induced_subgraph_sampling::induced_subgraphs(const segmented_vertices
   csr_matrix induced =
       kernels::extract_blocks(c.exec, pattern, row_positions, vertices, ones, false);
   induced.values = buffer<float>(0, c.exec.memory());
+  weigh_edges(induced, vertices);
   return induced;
+}
+
+void induced_subgraph_sampling::weigh_edges(csr_matrix&, const segmented_vertices&) {}
+
+segmented_vertices induced_subgraph_sampling::seeds_then_planned_subgraph(
+    const segmented_vertices& seeds) {
+  const auto& c = context();
+  BULKGNN_EXPECTS(c.subgraphs != nullptr && c.subgraphs->segments() == seeds.segments(),
+                  "sampler_options.kind {}: its minibatches are subgraphs that an epoch plan "
+                  "cuts; sample them from a plan made with the sampler's subgraph batching",
+                  c.options.kind);
+  segmented_vertices vertices;
+  std::vector<vertex_t> sorted_seeds, segment;
+  for (std::int64_t j = 0; j < seeds.segments(); ++j) {
+    const auto mine = seeds.segment(j);
+    const auto all = c.subgraphs->segment(j);
+    sorted_seeds.assign(mine.begin(), mine.end());
+    std::sort(sorted_seeds.begin(), sorted_seeds.end());
+    BULKGNN_EXPECTS(
+        std::includes(all.begin(), all.end(), sorted_seeds.begin(), sorted_seeds.end()),
+        "{}: minibatch {} has seeds outside its subgraph", c.options.kind, j);
+    segment.assign(mine.begin(), mine.end());
+    std::set_difference(all.begin(), all.end(), sorted_seeds.begin(), sorted_seeds.end(),
+                        std::back_inserter(segment));
+    vertices.push_segment(segment);
+  }
+  return vertices;
 }
 
 }  // namespace bulkgnn::sampler

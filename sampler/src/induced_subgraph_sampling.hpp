@@ -6,7 +6,8 @@ namespace bulkgnn::sampler {
 
 // A sampler whose every layer runs on one subgraph per minibatch: the
 // subgraph of A induced on a vertex set the sampler picks (ShaDow-GNN's
-// reach, Cluster-GCN's clusters), all of A's edges among them. Every layer
+// reach, Cluster-GCN's clusters, GraphSAINT's draws), all of A's edges
+// among them. Every layer
 // on the whole subgraph would compute rows that the seeds never read, so
 // each minibatch keeps what its seeds read: restrict_to_seeds of the
 // minibatch whose every block is the induced subgraph (the seeds' layer its
@@ -32,6 +33,14 @@ class induced_subgraph_sampling : public sampling_algorithm {
   [[nodiscard]] virtual segmented_vertices subgraph_vertices(
       std::uint32_t epoch, const segmented_vertices& seeds,
       std::span<const std::int64_t> minibatch_ids) = 0;
+  // Values for the edges of `induced` (A[V_j, V_j] for each segment V_j of
+  // `vertices`, rows in their order, local columns), where the sampler's
+  // blocks carry aggregation weights; by default none (a pattern).
+  virtual void weigh_edges(csr_matrix& induced, const segmented_vertices& vertices);
+  // The plan's subgraphs (sampling_context::subgraphs) with each segment
+  // reordered to start with the minibatch's seeds, in their order: the
+  // subgraph_vertices of a sampler whose minibatches the plan cuts.
+  [[nodiscard]] segmented_vertices seeds_then_planned_subgraph(const segmented_vertices& seeds);
 
  private:
   // A[V_j, V_j] for each minibatch's vertices V_j: one row per vertex, in

@@ -7,6 +7,7 @@
 #include "../node_wise/node_wise_sampling.hpp"
 #include "../random_walk/pinsage_sampling.hpp"
 #include "../random_walk/random_walk_sampling.hpp"
+#include "../saint/saint_sampling.hpp"
 #include "../shadow/shadow_sampling.hpp"
 #include "bulkgnn/core/error.hpp"
 
@@ -19,8 +20,9 @@ namespace bulkgnn::sampler {
 
 const std::vector<sampler_entry>& sampler_table() {
   static const std::vector<sampler_entry> table{
-      node_wise_entry(), ladies_entry(), fastgcn_entry(),     random_walk_entry(),
-      labor_entry(),     shadow_entry(), cluster_gcn_entry(), pinsage_entry(),
+      node_wise_entry(),  ladies_entry(),     fastgcn_entry(),    random_walk_entry(),
+      labor_entry(),      shadow_entry(),     cluster_gcn_entry(), pinsage_entry(),
+      saint_node_entry(), saint_edge_entry(), saint_rw_entry(),
   };
   return table;
 }

@@ -4,7 +4,7 @@
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
-#include "clustering.hpp"
+#include "subgraph_batching.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -41,9 +41,9 @@ std::vector<vertex_t> placed_for_shuffle(std::span<const vertex_t> seeds, std::i
   return placed;
 }
 
-loader::loader_options with_clusters(loader::loader_options options,
-                                     std::shared_ptr<const sampler::vertex_clusters> clusters) {
-  options.clusters = std::move(clusters);
+loader::loader_options with_subgraphs(loader::loader_options options,
+                                     std::shared_ptr<const sampler::subgraph_batches> subgraphs) {
+  options.subgraphs = std::move(subgraphs);
   return options;
 }
 
@@ -85,9 +85,9 @@ std::vector<std::int64_t> seed_positions::at(std::int64_t minibatch) const {
 
 seed_positions minibatch_loading::positions(std::uint32_t epoch) const {
   const auto& o = loader_.options();
-  if (clusters_)
+  if (subgraphs_)
     return {
-        sampler::epoch_plan(seeds_, o.batch_size, sampler_.options().seed, epoch, clusters_.get()),
+        sampler::epoch_plan(seeds_, o.batch_size, sampler_.options().seed, epoch, subgraphs_),
         seeds_, o.slice, o.slices};
   return {static_cast<std::int64_t>(seeds_.size()),
           o.batch_size,
@@ -105,18 +105,19 @@ minibatch_loading::minibatch_loading(std::shared_ptr<const data::dataset> datase
       shuffle_(plan.shuffle),
       exec_(host_executor(plan.execution)),
       sampler_(dataset_->graph(), plan.sampling, exec_),
-      clusters_(detail::clusters_for(dataset_->graph(), dataset_->num_nodes(), plan.sampling)),
+      subgraphs_(detail::subgraphs_for(dataset_->graph(), dataset_->num_nodes(), plan.sampling,
+                                       plan.loading.batch_size)),
       loader_({dataset_->graph(), dataset_->features(), dataset_->labels()}, sampler_,
-              with_clusters(plan.loading, clusters_), exec_) {
-  BULKGNN_EXPECTS(!clusters_ || shuffle_,
-                  "loading_plan.shuffle: the {} sampler's minibatches are shuffled batches of "
-                  "clusters; an unshuffled order applies to samplers that batch seeds",
+              with_subgraphs(plan.loading, subgraphs_), exec_) {
+  BULKGNN_EXPECTS(!subgraphs_ || shuffle_,
+                  "loading_plan.shuffle: the {} sampler's minibatches are subgraphs it shuffles "
+                  "or draws; an unshuffled order applies to samplers that batch seeds",
                   plan.sampling.kind);
   // Refuses seeds it cannot batch (a seed listed twice) here, not at the
   // first epoch.
-  if (clusters_)
+  if (subgraphs_)
     (void)sampler::epoch_plan(seeds_, plan.loading.batch_size, plan.sampling.seed, 0,
-                              clusters_.get());
+                              subgraphs_);
 }
 
 loader::epoch_stream minibatch_loading::epoch(std::uint32_t epoch) {
@@ -153,7 +154,7 @@ std::int64_t link_loading::minibatches_per_epoch() const {
 
 std::int64_t minibatch_loading::minibatches_per_epoch() const {
   const auto& options = loader_.options();
-  const auto all = sampler::minibatch_count(seeds_, options.batch_size, clusters_.get());
+  const auto all = sampler::minibatch_count(seeds_, options.batch_size, subgraphs_.get());
   return options.max_minibatches > 0 ? std::min(all, options.max_minibatches) : all;
 }
 

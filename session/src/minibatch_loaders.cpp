@@ -4,7 +4,7 @@
 #include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/loader/host_to_device.hpp"
 #include "bulkgnn/trainer/matrix.hpp"
-#include "clustering.hpp"
+#include "subgraph_batching.hpp"
 
 #include <algorithm>
 
@@ -22,11 +22,11 @@ minibatch_loaders::minibatch_loaders(const training_data& ds, const train_option
       layout_(layout_for(ds, o)),
       device_copies_(device_copies_for(ds, o, layout_, normalizer)),
       sampler_(sampler_for()),
-      clusters_(clusters_for(ds.graph,
+      subgraphs_(subgraphs_for(ds.graph,
                              o.parallel != nullptr && o.parallel->rows != nullptr
                                  ? o.parallel->rows->num_vertices()
                                  : ds.graph.rows,
-                             o.sampling)),
+                             o.sampling, o.loading.batch_size)),
       loader_(source(), *sampler_, loading_for(o.loading), o.exec) {
   if (layout_.features_between_gpus) {
     // A stream of its own: the gather stage fetches while the model trains.
@@ -41,6 +41,8 @@ trainer::minibatch_sources minibatch_loaders::sources() {
       .train = loader_,
       .make_eval = [this]() -> loader::minibatch_source& { return eval_loader(); },
       .sampler = &*sampler_,
+      .seed_loss_weights =
+          subgraphs_ ? subgraphs_->loss_weights() : std::span<const float>{},
       .normalizer = normalizer_,
       .evaluation = layout_.evaluation};
   // The copies are complete: copying into device memory waits for the copy.
@@ -54,6 +56,11 @@ trainer::minibatch_sources minibatch_loaders::sources() {
 
 loader::minibatch_source& minibatch_loaders::eval_loader() {
   if (!eval_loader_) {
+    BULKGNN_EXPECTS(!subgraphs_ || subgraphs_->passes_over_every_seed(),
+                    "train_options.eval sampled: the {} sampler's minibatches are drawn "
+                    "subgraphs, which do not pass over every vertex once; evaluate on the full "
+                    "graph",
+                    options_.sampling.kind);
     auto options = options_.loading;
     options.max_minibatches = 0;
     eval_sampler_ = sampler_for();
@@ -114,7 +121,7 @@ loader::graph_source minibatch_loaders::source() const {
 
 loader::loader_options minibatch_loaders::loading_for(loader::loader_options l) const {
   const auto& o = options_;
-  l.clusters = clusters_;
+  l.subgraphs = subgraphs_;
   if (layout_.host_to_device) add_host_to_device(model_executor(o), l);
   if (o.parallel == nullptr) return l;
   l.slice = o.parallel->ranks->rank();

@@ -54,8 +54,9 @@ class minibatch_loaders {
   training_layout layout_;
   std::optional<device_copies> device_copies_;
   std::unique_ptr<sampler::bulk_sampler> sampler_;
-  // Cluster-GCN's clusters (null for other samplers), shared by both loaders.
-  std::shared_ptr<const sampler::vertex_clusters> clusters_;
+  // How the sampler cuts epochs into subgraphs (null for samplers that
+  // batch seeds), shared by both loaders.
+  std::shared_ptr<const sampler::subgraph_batches> subgraphs_;
   loader::minibatch_loader loader_;
   std::unique_ptr<sampler::bulk_sampler> eval_sampler_;
   std::optional<loader::minibatch_loader> eval_loader_;

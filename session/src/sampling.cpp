@@ -2,7 +2,7 @@
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/session/layout.hpp"
-#include "clustering.hpp"
+#include "subgraph_batching.hpp"
 
 #include <tbb/parallel_for.h>
 
@@ -50,10 +50,11 @@ sampling_run::sampling_run(const run_data& data, run_session& cluster, const exe
                   plan.placement.features);
   seeds_ = data.part ? data.part->training_vertices(plan.split)
                      : data.whole->training_vertices(plan.split);
-  clusters_ =
-      data.part ? detail::clusters_for({}, data.part->num_nodes(), plan.sampling)
-                : detail::clusters_for(data.whole->graph(), data.whole->num_nodes(), plan.sampling);
-  per_epoch_ = sampler::minibatch_count(seeds_, plan.batch_size, clusters_.get());
+  subgraphs_ =
+      data.part ? detail::subgraphs_for({}, data.part->num_nodes(), plan.sampling, plan.batch_size)
+                : detail::subgraphs_for(data.whole->graph(), data.whole->num_nodes(), plan.sampling,
+                                        plan.batch_size);
+  per_epoch_ = sampler::minibatch_count(seeds_, plan.batch_size, subgraphs_.get());
   if (plan.max_minibatches > 0) per_epoch_ = std::min(per_epoch_, plan.max_minibatches);
   // Alone, a partitioned dataset has one part: the whole graph.
   if (cluster.rows() != nullptr)
@@ -113,7 +114,7 @@ void sampling_run::place_features(const data::dataset& ds) {
 
 std::vector<std::uint64_t> sampling_run::first_epoch_input_counts(vertex_t num_vertices) {
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(num_vertices), 0);
-  const sampler::epoch_plan plan(seeds_, plan_.batch_size, plan_.sampling.seed, 0, clusters_.get());
+  const sampler::epoch_plan plan(seeds_, plan_.batch_size, plan_.sampling.seed, 0, subgraphs_);
   for (std::int64_t first = 0; first < per_epoch_; first += plan_.bulk) {
     const auto bulk = sampler::copy_to_host(
         sampler_->sample(plan, first, std::min(plan_.bulk, per_epoch_ - first)));
@@ -124,7 +125,7 @@ std::vector<std::uint64_t> sampling_run::first_epoch_input_counts(vertex_t num_v
 
 void sampling_run::start_epoch(std::uint32_t epoch) {
   const stopwatch shuffle;
-  epoch_.emplace(seeds_, plan_.batch_size, plan_.sampling.seed, epoch, clusters_.get());
+  epoch_.emplace(seeds_, plan_.batch_size, plan_.sampling.seed, epoch, subgraphs_);
   epoch_number_ = epoch;
   const double seconds = shuffle.seconds();
   times_.add("shuffle", seconds);

@@ -398,9 +398,9 @@ TEST(loader, batches_of_clusters_are_the_clustered_plans_minibatches) {
       std::make_shared<const sampler::vertex_clusters>(d.graph.view(), cluster_of, 60);
   const sampler::sampler_options options{.kind = "cluster-gcn", .fanouts = {-1, -1}, .seed = 3};
   sampler::bulk_sampler sampler(d.graph.view(), options);
-  const sampler::epoch_plan plan(d.train, 7, options.seed, 2, clusters.get());
+  const sampler::epoch_plan plan(d.train, 7, options.seed, 2, clusters);
   const auto bulk = sampler.sample(plan, 0, plan.num_minibatches());
-  minibatch_loader loader(d.source(), sampler, {.batch_size = 7, .clusters = clusters, .bulk = 3});
+  minibatch_loader loader(d.source(), sampler, {.batch_size = 7, .subgraphs = clusters, .bulk = 3});
   auto stream = loader.epoch(d.train, 2);
   EXPECT_EQ(stream.num_minibatches(), sampler::minibatch_count(d.train, 7, clusters.get()));
   std::int64_t j = 0;
@@ -414,7 +414,7 @@ TEST(loader, batches_of_clusters_are_the_clustered_plans_minibatches) {
 
   EXPECT_THROW(minibatch_loader(d.source(), sampler, {}), option_error);
   sampler::bulk_sampler sage(d.graph.view(), node_wise_options());
-  EXPECT_THROW(minibatch_loader(d.source(), sage, {.clusters = clusters}), option_error);
+  EXPECT_THROW(minibatch_loader(d.source(), sage, {.subgraphs = clusters}), option_error);
 }
 
 TEST(loader, rejects_impossible_options_and_inputs) {

@@ -93,7 +93,7 @@ class SamplerTable(unittest.TestCase):
         table = {s["name"]: s for s in bulkgnn.samplers()}
         self.assertEqual(list(table),
                          ["sage", "ladies", "fastgcn", "random-walk", "labor", "shadow",
-                          "cluster-gcn", "pinsage"])
+                          "cluster-gcn", "pinsage", "saint-node", "saint-edge", "saint-rw"])
         self.assertEqual(table["cluster-gcn"]["parameters"]["clusters"]["default"], 0)
         self.assertEqual(table["shadow"]["layer"], "sage")
         self.assertEqual(table["labor"]["aliases"], ["labor-0"])

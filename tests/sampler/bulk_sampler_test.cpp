@@ -145,7 +145,7 @@ TEST(SamplerTable, HostOnlySamplersRefuseAGpuExecutorByName) {
     if (!entry.host_only) continue;
     ++host_only;
     const sampler_options options{.kind = std::string(entry.name),
-                                  .fanouts = {entry.batches_clusters ? -1 : 3}};
+                                  .fanouts = {entry.batches_subgraphs() ? -1 : 3}};
     try {
       bulk_sampler sampler(g.view(), options,
                            executor(std::make_shared<testing::fake_device_context>()));

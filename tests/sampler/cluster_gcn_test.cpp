@@ -30,6 +30,11 @@ vertex_clusters spread_clusters(csr_view g, int count) {
   return {g, std::move(cluster_of), count};
 }
 
+// A plan's batching that the test keeps alive.
+std::shared_ptr<const subgraph_batches> batching_of(const vertex_clusters& clusters) {
+  return {&clusters, [](const subgraph_batches*) {}};
+}
+
 // Every vertex but every fourth, and none of clusters 3, 11 and 17.
 std::vector<vertex_t> training_vertices(const vertex_clusters& clusters) {
   std::vector<vertex_t> train;
@@ -68,8 +73,8 @@ TEST(ClusteredPlan, HoldsEveryVertexOnceAndEverySeedWithItsCluster) {
   std::vector<bool> holds(30, false);
   for (const vertex_t v : train) holds[clusters.cluster_of(v)] = true;
   for (std::uint32_t epoch = 0; epoch < 6; ++epoch) {
-    const epoch_plan plan(train, per_batch, 9, epoch, &clusters);
-    ASSERT_TRUE(plan.clustered());
+    const epoch_plan plan(train, per_batch, 9, epoch, batching_of(clusters));
+    ASSERT_NE(plan.batching(), nullptr);
     ASSERT_EQ(plan.num_minibatches(), 7);  // 27 clusters hold seeds
     EXPECT_EQ(minibatch_count(train, per_batch, &clusters), 7);
     std::multiset<vertex_t> seeds;
@@ -135,7 +140,7 @@ TEST(ClusteredPlan, BatchesAreAUniformlyRandomPartitionOfTheClusters) {
   std::vector<double> in_batch(positions.cells, 0);
   std::vector<int> batch_of(units);
   for (std::uint32_t epoch = 0; epoch < epochs; ++epoch) {
-    const epoch_plan plan(train, per_batch, 17, epoch, &clusters);
+    const epoch_plan plan(train, per_batch, 17, epoch, batching_of(clusters));
     ASSERT_EQ(plan.num_minibatches(), batches);
     for (int b = 0; b < batches; ++b)
       for (const vertex_t v : plan.subgraph(b)) batch_of[cluster_of[v]] = b;
@@ -173,7 +178,7 @@ TEST(ClusterGcnSampler, IsTheModelOnTheSubgraphOfItsClustersKeepingWhatTheSeedsR
   const auto g = bulkgnn::testing::random_graph(500, 13);
   const auto clusters = spread_clusters(g.view(), 30);
   const auto train = training_vertices(clusters);
-  const epoch_plan plan(train, 3, 4, 2, &clusters);
+  const epoch_plan plan(train, 3, 4, 2, batching_of(clusters));
   for (const std::size_t layers : {1, 2, 3}) {
     auto o = cluster_gcn;
     o.fanouts.assign(layers, -1);
@@ -199,13 +204,13 @@ TEST(ClusterGcnSampler, SameMinibatchesForAnyBulkSizeThreadCountAndBackEnd) {
   const auto g = bulkgnn::testing::random_graph(600, 8);
   const auto clusters = spread_clusters(g.view(), 40);
   bulkgnn::testing::expect_same_digests_for_any_bulk_threads_and_back_end(
-      g.view(), cluster_gcn, epoch_plan(training_vertices(clusters), 3, 4, 2, &clusters));
+      g.view(), cluster_gcn, epoch_plan(training_vertices(clusters), 3, 4, 2, batching_of(clusters)));
 }
 
 TEST(ClusterGcnSampler, EverySliceIsTheWholeMinibatchRestrictedToItsSeeds) {
   const auto g = bulkgnn::testing::random_graph(500, 3);
   const auto clusters = spread_clusters(g.view(), 30);
-  const epoch_plan plan(training_vertices(clusters), 4, 0, 1, &clusters);
+  const epoch_plan plan(training_vertices(clusters), 4, 0, 1, batching_of(clusters));
   bulk_sampler sampler(g.view(), cluster_gcn);
   const auto whole = sampler.sample(plan, 0, plan.num_minibatches());
   for (const int slices : {2, 3}) {
@@ -234,7 +239,7 @@ TEST(ClusterGcnSampler, RefusesWhatItCannotDo) {
                option_error);
   const std::vector<vertex_t> twice{3, 4, 3};
   const auto clusters = spread_clusters(g.view(), 6);
-  EXPECT_THROW(epoch_plan(twice, 2, 1, 0, &clusters), option_error);
+  EXPECT_THROW(epoch_plan(twice, 2, 1, 0, batching_of(clusters)), option_error);
   EXPECT_THROW(vertex_clusters(g.view(), std::vector<std::int32_t>(60, 6), 6), option_error);
   EXPECT_THROW(vertex_clusters(g.view(), std::vector<std::int32_t>(59, 0), 6), option_error);
   o = cluster_gcn;

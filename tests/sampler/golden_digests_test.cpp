@@ -43,7 +43,7 @@ std::string hex(std::uint64_t value) {
 std::uint64_t epoch_digest(const sampler_options& options) {
   const auto g = golden_graph();
   const auto seeds = bulkgnn::testing::all_vertices(300);
-  const auto plan = bulkgnn::testing::plan_for(options.kind, g.view(), seeds, 32, options.seed, 1);
+  const auto plan = bulkgnn::testing::plan_for(options, g.view(), seeds, 32, 1);
   run_digest digest;
   for (auto d : bulkgnn::testing::plan_digests(g.view(), options, plan, 4)) digest.add(d);
   return digest.value();
@@ -54,7 +54,7 @@ std::uint64_t epoch_digest(const sampler_options& options) {
 std::map<std::string, sampler_options> golden_runs() {
   std::map<std::string, sampler_options> runs;
   for (const auto& entry : sampler_table()) {
-    const auto fanouts = entry.batches_clusters ? std::vector<std::int64_t>{-1, -1}
+    const auto fanouts = entry.batches_subgraphs() ? std::vector<std::int64_t>{-1, -1}
                          : entry.fanout == fanout_unit::per_destination
                              ? std::vector<std::int64_t>{5, 3}
                              : std::vector<std::int64_t>{48, 48};
@@ -77,6 +77,9 @@ const std::map<std::string, std::uint64_t> golden = {
     {"pinsage", 0xe52ed2ce4d14fc51},
     {"ladies", 0xe82fa7c2ee275568},
     {"random-walk", 0xaf8bc0af9fc1cd58},
+    {"saint-edge", 0x74a23e249a12790f},
+    {"saint-node", 0x922e6e3c7e470712},
+    {"saint-rw", 0xd4d08f7f7cc92d20},
     {"sage", 0x44c8194124842053},
     {"sage, weighted", 0xaf966e98d81a4a60},
     {"sage, weighted, with replacement", 0xc13764c76d1cd477},

@@ -18,19 +18,24 @@
 
 namespace bulkgnn::testing {
 
-// The epoch plan a sampler of `kind` runs: batch_size seeds per minibatch,
-// or, for a sampler that batches clusters, batch_size / 10 clusters of ten
-// vertices, spread over the graph.
-inline sampler::epoch_plan plan_for(const std::string& kind, csr_view graph,
+// The epoch plan a sampler of `options` runs: batch_size seeds per
+// minibatch; for Cluster-GCN batch_size / 10 clusters of ten vertices,
+// spread over the graph; for another sampler whose minibatches are
+// subgraphs, its own batching with batch_size.
+inline sampler::epoch_plan plan_for(const sampler::sampler_options& options, csr_view graph,
                                     std::span<const vertex_t> train, std::int64_t batch_size,
-                                    std::uint32_t seed, std::uint32_t epoch) {
-  if (!sampler::find_sampler(kind).batches_clusters) return {train, batch_size, seed, epoch};
+                                    std::uint32_t epoch) {
+  const auto& entry = sampler::find_sampler(options.kind);
+  const auto seed = options.seed;
+  if (!entry.batches_subgraphs()) return {train, batch_size, seed, epoch};
+  if (entry.name != "cluster-gcn")
+    return {train, batch_size, seed, epoch, entry.subgraph_batching(graph, options, batch_size)};
   const auto count = static_cast<int>(std::max<std::int64_t>(1, graph.rows / 10));
   std::vector<std::int32_t> cluster_of(static_cast<std::size_t>(graph.rows));
   for (vertex_t v = 0; v < graph.rows; ++v)
     cluster_of[v] = static_cast<std::int32_t>((v * 7) % count);
-  const sampler::vertex_clusters clusters(graph, std::move(cluster_of), count);
-  return {train, std::max<std::int64_t>(1, batch_size / 10), seed, epoch, &clusters};
+  auto clusters = std::make_shared<const sampler::vertex_clusters>(graph, std::move(cluster_of), count);
+  return {train, std::max<std::int64_t>(1, batch_size / 10), seed, epoch, std::move(clusters)};
 }
 
 // The digests of every minibatch of `plan`, sampled `bulk` at a time.

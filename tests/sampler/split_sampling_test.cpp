@@ -27,8 +27,8 @@ INSTANTIATE_TEST_SUITE_P(Samplers, SplitSampling, ::testing::ValuesIn(sampler_na
 TEST_P(SplitSampling, EverySliceIsTheWholeMinibatchRestrictedToItsSeeds) {
   const auto g = bulkgnn::testing::random_graph(700, 3);
   const auto train = all_vertices(700);
-  const auto plan = bulkgnn::testing::plan_for(GetParam(), g.view(), train, 50, 0, 2);
   const auto options = split_options_for(GetParam());
+  const auto plan = bulkgnn::testing::plan_for(options, g.view(), train, 50, 2);
   bulk_sampler whole_sampler(g.view(), options);
   for (const backend kind : {backend::cpu, backend::reference}) {
     bulk_sampler sampler(g.view(), options, executor{kind});
@@ -57,8 +57,8 @@ TEST_P(SplitSampling, EverySliceIsTheWholeMinibatchRestrictedToItsSeeds) {
 TEST_P(SplitSampling, DigestsMergedFromTheSlicesAreTheWholeMinibatchDigests) {
   const auto g = bulkgnn::testing::random_graph(600, 4);
   const auto train = all_vertices(600);
-  const auto plan = bulkgnn::testing::plan_for(GetParam(), g.view(), train, 40, 0, 1);
   const auto options = split_options_for(GetParam());
+  const auto plan = bulkgnn::testing::plan_for(options, g.view(), train, 40, 1);
   bulk_sampler sampler(g.view(), options);
   const auto whole = sampler.sample(plan, 0, plan.num_minibatches());
   const auto hops = static_cast<std::int64_t>(options.fanouts.size());

@@ -7,5 +7,6 @@ namespace bulkgnn::trainer::layers {
 
 [[nodiscard]] const layer_entry& sage_layer();
 [[nodiscard]] const layer_entry& gcn_layer();
+[[nodiscard]] const layer_entry& graph_conv_layer();
 
 }  // namespace bulkgnn::trainer::layers

@@ -12,7 +12,8 @@ namespace bulkgnn::trainer {
 std::span<const layer_entry> layer_table() {
   // A new layer kind: its file in trainer/layers/ (declared in
   // layer_entries.hpp, listed in trainer/CMakeLists.txt) and one entry here.
-  static const std::array table{layers::sage_layer(), layers::gcn_layer()};
+  static const std::array table{layers::sage_layer(), layers::gcn_layer(),
+                                layers::graph_conv_layer()};
   return table;
 }
 

@@ -104,8 +104,8 @@ aggregation_block make_aggregation_block(const executor& exec, const csr_matrix&
       return with_transpose(exec, row_means(exec, block.view()), with_backward);
     case adjacency_weights::as_sampled:
       BULKGNN_EXPECTS(block.view().weighted(),
-                      "make_aggregation_block: a {} layer needs a weighted block (LADIES or "
-                      "FastGCN sampling), got a pattern",
+                      "make_aggregation_block: a {} layer needs a weighted block (LADIES, "
+                      "FastGCN or GraphSAINT sampling), got a pattern",
                       layer.name);
       return with_transpose(exec, own_copy(exec, block.view()), with_backward);
     default:

@@ -55,6 +55,11 @@ class run {
 
   train_result execute(const minibatch_sources& sources, const epoch_callback& on_epoch) {
     sources_ = &sources;
+    BULKGNN_EXPECTS(sources.seed_loss_weights.empty() ||
+                        host_accessible(state_.model.exec().memory().space()),
+                    "sampler_options.kind {}: its normalised loss is computed on the host only so "
+                    "far; train the model on the host",
+                    options_.sampling.kind);
     run_with_checkpoints(
         state_, options_,
         [&](std::int64_t epoch) { return train_epoch(static_cast<std::uint32_t>(epoch)); },
@@ -84,8 +89,7 @@ class run {
           // A data-parallel slice carries its share of the whole minibatch's
           // loss (a batch of clusters holds any number of seeds).
           BULKGNN_ASSERT(mb.batch.whole_seeds >= seeds);
-          const double share =
-              static_cast<double>(seeds) / static_cast<double>(mb.batch.whole_seeds);
+          double share = static_cast<double>(seeds) / static_cast<double>(mb.batch.whole_seeds);
           const detail::placed_minibatch placed(exec, mb, config_.kind, true);
           const auto logits =
               state_.model.forward(placed.blocks, placed.features.view(),
@@ -93,18 +97,35 @@ class run {
                                                         static_cast<std::uint32_t>(mb.batch.index),
                                                         placed.row_ids.span()});
           grad.reshape(logits.rows, logits.cols);
-          const auto loss =
-              kernels::softmax_cross_entropy(exec, logits, placed.labels.span(), grad.view());
+          const auto weights = seed_loss_weights(mb.batch);
+          const auto loss = weights.empty() ? kernels::softmax_cross_entropy(
+                                                  exec, logits, placed.labels.span(), grad.view())
+                                            : kernels::weighted_softmax_cross_entropy(
+                                                  exec, logits, placed.labels.span(), weights,
+                                                  grad.view());
           if (!std::isfinite(loss.loss))
             throw error(fmt::format(
                 "epoch {}, minibatch {}: the loss is {} (diverged; lower adam_options.lr)", epoch,
                 mb.batch.index, loss.loss));
+          // A weighted loss is a sum over the seeds: the slices' add up.
+          if (!weights.empty()) share = 1.0;
           if (share != 1.0) kernels::scale(exec, grad.data(), static_cast<float>(share));
           state_.model.backward(grad.view());
           return detail::step_result{loss, share};
         });
     measurement.fill(r, stream);
     return r;
+  }
+
+  // The loss weight of each of the minibatch's seeds; empty for the mean.
+  std::vector<float> seed_loss_weights(const sampler::minibatch& batch) const {
+    const auto all = sources_->seed_loss_weights;
+    if (all.empty()) return {};
+    const auto seeds = copy_to_host(batch.seeds);
+    std::vector<float> weights;
+    weights.reserve(seeds.size());
+    for (const vertex_t v : seeds) weights.push_back(all[static_cast<std::size_t>(v)]);
+    return weights;
   }
 
   const train_options& options_;
@@ -142,7 +163,8 @@ layer_kind layer_for(const train_options& o) {
   const bool weighted_blocks = blocks_for.sampled_block == adjacency_weights::as_sampled;
   BULKGNN_EXPECTS(layer.sampled_block != adjacency_weights::as_sampled || weighted_blocks,
                   "train_options.layer {}: the layer keeps the weights a sampler computes, but "
-                  "the {} sampler's blocks are patterns (sample with ladies or fastgcn, or train "
+                  "the {} sampler's blocks are patterns (sample with ladies, fastgcn or saint-*, or "
+                  "train "
                   "{} layers)",
                   layer.name, sampler::find_sampler(o.sampling.kind).name, blocks_for.name);
   return layer.kind;

@@ -22,6 +22,16 @@ struct loss_result {
 loss_result softmax_cross_entropy(const executor& exec, dense_view<const float> logits,
                                   std::span<const std::int32_t> labels, dense_view<float> grad);
 
+// Σ_r row_weights[r]·(softmax cross-entropy of row r), the terms summed in
+// row order (GraphSAINT's normalised loss: loss_result::loss is this sum,
+// not a mean), with argmax accuracy as above; grad, if not empty, receives
+// row_weights[r]·(softmax − onehot) in row r. Weights must be finite and
+// non-negative. Host back ends only so far.
+loss_result weighted_softmax_cross_entropy(const executor& exec, dense_view<const float> logits,
+                                           std::span<const std::int32_t> labels,
+                                           std::span<const float> row_weights,
+                                           dense_view<float> grad);
+
 // Rows whose argmax (ties → lowest class) equals the label.
 [[nodiscard]] std::int64_t count_correct(const executor& exec, dense_view<const float> logits,
                                          std::span<const std::int32_t> labels);

@@ -7,7 +7,7 @@
 #include "bulkgnn/loader/feature_normalization.hpp"
 #include "bulkgnn/loader/stage.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
-#include "bulkgnn/sampler/clusters.hpp"
+#include "bulkgnn/sampler/subgraph_batches.hpp"
 #include "bulkgnn/sampler/link_seeds.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
 
@@ -64,12 +64,12 @@ struct graph_source {
 };
 
 struct loader_options {
-  // Seeds per minibatch; clusters per minibatch where `clusters` is set.
+  // Seeds per minibatch; where `subgraphs` is set, its unit (clusters,
+  // or a GraphSAINT sampler's budget).
   std::int64_t batch_size = 1024;
-  // Cluster-GCN's clusters of the graph: set, every epoch batches them
-  // (sampler::epoch_plan's clustered plan) for a sampler that runs on them
-  // (sampler_entry::batches_clusters).
-  std::shared_ptr<const sampler::vertex_clusters> clusters = nullptr;
+  // How a sampler whose minibatches are subgraphs cuts every epoch
+  // (sampler_entry::subgraph_batching); set for such a sampler only.
+  std::shared_ptr<const sampler::subgraph_batches> subgraphs = nullptr;
   std::int64_t bulk = 32;         // minibatches sampled by one sampler call
   std::int64_t bulk_queue = 2;    // sampled bulks waiting for the gather stage
   std::int64_t ready_queue = 32;  // gathered minibatches waiting for the consumer

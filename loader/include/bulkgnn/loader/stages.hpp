@@ -21,13 +21,13 @@ namespace bulkgnn::loader {
 // ⌈minibatches / bulk⌉ bulk_requests out, the last one shorter.
 class shuffle_stage final : public stage {
  public:
-  // With `clusters`, batch_size clusters per minibatch (epoch_plan).
+  // With `subgraphs`, the minibatches it cuts (epoch_plan).
   shuffle_stage(std::int64_t batch_size, std::int64_t bulk, std::uint32_t sampler_seed,
-                std::shared_ptr<const sampler::vertex_clusters> clusters = nullptr)
+                std::shared_ptr<const sampler::subgraph_batches> subgraphs = nullptr)
       : batch_size_(batch_size),
         bulk_(bulk),
         sampler_seed_(sampler_seed),
-        clusters_(std::move(clusters)) {}
+        subgraphs_(std::move(subgraphs)) {}
 
   [[nodiscard]] std::string name() const override { return "shuffle"; }
   [[nodiscard]] bool process(stage_item item, stage_context& context) override;
@@ -36,7 +36,7 @@ class shuffle_stage final : public stage {
   std::int64_t batch_size_;
   std::int64_t bulk_;
   std::uint32_t sampler_seed_;
-  std::shared_ptr<const sampler::vertex_clusters> clusters_;
+  std::shared_ptr<const sampler::subgraph_batches> subgraphs_;
 };
 
 // Samples one bulk of whole minibatches, or this loader's parts of them

@@ -3,25 +3,38 @@
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/sampler/options.hpp"
+#include "bulkgnn/sampler/subgraph_batches.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 namespace bulkgnn::sampler {
 
-// A clustering of a graph's vertices (Cluster-GCN's METIS parts), as an
-// epoch plan batches it (epoch_plan.hpp), with how strongly each pair of
-// clusters is linked.
-class vertex_clusters {
+// A clustering of a graph's vertices (Cluster-GCN's METIS parts), with how
+// strongly each pair of clusters is linked, and how an epoch batches it:
+// the clusters holding training vertices are shuffled and cut into batches
+// of batch_size; a minibatch's seeds are the training vertices of its
+// clusters, and it runs on all of its clusters' vertices. A cluster without
+// training vertices goes with the cluster holding some that it has the most
+// edges to (one linked to none of them goes round-robin over them, and its
+// vertices then feed no seed), so that every vertex is in one minibatch per
+// epoch and no minibatch is without seeds.
+class vertex_clusters final : public subgraph_batches {
  public:
   // cluster_of[v] in [0, count) for every vertex v of `graph`.
   vertex_clusters(csr_view graph, std::vector<std::int32_t> cluster_of, int count);
 
   [[nodiscard]] int count() const { return static_cast<int>(members_.segments()); }
-  [[nodiscard]] std::int64_t num_vertices() const {
+  [[nodiscard]] std::int64_t num_vertices() const override {
     return static_cast<std::int64_t>(cluster_of_.size());
   }
+  // Batches of batch_size clusters holding training vertices.
+  [[nodiscard]] std::int64_t minibatch_count(std::span<const vertex_t> train,
+                                             std::int64_t batch_size) const override;
+  [[nodiscard]] batched_subgraphs batch(std::span<const vertex_t> train, std::int64_t batch_size,
+                                        std::uint32_t seed, std::uint32_t epoch) const override;
   [[nodiscard]] std::int32_t cluster_of(vertex_t v) const { return cluster_of_[v]; }
   // Cluster c's vertices, ascending.
   [[nodiscard]] std::span<const vertex_t> members(int c) const { return members_.segment(c); }
@@ -31,6 +44,9 @@ class vertex_clusters {
   [[nodiscard]] int most_linked(int c, const std::vector<bool>& eligible) const;
 
  private:
+  // Which clusters hold a training vertex.
+  [[nodiscard]] std::vector<bool> seeded_clusters(std::span<const vertex_t> train) const;
+
   std::vector<std::int32_t> cluster_of_;
   segmented_vertices members_;
   // Cluster c's linked clusters (ascending) are linked_[link_offsets_[c] ..
@@ -44,5 +60,11 @@ class vertex_clusters {
 // `num_vertices` into: its `clusters` parameter, or one per 150 vertices
 // where that is 0; option_error where there are more than vertices.
 [[nodiscard]] int cluster_count(const sampler_options& options, std::int64_t num_vertices);
+
+// Cluster-GCN's batching of `graph` (held whole on the host): its METIS
+// clusters, cluster_count of them, METIS seeded by the sampler's seed (any
+// batch_size of clusters).
+[[nodiscard]] std::shared_ptr<const subgraph_batches> metis_clusters(
+    csr_view graph, const sampler_options& options, std::int64_t batch_size);
 
 }  // namespace bulkgnn::sampler

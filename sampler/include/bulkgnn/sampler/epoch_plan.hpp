@@ -1,9 +1,10 @@
 #pragma once
 
 #include "bulkgnn/core/types.hpp"
-#include "bulkgnn/sampler/clusters.hpp"
+#include "bulkgnn/sampler/subgraph_batches.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -16,36 +17,29 @@ namespace bulkgnn::sampler {
 }
 
 // Minibatches an epoch_plan of `seeds` has (0 without seeds): batch_size
-// seeds each, or with `clusters` batch_size clusters holding a seed each.
+// seeds each, or as `batching` cuts the epoch where given.
 [[nodiscard]] std::int64_t minibatch_count(std::span<const vertex_t> seeds, std::int64_t batch_size,
-                                           const vertex_clusters* clusters);
+                                           const subgraph_batches* batching);
 
 // The seed vertices of every minibatch of one epoch, in an order shuffled by
-// a stream keyed on (seed, epoch) alone:
-// - the training vertices cut into consecutive minibatches of batch_size
-//   (the last one may be smaller);
-// - or, with clusters (Cluster-GCN), batch_size clusters per minibatch: its
-//   seeds are the training vertices of its clusters, and it runs on all of
-//   its clusters' vertices (subgraph()). The clusters holding training
-//   vertices are shuffled and cut into batches; a cluster without one goes
-//   with the cluster holding one that it has the most edges to (one linked
-//   to none of them goes round-robin over them, and its vertices then feed
-//   no seed), so that every vertex is in one minibatch per epoch and no
-//   minibatch is without seeds.
+// a stream keyed on (seed, epoch) alone: the training vertices cut into
+// consecutive minibatches of batch_size (the last one may be smaller); or,
+// with a subgraph_batches (Cluster-GCN, GraphSAINT), the minibatches it
+// cuts, each with the vertices of its subgraph (subgraph()).
 class epoch_plan {
  public:
-  // With `clusters` (may be null), the clustered plan.
+  // `batching` may be null.
   epoch_plan(std::span<const vertex_t> train, std::int64_t batch_size, std::uint32_t seed,
-             std::uint32_t epoch, const vertex_clusters* clusters = nullptr);
+             std::uint32_t epoch, std::shared_ptr<const subgraph_batches> batching = nullptr);
 
   [[nodiscard]] std::uint32_t epoch() const { return epoch_; }
   [[nodiscard]] std::int64_t num_minibatches() const {
     return static_cast<std::int64_t>(offsets_.size()) - 1;
   }
   [[nodiscard]] std::span<const vertex_t> seeds(std::int64_t minibatch) const;
-  // Whether its minibatches are batches of clusters.
-  [[nodiscard]] bool clustered() const { return !subgraph_offsets_.empty(); }
-  // A clustered plan's minibatch: every vertex of its clusters, ascending.
+  // What cut its minibatches into subgraphs; null for batches of seeds.
+  [[nodiscard]] const subgraph_batches* batching() const { return batching_.get(); }
+  // With a batching, a minibatch's subgraph: its vertices, ascending.
   [[nodiscard]] std::span<const vertex_t> subgraph(std::int64_t minibatch) const;
 
  private:
@@ -53,11 +47,8 @@ class epoch_plan {
   std::vector<std::int64_t> offsets_;
   std::vector<vertex_t> subgraph_vertices_;
   std::vector<std::int64_t> subgraph_offsets_;
+  std::shared_ptr<const subgraph_batches> batching_;
   std::uint32_t epoch_;
-
-  void batch_seeds(std::int64_t batch_size);
-  void batch_clusters(std::span<const vertex_t> train, const vertex_clusters& clusters,
-                      std::int64_t batch_size, std::uint32_t seed);
 };
 
 }  // namespace bulkgnn::sampler

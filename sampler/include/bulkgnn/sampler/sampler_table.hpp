@@ -2,6 +2,7 @@
 
 #include "bulkgnn/sampler/options.hpp"
 #include "bulkgnn/sampler/sampling_algorithm.hpp"
+#include "bulkgnn/sampler/subgraph_batches.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -47,10 +48,13 @@ struct sampler_entry {
   // Its layers are not its hops: every block is drawn from one subgraph,
   // so sampler_options.layers may ask for any number of them.
   bool any_depth = false;
-  // Its minibatches are batch_size clusters of a METIS clustering each
-  // (epoch_plan's clustered plan, with the `clusters` parameter), not
-  // batch_size seeds.
-  bool batches_clusters = false;
+  // Its minibatches are subgraphs, not batches of batch_size seeds: how an
+  // epoch is cut (Cluster-GCN's METIS clusters, GraphSAINT's drawn
+  // subgraphs), made once from the whole graph on the host, with the
+  // loader's batch_size (its unit is the sampler's); null for samplers that
+  // batch seeds.
+  std::shared_ptr<const subgraph_batches> (*subgraph_batching)(
+      csr_view graph, const sampler_options& options, std::int64_t batch_size) = nullptr;
   bool takes_replacement = false;
   bool takes_weights = false;
   std::vector<sampler_parameter> parameters = {};
@@ -61,6 +65,8 @@ struct sampler_entry {
   // fanouts), checked by validate() after the common ones; may be null.
   void (*check)(const sampler_options& options) = nullptr;
   std::unique_ptr<sampling_algorithm> (*make)(sampling_context& context) = nullptr;
+
+  [[nodiscard]] bool batches_subgraphs() const { return subgraph_batching != nullptr; }
 };
 
 // An entry's `make` for an algorithm built from the context alone.

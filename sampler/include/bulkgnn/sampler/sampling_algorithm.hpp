@@ -9,6 +9,7 @@
 #include "bulkgnn/sampler/minibatch.hpp"
 #include "bulkgnn/sampler/options.hpp"
 #include "bulkgnn/sampler/row_source.hpp"
+#include "bulkgnn/sampler/subgraph_batches.hpp"
 
 #include <cstdint>
 #include <span>
@@ -28,10 +29,12 @@ struct sampling_context {
   // blocks (a link minibatch's supervision edges); null: none. Set by
   // bulk_sampler for one call.
   const kernels::excluded_edges* excluded = nullptr;
-  // Where the epoch plan batches clusters (Cluster-GCN): segment j holds
-  // every vertex minibatch j of the bulk runs on (epoch_plan::subgraph);
-  // null otherwise. Set by bulk_sampler for one call.
+  // Where the epoch plan's minibatches are subgraphs (Cluster-GCN,
+  // GraphSAINT): segment j holds every vertex minibatch j of the bulk runs
+  // on (epoch_plan::subgraph), and `batching` is what cut them; null
+  // otherwise. Set by bulk_sampler for one call.
   const segmented_vertices* subgraphs = nullptr;
+  const subgraph_batches* batching = nullptr;
 };
 
 // One sampler of the table (sampler_table.hpp): how a bulk of minibatches

@@ -71,9 +71,10 @@ class minibatch_loading {
   bool shuffle_;
   executor exec_;
   sampler::bulk_sampler sampler_;
-  // Cluster-GCN's clusters (null for other samplers).
-  std::shared_ptr<const sampler::vertex_clusters> clusters_;
-  loader::minibatch_loader loader_;  // after the sampler and clusters it uses
+  // How the sampler cuts epochs into subgraphs (null for samplers that
+  // batch seeds).
+  std::shared_ptr<const sampler::subgraph_batches> subgraphs_;
+  loader::minibatch_loader loader_;  // after the sampler and subgraphs it uses
 };
 
 // Link minibatches for a consumer outside the trainer (the Python

@@ -113,8 +113,9 @@ class sampling_run {
   executor exec_;
   sampling_plan plan_;
   std::vector<vertex_t> seeds_;
-  // Cluster-GCN's clusters (null for other samplers).
-  std::shared_ptr<const sampler::vertex_clusters> clusters_;
+  // How the sampler cuts epochs into subgraphs (null for samplers that
+  // batch seeds).
+  std::shared_ptr<const sampler::subgraph_batches> subgraphs_;
   std::int64_t per_epoch_ = 0;
   csr_matrix placed_graph_;
   std::optional<placed_graph> graph_placement_;

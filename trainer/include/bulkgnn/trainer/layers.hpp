@@ -10,7 +10,7 @@ namespace bulkgnn::trainer {
 
 // The registered layer kinds; what each is and how it weighs the adjacency
 // is its entry in layer_table.hpp.
-enum class layer_kind { sage, gcn };
+enum class layer_kind { sage, gcn, graph_conv };
 
 // The kind registered as `name`; anything else is an option_error listing
 // the registered names.

@@ -143,6 +143,10 @@ struct minibatch_sources {
   // The sampler behind `train`, if any: its stage times go into
   // epoch_record::sampler_stages.
   const sampler::bulk_sampler* sampler = nullptr;
+  // Each vertex's loss weight as a seed (GraphSAINT's normalisation,
+  // sampler::subgraph_batches::loss_weights), by vertex id: a minibatch's
+  // loss is then Σ weight·loss over its seeds; empty: the mean over them.
+  std::span<const float> seed_loss_weights = {};
   // The whole graph and the (normalised) features in the model executor's
   // device memory, when the sources put them there to sample on the model's
   // GPU: full-graph evaluation reads them instead of copies of its own.

@@ -1,0 +1,285 @@
+#include "bulkgnn/sampler/saint_subgraphs.hpp"
+
+#include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/memory.hpp"
+#include "bulkgnn/core/rng.hpp"
+#include "bulkgnn/sampler/sampler_table.hpp"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+namespace bulkgnn::sampler {
+
+namespace {
+
+// Layer value of GraphSAINT's draws, apart from every hop's streams and the
+// epoch shuffle's.
+constexpr std::uint32_t saint_stream = 0xFFFFFFFDu;
+// Epoch value of the presampled subgraphs (epochs stay below 2^30).
+constexpr std::uint32_t presample_epoch = 0xFFFFFFFFu;
+// PyG's bounds on a normalisation ratio with a zero count.
+constexpr float unseen_ratio = 0.1f;
+constexpr float max_ratio = 1e4f;
+// Presampled subgraphs drawn at once before the coverage is checked.
+constexpr std::int64_t presample_chunk = 64;
+
+// Uniform integer in [0, bound) for 0 < bound < 2^63, exactly uniform.
+std::int64_t uniform_index_below(philox_stream& rng, std::int64_t bound) {
+  if (bound < (std::int64_t{1} << 32)) return rng.uniform_below(static_cast<std::uint32_t>(bound));
+  const auto b = static_cast<std::uint64_t>(bound);
+  const std::uint64_t limit = (0 - b) % b;  // 2^64 mod b: the biased low words
+  for (;;) {
+    const auto product = static_cast<unsigned __int128>(rng.next_u64()) * b;
+    if (static_cast<std::uint64_t>(product) >= limit) return static_cast<std::int64_t>(product >> 64);
+  }
+}
+
+// The row holding entry `e` of `graph` (indptr from 0).
+vertex_t row_of_entry(const csr_matrix& graph, edge_t e) {
+  const auto* begin = graph.indptr.data();
+  const auto* end = begin + graph.rows + 1;
+  return static_cast<vertex_t>(std::upper_bound(begin, end, e) - begin - 1);
+}
+
+// `graph` on the host with each row's columns ascending, without values.
+csr_matrix rows_with_ascending_columns(csr_view graph) {
+  csr_matrix sorted;
+  sorted.rows = graph.rows;
+  sorted.cols = graph.cols;
+  sorted.indptr = buffer<edge_t>(static_cast<std::size_t>(graph.rows) + 1);
+  sorted.indices = buffer<vertex_t>(static_cast<std::size_t>(graph.nnz()));
+  for (std::int64_t v = 0; v <= graph.rows; ++v)
+    sorted.indptr.data()[v] = graph.indptr[v] - graph.indptr[0];
+  for (std::int64_t v = 0; v < graph.rows; ++v) {
+    const auto row = graph.row(v);
+    auto* out = sorted.indices.data() + sorted.indptr.data()[v];
+    std::copy(row.begin(), row.end(), out);
+    std::sort(out, out + row.size());
+  }
+  return sorted;
+}
+
+double saint_vertices_per_draw(const saint_settings& s) {
+  switch (s.draw) {
+    case saint_draw::node: return 1.0;
+    case saint_draw::edge: return 2.0;
+    case saint_draw::random_walk: return static_cast<double>(s.walk_length + 1);
+  }
+  return 1.0;
+}
+
+}  // namespace
+
+saint_subgraphs::saint_subgraphs(csr_view graph, const saint_settings& settings)
+    : settings_(settings) {
+  BULKGNN_EXPECTS(host_accessible(graph.space), "saint_subgraphs: the graph must be in host memory");
+  BULKGNN_EXPECTS(graph.rows > 0 && graph.nnz() > 0,
+                  "sampler_options.kind saint: the graph has no edges to draw subgraphs from");
+  BULKGNN_EXPECTS(settings.budget > 0,
+                  "loader_options.batch_size: a GraphSAINT sampler's budget (vertices, edges or "
+                  "walk roots per subgraph) must be positive, got {}",
+                  settings.budget);
+  BULKGNN_EXPECTS(settings.coverage >= 1,
+                  "sampler_options: the GraphSAINT parameter coverage must be at least 1, got {}",
+                  settings.coverage);
+  graph_ = rows_with_ascending_columns(graph);
+  if (settings_.draw == saint_draw::edge) {
+    // Cumulative in double, in entry order: the same bits on every machine.
+    edge_cumulative_.resize(static_cast<std::size_t>(graph_.nnz()));
+    double total = 0.0;
+    const auto inverse_degree = [&](vertex_t v) {
+      return 1.0 / static_cast<double>(std::max<edge_t>(1, graph_.view().degree(v)));
+    };
+    for (vertex_t v = 0; v < graph_.rows; ++v)
+      for (edge_t e = graph_.indptr.data()[v]; e < graph_.indptr.data()[v + 1]; ++e) {
+        total += inverse_degree(v) + inverse_degree(graph_.indices.data()[e]);
+        edge_cumulative_[static_cast<std::size_t>(e)] = total;
+      }
+  }
+  presample();
+  normalise();
+}
+
+std::int64_t saint_subgraphs::minibatch_count(std::span<const vertex_t>,
+                                              std::int64_t batch_size) const {
+  BULKGNN_EXPECTS(batch_size == settings_.budget,
+                  "loader_options.batch_size: {} for GraphSAINT subgraphs drawn with a budget of {}",
+                  batch_size, settings_.budget);
+  if (settings_.steps > 0) return settings_.steps;
+  const double per_subgraph = static_cast<double>(settings_.budget) * saint_vertices_per_draw(settings_);
+  return std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(std::ceil(static_cast<double>(graph_.rows) / per_subgraph)));
+}
+
+batched_subgraphs saint_subgraphs::batch(std::span<const vertex_t> train, std::int64_t batch_size,
+                                         std::uint32_t seed, std::uint32_t epoch) const {
+  BULKGNN_EXPECTS(seed == settings_.seed,
+                  "saint_subgraphs: planned with seed {} but drawn with seed {}", seed,
+                  settings_.seed);
+  const auto count = minibatch_count(train, batch_size);
+  std::vector<bool> is_train(static_cast<std::size_t>(graph_.rows));
+  for (const vertex_t v : train) {
+    BULKGNN_EXPECTS(v >= 0 && v < graph_.rows,
+                    "epoch_plan: seed vertex {} is outside the graph's {} vertices", v,
+                    graph_.rows);
+    is_train[v] = true;
+  }
+  std::vector<std::vector<vertex_t>> drawn(static_cast<std::size_t>(count));
+  tbb::parallel_for(std::int64_t{0}, count, [&](std::int64_t j) { drawn[j] = draw(epoch, j); });
+  batched_subgraphs batched;
+  std::vector<vertex_t> seeds;
+  for (const auto& vertices : drawn) {
+    seeds.clear();
+    for (const vertex_t v : vertices)
+      if (is_train[v]) seeds.push_back(v);
+    batched.push(seeds, vertices);
+  }
+  return batched;
+}
+
+std::vector<vertex_t> saint_subgraphs::draw(std::uint32_t epoch, std::int64_t index) const {
+  BULKGNN_EXPECTS(index >= 0 && index < no_minibatch, "saint_subgraphs: subgraph index {}", index);
+  return draw_from(epoch, index);
+}
+
+std::vector<vertex_t> saint_subgraphs::draw_from(std::uint32_t epoch, std::int64_t index) const {
+  philox_stream rng(
+      rng_key{settings_.seed, epoch, static_cast<std::uint32_t>(index), saint_stream, 0});
+  const csr_view g = graph_.view();
+  std::vector<vertex_t> vertices;
+  switch (settings_.draw) {
+    case saint_draw::node:
+      // A uniform entry's row: a vertex with probability ∝ its degree.
+      for (std::int64_t i = 0; i < settings_.budget; ++i)
+        vertices.push_back(row_of_entry(graph_, uniform_index_below(rng, g.nnz())));
+      break;
+    case saint_draw::edge:
+      for (std::int64_t i = 0; i < settings_.budget; ++i) {
+        const double x = rng.uniform_open01() * edge_cumulative_.back();
+        auto e = static_cast<edge_t>(
+            std::upper_bound(edge_cumulative_.begin(), edge_cumulative_.end(), x) -
+            edge_cumulative_.begin());
+        e = std::min<edge_t>(e, g.nnz() - 1);
+        vertices.push_back(row_of_entry(graph_, e));
+        vertices.push_back(g.column_at(e));
+      }
+      break;
+    case saint_draw::random_walk:
+      for (std::int64_t i = 0; i < settings_.budget; ++i) {
+        auto at = static_cast<vertex_t>(uniform_index_below(rng, g.rows));
+        vertices.push_back(at);
+        for (std::int64_t step = 0; step < settings_.walk_length; ++step) {
+          const auto degree = g.degree(at);
+          // A vertex without neighbours keeps the walk where it is.
+          if (degree > 0) at = g.column_at(g.first_entry(at) + uniform_index_below(rng, degree));
+          vertices.push_back(at);
+        }
+      }
+      break;
+  }
+  std::sort(vertices.begin(), vertices.end());
+  vertices.erase(std::unique(vertices.begin(), vertices.end()), vertices.end());
+  return vertices;
+}
+
+void saint_subgraphs::presample() {
+  const csr_view g = graph_.view();
+  vertex_counts_.assign(static_cast<std::size_t>(g.rows), 0);
+  edge_counts_.assign(static_cast<std::size_t>(g.nnz()), 0);
+  const double wanted = static_cast<double>(settings_.coverage) * static_cast<double>(g.rows);
+  double held = 0.0;
+  std::vector<std::vector<vertex_t>> chunk(static_cast<std::size_t>(presample_chunk));
+  // Subgraphs are drawn a chunk at a time in parallel, taken in index order
+  // until they hold enough vertices, and counted in parallel: counts are
+  // sums of integers, the same whatever the order.
+  while (held < wanted) {
+    BULKGNN_EXPECTS(presampled_ + presample_chunk < no_minibatch,
+                    "saint_subgraphs: the presampling needs more than 2^32 subgraphs");
+    tbb::parallel_for(std::int64_t{0}, presample_chunk, [&](std::int64_t i) {
+      chunk[static_cast<std::size_t>(i)] = draw_from(presample_epoch, presampled_ + i);
+    });
+    std::int64_t taken = 0;
+    while (taken < presample_chunk && held < wanted)
+      held += static_cast<double>(chunk[static_cast<std::size_t>(taken++)].size());
+    tbb::parallel_for(std::int64_t{0}, taken, [&](std::int64_t i) {
+      const auto& vertices = chunk[static_cast<std::size_t>(i)];
+      for (const vertex_t v : vertices) {
+        std::atomic_ref(vertex_counts_[v]).fetch_add(1, std::memory_order_relaxed);
+        // Both ends in the subgraph: a merge of row v with the vertices.
+        auto candidate = vertices.begin();
+        for (edge_t e = g.first_entry(v); e < g.end_entry(v); ++e) {
+          candidate = std::lower_bound(candidate, vertices.end(), g.column_at(e));
+          if (candidate == vertices.end()) break;
+          if (*candidate == g.column_at(e))
+            std::atomic_ref(edge_counts_[static_cast<std::size_t>(e)])
+                .fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+    });
+    presampled_ += taken;
+  }
+}
+
+void saint_subgraphs::normalise() {
+  const csr_view g = graph_.view();
+  const auto n = static_cast<double>(g.rows);
+  loss_weights_.resize(static_cast<std::size_t>(g.rows));
+  edge_weights_.resize(static_cast<std::size_t>(g.nnz()));
+  for (vertex_t v = 0; v < g.rows; ++v) {
+    const auto count = static_cast<double>(vertex_counts_[v]);
+    loss_weights_[v] = static_cast<float>(static_cast<double>(presampled_) /
+                                          (std::max(count, double{unseen_ratio}) * n));
+    const double mean = 1.0 / static_cast<double>(std::max<edge_t>(1, g.degree(v)));
+    for (edge_t e = g.first_entry(v); e < g.end_entry(v); ++e) {
+      const auto together = static_cast<double>(edge_counts_[static_cast<std::size_t>(e)]);
+      const double ratio = together > 0 ? std::min(count / together, double{max_ratio})
+                           : count > 0  ? double{max_ratio}
+                                        : double{unseen_ratio};
+      edge_weights_[static_cast<std::size_t>(e)] = static_cast<float>(mean * ratio);
+    }
+  }
+}
+
+edge_t saint_subgraphs::find_edge(vertex_t v, vertex_t u) const {
+  BULKGNN_EXPECTS(v >= 0 && v < graph_.rows, "saint_subgraphs: vertex {} is outside the graph", v);
+  const auto row = graph_.view().row(v);
+  const auto at = std::lower_bound(row.begin(), row.end(), u);
+  BULKGNN_EXPECTS(at != row.end() && *at == u, "saint_subgraphs: ({} <- {}) is no edge", v, u);
+  return graph_.indptr.data()[v] + (at - row.begin());
+}
+
+float saint_subgraphs::edge_weight(vertex_t v, vertex_t u) const {
+  return edge_weights_[static_cast<std::size_t>(find_edge(v, u))];
+}
+
+std::int64_t saint_subgraphs::edge_count(vertex_t v, vertex_t u) const {
+  return edge_counts_[static_cast<std::size_t>(find_edge(v, u))];
+}
+
+saint_settings saint_settings_of(const sampler_options& options, std::int64_t budget) {
+  const std::string_view kind = find_sampler(options.kind).name;
+  saint_settings s{.budget = budget,
+                   .steps = parameter(options, "steps"),
+                   .coverage = parameter(options, "coverage"),
+                   .seed = options.seed};
+  if (kind == "saint-edge") {
+    s.draw = saint_draw::edge;
+  } else if (kind == "saint-rw") {
+    s.draw = saint_draw::random_walk;
+    s.walk_length = parameter(options, "walk_length");
+  } else {
+    BULKGNN_EXPECTS(kind == "saint-node", "saint_settings_of: {} is no GraphSAINT sampler", kind);
+  }
+  return s;
+}
+
+std::shared_ptr<const subgraph_batches> saint_batching(csr_view graph,
+                                                       const sampler_options& options,
+                                                       std::int64_t batch_size) {
+  return std::make_shared<const saint_subgraphs>(graph, saint_settings_of(options, batch_size));
+}
+
+}  // namespace bulkgnn::sampler
