@@ -15,6 +15,7 @@ std::shared_ptr<const sampler::subgraph_batches> subgraphs_for(
                   "and this process holds {} of its {} vertices' rows (a partitioned dataset); "
                   "use a dataset held whole",
                   options.kind, graph.rows, num_vertices);
+  sampler::validate(options, graph.weighted());
   return entry.subgraph_batching(graph, options, batch_size);
 }
 

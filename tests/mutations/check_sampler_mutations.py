@@ -110,25 +110,25 @@ MUTATIONS = {
         "on_subgraph(induced, vertices, seeds, j, layers)",
         "ShaDow and Cluster-GCN keep rows that their seeds never read"),
     "cluster-batches-ignore-the-epoch": (
-        "sampler/src/epoch_plan.cpp",
-        "shuffle(units, seed, epoch_);",
-        "shuffle(units, seed, 0u * epoch_);",
+        "sampler/cluster/vertex_clusters.cpp",
+        "detail::shuffle_for_epoch(u.units, seed, epoch);",
+        "detail::shuffle_for_epoch(u.units, seed, 0u * epoch);",
         "every epoch batches the same clusters together"),
     "shuffle-is-sattolos": (
-        "sampler/src/epoch_plan.cpp",
+        "sampler/src/epoch_shuffle.hpp",
         "rng.uniform_below(static_cast<std::uint32_t>(i + 1))",
         "rng.uniform_below(static_cast<std::uint32_t>(i))",
         "the epoch shuffle draws cyclic permutations only (no item stays in place)"),
     "cluster-seedless-clusters-dropped": (
-        "sampler/src/epoch_plan.cpp",
+        "sampler/cluster/vertex_clusters.cpp",
         "u.units[unit].push_back(c);",
         "(void)unit;",
         "clusters without seeds are never batched"),
-    "cluster-gcn-seeds-only": (
-        "sampler/cluster/cluster_gcn_sampling.cpp",
+    "planned-subgraph-seeds-only": (
+        "sampler/src/induced_subgraph_sampling.cpp",
         "vertices.push_segment(segment);",
         "vertices.push_segment(mine);",
-        "Cluster-GCN's subgraph holds its seeds and not the rest of its clusters"),
+        "Cluster-GCN's and GraphSAINT's subgraphs hold their seeds and not the rest"),
     "pinsage-termination-ignored": (
         "sampler/random_walk/pinsage_sampling.cpp",
         "if (rng.uniform_below(100) < termination_percent_) continue;",
@@ -144,13 +144,46 @@ MUTATIONS = {
         "walk_stream_layer(key.hop, pinsage_termination_step + key.step, key.walk)",
         "walk_stream_layer(key.hop, key.step, key.walk)",
         "a PinSAGE walk's termination draw is its step's draw"),
+    "saint-node-draws-uniform-vertices": (
+        "sampler/saint/saint_subgraphs.cpp",
+        "vertices.push_back(row_of_entry(graph_, uniform_index_below(rng, g.nnz())));",
+        "vertices.push_back(static_cast<vertex_t>(uniform_index_below(rng, g.rows)));",
+        "GraphSAINT's node draws ignore the degree"),
+    "saint-edge-draws-uniform-edges": (
+        "sampler/saint/saint_subgraphs.cpp",
+        "total += inverse_degree(v) + inverse_degree(graph_.indices.data()[e]);",
+        "total += 1.0;",
+        "GraphSAINT's edge draws ignore the degrees of their ends"),
+    "saint-walks-share-a-step": (
+        "sampler/saint/saint_subgraphs.cpp",
+        "at = g.column_at(g.first_entry(at) + uniform_index_below(rng, degree));",
+        "at = g.column_at(g.first_entry(at) + (step + i) % degree);",
+        "GraphSAINT's walks step to a fixed neighbour"),
+    "saint-aggregation-by-the-neighbours-count": (
+        "sampler/saint/saint_subgraphs.cpp",
+        "const double ratio = together > 0 ? std::min(count / together, double{max_ratio})",
+        "const double ratio = together > 0 ? std::min(static_cast<double>(vertex_counts_["
+        "g.column_at(e)]) / together, double{max_ratio})",
+        "GraphSAINT's aggregation weight takes the count of the edge's other end (PyG's)"),
+    "saint-loss-unweighted": (
+        "sampler/saint/saint_subgraphs.cpp",
+        "(std::max(count, double{unseen_ratio}) * n));",
+        "(double{unseen_ratio} * n));",
+        "GraphSAINT's loss weights ignore how often a vertex is drawn"),
+    "saint-presample-one-too-few": (
+        "sampler/saint/saint_subgraphs.cpp",
+        "while (taken < presample_chunk && held < wanted)",
+        "while (taken < presample_chunk && held + 40 < wanted)",
+        "GraphSAINT's presampling stops before its coverage"),
 }
 
-TARGETS = ["sampler_test", "layer_wise_statistics_test", "cluster_gcn_test", "pinsage_test"]
+TARGETS = ["sampler_test", "layer_wise_statistics_test", "cluster_gcn_test", "pinsage_test",
+           "saint_test"]
 TESTS = [["tests/sampler/sampler_test", "--gtest_filter=*Statistics*:ShadowSampler.*"],
          ["tests/sampler/layer_wise_statistics_test"],
          ["tests/sampler/cluster_gcn_test"],
-         ["tests/sampler/pinsage_test"]]
+         ["tests/sampler/pinsage_test"],
+         ["tests/sampler/saint_test"]]
 
 
 def run(command, cwd, log):
