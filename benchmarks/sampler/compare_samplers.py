@@ -5,7 +5,9 @@ one table a paper could print, and accuracy-against-time curves.
 For each dataset and sampler (`bulkgnn train` with the sampler's fanouts of
 its unit, the dataset's settings below, seeds 0..S-1; Cluster-GCN with -1 per
 layer, one cluster per 150 vertices, and the clusters per minibatch that give
-as many minibatches an epoch as the dataset's batch size of seeds):
+as many minibatches an epoch as the dataset's batch size of seeds; GraphSAINT
+with -1 per layer and the budget whose default epoch has as many subgraphs,
+walks of 2 steps, the normalisation from coverage 100 as PyG's examples):
   - test accuracy at each run's best validation epoch, mean ± std;
   - time per epoch (median over epochs and seeds) and the pipeline stages'
     busy time in it: sampling, feature gather, training (the consumer);
@@ -57,10 +59,14 @@ DATASETS = {
                     "weight_decay": 0.0},
 }
 MODEL = {"hidden": 128, "dropout": 0.5}
-# Fanouts by what a fanout counts (sampler_entry::fanout); a sampler that
-# batches clusters (Cluster-GCN) runs every layer on all edges of its
-# subgraph.
-FANOUTS = {"per destination": "10,10", "per minibatch": "512,512", "clusters": "-1,-1"}
+# Fanouts by what a fanout counts (sampler_entry::fanout); a sampler whose
+# minibatches are subgraphs (Cluster-GCN, GraphSAINT) runs every layer on all
+# edges of its subgraph.
+FANOUTS = {"per destination": "10,10", "per minibatch": "512,512", "clusters": "-1,-1",
+           "budget": "-1,-1"}
+# Vertices a GraphSAINT draw adds at most: a vertex, an edge's two ends, a
+# walk of the default 2 steps.
+SAINT_VERTICES_PER_DRAW = {"saint-node": 1, "saint-edge": 2, "saint-rw": 3}
 # Cluster-GCN's clusters: one per 150 vertices (the sampler's default, as
 # PyG's Reddit and products examples).
 VERTICES_PER_CLUSTER = 150
@@ -79,22 +85,35 @@ def import_package(bulkgnn):
 
 def sampler_table(bulkgnn):
     """(name, fanout unit) of every sampler, in the table's order; the unit
-    of a sampler that batches clusters is "clusters"."""
-    return [(s["name"], "clusters" if s["batches_clusters"] else s["fanout"])
-            for s in import_package(bulkgnn).samplers()]
+    of a sampler whose minibatches are subgraphs is "clusters" (Cluster-GCN)
+    or "budget" (GraphSAINT)."""
+    def unit(s):
+        if not s["batches_subgraphs"]:
+            return s["fanout"]
+        return "budget" if s["name"] in SAINT_VERTICES_PER_DRAW else "clusters"
+    return [(s["name"], unit(s)) for s in import_package(bulkgnn).samplers()]
 
 
-def batch_size_of(args, dataset, unit):
-    """The dataset's seeds per minibatch; for a sampler that batches clusters,
-    the clusters per minibatch that give as many minibatches (optimiser steps)
-    an epoch."""
+def batch_size_for_steps(sampler, unit, vertices, steps):
+    """The batch size of a sampler whose minibatches are subgraphs that gives
+    `steps` minibatches an epoch: clusters per minibatch, or a GraphSAINT
+    budget whose default epoch (⌈N / (budget · vertices per draw)⌉) has
+    that many subgraphs."""
+    if unit == "clusters":
+        return max(1, round(-(-vertices // VERTICES_PER_CLUSTER) / steps))
+    return max(1, vertices // (steps * SAINT_VERTICES_PER_DRAW[sampler]))
+
+
+def batch_size_of(args, dataset, sampler, unit):
+    """The dataset's seeds per minibatch; for a sampler whose minibatches are
+    subgraphs, the batch size that gives as many minibatches (optimiser
+    steps) an epoch."""
     s = DATASETS[dataset]
-    if unit != "clusters":
+    if unit not in ("clusters", "budget"):
         return s["batch_size"]
     data = import_package(args.bulkgnn).Dataset(os.path.join(args.data, dataset))
-    clusters = -(-data.num_nodes // VERTICES_PER_CLUSTER)
     steps = -(-len(data.training_vertices(s["split"])) // s["batch_size"])
-    return max(1, round(clusters / steps))
+    return batch_size_for_steps(sampler, unit, data.num_nodes, steps)
 
 
 def run_json(command, metrics):
@@ -137,10 +156,16 @@ def per_minibatch(args, dataset, sampler, fanouts, batch_size, tmp):
 
 
 TIME_ONLY_FANOUTS = {"per destination": "15,10,5", "per minibatch": "4096,4096,4096",
-                     "clusters": "-1,-1,-1"}
+                     "clusters": "-1,-1,-1", "budget": "-1,-1,-1"}
 # Clusters per minibatch at the products setting: PyG's products example
 # (15,000 clusters, 32 per minibatch) scaled to the graph's default clusters.
 TIME_ONLY_CLUSTER_FRACTION = 32 / 15000
+# GraphSAINT at the products setting: subgraphs of about PyG's Reddit and
+# Flickr examples' 18,000 vertices (6,000 walk roots of 2 steps), the
+# normalisation from coverage 10 (presampling 10 N vertices; PyG's 100 would
+# take tens of minutes on two cores).
+TIME_ONLY_SAINT_VERTICES = 18000
+TIME_ONLY_SAINT_COVERAGE = "10"
 
 
 def sampling_times(args, table, wanted):
@@ -151,14 +176,18 @@ def sampling_times(args, table, wanted):
             if name not in wanted:
                 continue
             batch_size = 1024
+            extra = []
             if unit == "clusters":
                 vertices = import_package(args.bulkgnn).Dataset(args.time_only).num_nodes
                 clusters = -(-vertices // VERTICES_PER_CLUSTER)
                 batch_size = max(1, round(clusters * TIME_ONLY_CLUSTER_FRACTION))
+            elif unit == "budget":
+                batch_size = TIME_ONLY_SAINT_VERTICES // SAINT_VERTICES_PER_DRAW[name]
+                extra = ["--coverage", TIME_ONLY_SAINT_COVERAGE]
             command = [args.bulkgnn, "sample", args.time_only, "--sampler", name, "--fanouts",
                        TIME_ONLY_FANOUTS[unit], "--batch-size", str(batch_size),
                        "--max-minibatches", "20", "--gather-features", "--threads",
-                       str(args.threads)]
+                       str(args.threads), *extra]
             metrics, _ = run_json(command, os.path.join(tmp, "sample.json"))
             count = metrics["minibatches"]
             features = metrics["features"]
@@ -225,7 +254,9 @@ def markdown(results, seeds):
     ]
     for r in results:
         fanouts = r["fanouts"]
-        if fanouts == FANOUTS["clusters"]:
+        if r["sampler"] in SAINT_VERTICES_PER_DRAW:
+            fanouts += f", budget {r['batch_size']}"
+        elif fanouts == FANOUTS["clusters"]:
             fanouts += f", {r['batch_size']} clusters/minibatch"
         lines.append(
             f"| {r['dataset']} | {r['sampler']} | {fanouts} | "
@@ -298,7 +329,7 @@ def main():
                 if name not in wanted:
                     continue
                 fanouts = FANOUTS[unit]
-                batch_size = batch_size_of(args, dataset, unit)
+                batch_size = batch_size_of(args, dataset, name, unit)
                 started = time.monotonic()
                 runs, command = train_runs(args, dataset, name, fanouts, batch_size, tmp)
                 result = {"dataset": dataset, "sampler": name, "fanouts": fanouts,

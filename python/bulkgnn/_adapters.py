@@ -37,7 +37,9 @@ def pyg_fields(mb):
     positions in n_id, hop by hop; num_sampled_nodes and num_sampled_edges
     count what each hop added, as trim_to_layer expects. x (the loader's
     buffer, no copy) and y belong to n_id, so model(x, edge_index)[:batch_size]
-    are the seeds' outputs. Layer-wise samplers' weights come as edge_weight."""
+    are the seeds' outputs. Layer-wise samplers' and GraphSAINT's weights come
+    as edge_weight, GraphSAINT's loss normalisation as node_norm (PyG's
+    GraphSAINT batches' names)."""
     torch = _require("torch", "to_pyg")
     hops = mb.blocks[::-1]  # PyG counts from the seeds, DGL from the inputs
     edge_index, edge_weight, num_sampled_edges = mb._pyg_edges()  # built in C++
@@ -52,6 +54,7 @@ def pyg_fields(mb):
         "num_sampled_nodes": [hops[0].num_dst] + [b.num_src - b.num_dst for b in hops],
         "num_sampled_edges": num_sampled_edges,
         "input_id": torch.from_dlpack(mb.input_id),
+        "node_norm": None if mb.node_norm is None else torch.from_dlpack(mb.node_norm),
     }
     if mb.is_link:
         fields.update(_link_fields(mb, torch))

@@ -215,10 +215,15 @@ class NeighborLoader(_Epochs):
                  or vertices per minibatch (ladies, fastgcn)
     batch_size   seeds per minibatch (the last one may be smaller); for
                  "cluster-gcn", clusters per minibatch (PyG's ClusterLoader's
-                 batch_size), whose seeds are the given seeds in them
+                 batch_size), whose seeds are the given seeds in them; for
+                 "saint-node", "saint-edge" and "saint-rw", the budget (vertices,
+                 edges or walk roots per subgraph, PyG's GraphSAINT samplers'
+                 batch_size), the seeds the given seeds in each drawn subgraph,
+                 mb.node_norm their loss weights (sum, do not average) and
+                 edge_weight the normalised aggregation weights
     shuffle      shuffle the seeds each epoch (by seed and epoch); default True,
-                 False where PyG's keywords are used ("cluster-gcn" always
-                 shuffles its clusters)
+                 False where PyG's keywords are used ("cluster-gcn" and the
+                 GraphSAINT samplers always shuffle or draw)
     seed         keys every random draw
     bulk         minibatches sampled together by one sampler call
     threads      kernel threads (None: every core)
@@ -248,11 +253,13 @@ class NeighborLoader(_Epochs):
                  them, so the ranks together see the single-process
                  minibatches; every rank gets len() of them, none empty (a last
                  minibatch with fewer seeds than ranks is left out on every
-                 rank, with a warning). "cluster-gcn" is the exception: a batch
-                 of clusters may hold fewer seeds than ranks, and a rank whose
-                 slice is empty (mb.batch_size == 0) must still take part in
-                 the step with a zero gradient (a mean loss over no rows is
-                 NaN), as the bulkgnn trainer does.
+                 rank, with a warning). "cluster-gcn" and the GraphSAINT
+                 samplers are the exception: a batch of clusters or a drawn
+                 subgraph may hold fewer seeds than ranks (a small subgraph
+                 none at all), and a rank whose slice is empty
+                 (mb.batch_size == 0) must still take part in the step with a
+                 zero gradient (a mean loss over no rows is NaN), as the
+                 bulkgnn trainer does.
     backend      "cpu" or "reference" (the naive oracle kernels)
 
     PyG's names are accepted too: num_neighbors (fanouts), input_nodes (seeds),

@@ -51,11 +51,17 @@ class epoch_iterator {
  public:
   // `owner` keeps what the stream's stages use alive.
   // `positions`: where a node minibatch's seeds sit in the loader's seeds
-  // (none for link minibatches, which carry their own input ids).
+  // (none for link minibatches, which carry their own input ids);
+  // `loss_weights`: each vertex's loss weight as a seed, owned by `owner`
+  // (empty but for GraphSAINT).
   epoch_iterator(std::shared_ptr<void> owner, std::shared_ptr<const data::dataset> dataset,
                  loader::epoch_stream stream,
-                 std::optional<session::seed_positions> positions = std::nullopt)
-      : owner_(std::move(owner)), dataset_(std::move(dataset)), positions_(std::move(positions)) {
+                 std::optional<session::seed_positions> positions = std::nullopt,
+                 std::span<const float> loss_weights = {})
+      : owner_(std::move(owner)),
+        dataset_(std::move(dataset)),
+        positions_(std::move(positions)),
+        loss_weights_(loss_weights) {
     stream_.emplace(std::move(stream));
   }
 
@@ -86,6 +92,15 @@ class epoch_iterator {
   [[nodiscard]] std::vector<std::int64_t> input_id(const loader::ready_minibatch& mb) const {
     return positions_ ? positions_->at(mb.batch.index) : std::vector<std::int64_t>{};
   }
+  // The loss weight of every input node (PyG's node_norm); empty without
+  // loss weights.
+  [[nodiscard]] std::vector<float> node_norm(const loader::ready_minibatch& mb) const {
+    std::vector<float> norm;
+    if (loss_weights_.empty()) return norm;
+    norm.reserve(mb.batch.input_nodes.size());
+    for (const vertex_t v : mb.batch.input_nodes) norm.push_back(loss_weights_[v]);
+    return norm;
+  }
 
  private:
   void close_locked() {
@@ -97,6 +112,7 @@ class epoch_iterator {
   std::shared_ptr<void> owner_;  // outlives the stream, whose stages use it
   std::shared_ptr<const data::dataset> dataset_;
   std::optional<session::seed_positions> positions_;
+  std::span<const float> loss_weights_;
   std::mutex mutex_;
   std::optional<loader::epoch_stream> stream_;
   loader::epoch_report last_report_;
@@ -115,10 +131,14 @@ class pipeline_loader : public std::enable_shared_from_this<pipeline_loader<Load
     const std::scoped_lock lock(start_mutex_);
     if (auto previous = current_.lock()) previous->close();
     std::optional<session::seed_positions> positions;
-    if constexpr (std::is_same_v<Loading, session::minibatch_loading>)
+    std::span<const float> loss_weights;
+    if constexpr (std::is_same_v<Loading, session::minibatch_loading>) {
       positions = loading_.positions(epoch);
+      loss_weights = loading_.seed_loss_weights();
+    }
     auto it = std::make_shared<epoch_iterator>(this->shared_from_this(), loading_.dataset(),
-                                               loading_.epoch(epoch), std::move(positions));
+                                               loading_.epoch(epoch), std::move(positions),
+                                               loss_weights);
     current_ = it;
     return it;
   }
@@ -149,6 +169,7 @@ struct minibatch_handle {
   minibatch_ptr mb;
   std::shared_ptr<const data::dataset> dataset;
   std::vector<std::int64_t> input_id;  // a node minibatch's (PyG's input_id)
+  std::vector<float> node_norm;        // GraphSAINT's, per input node; else empty
 };
 
 // Labels of every input node (a gathered copy), or None without labels.
@@ -346,6 +367,16 @@ void bind_minibatch(py::module_& m) {
           "PyG's input_id: a node minibatch's seeds' positions in the loader's seeds "
           "(input_nodes), in the seeds' order; a link minibatch's positives' positions in its "
           "edge_label_index.")
+      .def_property_readonly(
+          "node_norm",
+          [](const minibatch_handle& h) -> py::object {
+            if (h.node_norm.empty()) return py::none();
+            return py::cast(
+                owned_array(h.node_norm, {static_cast<std::int64_t>(h.node_norm.size())}));
+          },
+          "GraphSAINT's loss normalisation of every input node (PyG's node_norm): a "
+          "minibatch's loss is Σ node_norm[i]·loss[i] over its seeds (the first batch_size), "
+          "not their mean; None for other samplers.")
       .def_property_readonly("dst_neg_index", &negative_targets,
                              "Triplet negatives: positive i's corrupted targets in row i, local "
                              "ids (one column squeezed away, as PyG); None otherwise.")
@@ -385,9 +416,10 @@ void bind_epoch(py::module_& m) {
              }
              if (!mb) throw py::stop_iteration();
              auto input_id = it.input_id(*mb);
+             auto node_norm = it.node_norm(*mb);
              return minibatch_handle{
                  std::make_shared<const loader::ready_minibatch>(std::move(*mb)), it.dataset(),
-                 std::move(input_id)};
+                 std::move(input_id), std::move(node_norm)};
            })
       .def("close", &epoch_iterator::close, py::call_guard<py::gil_scoped_release>(),
            "Stops the epoch's pipeline; the minibatches already handed out stay valid.")

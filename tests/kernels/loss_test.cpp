@@ -152,6 +152,82 @@ TEST(SoftmaxCrossEntropy, RejectsAGradientOfAnotherShapeNamingIt) {
   }
 }
 
+// Σ w_r·loss_r with grad rows w_r·(softmax − onehot): with every weight 1/rows,
+// the mean loss and its gradient to the rounding of the weight; with weights
+// w, the unweighted rows' losses weighed and summed (its definition).
+TEST(WeightedSoftmaxCrossEntropy, IsTheWeightedSumOfTheRowLosses) {
+  std::mt19937_64 gen(4);
+  const matrix logits = testing::random_dense(gen, 50, 6, -5.0f, 5.0f);
+  std::vector<std::int32_t> labels(50);
+  for (auto& l : labels) l = static_cast<std::int32_t>(gen() % 6);
+  std::vector<float> weights(50);
+  for (auto& w : weights) w = static_cast<float>(gen() % 1000) / 250.0f;
+  weights[3] = 0;
+  matrix grad(50, 6), row_grad(1, 6);
+  const auto weighted =
+      weighted_softmax_cross_entropy(cpu_exec, logits.view(), labels, weights, grad.view());
+  double expected = 0;
+  for (std::int64_t r = 0; r < 50; ++r) {
+    const matrix row = from_rows({std::vector<float>(logits.view().row(r).begin(),
+                                                     logits.view().row(r).end())});
+    const auto one = softmax_cross_entropy(cpu_exec, row.view(), std::vector{labels[r]},
+                                           row_grad.view());
+    expected += weights[r] * one.loss;
+    for (std::int64_t c = 0; c < 6; ++c)
+      EXPECT_NEAR(grad.view().row(r)[c], weights[r] * row_grad.view().row(0)[c], 1e-6)
+          << r << ", " << c;
+  }
+  EXPECT_NEAR(weighted.loss, expected, 1e-9 * std::abs(expected));
+  EXPECT_EQ(weighted.count, 50);
+  EXPECT_EQ(weighted.correct, count_correct(cpu_exec, logits.view(), labels));
+  const std::vector<float> mean_weights(50, 1.0f / 50.0f);
+  matrix mean_grad(50, 6);
+  EXPECT_NEAR(weighted_softmax_cross_entropy(cpu_exec, logits.view(), labels, mean_weights, {})
+                  .loss,
+              softmax_cross_entropy(cpu_exec, logits.view(), labels, mean_grad.view()).loss, 1e-6);
+}
+
+TEST(WeightedSoftmaxCrossEntropy, CpuEqualsTheReferenceBitForBit) {
+  std::mt19937_64 gen(10);
+  for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{0, 3},
+                                   {1, 1},
+                                   {300, 16},
+                                   {20000, 7}}) {
+    const matrix logits = testing::random_dense(gen, rows, cols, -20.0f, 20.0f);
+    std::vector<std::int32_t> labels(static_cast<std::size_t>(rows));
+    for (auto& l : labels) l = static_cast<std::int32_t>(gen() % static_cast<std::uint64_t>(cols));
+    std::vector<float> weights(static_cast<std::size_t>(rows));
+    for (auto& w : weights) w = static_cast<float>(gen() % 4096) / 1024.0f;
+    matrix grad_cpu(rows, cols), grad_reference(rows, cols);
+    const auto cpu =
+        weighted_softmax_cross_entropy(cpu_exec, logits.view(), labels, weights, grad_cpu.view());
+    const auto reference = weighted_softmax_cross_entropy(reference_exec, logits.view(), labels,
+                                                          weights, grad_reference.view());
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(cpu.loss), std::bit_cast<std::uint64_t>(reference.loss))
+        << rows << "x" << cols;
+    EXPECT_EQ(cpu.correct, reference.correct);
+    EXPECT_TRUE(testing::same_bits(grad_cpu.data, grad_reference.data)) << rows << "x" << cols;
+  }
+}
+
+TEST(WeightedSoftmaxCrossEntropy, RefusesWeightsThatAreNoWeightsNamingTheRow) {
+  const matrix logits(3, 4);
+  const std::vector<std::int32_t> labels{0, 1, 2};
+  for (const float bad : {-1.0f, std::numeric_limits<float>::quiet_NaN(),
+                          std::numeric_limits<float>::infinity()}) {
+    try {
+      std::ignore = weighted_softmax_cross_entropy(cpu_exec, logits.view(), labels,
+                                                   std::vector<float>{1, bad, 1}, {});
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const option_error& e) {
+      EXPECT_NE(std::string(e.what()).find("row 1 has weight"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(std::ignore = weighted_softmax_cross_entropy(cpu_exec, logits.view(), labels,
+                                                            std::vector<float>{1, 1}, {}),
+               option_error);
+}
+
 // torch.nn.functional.binary_cross_entropy_with_logits on the same values:
 // at s = 0 each term is log 2; the gradient is (σ(s) − y)/n.
 TEST(BinaryCrossEntropy, MatchesTheClosedForm) {

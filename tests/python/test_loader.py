@@ -83,6 +83,12 @@ class SameMinibatchesAsTheCli(unittest.TestCase):
         self.check("pinsage", [5, 3], cli_flags=("--walks", "4", "--termination-percent", "20"),
                    sampler_options={"walks": 4, "termination_percent": 20})
 
+    def test_saint_samples_what_the_command_samples(self):
+        self.check("saint-rw", [-1, -1], cli_flags=("--walk-length", "3"),
+                   sampler_options={"walk_length": 3})
+        self.check("saint-edge", [-1, -1], cli_flags=("--steps", "5", "--coverage", "20"),
+                   sampler_options={"steps": 5, "coverage": 20})
+
     def test_a_samplers_own_parameters(self):
         self.check("random-walk", [4, 3], cli_flags=("--walk-length", "3"),
                    sampler_options={"walk_length": 3})
@@ -208,6 +214,34 @@ class InputId(unittest.TestCase):
                 self.assertTrue(np.array_equal(seeds[input_id], mb.seeds.numpy()))
                 seen.extend(input_id.tolist())
         self.assertEqual(sorted(seen), list(range(len(seeds))))
+
+    def test_saint_minibatches_carry_each_input_nodes_loss_weight(self):
+        loader = bulkgnn.NeighborLoader(DS, fanouts=[-1, -1], batch_size=300, seed=2,
+                                        sampler="saint-node")
+        weight_of = {}
+        seeds = set(DS.training_vertices().tolist())
+        for mb in loader:
+            norm = mb.node_norm.numpy()
+            nodes = mb.input_nodes.numpy()
+            self.assertEqual(len(norm), len(nodes))
+            self.assertTrue(np.all(norm > 0))
+            self.assertTrue(set(mb.seeds.numpy().tolist()) <= seeds)
+            for v, w in zip(nodes.tolist(), norm.tolist()):
+                self.assertEqual(weight_of.setdefault(v, w), w, "one weight per vertex")
+        self.assertGreater(len(weight_of), 0)
+        sage = bulkgnn.NeighborLoader(DS, fanouts=[5, 5], batch_size=300)
+        self.assertIsNone(next(iter(sage)).node_norm)
+
+    @requires_torch
+    def test_saint_pyg_batches_have_node_norm_and_edge_weight(self):
+        from bulkgnn._adapters import pyg_fields
+        loader = bulkgnn.NeighborLoader(DS, fanouts=[-1, -1], batch_size=100, seed=2,
+                                        sampler="saint-rw")
+        mb = next(iter(loader))
+        fields = pyg_fields(mb)
+        self.assertEqual(fields["node_norm"].shape[0], fields["n_id"].shape[0])
+        self.assertEqual(fields["edge_weight"].shape[0], fields["edge_index"].shape[1])
+        self.assertTrue(bool((fields["edge_weight"] > 0).all()))
 
     def test_cluster_gcn_refuses_what_it_cannot_do(self):
         for options, named in ((dict(shuffle=False), "shuffle"),

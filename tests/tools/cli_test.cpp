@@ -225,6 +225,43 @@ TEST_F(CliOnCora, ClusterGcnOverEveryClusterTrainsLikeSageOverEveryNeighbour) {
   for (std::size_t e = 0; e < 3; ++e) EXPECT_NEAR(losses[0][e], losses[1][e], 1e-5) << e;
 }
 
+// GraphSAINT node draws with a budget so large that every subgraph is the
+// whole graph: every count is M, so the aggregation weights are the mean
+// and a seed's loss weight 1/N; graph-conv over the mean is sage's layer, so
+// the run is sage over every neighbour of every training vertex in one
+// minibatch, its loss the mean's times the training share 140/2708 (Adam
+// does not see a gradient's scale, up to its epsilon).
+TEST_F(CliOnCora, SaintOverTheWholeGraphTrainsLikeSageItsLossScaledByTheTrainingShare) {
+  const auto metrics = scratch("saint-metrics.json");
+  const std::string common = "train --quiet " + native_.string() +
+                             " --fanouts -1,-1 --hidden 16 --epochs 3 --eval-every 0 "
+                             "--metrics-out " +
+                             metrics.string();
+  std::vector<std::vector<double>> losses;
+  for (const std::string sampler :
+       {"--sampler saint-node --batch-size 300000 --coverage 3", "--sampler sage --batch-size 140"}) {
+    const auto r = run(common + " " + sampler);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto json = read_json(metrics);
+    losses.emplace_back();
+    for (const auto& e : json.at("epochs")) losses.back().push_back(e.at("loss").get<double>());
+  }
+  ASSERT_EQ(losses[0].size(), 3u);
+  for (std::size_t e = 0; e < 3; ++e)
+    EXPECT_NEAR(losses[0][e] / (losses[1][e] * 140.0 / 2708.0), 1.0, 1e-4) << e;
+}
+
+// GraphSAINT's subgraphs do not pass over every vertex once, so they cannot
+// evaluate; and its normalised loss is a host kernel.
+TEST_F(CliOnCora, SaintRefusesSampledEvaluationByName) {
+  const auto r = run("train --quiet " + native_.string() +
+                     " --sampler saint-rw --fanouts -1,-1 --batch-size 100 --epochs 1 "
+                     "--eval sampled");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--eval sampled"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("saint-rw"), std::string::npos) << r.output;
+}
+
 TEST_F(CliOnCora, TrainWritesOneMetricsRecordPerEpochAndTheFinalAccuracy) {
   const auto metrics = scratch("train-metrics.json");
   const auto r = run("train --quiet " + native_.string() +

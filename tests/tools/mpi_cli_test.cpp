@@ -189,6 +189,23 @@ TEST(DataParallelTraining, ClusterGcnRanksTrainLikeOneProcess) {
   }
 }
 
+// GraphSAINT over ranks: each rank trains on its slice of every drawn
+// subgraph's seeds, their normalised losses summed (no share: the slices'
+// sums add up to the whole's); small random-walk subgraphs hold a few
+// seeds each, so many slices are empty.
+TEST(DataParallelTraining, SaintRanksTrainLikeOneProcess) {
+  const bulkgnn::testing::scratch_dir dir;
+  const std::string saint = "--sampler saint-rw --batch-size 40 --fanouts -1,-1";
+  const auto alone = training_curve(0, "", dir.path() / "alone.json", cora, saint);
+  ASSERT_EQ(alone.size(), 3u);
+  const auto curve = training_curve(3, "", dir.path() / "ranks.json", cora, saint);
+  ASSERT_EQ(curve.size(), alone.size());
+  for (std::size_t e = 0; e < curve.size(); ++e) {
+    EXPECT_NEAR(curve[e][0], alone[e][0], 1e-5 * alone[e][0]) << "loss, epoch " << e;
+    EXPECT_NEAR(curve[e][2], alone[e][2], 0.01) << "test accuracy, epoch " << e;
+  }
+}
+
 // Link prediction over ranks: each rank trains on its slice of every link
 // minibatch, weighted by its share of the pairs, so the curve is one
 // process's up to the order of float sums; a layout that partitions the graph

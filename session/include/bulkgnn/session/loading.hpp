@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 // Minibatches for a consumer outside the trainer (the Python NeighborLoader):
@@ -64,6 +65,11 @@ class minibatch_loading {
   [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
   // Where epoch `epoch`'s minibatch seeds sit in the seeds given.
   [[nodiscard]] seed_positions positions(std::uint32_t epoch) const;
+  // Each vertex's loss weight as a seed (GraphSAINT's normalisation), by
+  // vertex id; empty where a minibatch's loss is the mean over its seeds.
+  [[nodiscard]] std::span<const float> seed_loss_weights() const {
+    return subgraphs_ ? subgraphs_->loss_weights() : std::span<const float>{};
+  }
 
  private:
   std::shared_ptr<const data::dataset> dataset_;
