@@ -54,8 +54,8 @@ loss_result weighted_softmax_cross_entropy(const executor& exec, dense_view<cons
   if (detail::span_reachable(exec, row_weights.data(), function, "row_weights"))
     for (std::size_t r = 0; r < row_weights.size(); ++r)
       BULKGNN_EXPECTS(std::isfinite(row_weights[r]) && row_weights[r] >= 0.0f,
-                      "{}: row {} has weight {}; weights must be finite and non-negative",
-                      function, r, row_weights[r]);
+                      "{}: row {} has weight {}; weights must be finite and non-negative", function,
+                      r, row_weights[r]);
   if (!grad.data.empty()) {
     detail::check_dense(exec, grad, function, "grad");
     BULKGNN_EXPECTS(grad.rows == logits.rows && grad.cols == logits.cols,

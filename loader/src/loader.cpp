@@ -262,8 +262,7 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
                   source.features.rows, n);
   BULKGNN_EXPECTS(source.labels.empty() || static_cast<std::int64_t>(source.labels.size()) == n,
                   "loader: {} labels for {} vertices", source.labels.size(), n);
-  const bool batches_subgraphs =
-      sampler::find_sampler(sampler.options().kind).batches_subgraphs();
+  const bool batches_subgraphs = sampler::find_sampler(sampler.options().kind).batches_subgraphs();
   BULKGNN_EXPECTS(!batches_subgraphs || options_.subgraphs,
                   "sampler_options.kind: the {} sampler's minibatches are subgraphs of the graph "
                   "(clusters or drawn subgraphs), and this loader was given no batching of them "

@@ -92,11 +92,12 @@ class epoch_iterator {
   [[nodiscard]] std::vector<std::int64_t> input_id(const loader::ready_minibatch& mb) const {
     return positions_ ? positions_->at(mb.batch.index) : std::vector<std::int64_t>{};
   }
-  // The loss weight of every input node (PyG's node_norm); empty without
+  // The loss weight of every input node (PyG's node_norm); none without
   // loss weights.
-  [[nodiscard]] std::vector<float> node_norm(const loader::ready_minibatch& mb) const {
+  [[nodiscard]] std::optional<std::vector<float>> node_norm(
+      const loader::ready_minibatch& mb) const {
+    if (loss_weights_.empty()) return std::nullopt;
     std::vector<float> norm;
-    if (loss_weights_.empty()) return norm;
     norm.reserve(mb.batch.input_nodes.size());
     for (const vertex_t v : mb.batch.input_nodes) norm.push_back(loss_weights_[v]);
     return norm;
@@ -136,9 +137,9 @@ class pipeline_loader : public std::enable_shared_from_this<pipeline_loader<Load
       positions = loading_.positions(epoch);
       loss_weights = loading_.seed_loss_weights();
     }
-    auto it = std::make_shared<epoch_iterator>(this->shared_from_this(), loading_.dataset(),
-                                               loading_.epoch(epoch), std::move(positions),
-                                               loss_weights);
+    auto it =
+        std::make_shared<epoch_iterator>(this->shared_from_this(), loading_.dataset(),
+                                         loading_.epoch(epoch), std::move(positions), loss_weights);
     current_ = it;
     return it;
   }
@@ -168,8 +169,8 @@ dlpack_array owned_array(std::vector<T> values, std::vector<std::int64_t> shape)
 struct minibatch_handle {
   minibatch_ptr mb;
   std::shared_ptr<const data::dataset> dataset;
-  std::vector<std::int64_t> input_id;  // a node minibatch's (PyG's input_id)
-  std::vector<float> node_norm;        // GraphSAINT's, per input node; else empty
+  std::vector<std::int64_t> input_id;           // a node minibatch's (PyG's input_id)
+  std::optional<std::vector<float>> node_norm;  // GraphSAINT's, per input node
 };
 
 // Labels of every input node (a gathered copy), or None without labels.
@@ -370,9 +371,9 @@ void bind_minibatch(py::module_& m) {
       .def_property_readonly(
           "node_norm",
           [](const minibatch_handle& h) -> py::object {
-            if (h.node_norm.empty()) return py::none();
+            if (!h.node_norm) return py::none();
             return py::cast(
-                owned_array(h.node_norm, {static_cast<std::int64_t>(h.node_norm.size())}));
+                owned_array(*h.node_norm, {static_cast<std::int64_t>(h.node_norm->size())}));
           },
           "GraphSAINT's loss normalisation of every input node (PyG's node_norm): a "
           "minibatch's loss is Σ node_norm[i]·loss[i] over its seeds (the first batch_size), "

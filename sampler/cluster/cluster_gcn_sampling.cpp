@@ -4,7 +4,6 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/sampler/clusters.hpp"
 
-
 namespace bulkgnn::sampler {
 
 namespace {

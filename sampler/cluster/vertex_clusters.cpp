@@ -156,7 +156,8 @@ batched_subgraphs vertex_clusters::batch(std::span<const vertex_t> train, std::i
   detail::shuffle_for_epoch(u.units, seed, epoch);
   batched_subgraphs batched;
   std::vector<vertex_t> seeds, vertices;
-  for (std::size_t first = 0; first < u.units.size(); first += static_cast<std::size_t>(batch_size)) {
+  for (std::size_t first = 0; first < u.units.size();
+       first += static_cast<std::size_t>(batch_size)) {
     const auto last = std::min(u.units.size(), first + static_cast<std::size_t>(batch_size));
     seeds.clear();
     vertices.clear();

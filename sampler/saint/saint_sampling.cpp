@@ -31,8 +31,8 @@ class saint_sampling final : public induced_subgraph_sampling {
       const auto segment = vertices.segment(j);
       for (std::int64_t r = vertices.offsets[j]; r < vertices.offsets[j + 1]; ++r)
         for (edge_t e = induced.indptr[r]; e < induced.indptr[r + 1]; ++e)
-          induced.values[e] = saint->edge_weight(vertices.vertices[r],
-                                                 segment[static_cast<std::size_t>(induced.indices[e])]);
+          induced.values[e] = saint->edge_weight(
+              vertices.vertices[r], segment[static_cast<std::size_t>(induced.indices[e])]);
     }
   }
 };
@@ -53,8 +53,9 @@ constexpr sampler_parameter steps_parameter{
     .max = 1 << 30};
 constexpr sampler_parameter coverage_parameter{
     .name = "coverage",
-    .help = "GraphSAINT's normalisation is estimated from subgraphs holding coverage times the "
-            "graph's vertices (PyG's sample_coverage)",
+    .help =
+        "GraphSAINT's normalisation is estimated from subgraphs holding coverage times the "
+        "graph's vertices (PyG's sample_coverage)",
     .default_value = 100,
     .min = 1,
     .max = 1 << 20};
@@ -91,12 +92,11 @@ sampler_entry saint_rw_entry() {
                            "GraphSAINT random-walk sampler (PyG's GraphSAINTRandomWalkSampler): "
                            "walks of --walk-length from batch_size uniform roots, every layer on "
                            "the subgraph they visit");
-  entry.parameters.insert(entry.parameters.begin(),
-                          {.name = "walk_length",
-                           .help = "steps of each walk",
-                           .default_value = 2,
-                           .min = 1,
-                           .max = 63});
+  entry.parameters.insert(entry.parameters.begin(), {.name = "walk_length",
+                                                     .help = "steps of each walk",
+                                                     .default_value = 2,
+                                                     .min = 1,
+                                                     .max = 63});
   return entry;
 }
 

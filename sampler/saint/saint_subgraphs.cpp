@@ -26,14 +26,15 @@ constexpr float max_ratio = 1e4f;
 // Presampled subgraphs drawn at once before the coverage is checked.
 constexpr std::int64_t presample_chunk = 64;
 
-// Uniform integer in [0, bound) for 0 < bound < 2^63, exactly uniform.
+// Uniform integer in [0, bound) for 0 < bound < 2^63, exactly uniform: the
+// 2^64 mod bound lowest words are rejected, so every residue is equally likely.
 std::int64_t uniform_index_below(philox_stream& rng, std::int64_t bound) {
   if (bound < (std::int64_t{1} << 32)) return rng.uniform_below(static_cast<std::uint32_t>(bound));
   const auto b = static_cast<std::uint64_t>(bound);
-  const std::uint64_t limit = (0 - b) % b;  // 2^64 mod b: the biased low words
+  const std::uint64_t biased = (0 - b) % b;
   for (;;) {
-    const auto product = static_cast<unsigned __int128>(rng.next_u64()) * b;
-    if (static_cast<std::uint64_t>(product) >= limit) return static_cast<std::int64_t>(product >> 64);
+    const std::uint64_t word = rng.next_u64();
+    if (word >= biased) return static_cast<std::int64_t>(word % b);
   }
 }
 
@@ -64,9 +65,12 @@ csr_matrix rows_with_ascending_columns(csr_view graph) {
 
 double saint_vertices_per_draw(const saint_settings& s) {
   switch (s.draw) {
-    case saint_draw::node: return 1.0;
-    case saint_draw::edge: return 2.0;
-    case saint_draw::random_walk: return static_cast<double>(s.walk_length + 1);
+    case saint_draw::node:
+      return 1.0;
+    case saint_draw::edge:
+      return 2.0;
+    case saint_draw::random_walk:
+      return static_cast<double>(s.walk_length + 1);
   }
   return 1.0;
 }
@@ -75,7 +79,8 @@ double saint_vertices_per_draw(const saint_settings& s) {
 
 saint_subgraphs::saint_subgraphs(csr_view graph, const saint_settings& settings)
     : settings_(settings) {
-  BULKGNN_EXPECTS(host_accessible(graph.space), "saint_subgraphs: the graph must be in host memory");
+  BULKGNN_EXPECTS(host_accessible(graph.space),
+                  "saint_subgraphs: the graph must be in host memory");
   BULKGNN_EXPECTS(graph.rows > 0 && graph.nnz() > 0,
                   "sampler_options.kind saint: the graph has no edges to draw subgraphs from");
   BULKGNN_EXPECTS(settings.budget > 0,
@@ -105,11 +110,13 @@ saint_subgraphs::saint_subgraphs(csr_view graph, const saint_settings& settings)
 
 std::int64_t saint_subgraphs::minibatch_count(std::span<const vertex_t>,
                                               std::int64_t batch_size) const {
-  BULKGNN_EXPECTS(batch_size == settings_.budget,
-                  "loader_options.batch_size: {} for GraphSAINT subgraphs drawn with a budget of {}",
-                  batch_size, settings_.budget);
+  BULKGNN_EXPECTS(
+      batch_size == settings_.budget,
+      "loader_options.batch_size: {} for GraphSAINT subgraphs drawn with a budget of {}",
+      batch_size, settings_.budget);
   if (settings_.steps > 0) return settings_.steps;
-  const double per_subgraph = static_cast<double>(settings_.budget) * saint_vertices_per_draw(settings_);
+  const double per_subgraph =
+      static_cast<double>(settings_.budget) * saint_vertices_per_draw(settings_);
   return std::max<std::int64_t>(
       1, static_cast<std::int64_t>(std::ceil(static_cast<double>(graph_.rows) / per_subgraph)));
 }

@@ -141,9 +141,8 @@ segmented_vertices induced_subgraph_sampling::seeds_then_planned_subgraph(
     const auto all = c.subgraphs->segment(j);
     sorted_seeds.assign(mine.begin(), mine.end());
     std::sort(sorted_seeds.begin(), sorted_seeds.end());
-    BULKGNN_EXPECTS(
-        std::includes(all.begin(), all.end(), sorted_seeds.begin(), sorted_seeds.end()),
-        "{}: minibatch {} has seeds outside its subgraph", c.options.kind, j);
+    BULKGNN_EXPECTS(std::includes(all.begin(), all.end(), sorted_seeds.begin(), sorted_seeds.end()),
+                    "{}: minibatch {} has seeds outside its subgraph", c.options.kind, j);
     segment.assign(mine.begin(), mine.end());
     std::set_difference(all.begin(), all.end(), sorted_seeds.begin(), sorted_seeds.end(),
                         std::back_inserter(segment));

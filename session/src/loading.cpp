@@ -42,7 +42,7 @@ std::vector<vertex_t> placed_for_shuffle(std::span<const vertex_t> seeds, std::i
 }
 
 loader::loader_options with_subgraphs(loader::loader_options options,
-                                     std::shared_ptr<const sampler::subgraph_batches> subgraphs) {
+                                      std::shared_ptr<const sampler::subgraph_batches> subgraphs) {
   options.subgraphs = std::move(subgraphs);
   return options;
 }
@@ -86,9 +86,8 @@ std::vector<std::int64_t> seed_positions::at(std::int64_t minibatch) const {
 seed_positions minibatch_loading::positions(std::uint32_t epoch) const {
   const auto& o = loader_.options();
   if (subgraphs_)
-    return {
-        sampler::epoch_plan(seeds_, o.batch_size, sampler_.options().seed, epoch, subgraphs_),
-        seeds_, o.slice, o.slices};
+    return {sampler::epoch_plan(seeds_, o.batch_size, sampler_.options().seed, epoch, subgraphs_),
+            seeds_, o.slice, o.slices};
   return {static_cast<std::int64_t>(seeds_.size()),
           o.batch_size,
           sampler_.options().seed,
@@ -116,8 +115,7 @@ minibatch_loading::minibatch_loading(std::shared_ptr<const data::dataset> datase
   // Refuses seeds it cannot batch (a seed listed twice) here, not at the
   // first epoch.
   if (subgraphs_)
-    (void)sampler::epoch_plan(seeds_, plan.loading.batch_size, plan.sampling.seed, 0,
-                              subgraphs_);
+    (void)sampler::epoch_plan(seeds_, plan.loading.batch_size, plan.sampling.seed, 0, subgraphs_);
 }
 
 loader::epoch_stream minibatch_loading::epoch(std::uint32_t epoch) {

@@ -23,10 +23,10 @@ minibatch_loaders::minibatch_loaders(const training_data& ds, const train_option
       device_copies_(device_copies_for(ds, o, layout_, normalizer)),
       sampler_(sampler_for()),
       subgraphs_(subgraphs_for(ds.graph,
-                             o.parallel != nullptr && o.parallel->rows != nullptr
-                                 ? o.parallel->rows->num_vertices()
-                                 : ds.graph.rows,
-                             o.sampling, o.loading.batch_size)),
+                               o.parallel != nullptr && o.parallel->rows != nullptr
+                                   ? o.parallel->rows->num_vertices()
+                                   : ds.graph.rows,
+                               o.sampling, o.loading.batch_size)),
       loader_(source(), *sampler_, loading_for(o.loading), o.exec) {
   if (layout_.features_between_gpus) {
     // A stream of its own: the gather stage fetches while the model trains.
@@ -41,8 +41,7 @@ trainer::minibatch_sources minibatch_loaders::sources() {
       .train = loader_,
       .make_eval = [this]() -> loader::minibatch_source& { return eval_loader(); },
       .sampler = &*sampler_,
-      .seed_loss_weights =
-          subgraphs_ ? subgraphs_->loss_weights() : std::span<const float>{},
+      .seed_loss_weights = subgraphs_ ? subgraphs_->loss_weights() : std::span<const float>{},
       .normalizer = normalizer_,
       .evaluation = layout_.evaluation};
   // The copies are complete: copying into device memory waits for the copy.

@@ -168,10 +168,10 @@ TEST(WeightedSoftmaxCrossEntropy, IsTheWeightedSumOfTheRowLosses) {
       weighted_softmax_cross_entropy(cpu_exec, logits.view(), labels, weights, grad.view());
   double expected = 0;
   for (std::int64_t r = 0; r < 50; ++r) {
-    const matrix row = from_rows({std::vector<float>(logits.view().row(r).begin(),
-                                                     logits.view().row(r).end())});
-    const auto one = softmax_cross_entropy(cpu_exec, row.view(), std::vector{labels[r]},
-                                           row_grad.view());
+    const matrix row =
+        from_rows({std::vector<float>(logits.view().row(r).begin(), logits.view().row(r).end())});
+    const auto one =
+        softmax_cross_entropy(cpu_exec, row.view(), std::vector{labels[r]}, row_grad.view());
     expected += weights[r] * one.loss;
     for (std::int64_t c = 0; c < 6; ++c)
       EXPECT_NEAR(grad.view().row(r)[c], weights[r] * row_grad.view().row(0)[c], 1e-6)
@@ -182,17 +182,15 @@ TEST(WeightedSoftmaxCrossEntropy, IsTheWeightedSumOfTheRowLosses) {
   EXPECT_EQ(weighted.correct, count_correct(cpu_exec, logits.view(), labels));
   const std::vector<float> mean_weights(50, 1.0f / 50.0f);
   matrix mean_grad(50, 6);
-  EXPECT_NEAR(weighted_softmax_cross_entropy(cpu_exec, logits.view(), labels, mean_weights, {})
-                  .loss,
-              softmax_cross_entropy(cpu_exec, logits.view(), labels, mean_grad.view()).loss, 1e-6);
+  EXPECT_NEAR(
+      weighted_softmax_cross_entropy(cpu_exec, logits.view(), labels, mean_weights, {}).loss,
+      softmax_cross_entropy(cpu_exec, logits.view(), labels, mean_grad.view()).loss, 1e-6);
 }
 
 TEST(WeightedSoftmaxCrossEntropy, CpuEqualsTheReferenceBitForBit) {
   std::mt19937_64 gen(10);
-  for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{0, 3},
-                                   {1, 1},
-                                   {300, 16},
-                                   {20000, 7}}) {
+  for (const auto& [rows, cols] :
+       {std::pair<std::int64_t, std::int64_t>{0, 3}, {1, 1}, {300, 16}, {20000, 7}}) {
     const matrix logits = testing::random_dense(gen, rows, cols, -20.0f, 20.0f);
     std::vector<std::int32_t> labels(static_cast<std::size_t>(rows));
     for (auto& l : labels) l = static_cast<std::int32_t>(gen() % static_cast<std::uint64_t>(cols));
@@ -213,8 +211,8 @@ TEST(WeightedSoftmaxCrossEntropy, CpuEqualsTheReferenceBitForBit) {
 TEST(WeightedSoftmaxCrossEntropy, RefusesWeightsThatAreNoWeightsNamingTheRow) {
   const matrix logits(3, 4);
   const std::vector<std::int32_t> labels{0, 1, 2};
-  for (const float bad : {-1.0f, std::numeric_limits<float>::quiet_NaN(),
-                          std::numeric_limits<float>::infinity()}) {
+  for (const float bad :
+       {-1.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
     try {
       std::ignore = weighted_softmax_cross_entropy(cpu_exec, logits.view(), labels,
                                                    std::vector<float>{1, bad, 1}, {});

@@ -170,10 +170,10 @@ MUTATIONS = {
         "(std::max(count, double{unseen_ratio}) * n));",
         "(double{unseen_ratio} * n));",
         "GraphSAINT's loss weights ignore how often a vertex is drawn"),
-    "saint-presample-one-too-few": (
+    "saint-presample-short-of-its-coverage": (
         "sampler/saint/saint_subgraphs.cpp",
-        "while (taken < presample_chunk && held < wanted)",
-        "while (taken < presample_chunk && held + 40 < wanted)",
+        "static_cast<double>(settings_.coverage) * static_cast<double>(g.rows);",
+        "0.9 * static_cast<double>(settings_.coverage) * static_cast<double>(g.rows);",
         "GraphSAINT's presampling stops before its coverage"),
 }
 

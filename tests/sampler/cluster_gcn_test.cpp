@@ -204,7 +204,8 @@ TEST(ClusterGcnSampler, SameMinibatchesForAnyBulkSizeThreadCountAndBackEnd) {
   const auto g = bulkgnn::testing::random_graph(600, 8);
   const auto clusters = spread_clusters(g.view(), 40);
   bulkgnn::testing::expect_same_digests_for_any_bulk_threads_and_back_end(
-      g.view(), cluster_gcn, epoch_plan(training_vertices(clusters), 3, 4, 2, batching_of(clusters)));
+      g.view(), cluster_gcn,
+      epoch_plan(training_vertices(clusters), 3, 4, 2, batching_of(clusters)));
 }
 
 TEST(ClusterGcnSampler, EverySliceIsTheWholeMinibatchRestrictedToItsSeeds) {

@@ -34,7 +34,8 @@ inline sampler::epoch_plan plan_for(const sampler::sampler_options& options, csr
   std::vector<std::int32_t> cluster_of(static_cast<std::size_t>(graph.rows));
   for (vertex_t v = 0; v < graph.rows; ++v)
     cluster_of[v] = static_cast<std::int32_t>((v * 7) % count);
-  auto clusters = std::make_shared<const sampler::vertex_clusters>(graph, std::move(cluster_of), count);
+  auto clusters =
+      std::make_shared<const sampler::vertex_clusters>(graph, std::move(cluster_of), count);
   return {train, std::max<std::int64_t>(1, batch_size / 10), seed, epoch, std::move(clusters)};
 }
 

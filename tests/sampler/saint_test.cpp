@@ -65,8 +65,8 @@ std::map<std::vector<vertex_t>, double> drawn_cells(const saint_subgraphs& saint
 // Tests every cell of `probabilities` against its count, after asserting
 // that the family detects a relative bias of `bias` in any one cell.
 void expect_drawn_as_defined(const std::map<std::vector<vertex_t>, double>& probabilities,
-                             const std::map<std::vector<vertex_t>, double>& counts,
-                             double trials, double bias) {
+                             const std::map<std::vector<vertex_t>, double>& counts, double trials,
+                             double bias) {
   std::vector<double> p, observed;
   for (const auto& [cell, probability] : probabilities) {
     p.push_back(probability);
@@ -78,8 +78,8 @@ void expect_drawn_as_defined(const std::map<std::vector<vertex_t>, double>& prob
   const count_test_family family{.cells = p.size()};
   ASSERT_GE(family.least_power(trials, p, bias), required_power);
   const auto verdict = family.test(observed, p, trials);
-  EXPECT_FALSE(verdict.rejected) << "cell " << verdict.worst << " is off by z = "
-                                 << verdict.worst_z;
+  EXPECT_FALSE(verdict.rejected) << "cell " << verdict.worst
+                                 << " is off by z = " << verdict.worst_z;
 }
 
 saint_subgraphs make_saint(csr_view g, saint_draw draw, std::int64_t budget,
@@ -100,8 +100,7 @@ TEST(SaintDraws, NodeDrawsTakeEachVertexWithItsDegreeShare) {
   const double edges = static_cast<double>(g.nnz());
   std::map<std::vector<vertex_t>, double> p;
   for (vertex_t v = 0; v < g.rows; ++v)
-    if (g.view().degree(v) > 0)
-      p[{v}] = 1 - std::pow(1 - degree(g.view(), v) / edges, 4.0);
+    if (g.view().degree(v) > 0) p[{v}] = 1 - std::pow(1 - degree(g.view(), v) / edges, 4.0);
   const auto counts = drawn_cells(saint, static_cast<std::int64_t>(trials), [](const auto& vs) {
     std::vector<std::vector<vertex_t>> cells;
     for (const vertex_t v : vs) cells.push_back({v});
@@ -126,8 +125,9 @@ TEST(SaintDraws, EdgeDrawsTakeEachEdgeWithItsInverseDegreeWeight) {
     }
   for (auto& [cell, w] : p) w /= total;
   const double trials = 350000;
-  const auto counts = drawn_cells(saint, static_cast<std::int64_t>(trials),
-                                  [](const auto& vs) { return std::vector<std::vector<vertex_t>>{vs}; });
+  const auto counts = drawn_cells(saint, static_cast<std::int64_t>(trials), [](const auto& vs) {
+    return std::vector<std::vector<vertex_t>>{vs};
+  });
   expect_drawn_as_defined(p, counts, trials, 0.25);
 }
 
@@ -144,8 +144,9 @@ TEST(SaintDraws, WalksStartAtUniformRootsAndStepToUniformNeighbours) {
       p[{std::min(v, u), std::max(v, u)}] += 1 / (n * degree(g.view(), v));
   }
   const double trials = 300000;
-  const auto counts = drawn_cells(saint, static_cast<std::int64_t>(trials),
-                                  [](const auto& vs) { return std::vector<std::vector<vertex_t>>{vs}; });
+  const auto counts = drawn_cells(saint, static_cast<std::int64_t>(trials), [](const auto& vs) {
+    return std::vector<std::vector<vertex_t>>{vs};
+  });
   expect_drawn_as_defined(p, counts, trials, 0.25);
 }
 
@@ -194,8 +195,7 @@ TEST(SaintNormalisation, WeightsAreTheCountRatios) {
     for (const vertex_t u : g.view().row(v)) {
       const double cvu = static_cast<double>(saint.edge_count(v, u));
       const double ratio = cvu > 0 ? std::min(cv / cvu, 1e4) : cv > 0 ? 1e4 : 0.1;
-      EXPECT_FLOAT_EQ(saint.edge_weight(v, u),
-                      static_cast<float>(ratio / degree(g.view(), v)));
+      EXPECT_FLOAT_EQ(saint.edge_weight(v, u), static_cast<float>(ratio / degree(g.view(), v)));
     }
   }
 }
@@ -383,10 +383,9 @@ TEST(SaintSampler, IsTheModelOnTheDrawnSubgraphWithItsNormalisedWeights) {
       bulk_sampler sampler(g.view(), o);
       const auto bulk = sampler.sample(plan, 0, plan.num_minibatches());
       for (std::int64_t j = 0; j < bulk.count(); ++j)
-        testing::expect_same_minibatch(bulk.extract(j),
-                                       on_subgraph(g.view(), *batching, plan, j, layers),
-                                       kind + " minibatch " + std::to_string(j) + ", " +
-                                           std::to_string(layers) + " layers");
+        testing::expect_same_minibatch(
+            bulk.extract(j), on_subgraph(g.view(), *batching, plan, j, layers),
+            kind + " minibatch " + std::to_string(j) + ", " + std::to_string(layers) + " layers");
     }
   }
 }
@@ -443,12 +442,11 @@ TEST(SaintSampler, RefusesWhatItCannotDo) {
   EXPECT_THROW((void)sampler.sample(epoch_plan(bulkgnn::testing::all_vertices(60), 8, 1, 0), 0, 1),
                option_error);
   // A plan of another sampler's subgraphs carries no weights.
-  const auto clusters = std::make_shared<const vertex_clusters>(
-      g.view(), std::vector<std::int32_t>(60, 0), 1);
-  EXPECT_THROW((void)sampler.sample(epoch_plan(bulkgnn::testing::all_vertices(60), 1, 1, 0,
-                                               clusters),
-                                    0, 1),
-               option_error);
+  const auto clusters =
+      std::make_shared<const vertex_clusters>(g.view(), std::vector<std::int32_t>(60, 0), 1);
+  EXPECT_THROW(
+      (void)sampler.sample(epoch_plan(bulkgnn::testing::all_vertices(60), 1, 1, 0, clusters), 0, 1),
+      option_error);
   const auto saint = saint_batching(g.view(), o, 10);
   EXPECT_THROW((void)saint->minibatch_count(bulkgnn::testing::all_vertices(60), 11), option_error)
       << "batch_size is the budget the normalisation was estimated for";

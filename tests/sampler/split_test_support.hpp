@@ -15,7 +15,8 @@ namespace bulkgnn::sampler::testing {
 // per vertex; layer-wise ones draw many vertices per minibatch.
 inline sampler_options split_options_for(const std::string& kind) {
   if (kind == "sage") return {.kind = kind, .fanouts = {5, 3, -1}, .seed = 11};
-  if (find_sampler(kind).batches_subgraphs()) return {.kind = kind, .fanouts = {-1, -1}, .seed = 11};
+  if (find_sampler(kind).batches_subgraphs())
+    return {.kind = kind, .fanouts = {-1, -1}, .seed = 11};
   if (find_sampler(kind).fanout == fanout_unit::per_destination)
     return {.kind = kind, .fanouts = {5, 3}, .seed = 11};
   return {.kind = kind, .fanouts = {40, 30}, .seed = 11};

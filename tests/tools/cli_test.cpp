@@ -238,8 +238,8 @@ TEST_F(CliOnCora, SaintOverTheWholeGraphTrainsLikeSageItsLossScaledByTheTraining
                              "--metrics-out " +
                              metrics.string();
   std::vector<std::vector<double>> losses;
-  for (const std::string sampler :
-       {"--sampler saint-node --batch-size 300000 --coverage 3", "--sampler sage --batch-size 140"}) {
+  for (const std::string sampler : {"--sampler saint-node --batch-size 300000 --coverage 3",
+                                    "--sampler sage --batch-size 140"}) {
     const auto r = run(common + " " + sampler);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const auto json = read_json(metrics);
@@ -249,6 +249,16 @@ TEST_F(CliOnCora, SaintOverTheWholeGraphTrainsLikeSageItsLossScaledByTheTraining
   ASSERT_EQ(losses[0].size(), 3u);
   for (std::size_t e = 0; e < 3; ++e)
     EXPECT_NEAR(losses[0][e] / (losses[1][e] * 140.0 / 2708.0), 1.0, 1e-4) << e;
+}
+
+// Node draws of 5 vertices: most subgraphs hold no training vertex, and
+// many seeds read no edge (blocks without entries); training goes on.
+TEST_F(CliOnCora, SaintTrainsThroughSubgraphsWithoutSeedsOrEdges) {
+  const auto r = run("train --quiet " + native_.string() +
+                     " --sampler saint-node --fanouts -1,-1 --batch-size 5 --hidden 16 "
+                     "--epochs 1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("best valid accuracy"), std::string::npos) << r.output;
 }
 
 // GraphSAINT's subgraphs do not pass over every vertex once, so they cannot

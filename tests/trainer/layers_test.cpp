@@ -119,6 +119,20 @@ TEST(AggregationBlock, GcnNeedsWeights) {
                option_error);
 }
 
+// A drawn subgraph whose seeds read no edge gives blocks without entries,
+// and so without values: weighted layers take them (the aggregation is 0).
+TEST(AggregationBlock, WeightedLayersTakeABlockWithoutEntries) {
+  csr_matrix empty;
+  empty.rows = 3;
+  empty.cols = 5;
+  empty.indptr.assign(4, 0);
+  for (const auto kind : {layer_kind::gcn, layer_kind::graph_conv}) {
+    const auto agg = make_aggregation_block(cpu_exec, empty, kind, true);
+    EXPECT_EQ(agg.forward.nnz(), 0);
+    EXPECT_EQ(agg.backward.rows, 5);
+  }
+}
+
 TEST(AggregationBlock, RejectsMoreDestinationsThanSources) {
   std::mt19937_64 gen(4);
   csr_matrix block = testing::random_block(gen, 10, 10, 3, false);

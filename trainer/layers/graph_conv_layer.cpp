@@ -9,8 +9,9 @@ const layer_entry& graph_conv_layer() {
   static const layer_entry entry{
       .kind = layer_kind::graph_conv,
       .name = "graph-conv",
-      .summary = "GraphConv (PyG GraphConv over the sampler's weights, with a root weight; the "
-                 "mean over the whole graph)",
+      .summary =
+          "GraphConv (PyG GraphConv over the sampler's weights, with a root weight; the "
+          "mean over the whole graph)",
       .weight_name = "lin_rel.weight",
       .bias_name = "lin_rel.bias",
       .root_weight_name = "lin_root.weight",

@@ -103,7 +103,9 @@ aggregation_block make_aggregation_block(const executor& exec, const csr_matrix&
     case adjacency_weights::row_mean:
       return with_transpose(exec, row_means(exec, block.view()), with_backward);
     case adjacency_weights::as_sampled:
-      BULKGNN_EXPECTS(block.view().weighted(),
+      // A block without entries has no values to carry (a drawn subgraph
+      // whose seeds read no edge).
+      BULKGNN_EXPECTS(block.view().weighted() || block.view().nnz() == 0,
                       "make_aggregation_block: a {} layer needs a weighted block (LADIES, "
                       "FastGCN or GraphSAINT sampling), got a pattern",
                       layer.name);

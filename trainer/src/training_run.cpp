@@ -55,11 +55,11 @@ class run {
 
   train_result execute(const minibatch_sources& sources, const epoch_callback& on_epoch) {
     sources_ = &sources;
-    BULKGNN_EXPECTS(sources.seed_loss_weights.empty() ||
-                        host_accessible(state_.model.exec().memory().space()),
-                    "sampler_options.kind {}: its normalised loss is computed on the host only so "
-                    "far; train the model on the host",
-                    options_.sampling.kind);
+    BULKGNN_EXPECTS(
+        sources.seed_loss_weights.empty() || host_accessible(state_.model.exec().memory().space()),
+        "sampler_options.kind {}: its normalised loss is computed on the host only so far; "
+        "train the model on the host",
+        options_.sampling.kind);
     run_with_checkpoints(
         state_, options_,
         [&](std::int64_t epoch) { return train_epoch(static_cast<std::uint32_t>(epoch)); },
@@ -98,11 +98,11 @@ class run {
                                                         placed.row_ids.span()});
           grad.reshape(logits.rows, logits.cols);
           const auto weights = seed_loss_weights(mb.batch);
-          const auto loss = weights.empty() ? kernels::softmax_cross_entropy(
-                                                  exec, logits, placed.labels.span(), grad.view())
-                                            : kernels::weighted_softmax_cross_entropy(
-                                                  exec, logits, placed.labels.span(), weights,
-                                                  grad.view());
+          const auto loss =
+              weights.empty()
+                  ? kernels::softmax_cross_entropy(exec, logits, placed.labels.span(), grad.view())
+                  : kernels::weighted_softmax_cross_entropy(exec, logits, placed.labels.span(),
+                                                            weights, grad.view());
           if (!std::isfinite(loss.loss))
             throw error(fmt::format(
                 "epoch {}, minibatch {}: the loss is {} (diverged; lower adam_options.lr)", epoch,
@@ -161,12 +161,12 @@ layer_kind layer_for(const train_options& o) {
   if (!o.layer) return blocks_for.kind;
   const auto& layer = find_layer(*o.layer);
   const bool weighted_blocks = blocks_for.sampled_block == adjacency_weights::as_sampled;
-  BULKGNN_EXPECTS(layer.sampled_block != adjacency_weights::as_sampled || weighted_blocks,
-                  "train_options.layer {}: the layer keeps the weights a sampler computes, but "
-                  "the {} sampler's blocks are patterns (sample with ladies, fastgcn or saint-*, or "
-                  "train "
-                  "{} layers)",
-                  layer.name, sampler::find_sampler(o.sampling.kind).name, blocks_for.name);
+  BULKGNN_EXPECTS(
+      layer.sampled_block != adjacency_weights::as_sampled || weighted_blocks,
+      "train_options.layer {}: the layer keeps the weights a sampler computes, but "
+      "the {} sampler's blocks are patterns (sample with ladies, fastgcn or saint-*, or "
+      "train {} layers)",
+      layer.name, sampler::find_sampler(o.sampling.kind).name, blocks_for.name);
   return layer.kind;
 }
 

@@ -7,9 +7,9 @@
 #include "bulkgnn/loader/feature_normalization.hpp"
 #include "bulkgnn/loader/stage.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
-#include "bulkgnn/sampler/subgraph_batches.hpp"
 #include "bulkgnn/sampler/link_seeds.hpp"
 #include "bulkgnn/sampler/minibatch.hpp"
+#include "bulkgnn/sampler/subgraph_batches.hpp"
 
 #include <cstdint>
 #include <functional>

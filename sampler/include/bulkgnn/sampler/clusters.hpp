@@ -64,7 +64,8 @@ class vertex_clusters final : public subgraph_batches {
 // Cluster-GCN's batching of `graph` (held whole on the host): its METIS
 // clusters, cluster_count of them, METIS seeded by the sampler's seed (any
 // batch_size of clusters).
-[[nodiscard]] std::shared_ptr<const subgraph_batches> metis_clusters(
-    csr_view graph, const sampler_options& options, std::int64_t batch_size);
+[[nodiscard]] std::shared_ptr<const subgraph_batches> metis_clusters(csr_view graph,
+                                                                     const sampler_options& options,
+                                                                     std::int64_t batch_size);
 
 }  // namespace bulkgnn::sampler

@@ -92,11 +92,11 @@ class saint_subgraphs final : public subgraph_batches {
 
 // The saint_settings of a saint-* sampler of `options` with `budget`
 // (loader_options::batch_size).
-[[nodiscard]] saint_settings saint_settings_of(const sampler_options& options,
-                                               std::int64_t budget);
+[[nodiscard]] saint_settings saint_settings_of(const sampler_options& options, std::int64_t budget);
 
 // A saint-* sampler's batching of `graph` (held whole on the host).
-[[nodiscard]] std::shared_ptr<const subgraph_batches> saint_batching(
-    csr_view graph, const sampler_options& options, std::int64_t batch_size);
+[[nodiscard]] std::shared_ptr<const subgraph_batches> saint_batching(csr_view graph,
+                                                                     const sampler_options& options,
+                                                                     std::int64_t batch_size);
 
 }  // namespace bulkgnn::sampler

@@ -53,8 +53,9 @@ struct sampler_entry {
   // subgraphs), made once from the whole graph on the host, with the
   // loader's batch_size (its unit is the sampler's); null for samplers that
   // batch seeds.
-  std::shared_ptr<const subgraph_batches> (*subgraph_batching)(
-      csr_view graph, const sampler_options& options, std::int64_t batch_size) = nullptr;
+  std::shared_ptr<const subgraph_batches> (*subgraph_batching)(csr_view graph,
+                                                               const sampler_options& options,
+                                                               std::int64_t batch_size) = nullptr;
   bool takes_replacement = false;
   bool takes_weights = false;
   std::vector<sampler_parameter> parameters = {};
