@@ -50,7 +50,7 @@ constexpr sampler_parameter steps_parameter{
     .help = "GraphSAINT subgraphs per epoch (0: enough to touch every vertex about once)",
     .default_value = 0,
     .min = 0,
-    .max = 1 << 30};
+    .max = 1 << 20};
 constexpr sampler_parameter coverage_parameter{
     .name = "coverage",
     .help =
@@ -68,6 +68,7 @@ sampler_entry saint_entry(std::string_view name, std::string_view summary) {
           // The minibatches are trimmed to what the seeds read on the host.
           .host_only = true,
           .subgraph_batching = saint_batching,
+          .draws_subgraphs = true,
           .parameters = {steps_parameter, coverage_parameter},
           .check = check_saint_fanouts,
           .make = make_sampling<saint_sampling>};

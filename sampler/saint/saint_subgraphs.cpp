@@ -15,16 +15,19 @@ namespace bulkgnn::sampler {
 
 namespace {
 
-// Layer value of GraphSAINT's draws, apart from every hop's streams and the
-// epoch shuffle's.
+// Layer values of GraphSAINT's draws, apart from every hop's streams, the
+// epoch shuffle's and each other: an epoch's subgraphs, and the presampled
+// ones (their epoch value is 0; any epoch number may be drawn).
 constexpr std::uint32_t saint_stream = 0xFFFFFFFDu;
-// Epoch value of the presampled subgraphs (epochs stay below 2^30).
-constexpr std::uint32_t presample_epoch = 0xFFFFFFFFu;
+constexpr std::uint32_t saint_presample_stream = 0xFFFFFFFCu;
 // PyG's bounds on a normalisation ratio with a zero count.
 constexpr float unseen_ratio = 0.1f;
 constexpr float max_ratio = 1e4f;
-// Presampled subgraphs drawn at once before the coverage is checked.
-constexpr std::int64_t presample_chunk = 64;
+// Presampled subgraphs drawn at once before the coverage is checked: up to
+// 64, holding about 2^22 draws together at most, so that a large budget
+// does not hold 64 large subgraphs at once.
+constexpr std::int64_t max_presample_chunk = 64;
+constexpr double presample_chunk_draws = 1 << 22;
 
 // Uniform integer in [0, bound) for 0 < bound < 2^63, exactly uniform: the
 // 2^64 mod bound lowest words are rejected, so every residue is equally likely.
@@ -77,12 +80,12 @@ double saint_vertices_per_draw(const saint_settings& s) {
 
 }  // namespace
 
-saint_subgraphs::saint_subgraphs(csr_view graph, const saint_settings& settings)
-    : settings_(settings) {
+saint_subgraphs::saint_subgraphs(csr_view graph, const saint_settings& settings, executor exec)
+    : settings_(settings), exec_(std::move(exec)) {
   BULKGNN_EXPECTS(host_accessible(graph.space),
                   "saint_subgraphs: the graph must be in host memory");
   BULKGNN_EXPECTS(graph.rows > 0 && graph.nnz() > 0,
-                  "sampler_options.kind saint: the graph has no edges to draw subgraphs from");
+                  "a GraphSAINT sampler: the graph has no edges to draw subgraphs from");
   BULKGNN_EXPECTS(settings.budget > 0,
                   "loader_options.batch_size: a GraphSAINT sampler's budget (vertices, edges or "
                   "walk roots per subgraph) must be positive, got {}",
@@ -135,7 +138,9 @@ batched_subgraphs saint_subgraphs::batch(std::span<const vertex_t> train, std::i
     is_train[v] = true;
   }
   std::vector<std::vector<vertex_t>> drawn(static_cast<std::size_t>(count));
-  tbb::parallel_for(std::int64_t{0}, count, [&](std::int64_t j) { drawn[j] = draw(epoch, j); });
+  exec_.run([&] {
+    tbb::parallel_for(std::int64_t{0}, count, [&](std::int64_t j) { drawn[j] = draw(epoch, j); });
+  });
   batched_subgraphs batched;
   std::vector<vertex_t> seeds;
   for (const auto& vertices : drawn) {
@@ -149,12 +154,18 @@ batched_subgraphs saint_subgraphs::batch(std::span<const vertex_t> train, std::i
 
 std::vector<vertex_t> saint_subgraphs::draw(std::uint32_t epoch, std::int64_t index) const {
   BULKGNN_EXPECTS(index >= 0 && index < no_minibatch, "saint_subgraphs: subgraph index {}", index);
-  return draw_from(epoch, index);
+  return draw_from(
+      rng_key{settings_.seed, epoch, static_cast<std::uint32_t>(index), saint_stream, 0});
 }
 
-std::vector<vertex_t> saint_subgraphs::draw_from(std::uint32_t epoch, std::int64_t index) const {
-  philox_stream rng(
-      rng_key{settings_.seed, epoch, static_cast<std::uint32_t>(index), saint_stream, 0});
+std::vector<vertex_t> saint_subgraphs::draw_presampled(std::int64_t index) const {
+  BULKGNN_EXPECTS(index >= 0 && index < no_minibatch, "saint_subgraphs: subgraph index {}", index);
+  return draw_from(
+      rng_key{settings_.seed, 0, static_cast<std::uint32_t>(index), saint_presample_stream, 0});
+}
+
+std::vector<vertex_t> saint_subgraphs::draw_from(const rng_key& key) const {
+  philox_stream rng(key);
   const csr_view g = graph_.view();
   std::vector<vertex_t> vertices;
   switch (settings_.draw) {
@@ -198,36 +209,50 @@ void saint_subgraphs::presample() {
   edge_counts_.assign(static_cast<std::size_t>(g.nnz()), 0);
   const double wanted = static_cast<double>(settings_.coverage) * static_cast<double>(g.rows);
   double held = 0.0;
-  std::vector<std::vector<vertex_t>> chunk(static_cast<std::size_t>(presample_chunk));
+  const auto chunk_size = std::clamp<std::int64_t>(
+      static_cast<std::int64_t>(presample_chunk_draws / (static_cast<double>(settings_.budget) *
+                                                         saint_vertices_per_draw(settings_))),
+      1, max_presample_chunk);
+  std::vector<std::vector<vertex_t>> chunk(static_cast<std::size_t>(chunk_size));
   // Subgraphs are drawn a chunk at a time in parallel, taken in index order
   // until they hold enough vertices, and counted in parallel: counts are
   // sums of integers, the same whatever the order.
   while (held < wanted) {
-    BULKGNN_EXPECTS(presampled_ + presample_chunk < no_minibatch,
-                    "saint_subgraphs: the presampling needs more than 2^32 subgraphs");
-    tbb::parallel_for(std::int64_t{0}, presample_chunk, [&](std::int64_t i) {
-      chunk[static_cast<std::size_t>(i)] = draw_from(presample_epoch, presampled_ + i);
+    BULKGNN_EXPECTS(presampled_ + chunk_size < no_minibatch,
+                    "sampler_options: the GraphSAINT parameter coverage {} needs more than 2^32 "
+                    "presampled subgraphs",
+                    settings_.coverage);
+    exec_.run([&] {
+      tbb::parallel_for(std::int64_t{0}, chunk_size, [&](std::int64_t i) {
+        chunk[static_cast<std::size_t>(i)] = draw_presampled(presampled_ + i);
+      });
     });
     std::int64_t taken = 0;
-    while (taken < presample_chunk && held < wanted)
+    while (taken < chunk_size && held < wanted)
       held += static_cast<double>(chunk[static_cast<std::size_t>(taken++)].size());
-    tbb::parallel_for(std::int64_t{0}, taken, [&](std::int64_t i) {
-      const auto& vertices = chunk[static_cast<std::size_t>(i)];
-      for (const vertex_t v : vertices) {
-        std::atomic_ref(vertex_counts_[v]).fetch_add(1, std::memory_order_relaxed);
-        // Both ends in the subgraph: a merge of row v with the vertices.
-        auto candidate = vertices.begin();
-        for (edge_t e = g.first_entry(v); e < g.end_entry(v); ++e) {
-          candidate = std::lower_bound(candidate, vertices.end(), g.column_at(e));
-          if (candidate == vertices.end()) break;
-          if (*candidate == g.column_at(e))
-            std::atomic_ref(edge_counts_[static_cast<std::size_t>(e)])
-                .fetch_add(1, std::memory_order_relaxed);
-        }
-      }
-    });
+    exec_.run([&] { count_presampled(chunk, taken); });
     presampled_ += taken;
   }
+}
+
+void saint_subgraphs::count_presampled(const std::vector<std::vector<vertex_t>>& chunk,
+                                       std::int64_t taken) {
+  const csr_view g = graph_.view();
+  tbb::parallel_for(std::int64_t{0}, taken, [&](std::int64_t i) {
+    const auto& vertices = chunk[static_cast<std::size_t>(i)];
+    for (const vertex_t v : vertices) {
+      std::atomic_ref(vertex_counts_[v]).fetch_add(1, std::memory_order_relaxed);
+      // Both ends in the subgraph: a merge of row v with the vertices.
+      auto candidate = vertices.begin();
+      for (edge_t e = g.first_entry(v); e < g.end_entry(v); ++e) {
+        candidate = std::lower_bound(candidate, vertices.end(), g.column_at(e));
+        if (candidate == vertices.end()) break;
+        if (*candidate == g.column_at(e))
+          std::atomic_ref(edge_counts_[static_cast<std::size_t>(e)])
+              .fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+  });
 }
 
 void saint_subgraphs::normalise() {
@@ -285,8 +310,10 @@ saint_settings saint_settings_of(const sampler_options& options, std::int64_t bu
 
 std::shared_ptr<const subgraph_batches> saint_batching(csr_view graph,
                                                        const sampler_options& options,
-                                                       std::int64_t batch_size) {
-  return std::make_shared<const saint_subgraphs>(graph, saint_settings_of(options, batch_size));
+                                                       std::int64_t batch_size,
+                                                       const executor& exec) {
+  return std::make_shared<const saint_subgraphs>(graph, saint_settings_of(options, batch_size),
+                                                 exec);
 }
 
 }  // namespace bulkgnn::sampler

@@ -26,8 +26,10 @@ void bulk_sampler::initialise() {
   const auto& entry = find_sampler(context_->options.kind);
   BULKGNN_EXPECTS(!entry.host_only || context_->exec.kind() != backend::cuda,
                   "sampler_options.kind: the {} sampler has no GPU kernel yet; sample on the host "
-                  "(the model may still train on the GPU)",
-                  entry.name);
+                  "({})",
+                  entry.name,
+                  entry.draws_subgraphs ? "and train there: its normalised loss is a host kernel"
+                                        : "the model may still train on the GPU");
   algorithm_ = entry.make(*context_);
 }
 

@@ -105,15 +105,15 @@ minibatch_loading::minibatch_loading(std::shared_ptr<const data::dataset> datase
       exec_(host_executor(plan.execution)),
       sampler_(dataset_->graph(), plan.sampling, exec_),
       subgraphs_(detail::subgraphs_for(dataset_->graph(), dataset_->num_nodes(), plan.sampling,
-                                       plan.loading.batch_size)),
+                                       plan.loading.batch_size, exec_)),
       loader_({dataset_->graph(), dataset_->features(), dataset_->labels()}, sampler_,
               with_subgraphs(plan.loading, subgraphs_), exec_) {
   BULKGNN_EXPECTS(!subgraphs_ || shuffle_,
                   "loading_plan.shuffle: the {} sampler's minibatches are subgraphs it shuffles "
                   "or draws; an unshuffled order applies to samplers that batch seeds",
                   plan.sampling.kind);
-  // Refuses seeds it cannot batch (a seed listed twice) here, not at the
-  // first epoch.
+  // Refuses seeds it cannot batch (Cluster-GCN: a seed listed twice) here,
+  // not at the first epoch.
   if (subgraphs_)
     (void)sampler::epoch_plan(seeds_, plan.loading.batch_size, plan.sampling.seed, 0, subgraphs_);
 }

@@ -26,7 +26,7 @@ minibatch_loaders::minibatch_loaders(const training_data& ds, const train_option
                                o.parallel != nullptr && o.parallel->rows != nullptr
                                    ? o.parallel->rows->num_vertices()
                                    : ds.graph.rows,
-                               o.sampling, o.loading.batch_size)),
+                               o.sampling, o.loading.batch_size, o.exec)),
       loader_(source(), *sampler_, loading_for(o.loading), o.exec) {
   if (layout_.features_between_gpus) {
     // A stream of its own: the gather stage fetches while the model trains.
@@ -55,11 +55,6 @@ trainer::minibatch_sources minibatch_loaders::sources() {
 
 loader::minibatch_source& minibatch_loaders::eval_loader() {
   if (!eval_loader_) {
-    BULKGNN_EXPECTS(!subgraphs_ || subgraphs_->passes_over_every_seed(),
-                    "train_options.eval sampled: the {} sampler's minibatches are drawn "
-                    "subgraphs, which do not pass over every vertex once; evaluate on the full "
-                    "graph",
-                    options_.sampling.kind);
     auto options = options_.loading;
     options.max_minibatches = 0;
     eval_sampler_ = sampler_for();

@@ -51,9 +51,10 @@ sampling_run::sampling_run(const run_data& data, run_session& cluster, const exe
   seeds_ = data.part ? data.part->training_vertices(plan.split)
                      : data.whole->training_vertices(plan.split);
   subgraphs_ =
-      data.part ? detail::subgraphs_for({}, data.part->num_nodes(), plan.sampling, plan.batch_size)
-                : detail::subgraphs_for(data.whole->graph(), data.whole->num_nodes(), plan.sampling,
-                                        plan.batch_size);
+      data.part
+          ? detail::subgraphs_for({}, data.part->num_nodes(), plan.sampling, plan.batch_size, exec)
+          : detail::subgraphs_for(data.whole->graph(), data.whole->num_nodes(), plan.sampling,
+                                  plan.batch_size, exec);
   per_epoch_ = sampler::minibatch_count(seeds_, plan.batch_size, subgraphs_.get());
   if (plan.max_minibatches > 0) per_epoch_ = std::min(per_epoch_, plan.max_minibatches);
   // Alone, a partitioned dataset has one part: the whole graph.

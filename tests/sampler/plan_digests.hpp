@@ -29,7 +29,7 @@ inline sampler::epoch_plan plan_for(const sampler::sampler_options& options, csr
   const auto seed = options.seed;
   if (!entry.batches_subgraphs()) return {train, batch_size, seed, epoch};
   if (entry.name != "cluster-gcn")
-    return {train, batch_size, seed, epoch, entry.subgraph_batching(graph, options, batch_size)};
+    return {train, batch_size, seed, epoch, entry.subgraph_batching(graph, options, batch_size, executor{})};
   const auto count = static_cast<int>(std::max<std::int64_t>(1, graph.rows / 10));
   std::vector<std::int32_t> cluster_of(static_cast<std::size_t>(graph.rows));
   for (vertex_t v = 0; v < graph.rows; ++v)

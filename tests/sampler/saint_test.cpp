@@ -150,19 +150,18 @@ TEST(SaintDraws, WalksStartAtUniformRootsAndStepToUniformNeighbours) {
   expect_drawn_as_defined(p, counts, trials, 0.25);
 }
 
-// The presampled subgraphs are the draws of their own epoch (streams apart
-// from every training epoch's), taken until they hold coverage · N
-// vertices; the counts are theirs exactly.
+// The presampled subgraphs are draws of their own streams (apart from every
+// epoch's), taken until they hold coverage · N vertices; the counts are
+// theirs exactly, and no epoch draws them.
 TEST(SaintNormalisation, CountsAreThoseOfThePresampledSubgraphs) {
   const auto g = undirected_graph(60, 2);
   for (const auto draw : {saint_draw::node, saint_draw::edge, saint_draw::random_walk}) {
     const auto saint = make_saint(g.view(), draw, 5, 30, 2);
-    constexpr std::uint32_t presample_epoch = 0xFFFFFFFFu;
     std::vector<std::int64_t> vertex_count(60);
     std::map<std::pair<vertex_t, vertex_t>, std::int64_t> edge_count;
     double held = 0;
     for (std::int64_t i = 0; i < saint.presampled(); ++i) {
-      const auto vs = saint.draw(presample_epoch, i);
+      const auto vs = saint.draw_presampled(i);
       EXPECT_LT(held, 30.0 * 60) << "subgraph " << i << " was one too many";
       held += static_cast<double>(vs.size());
       const std::set<vertex_t> in(vs.begin(), vs.end());
@@ -173,6 +172,8 @@ TEST(SaintNormalisation, CountsAreThoseOfThePresampledSubgraphs) {
       }
     }
     EXPECT_GE(held, 30.0 * 60);
+    for (const std::uint32_t epoch : {0u, 0xFFFFFFFFu})
+      EXPECT_NE(saint.draw(epoch, 0), saint.draw_presampled(0)) << "epoch " << epoch;
     for (vertex_t v = 0; v < 60; ++v) {
       EXPECT_EQ(saint.vertex_count(v), vertex_count[v]) << v;
       for (const vertex_t u : g.view().row(v))
@@ -367,7 +368,7 @@ TEST(SaintSampler, IsTheModelOnTheDrawnSubgraphWithItsNormalisedWeights) {
     for (const std::size_t layers : {1, 2, 3}) {
       sampler_options o{.kind = kind, .fanouts = std::vector<std::int64_t>(layers, -1), .seed = 7};
       const auto batching = std::dynamic_pointer_cast<const saint_subgraphs>(
-          find_sampler(kind).subgraph_batching(g.view(), o, 20));
+          find_sampler(kind).subgraph_batching(g.view(), o, 20, executor{}));
       ASSERT_NE(batching, nullptr);
       const epoch_plan plan(train, 20, 7, 4, batching);
       ASSERT_EQ(plan.num_minibatches(), batching->minibatch_count(train, 20));
@@ -417,6 +418,10 @@ TEST(SaintSampler, SameMinibatchesAndWeightsForAnyBulkSizeThreadCountAndBackEnd)
     const auto one = on_threads(1);
     const auto four = on_threads(4);
     EXPECT_TRUE(std::ranges::equal(one.loss_weights(), four.loss_weights())) << kind;
+    // An executor's arena of threads (Python's threads=) holds the work too.
+    const saint_subgraphs arena(g.view(), saint_settings_of(o, 30), executor(backend::cpu, 3));
+    EXPECT_TRUE(std::ranges::equal(one.loss_weights(), arena.loss_weights())) << kind;
+    EXPECT_EQ(arena.batch(train, 30, 3, 5).vertices, one.batch(train, 30, 3, 5).vertices) << kind;
     for (vertex_t v = 0; v < g.rows; ++v)
       for (const vertex_t u : g.view().row(v))
         ASSERT_EQ(one.edge_weight(v, u), four.edge_weight(v, u)) << kind;
@@ -447,16 +452,16 @@ TEST(SaintSampler, RefusesWhatItCannotDo) {
   EXPECT_THROW(
       (void)sampler.sample(epoch_plan(bulkgnn::testing::all_vertices(60), 1, 1, 0, clusters), 0, 1),
       option_error);
-  const auto saint = saint_batching(g.view(), o, 10);
+  const auto saint = saint_batching(g.view(), o, 10, executor{});
   EXPECT_THROW((void)saint->minibatch_count(bulkgnn::testing::all_vertices(60), 11), option_error)
       << "batch_size is the budget the normalisation was estimated for";
   EXPECT_THROW((void)saint->batch(bulkgnn::testing::all_vertices(60), 10, 2, 0), option_error)
       << "another seed";
-  EXPECT_THROW((void)saint_batching(g.view(), o, 0), option_error);
+  EXPECT_THROW((void)saint_batching(g.view(), o, 0, executor{}), option_error);
   csr_matrix empty;
   empty.rows = empty.cols = 5;
   empty.indptr.assign(6, 0);
-  EXPECT_THROW((void)saint_batching(empty.view(), o, 10), option_error);
+  EXPECT_THROW((void)saint_batching(empty.view(), o, 10, executor{}), option_error);
 }
 
 }  // namespace

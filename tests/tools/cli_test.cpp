@@ -395,6 +395,15 @@ TEST_F(CliOnCora, TrainTakesItsLayersFromModelApartFromTheSampler) {
   EXPECT_NE(r.output.find("--model gcn: the layer keeps the weights a sampler computes"),
             std::string::npos)
       << r.output;
+  // Weighted layers keep the weights of their own sampler only.
+  const std::string saint =
+      "train --quiet " + native_.string() +
+      " --sampler saint-rw --fanouts -1,-1 --hidden 16 --epochs 1 --model gcn";
+  for (const std::string mismatch : {base + " --sampler ladies --model graph-conv", saint}) {
+    r = run(mismatch);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("blocks are made for"), std::string::npos) << r.output;
+  }
   r = run(base + " --model gat");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--model"), std::string::npos) << r.output;

@@ -55,11 +55,8 @@ class run {
 
   train_result execute(const minibatch_sources& sources, const epoch_callback& on_epoch) {
     sources_ = &sources;
-    BULKGNN_EXPECTS(
-        sources.seed_loss_weights.empty() || host_accessible(state_.model.exec().memory().space()),
-        "sampler_options.kind {}: its normalised loss is computed on the host only so far; "
-        "train the model on the host",
-        options_.sampling.kind);
+    BULKGNN_ASSERT(sources.seed_loss_weights.empty() ||
+                   host_accessible(state_.model.exec().memory().space()));
     run_with_checkpoints(
         state_, options_,
         [&](std::int64_t epoch) { return train_epoch(static_cast<std::uint32_t>(epoch)); },
@@ -151,6 +148,15 @@ void validate(const train_options& o) {
                   "train_options.resume needs train_options.checkpoint_dir");
   BULKGNN_EXPECTS(o.parallel == nullptr || o.parallel->ranks != nullptr,
                   "trainer::train: parallel.ranks must be set for a data-parallel run");
+  const auto& sampler = sampler::find_sampler(o.sampling.kind);
+  BULKGNN_EXPECTS(!sampler.draws_subgraphs || o.eval != evaluation::sampled || o.eval_every == 0,
+                  "train_options.eval sampled: the {} sampler's minibatches are drawn subgraphs, "
+                  "which do not pass over every vertex once; evaluate on the full graph",
+                  sampler.name);
+  BULKGNN_EXPECTS(!sampler.draws_subgraphs || host_accessible(model_executor(o).memory().space()),
+                  "execution_options.device: the {} sampler's normalised loss is computed on the "
+                  "host only so far; train the model on the host",
+                  sampler.name);
   loader::validate(o.loading);
   validate(o.optimizer);
 }
@@ -160,13 +166,14 @@ layer_kind layer_for(const train_options& o) {
       find_layer(sampler::find_sampler(o.sampling.kind).layer, "sampler_entry.layer");
   if (!o.layer) return blocks_for.kind;
   const auto& layer = find_layer(*o.layer);
-  const bool weighted_blocks = blocks_for.sampled_block == adjacency_weights::as_sampled;
+  // A layer that keeps a sampler's weights keeps them for the layer they were
+  // computed for: over the whole graph (evaluation) each weighs the adjacency
+  // its own way (LADIES' D̃⁻¹(A+I) with self loops, GraphSAINT's mean without).
   BULKGNN_EXPECTS(
-      layer.sampled_block != adjacency_weights::as_sampled || weighted_blocks,
-      "train_options.layer {}: the layer keeps the weights a sampler computes, but "
-      "the {} sampler's blocks are patterns (sample with ladies, fastgcn or saint-*, or "
-      "train {} layers)",
-      layer.name, sampler::find_sampler(o.sampling.kind).name, blocks_for.name);
+      layer.sampled_block != adjacency_weights::as_sampled || layer.kind == blocks_for.kind,
+      "train_options.layer {}: the layer keeps the weights a sampler computes, but the {} "
+      "sampler's blocks are made for {} layers (train {} or sage layers)",
+      layer.name, sampler::find_sampler(o.sampling.kind).name, blocks_for.name, blocks_for.name);
   return layer.kind;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/sampler/options.hpp"
 #include "bulkgnn/sampler/subgraph_batches.hpp"
@@ -66,6 +67,7 @@ class vertex_clusters final : public subgraph_batches {
 // batch_size of clusters).
 [[nodiscard]] std::shared_ptr<const subgraph_batches> metis_clusters(csr_view graph,
                                                                      const sampler_options& options,
-                                                                     std::int64_t batch_size);
+                                                                     std::int64_t batch_size,
+                                                                     const executor& exec);
 
 }  // namespace bulkgnn::sampler

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/executor.hpp"
+#include "bulkgnn/core/rng.hpp"
 #include "bulkgnn/sampler/options.hpp"
 #include "bulkgnn/sampler/subgraph_batches.hpp"
 
@@ -51,7 +53,8 @@ struct saint_settings {
 // 10^4. Every draw is a function of (seed, epoch, minibatch) alone.
 class saint_subgraphs final : public subgraph_batches {
  public:
-  saint_subgraphs(csr_view graph, const saint_settings& settings);
+  // Presamples on `exec`'s threads, and draws every epoch's subgraphs there.
+  saint_subgraphs(csr_view graph, const saint_settings& settings, executor exec = {});
 
   [[nodiscard]] std::int64_t num_vertices() const override { return graph_.rows; }
   // settings.steps, or its default; batch_size must be the budget.
@@ -60,10 +63,12 @@ class saint_subgraphs final : public subgraph_batches {
   [[nodiscard]] batched_subgraphs batch(std::span<const vertex_t> train, std::int64_t batch_size,
                                         std::uint32_t seed, std::uint32_t epoch) const override;
   [[nodiscard]] std::span<const float> loss_weights() const override { return loss_weights_; }
-  [[nodiscard]] bool passes_over_every_seed() const override { return false; }
 
   // The vertices of subgraph `index` of `epoch`, ascending, each once.
   [[nodiscard]] std::vector<vertex_t> draw(std::uint32_t epoch, std::int64_t index) const;
+  // The same for presampled subgraph `index` (streams apart from every
+  // epoch's).
+  [[nodiscard]] std::vector<vertex_t> draw_presampled(std::int64_t index) const;
   // The aggregation weight of edge (v ← u); the edge must be in the graph.
   [[nodiscard]] float edge_weight(vertex_t v, vertex_t u) const;
   // M, and C_v and C_vu of the presampled subgraphs.
@@ -74,19 +79,22 @@ class saint_subgraphs final : public subgraph_batches {
 
  private:
   saint_settings settings_;
+  executor exec_;
   // The graph with each row's columns ascending (so that an edge is found by
   // bisection), and its edges' aggregation weights in the same order.
   csr_matrix graph_;
   std::vector<double> edge_cumulative_;  // edge draws: cumulative probabilities
   std::vector<std::int64_t> vertex_counts_;
-  std::vector<std::int32_t> edge_counts_;
+  std::vector<std::uint32_t> edge_counts_;  // at most M < 2^32
   std::vector<float> edge_weights_;
   std::vector<float> loss_weights_;
   std::int64_t presampled_ = 0;
 
   [[nodiscard]] edge_t find_edge(vertex_t v, vertex_t u) const;
-  [[nodiscard]] std::vector<vertex_t> draw_from(std::uint32_t epoch, std::int64_t index) const;
+  [[nodiscard]] std::vector<vertex_t> draw_from(const rng_key& key) const;
   void presample();
+  // Counts the first `taken` subgraphs of `chunk` (C_v and C_vu).
+  void count_presampled(const std::vector<std::vector<vertex_t>>& chunk, std::int64_t taken);
   void normalise();
 };
 
@@ -97,6 +105,7 @@ class saint_subgraphs final : public subgraph_batches {
 // A saint-* sampler's batching of `graph` (held whole on the host).
 [[nodiscard]] std::shared_ptr<const subgraph_batches> saint_batching(csr_view graph,
                                                                      const sampler_options& options,
-                                                                     std::int64_t batch_size);
+                                                                     std::int64_t batch_size,
+                                                                     const executor& exec);
 
 }  // namespace bulkgnn::sampler

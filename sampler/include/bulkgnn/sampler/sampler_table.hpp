@@ -39,8 +39,8 @@ struct sampler_entry {
   std::string_view summary = {};  // one line for --help and Python's docstring
   fanout_unit fanout = fanout_unit::per_destination;
   // The layer its blocks are made for: "sage" (each destination's sampled
-  // neighbours, averaged) or "gcn" (block values are the aggregation
-  // weights).
+  // neighbours, averaged), "gcn" or "graph-conv" (block values are the
+  // aggregation weights).
   std::string_view layer = {};
   // Some of its kernels run on the host only: a GPU executor is refused by
   // name before the sampler is made.
@@ -51,11 +51,17 @@ struct sampler_entry {
   // Its minibatches are subgraphs, not batches of batch_size seeds: how an
   // epoch is cut (Cluster-GCN's METIS clusters, GraphSAINT's drawn
   // subgraphs), made once from the whole graph on the host, with the
-  // loader's batch_size (its unit is the sampler's); null for samplers that
-  // batch seeds.
+  // loader's batch_size (its unit is the sampler's), its parallel work on
+  // `exec`'s threads; null for samplers that batch seeds.
   std::shared_ptr<const subgraph_batches> (*subgraph_batching)(csr_view graph,
                                                                const sampler_options& options,
-                                                               std::int64_t batch_size) = nullptr;
+                                                               std::int64_t batch_size,
+                                                               const executor& exec) = nullptr;
+  // Its subgraphs are drawn afresh (GraphSAINT): an epoch does not pass over
+  // every vertex once, so it cannot evaluate (sampled evaluation is
+  // refused), and the batching weighs each seed's loss
+  // (subgraph_batches::loss_weights), which the trainer sums on the host.
+  bool draws_subgraphs = false;
   bool takes_replacement = false;
   bool takes_weights = false;
   std::vector<sampler_parameter> parameters = {};

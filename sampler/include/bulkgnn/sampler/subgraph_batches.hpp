@@ -46,10 +46,6 @@ class subgraph_batches {
   // loss normalisation), indexed by vertex id; empty where a minibatch's
   // loss is the mean over its seeds.
   [[nodiscard]] virtual std::span<const float> loss_weights() const { return {}; }
-  // Whether an epoch's minibatches hold every training vertex exactly once
-  // as a seed (batches of clusters do; drawn subgraphs do not, so they
-  // cannot stand for a pass of evaluation).
-  [[nodiscard]] virtual bool passes_over_every_seed() const { return true; }
 };
 
 }  // namespace bulkgnn::sampler
