@@ -18,22 +18,17 @@ class saint_sampling final : public induced_subgraph_sampling {
     return seeds_then_planned_subgraph(seeds);
   }
 
-  // Each edge (v ← u) of a subgraph takes the normalised weight that the
-  // plan's saint_subgraphs estimated.
-  void weigh_edges(csr_matrix& induced, const segmented_vertices& vertices) override {
-    const auto* saint = dynamic_cast<const saint_subgraphs*>(context().batching);
+  // Read from the plan's saint_subgraphs, which holds the graph and each
+  // edge's normalised weight side by side.
+  csr_matrix induced_subgraphs(const segmented_vertices& vertices) override {
+    auto& c = context();
+    const auto* saint = dynamic_cast<const saint_subgraphs*>(c.batching);
     BULKGNN_EXPECTS(saint != nullptr,
                     "sampler_options.kind {}: sample from an epoch plan made with the sampler's "
                     "saint_subgraphs",
-                    context().options.kind);
-    induced.values = buffer<float>(static_cast<std::size_t>(induced.nnz()));
-    for (std::int64_t j = 0; j < vertices.segments(); ++j) {
-      const auto segment = vertices.segment(j);
-      for (std::int64_t r = vertices.offsets[j]; r < vertices.offsets[j + 1]; ++r)
-        for (edge_t e = induced.indptr[r]; e < induced.indptr[r + 1]; ++e)
-          induced.values[e] = saint->edge_weight(
-              vertices.vertices[r], segment[static_cast<std::size_t>(induced.indices[e])]);
-    }
+                    c.options.kind);
+    executor_stage stage(c.exec, c.times, c.device_log, "induce");
+    return c.exec.run([&] { return saint->induced_subgraphs(vertices); });
   }
 };
 

@@ -5,6 +5,7 @@
 #include "bulkgnn/core/rng.hpp"
 #include "bulkgnn/sampler/sampler_table.hpp"
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -238,19 +239,22 @@ void saint_subgraphs::presample() {
 void saint_subgraphs::count_presampled(const std::vector<std::vector<vertex_t>>& chunk,
                                        std::int64_t taken) {
   const csr_view g = graph_.view();
+  // Which subgraph (by index) each vertex was last seen in, per thread:
+  // whether a neighbour is in the subgraph at hand is one look-up.
+  static constexpr std::uint32_t none = 0xFFFFFFFFu;
+  tbb::enumerable_thread_specific<std::vector<std::uint32_t>> seen_in(
+      [&] { return std::vector<std::uint32_t>(static_cast<std::size_t>(g.rows), none); });
   tbb::parallel_for(std::int64_t{0}, taken, [&](std::int64_t i) {
     const auto& vertices = chunk[static_cast<std::size_t>(i)];
+    auto& seen = seen_in.local();
+    const auto index = static_cast<std::uint32_t>(presampled_ + i);
+    for (const vertex_t v : vertices) seen[v] = index;
     for (const vertex_t v : vertices) {
       std::atomic_ref(vertex_counts_[v]).fetch_add(1, std::memory_order_relaxed);
-      // Both ends in the subgraph: a merge of row v with the vertices.
-      auto candidate = vertices.begin();
-      for (edge_t e = g.first_entry(v); e < g.end_entry(v); ++e) {
-        candidate = std::lower_bound(candidate, vertices.end(), g.column_at(e));
-        if (candidate == vertices.end()) break;
-        if (*candidate == g.column_at(e))
+      for (edge_t e = g.first_entry(v); e < g.end_entry(v); ++e)
+        if (seen[g.column_at(e)] == index)
           std::atomic_ref(edge_counts_[static_cast<std::size_t>(e)])
               .fetch_add(1, std::memory_order_relaxed);
-      }
     }
   });
 }
@@ -285,6 +289,53 @@ edge_t saint_subgraphs::find_edge(vertex_t v, vertex_t u) const {
 
 float saint_subgraphs::edge_weight(vertex_t v, vertex_t u) const {
   return edge_weights_[static_cast<std::size_t>(find_edge(v, u))];
+}
+
+csr_matrix saint_subgraphs::induced_subgraphs(const segmented_vertices& vertices) const {
+  const csr_view g = graph_.view();
+  const auto total = static_cast<std::size_t>(vertices.vertices.size());
+  // Each vertex's position in the segment at hand; -1 outside it.
+  std::vector<vertex_t> local(static_cast<std::size_t>(g.rows), -1);
+  std::vector<std::vector<std::pair<vertex_t, float>>> rows(total);
+  std::int64_t widest = 0;
+  for (std::int64_t j = 0; j < vertices.segments(); ++j) {
+    const auto segment = vertices.segment(j);
+    widest = std::max(widest, std::ssize(segment));
+    for (std::size_t i = 0; i < segment.size(); ++i) {
+      BULKGNN_EXPECTS(segment[i] >= 0 && segment[i] < g.rows && local[segment[i]] < 0,
+                      "saint_subgraphs: vertex {} is outside the graph or listed twice in "
+                      "subgraph {}",
+                      segment[i], j);
+      local[segment[i]] = static_cast<vertex_t>(i);
+    }
+    const auto first = static_cast<std::size_t>(vertices.offsets[j]);
+    tbb::parallel_for(std::size_t{0}, segment.size(), [&](std::size_t i) {
+      auto& row = rows[first + i];
+      const vertex_t v = segment[i];
+      for (edge_t e = g.first_entry(v); e < g.end_entry(v); ++e)
+        if (const vertex_t at = local[g.column_at(e)]; at >= 0)
+          row.emplace_back(at, edge_weights_[static_cast<std::size_t>(e)]);
+      std::stable_sort(row.begin(), row.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+    });
+    for (const vertex_t v : segment) local[v] = -1;
+  }
+  csr_matrix induced;
+  induced.rows = static_cast<std::int64_t>(total);
+  induced.cols = widest;
+  induced.indptr = buffer<edge_t>(total + 1);
+  induced.indptr.data()[0] = 0;
+  for (std::size_t r = 0; r < total; ++r)
+    induced.indptr.data()[r + 1] = induced.indptr.data()[r] + static_cast<edge_t>(rows[r].size());
+  induced.indices = buffer<vertex_t>(static_cast<std::size_t>(induced.indptr.data()[total]));
+  induced.values = buffer<float>(induced.indices.size());
+  for (std::size_t r = 0; r < total; ++r)
+    for (std::size_t k = 0; k < rows[r].size(); ++k) {
+      const auto at = static_cast<std::size_t>(induced.indptr.data()[r]) + k;
+      induced.indices.data()[at] = rows[r][k].first;
+      induced.values.data()[at] = rows[r][k].second;
+    }
+  return induced;
 }
 
 std::int64_t saint_subgraphs::edge_count(vertex_t v, vertex_t u) const {

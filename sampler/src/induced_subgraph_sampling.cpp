@@ -121,11 +121,8 @@ csr_matrix induced_subgraph_sampling::induced_subgraphs(const segmented_vertices
   csr_matrix induced =
       kernels::extract_blocks(c.exec, pattern, row_positions, vertices, ones, false);
   induced.values = buffer<float>(0, c.exec.memory());
-  weigh_edges(induced, vertices);
   return induced;
 }
-
-void induced_subgraph_sampling::weigh_edges(csr_matrix&, const segmented_vertices&) {}
 
 segmented_vertices induced_subgraph_sampling::seeds_then_planned_subgraph(
     const segmented_vertices& seeds) {

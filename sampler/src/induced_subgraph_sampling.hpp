@@ -33,19 +33,15 @@ class induced_subgraph_sampling : public sampling_algorithm {
   [[nodiscard]] virtual segmented_vertices subgraph_vertices(
       std::uint32_t epoch, const segmented_vertices& seeds,
       std::span<const std::int64_t> minibatch_ids) = 0;
-  // Values for the edges of `induced` (A[V_j, V_j] for each segment V_j of
-  // `vertices`, rows in their order, local columns), where the sampler's
-  // blocks carry aggregation weights; by default none (a pattern).
-  virtual void weigh_edges(csr_matrix& induced, const segmented_vertices& vertices);
+  // A[V_j, V_j] for each minibatch's vertices V_j: one row per vertex, in
+  // V_j's order, local column ids ascending, no values by default (stage
+  // "induce"); a sampler whose blocks carry aggregation weights gives them
+  // values.
+  [[nodiscard]] virtual csr_matrix induced_subgraphs(const segmented_vertices& vertices);
   // The plan's subgraphs (sampling_context::subgraphs) with each segment
   // reordered to start with the minibatch's seeds, in their order: the
   // subgraph_vertices of a sampler whose minibatches the plan cuts.
   [[nodiscard]] segmented_vertices seeds_then_planned_subgraph(const segmented_vertices& seeds);
-
- private:
-  // A[V_j, V_j] for each minibatch's vertices V_j: one row per vertex, in
-  // V_j's order, local column ids, no values (stage "induce").
-  [[nodiscard]] csr_matrix induced_subgraphs(const segmented_vertices& vertices);
 };
 
 }  // namespace bulkgnn::sampler

@@ -3,6 +3,7 @@
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/core/rng.hpp"
+#include "bulkgnn/core/segmented.hpp"
 #include "bulkgnn/sampler/options.hpp"
 #include "bulkgnn/sampler/subgraph_batches.hpp"
 
@@ -71,6 +72,10 @@ class saint_subgraphs final : public subgraph_batches {
   [[nodiscard]] std::vector<vertex_t> draw_presampled(std::int64_t index) const;
   // The aggregation weight of edge (v ← u); the edge must be in the graph.
   [[nodiscard]] float edge_weight(vertex_t v, vertex_t u) const;
+  // A[V_j, V_j] for each segment V_j of `vertices` (distinct vertices each):
+  // one row per vertex in V_j's order, local column ids ascending (repeated
+  // edges kept), each edge's aggregation weight as its value.
+  [[nodiscard]] csr_matrix induced_subgraphs(const segmented_vertices& vertices) const;
   // M, and C_v and C_vu of the presampled subgraphs.
   [[nodiscard]] std::int64_t presampled() const { return presampled_; }
   [[nodiscard]] std::int64_t vertex_count(vertex_t v) const { return vertex_counts_[v]; }
