@@ -54,6 +54,27 @@ def alternate(systems, repetitions):
     return seconds, counts, medians
 
 
+def alternated_rows(dataset, systems, repetitions, base, setup=None):
+    """alternate() over `systems`, then one row per system (printed as a Markdown table
+    row): median seconds per epoch, its ratio to the system named `base`, the counted
+    edges; with `setup` (seconds per name), each system's construction time too."""
+    seconds, edges, medians = alternate(systems, repetitions)
+    rows = []
+    for name in systems:
+        median = medians[name]
+        row = {"dataset": dataset, "system": name, "seconds_per_epoch": median,
+               "edges_per_epoch": edges[name], "times_bulkgnn": median / medians[base],
+               "all_seconds": seconds[name]}
+        setup_cell = ""
+        if setup is not None:
+            row["setup_seconds"] = setup[name]
+            setup_cell = f" {setup[name]:.2f} |"
+        rows.append(row)
+        print(f"| {dataset} | {name} |{setup_cell} {median:.3f} | {median / medians[base]:.1f}x | "
+              f"{edges[name]:,} |", flush=True)
+    return rows
+
+
 def loader_or_train_arguments(description, epochs):
     """The command line of a peers script with a loader and a train mode, parsed; prints
     the peer libraries' versions."""

@@ -39,8 +39,8 @@ import numpy as np
 import torch
 
 import bulkgnn
-from alternating import (alternate, consume_bulkgnn_as_pyg, consume_pyg, loader_or_train_arguments,
-                         write_rows)
+from alternating import (alternated_rows, consume_bulkgnn_as_pyg, consume_pyg,
+                         loader_or_train_arguments, write_rows)
 
 VERTICES_PER_CLUSTER = 150
 CLUSTERS_PER_BATCH = 5
@@ -137,17 +137,7 @@ def measure_loaders(path, args, workdir):
         "PyG ClusterLoader 2 workers": (pyg_loader(cluster_data, 2), consume_pyg),
         "DGL ClusterGCNSampler": (dgl_loader(ds, edge_index, workdir), consume_dgl),
     }
-    seconds, edges, medians = alternate(systems, args.repetitions)
-    rows = []
-    base = medians["bulkgnn cluster-gcn"]
-    for name in systems:
-        median = medians[name]
-        rows.append({"dataset": ds.name, "system": name, "seconds_per_epoch": median,
-                     "edges_per_epoch": edges[name], "times_bulkgnn": median / base,
-                     "all_seconds": seconds[name]})
-        print(f"| {ds.name} | {name} | {median:.3f} | {median / base:.1f}x | "
-              f"{edges[name]:,} |", flush=True)
-    return rows
+    return alternated_rows(ds.name, systems, args.repetitions, "bulkgnn cluster-gcn")
 
 
 class Model(torch.nn.Module):

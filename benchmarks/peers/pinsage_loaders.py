@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 import bulkgnn
-from alternating import alternate, write_rows
+from alternating import alternated_rows, write_rows
 
 BATCH = 512
 FANOUTS = [10, 10]
@@ -96,17 +96,7 @@ def measure(path, args):
     train = np.asarray(ds.training_vertices())
     systems = {"bulkgnn pinsage": (bulkgnn_loader(ds, train), consume_bulkgnn),
                "DGL RandomWalkNeighborSampler": (dgl_loader(ds, train), consume_dgl)}
-    seconds, edges, medians = alternate(systems, args.repetitions)
-    base = medians["bulkgnn pinsage"]
-    rows = []
-    for name in systems:
-        median = medians[name]
-        rows.append({"dataset": ds.name, "system": name, "seconds_per_epoch": median,
-                     "edges_per_epoch": edges[name], "times_bulkgnn": median / base,
-                     "all_seconds": seconds[name]})
-        print(f"| {ds.name} | {name} | {median:.3f} | {median / base:.1f}x | {edges[name]:,} |",
-              flush=True)
-    return rows
+    return alternated_rows(ds.name, systems, args.repetitions, "bulkgnn pinsage")
 
 
 def main():

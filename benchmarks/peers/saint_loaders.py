@@ -36,8 +36,8 @@ import numpy as np
 import torch
 
 import bulkgnn
-from alternating import (alternate, consume_bulkgnn_as_pyg, consume_pyg, loader_or_train_arguments,
-                         write_rows)
+from alternating import (alternated_rows, consume_bulkgnn_as_pyg, consume_pyg,
+                         loader_or_train_arguments, write_rows)
 from cluster_loaders import edge_index_of, split_masks
 
 WALK_LENGTH = 2
@@ -125,15 +125,8 @@ def measure_loaders(path, args):
         for name, (make, consume) in made.items():
             loader, setup[name] = timed(make)
             systems[name] = (loader, consume)
-        seconds, edges, medians = alternate(systems, args.repetitions)
-        base = medians[f"bulkgnn saint-{draw}"]
-        for name in systems:
-            median = medians[name]
-            rows.append({"dataset": ds.name, "system": name, "setup_seconds": setup[name],
-                         "seconds_per_epoch": median, "edges_per_epoch": edges[name],
-                         "times_bulkgnn": median / base, "all_seconds": seconds[name]})
-            print(f"| {ds.name} | {name} | {setup[name]:.2f} | {median:.3f} | "
-                  f"{median / base:.1f}x | {edges[name]:,} |", flush=True)
+        rows += alternated_rows(ds.name, systems, args.repetitions, f"bulkgnn saint-{draw}",
+                                setup)
     return rows
 
 

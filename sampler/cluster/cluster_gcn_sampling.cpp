@@ -8,18 +8,6 @@ namespace bulkgnn::sampler {
 
 namespace {
 
-class cluster_gcn_sampling final : public induced_subgraph_sampling {
- public:
-  using induced_subgraph_sampling::induced_subgraph_sampling;
-
- private:
-  // The seeds, then the rest of the minibatch's clusters in ascending id.
-  segmented_vertices subgraph_vertices(std::uint32_t, const segmented_vertices& seeds,
-                                       std::span<const std::int64_t>) override {
-    return seeds_then_planned_subgraph(seeds);
-  }
-};
-
 void check_fanouts(const sampler_options& options) {
   for (const auto fanout : options.fanouts)
     BULKGNN_EXPECTS(fanout == -1,
@@ -48,7 +36,7 @@ sampler_entry cluster_gcn_entry() {
                           .min = 0,
                           .max = 1 << 24}},
           .check = check_fanouts,
-          .make = make_sampling<cluster_gcn_sampling>};
+          .make = make_sampling<induced_subgraph_sampling>};
 }
 
 }  // namespace bulkgnn::sampler

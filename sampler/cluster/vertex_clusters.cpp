@@ -188,8 +188,8 @@ int cluster_count(const sampler_options& options, std::int64_t num_vertices) {
 }
 
 std::shared_ptr<const subgraph_batches> metis_clusters(csr_view graph,
-                                                       const sampler_options& options,
-                                                       std::int64_t, const executor&) {
+                                                       const sampler_options& options, std::int64_t,
+                                                       const executor&) {
   const int count = cluster_count(options, graph.rows);
   auto partition =
       distributed::metis_partition(graph, count, static_cast<int>(options.seed & 0x7FFFFFFF));

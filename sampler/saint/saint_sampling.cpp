@@ -13,11 +13,6 @@ class saint_sampling final : public induced_subgraph_sampling {
   using induced_subgraph_sampling::induced_subgraph_sampling;
 
  private:
-  segmented_vertices subgraph_vertices(std::uint32_t, const segmented_vertices& seeds,
-                                       std::span<const std::int64_t>) override {
-    return seeds_then_planned_subgraph(seeds);
-  }
-
   // Read from the plan's saint_subgraphs, which holds the graph and each
   // edge's normalised weight side by side.
   csr_matrix induced_subgraphs(const segmented_vertices& vertices) override {

@@ -124,8 +124,9 @@ csr_matrix induced_subgraph_sampling::induced_subgraphs(const segmented_vertices
   return induced;
 }
 
-segmented_vertices induced_subgraph_sampling::seeds_then_planned_subgraph(
-    const segmented_vertices& seeds) {
+segmented_vertices induced_subgraph_sampling::subgraph_vertices(std::uint32_t,
+                                                                const segmented_vertices& seeds,
+                                                                std::span<const std::int64_t>) {
   const auto& c = context();
   BULKGNN_EXPECTS(c.subgraphs != nullptr && c.subgraphs->segments() == seeds.segments(),
                   "sampler_options.kind {}: its minibatches are subgraphs that an epoch plan "

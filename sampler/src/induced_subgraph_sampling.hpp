@@ -29,19 +29,18 @@ class induced_subgraph_sampling : public sampling_algorithm {
 
  protected:
   // The vertices each minibatch's subgraph is induced on: segment j starts
-  // with seeds' segment j, in its order, and lists every vertex once.
+  // with seeds' segment j, in its order, and lists every vertex once. By
+  // default the epoch plan's subgraphs (sampling_context::subgraphs: Cluster-
+  // GCN's clusters, GraphSAINT's draws), each reordered to start with its
+  // seeds.
   [[nodiscard]] virtual segmented_vertices subgraph_vertices(
       std::uint32_t epoch, const segmented_vertices& seeds,
-      std::span<const std::int64_t> minibatch_ids) = 0;
+      std::span<const std::int64_t> minibatch_ids);
   // A[V_j, V_j] for each minibatch's vertices V_j: one row per vertex, in
   // V_j's order, local column ids ascending, no values by default (stage
   // "induce"); a sampler whose blocks carry aggregation weights gives them
   // values.
   [[nodiscard]] virtual csr_matrix induced_subgraphs(const segmented_vertices& vertices);
-  // The plan's subgraphs (sampling_context::subgraphs) with each segment
-  // reordered to start with the minibatch's seeds, in their order: the
-  // subgraph_vertices of a sampler whose minibatches the plan cuts.
-  [[nodiscard]] segmented_vertices seeds_then_planned_subgraph(const segmented_vertices& seeds);
 };
 
 }  // namespace bulkgnn::sampler

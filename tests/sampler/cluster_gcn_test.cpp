@@ -162,15 +162,7 @@ TEST(ClusteredPlan, BatchesAreAUniformlyRandomPartitionOfTheClusters) {
 // The minibatch with every layer on A[V, V], V = the seeds and then the
 // rest of the minibatch's clusters ascending, trimmed to what the seeds read.
 minibatch on_clusters(csr_view g, const epoch_plan& plan, std::int64_t j, std::size_t layers) {
-  minibatch full;
-  full.index = j;
-  full.seeds.assign(plan.seeds(j).begin(), plan.seeds(j).end());
-  std::vector<vertex_t> vertices(plan.seeds(j).begin(), plan.seeds(j).end());
-  for (const vertex_t v : plan.subgraph(j))
-    if (std::find(full.seeds.begin(), full.seeds.end(), v) == full.seeds.end())
-      vertices.push_back(v);
-  full.input_nodes.assign(vertices.begin(), vertices.end());
-  full.blocks = bulkgnn::testing::induced_blocks(g, vertices, full.seeds.size(), layers);
+  const auto full = bulkgnn::testing::planned_subgraph_model(g, plan, j, layers);
   return restrict_to_seeds(full, 0, std::ssize(full.seeds));
 }
 

@@ -7,6 +7,8 @@
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/sampler/clusters.hpp"
 
+#include "test_graphs.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,7 +31,8 @@ inline sampler::epoch_plan plan_for(const sampler::sampler_options& options, csr
   const auto seed = options.seed;
   if (!entry.batches_subgraphs()) return {train, batch_size, seed, epoch};
   if (entry.name != "cluster-gcn")
-    return {train, batch_size, seed, epoch, entry.subgraph_batching(graph, options, batch_size, executor{})};
+    return {train, batch_size, seed, epoch,
+            entry.subgraph_batching(graph, options, batch_size, executor{})};
   const auto count = static_cast<int>(std::max<std::int64_t>(1, graph.rows / 10));
   std::vector<std::int32_t> cluster_of(static_cast<std::size_t>(graph.rows));
   for (vertex_t v = 0; v < graph.rows; ++v)
@@ -37,6 +40,23 @@ inline sampler::epoch_plan plan_for(const sampler::sampler_options& options, csr
   auto clusters =
       std::make_shared<const sampler::vertex_clusters>(graph, std::move(cluster_of), count);
   return {train, std::max<std::int64_t>(1, batch_size / 10), seed, epoch, std::move(clusters)};
+}
+
+// The brute-force model of minibatch j of a plan whose minibatches are
+// subgraphs, untrimmed: every layer on A[V, V], V = the seeds and then the
+// rest of the subgraph ascending (induced_blocks), no values.
+inline sampler::minibatch planned_subgraph_model(csr_view g, const sampler::epoch_plan& plan,
+                                                 std::int64_t j, std::size_t layers) {
+  sampler::minibatch full;
+  full.index = j;
+  full.seeds.assign(plan.seeds(j).begin(), plan.seeds(j).end());
+  std::vector<vertex_t> vertices(plan.seeds(j).begin(), plan.seeds(j).end());
+  for (const vertex_t v : plan.subgraph(j))
+    if (std::find(full.seeds.begin(), full.seeds.end(), v) == full.seeds.end())
+      vertices.push_back(v);
+  full.input_nodes.assign(vertices.begin(), vertices.end());
+  full.blocks = induced_blocks(g, vertices, full.seeds.size(), layers);
+  return full;
 }
 
 // The digests of every minibatch of `plan`, sampled `bulk` at a time.

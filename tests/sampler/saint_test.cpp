@@ -331,20 +331,12 @@ TEST(SaintNormalisation, NormalisedLossIsUnbiasedForTheMeanOverTheGraph) {
   EXPECT_GT(std::abs(plain / truth - 1), 0.1);
 }
 
-// The brute-force model of minibatch j: every layer on A[V, V], V = the
-// seeds and then the rest of the subgraph ascending, values the saint
-// weights, trimmed to what the seeds read.
+// The brute-force model of minibatch j with the saint weights as values,
+// trimmed to what the seeds read.
 minibatch on_subgraph(csr_view g, const saint_subgraphs& saint, const epoch_plan& plan,
                       std::int64_t j, std::size_t layers) {
-  minibatch full;
-  full.index = j;
-  full.seeds.assign(plan.seeds(j).begin(), plan.seeds(j).end());
-  std::vector<vertex_t> vertices(plan.seeds(j).begin(), plan.seeds(j).end());
-  for (const vertex_t v : plan.subgraph(j))
-    if (std::find(full.seeds.begin(), full.seeds.end(), v) == full.seeds.end())
-      vertices.push_back(v);
-  full.input_nodes.assign(vertices.begin(), vertices.end());
-  full.blocks = bulkgnn::testing::induced_blocks(g, vertices, full.seeds.size(), layers);
+  auto full = bulkgnn::testing::planned_subgraph_model(g, plan, j, layers);
+  const auto& vertices = full.input_nodes;
   for (auto& block : full.blocks) {
     block.values = buffer<float>(static_cast<std::size_t>(block.nnz()));
     for (std::int64_t r = 0; r < block.rows; ++r)
