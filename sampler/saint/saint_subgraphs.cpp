@@ -128,8 +128,8 @@ std::int64_t saint_subgraphs::minibatch_count(std::span<const vertex_t>,
 batched_subgraphs saint_subgraphs::batch(std::span<const vertex_t> train, std::int64_t batch_size,
                                          std::uint32_t seed, std::uint32_t epoch) const {
   BULKGNN_EXPECTS(seed == settings_.seed,
-                  "saint_subgraphs: planned with seed {} but drawn with seed {}", seed,
-                  settings_.seed);
+                  "saint_subgraphs: made with seed {} but asked for an epoch of seed {}",
+                  settings_.seed, seed);
   const auto count = minibatch_count(train, batch_size);
   std::vector<bool> is_train(static_cast<std::size_t>(graph_.rows));
   for (const vertex_t v : train) {

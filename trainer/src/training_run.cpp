@@ -55,8 +55,10 @@ class run {
 
   train_result execute(const minibatch_sources& sources, const epoch_callback& on_epoch) {
     sources_ = &sources;
-    BULKGNN_ASSERT(sources.seed_loss_weights.empty() ||
-                   host_accessible(state_.model.exec().memory().space()));
+    BULKGNN_EXPECTS(
+        sources.seed_loss_weights.empty() || host_accessible(state_.model.exec().memory().space()),
+        "trainer::train: minibatch_sources.seed_loss_weights weigh a loss computed on the host "
+        "only so far; train the model on the host");
     run_with_checkpoints(
         state_, options_,
         [&](std::int64_t epoch) { return train_epoch(static_cast<std::uint32_t>(epoch)); },
