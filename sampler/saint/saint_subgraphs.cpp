@@ -79,6 +79,22 @@ double saint_vertices_per_draw(const saint_settings& s) {
   return 1.0;
 }
 
+// The positions of a segment's first `count` vertices, set in `position`
+// and reset to -1 when it goes, also on a throw.
+struct positions_of_segment {
+  std::vector<vertex_t>& position;
+  std::span<const vertex_t> segment;
+  std::size_t count = 0;
+
+  positions_of_segment(std::vector<vertex_t>& position_of, std::span<const vertex_t> vertices)
+      : position(position_of), segment(vertices) {}
+  positions_of_segment(const positions_of_segment&) = delete;
+  positions_of_segment& operator=(const positions_of_segment&) = delete;
+  ~positions_of_segment() {
+    for (std::size_t i = 0; i < count; ++i) position[segment[i]] = -1;
+  }
+};
+
 }  // namespace
 
 saint_subgraphs::saint_subgraphs(csr_view graph, const saint_settings& settings, executor exec)
@@ -215,36 +231,13 @@ void saint_subgraphs::presample() {
                                                          saint_vertices_per_draw(settings_))),
       1, max_presample_chunk);
   std::vector<std::vector<vertex_t>> chunk(static_cast<std::size_t>(chunk_size));
-  // Subgraphs are drawn a chunk at a time in parallel, taken in index order
-  // until they hold enough vertices, and counted in parallel: counts are
-  // sums of integers, the same whatever the order.
-  while (held < wanted) {
-    BULKGNN_EXPECTS(presampled_ + chunk_size < no_minibatch,
-                    "sampler_options: the GraphSAINT parameter coverage {} needs more than 2^32 "
-                    "presampled subgraphs",
-                    settings_.coverage);
-    exec_.run([&] {
-      tbb::parallel_for(std::int64_t{0}, chunk_size, [&](std::int64_t i) {
-        chunk[static_cast<std::size_t>(i)] = draw_presampled(presampled_ + i);
-      });
-    });
-    std::int64_t taken = 0;
-    while (taken < chunk_size && held < wanted)
-      held += static_cast<double>(chunk[static_cast<std::size_t>(taken++)].size());
-    exec_.run([&] { count_presampled(chunk, taken); });
-    presampled_ += taken;
-  }
-}
-
-void saint_subgraphs::count_presampled(const std::vector<std::vector<vertex_t>>& chunk,
-                                       std::int64_t taken) {
-  const csr_view g = graph_.view();
-  // Which subgraph (by index) each vertex was last seen in, per thread:
-  // whether a neighbour is in the subgraph at hand is one look-up.
+  // Which presampled subgraph (by index, unique over the presampling) each
+  // vertex was last seen in, per thread: whether a neighbour is in the
+  // subgraph at hand is one look-up.
   static constexpr std::uint32_t none = 0xFFFFFFFFu;
   tbb::enumerable_thread_specific<std::vector<std::uint32_t>> seen_in(
       [&] { return std::vector<std::uint32_t>(static_cast<std::size_t>(g.rows), none); });
-  tbb::parallel_for(std::int64_t{0}, taken, [&](std::int64_t i) {
+  const auto count = [&](std::int64_t i) {
     const auto& vertices = chunk[static_cast<std::size_t>(i)];
     auto& seen = seen_in.local();
     const auto index = static_cast<std::uint32_t>(presampled_ + i);
@@ -256,7 +249,26 @@ void saint_subgraphs::count_presampled(const std::vector<std::vector<vertex_t>>&
           std::atomic_ref(edge_counts_[static_cast<std::size_t>(e)])
               .fetch_add(1, std::memory_order_relaxed);
     }
-  });
+  };
+  // Subgraphs are drawn a chunk at a time in parallel, taken in index order
+  // until they hold enough vertices, and counted in parallel: counts are
+  // sums of integers, the same whatever the order.
+  while (held < wanted) {
+    BULKGNN_EXPECTS(presampled_ + chunk_size < none,
+                    "sampler_options: the GraphSAINT parameter coverage {} needs more than 2^32 "
+                    "presampled subgraphs",
+                    settings_.coverage);
+    exec_.run([&] {
+      tbb::parallel_for(std::int64_t{0}, chunk_size, [&](std::int64_t i) {
+        chunk[static_cast<std::size_t>(i)] = draw_presampled(presampled_ + i);
+      });
+    });
+    std::int64_t taken = 0;
+    while (taken < chunk_size && held < wanted)
+      held += static_cast<double>(chunk[static_cast<std::size_t>(taken++)].size());
+    exec_.run([&] { tbb::parallel_for(std::int64_t{0}, taken, count); });
+    presampled_ += taken;
+  }
 }
 
 void saint_subgraphs::normalise() {
@@ -294,31 +306,37 @@ float saint_subgraphs::edge_weight(vertex_t v, vertex_t u) const {
 csr_matrix saint_subgraphs::induced_subgraphs(const segmented_vertices& vertices) const {
   const csr_view g = graph_.view();
   const auto total = static_cast<std::size_t>(vertices.vertices.size());
-  // Each vertex's position in the segment at hand; -1 outside it.
-  std::vector<vertex_t> local(static_cast<std::size_t>(g.rows), -1);
+  // Each vertex's position in the segment at hand; -1 outside it (and for
+  // every vertex between calls: each segment resets what it set, also when
+  // it throws). This thread's, so that a bulk costs its subgraphs, not the
+  // graph's size; the workers below read it through `position`.
+  static thread_local std::vector<vertex_t> positions_of_this_thread;
+  auto& position = positions_of_this_thread;
+  if (std::ssize(position) < g.rows) position.resize(static_cast<std::size_t>(g.rows), -1);
   std::vector<std::vector<std::pair<vertex_t, float>>> rows(total);
   std::int64_t widest = 0;
   for (std::int64_t j = 0; j < vertices.segments(); ++j) {
     const auto segment = vertices.segment(j);
     widest = std::max(widest, std::ssize(segment));
-    for (std::size_t i = 0; i < segment.size(); ++i) {
-      BULKGNN_EXPECTS(segment[i] >= 0 && segment[i] < g.rows && local[segment[i]] < 0,
+    positions_of_segment placed{position, segment};
+    for (; placed.count < segment.size(); ++placed.count) {
+      const vertex_t v = segment[placed.count];
+      BULKGNN_EXPECTS(v >= 0 && v < g.rows && position[v] < 0,
                       "saint_subgraphs: vertex {} is outside the graph or listed twice in "
                       "subgraph {}",
-                      segment[i], j);
-      local[segment[i]] = static_cast<vertex_t>(i);
+                      v, j);
+      position[v] = static_cast<vertex_t>(placed.count);
     }
     const auto first = static_cast<std::size_t>(vertices.offsets[j]);
     tbb::parallel_for(std::size_t{0}, segment.size(), [&](std::size_t i) {
       auto& row = rows[first + i];
       const vertex_t v = segment[i];
       for (edge_t e = g.first_entry(v); e < g.end_entry(v); ++e)
-        if (const vertex_t at = local[g.column_at(e)]; at >= 0)
+        if (const vertex_t at = position[g.column_at(e)]; at >= 0)
           row.emplace_back(at, edge_weights_[static_cast<std::size_t>(e)]);
       std::stable_sort(row.begin(), row.end(),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
     });
-    for (const vertex_t v : segment) local[v] = -1;
   }
   csr_matrix induced;
   induced.rows = static_cast<std::int64_t>(total);

@@ -28,8 +28,10 @@ void bulk_sampler::initialise() {
                   "sampler_options.kind: the {} sampler has no GPU kernel yet; sample on the host "
                   "({})",
                   entry.name,
-                  entry.draws_subgraphs ? "and train there: its normalised loss is a host kernel"
-                                        : "the model may still train on the GPU");
+                  entry.draws_subgraphs
+                      ? "bulkgnn's trainer then trains on the host too: the normalised loss is a "
+                        "host kernel; a PyTorch model fed from Python may train anywhere"
+                      : "the model may still train on the GPU");
   algorithm_ = entry.make(*context_);
 }
 

@@ -42,7 +42,7 @@ TEST(training_run, graphsage_learns_the_csbm_labels) {
 }
 
 // The layer is chosen apart from the sampler: sage layers read any block's
-// pattern; gcn layers keep weights only LADIES and FastGCN compute.
+// pattern; gcn layers keep the weights LADIES and FastGCN compute.
 TEST(training_run, sage_layers_over_ladies_blocks_learn_and_gcn_needs_weighted_blocks) {
   const scratch_dir dir;
   const auto ds = small_csbm(dir);

@@ -171,11 +171,18 @@ layer_kind layer_for(const train_options& o) {
   // A layer that keeps a sampler's weights keeps them for the layer they were
   // computed for: over the whole graph (evaluation) each weighs the adjacency
   // its own way (LADIES' D̃⁻¹(A+I) with self loops, GraphSAINT's mean without).
+  const auto& sampler = sampler::find_sampler(o.sampling.kind);
   BULKGNN_EXPECTS(
       layer.sampled_block != adjacency_weights::as_sampled || layer.kind == blocks_for.kind,
-      "train_options.layer {}: the layer keeps the weights a sampler computes, but the {} "
-      "sampler's blocks are made for {} layers (train {} or sage layers)",
-      layer.name, sampler::find_sampler(o.sampling.kind).name, blocks_for.name, blocks_for.name);
+      "train_options.layer {}: the layer keeps the weights a sampler computes for it, but the "
+      "{} sampler's blocks are {} (train {} layers{})",
+      layer.name, sampler.name,
+      blocks_for.sampled_block == adjacency_weights::as_sampled
+          ? fmt::format("made for {} layers", blocks_for.name)
+          : std::string("patterns"),
+      blocks_for.name == "sage" ? std::string("sage") : fmt::format("{} or sage", blocks_for.name),
+      layer.kind == layer_kind::gcn ? ", or sample with ladies or fastgcn"
+                                    : ", or sample with a saint-* sampler");
   return layer.kind;
 }
 

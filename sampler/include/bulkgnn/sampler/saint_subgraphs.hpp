@@ -98,8 +98,6 @@ class saint_subgraphs final : public subgraph_batches {
   [[nodiscard]] edge_t find_edge(vertex_t v, vertex_t u) const;
   [[nodiscard]] std::vector<vertex_t> draw_from(const rng_key& key) const;
   void presample();
-  // Counts the first `taken` subgraphs of `chunk` (C_v and C_vu).
-  void count_presampled(const std::vector<std::vector<vertex_t>>& chunk, std::int64_t taken);
   void normalise();
 };
 

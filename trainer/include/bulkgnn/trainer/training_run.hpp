@@ -77,8 +77,10 @@ void check_trainable(const training_data& ds, const train_options& options);
 
 // The layer kind a run trains: options.layer, else the one the sampler's
 // blocks are made for. option_error naming train_options.layer for a layer
-// that keeps a block's sampled weights (gcn) over a sampler whose blocks are
-// patterns: such a layer needs the weights LADIES or FastGCN compute.
+// that keeps a block's sampled weights (gcn, graph-conv) over any sampler but
+// those whose blocks are made for it: gcn takes LADIES' and FastGCN's
+// weights, graph-conv GraphSAINT's (over the whole graph the two weigh the
+// adjacency differently).
 [[nodiscard]] layer_kind layer_for(const train_options& options);
 
 // options.model_exec, or options.exec when it is absent.
