@@ -369,6 +369,32 @@ TEST(training_run, feature_normalization_is_in_the_fingerprint_and_a_resume_must
   }
 }
 
+// A sampler's own parameters (walk_length, GraphSAINT's steps and coverage,
+// ...) change what it draws: they are in the fingerprint, defaults filled in,
+// and a resume must match them; a sampler without any adds nothing.
+TEST(training_run, sampler_parameters_are_in_the_fingerprint_and_a_resume_must_match_them) {
+  const scratch_dir dir;
+  const auto ds = small_csbm(dir);
+  auto o = small_options();
+  o.epochs = 1;
+  o.eval_every = 0;
+  EXPECT_FALSE(train(ds, o).config.contains("sampler_parameters"));
+  o.sampling.kind = "random-walk";
+  o.checkpoint_dir = dir / "ckpt";
+  const auto walked = train(ds, o);
+  EXPECT_EQ(walked.config.at("sampler_parameters"), nlohmann::json({{"walk_length", 2}}));
+  auto longer = o;
+  longer.sampling.parameters["walk_length"] = 3;
+  longer.resume = true;
+  longer.epochs = 2;
+  try {
+    std::ignore = train(ds, longer);
+    ADD_FAILURE() << "a checkpoint of walks of 2 steps was resumed with walks of 3";
+  } catch (const option_error& e) {
+    EXPECT_NE(std::string(e.what()).find("sampler_parameters"), std::string::npos) << e.what();
+  }
+}
+
 TEST(training_run, float_settings_are_recorded_as_typed) {
   const scratch_dir dir;
   const auto ds = small_csbm(dir);

@@ -24,26 +24,37 @@ double as_typed(float value) { return std::strtod(fmt::format("{}", value).c_str
 
 nlohmann::json fingerprint_of(const training_data& ds, const train_options& o,
                               const model_config& model, const std::string& split) {
-  return {{"dataset", ds.name},
-          {"num_nodes", ds.num_nodes},
-          {"num_edges", ds.num_edges},
-          {"split", split},
-          {"sampler", std::string(sampler::find_sampler(o.sampling.kind).name)},
-          {"fanouts", o.sampling.fanouts},
-          {"replace", o.sampling.replacement == kernels::replacement::with},
-          {"weighted", o.sampling.weighted},
-          {"seed", o.sampling.seed},
-          {"batch_size", o.loading.batch_size},
-          {"max_minibatches", o.loading.max_minibatches},
-          {"model", layer_kind_name(model.kind)},
-          {"in_features", model.in_features},
-          {"num_classes", model.num_classes},
-          {"layers", model.layers},
-          {"hidden", model.hidden},
-          {"dropout", as_typed(model.dropout)},
-          {"lr", as_typed(o.optimizer.lr)},
-          {"weight_decay", as_typed(o.optimizer.weight_decay)},
-          {"normalize_features", loader::feature_normalization_name(o.normalize_features)}};
+  nlohmann::json print = {
+      {"dataset", ds.name},
+      {"num_nodes", ds.num_nodes},
+      {"num_edges", ds.num_edges},
+      {"split", split},
+      {"sampler", std::string(sampler::find_sampler(o.sampling.kind).name)},
+      {"fanouts", o.sampling.fanouts},
+      {"replace", o.sampling.replacement == kernels::replacement::with},
+      {"weighted", o.sampling.weighted},
+      {"seed", o.sampling.seed},
+      {"batch_size", o.loading.batch_size},
+      {"max_minibatches", o.loading.max_minibatches},
+      {"model", layer_kind_name(model.kind)},
+      {"in_features", model.in_features},
+      {"num_classes", model.num_classes},
+      {"layers", model.layers},
+      {"hidden", model.hidden},
+      {"dropout", as_typed(model.dropout)},
+      {"lr", as_typed(o.optimizer.lr)},
+      {"weight_decay", as_typed(o.optimizer.weight_decay)},
+      {"normalize_features", loader::feature_normalization_name(o.normalize_features)}};
+  // A sampler's own parameters, defaults filled in (a sampler without any
+  // adds nothing, so its earlier checkpoints still resume).
+  const auto& entry = sampler::find_sampler(o.sampling.kind);
+  if (!entry.parameters.empty()) {
+    nlohmann::json parameters = nlohmann::json::object();
+    for (const auto& p : entry.parameters)
+      parameters[std::string(p.name)] = sampler::parameter(o.sampling, p.name);
+    print["sampler_parameters"] = std::move(parameters);
+  }
+  return print;
 }
 
 matrix normalized_copy(dense_view<const float> features, const loader::row_normalizer& normalizer) {
