@@ -29,6 +29,19 @@ bool bitwise_equal(std::span<const float> a, std::span<const float> b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
+// Expects resuming with `o` to be refused with an option_error that names
+// the setting `named`; `why` says what was resumed.
+template <class Dataset>
+void expect_resume_refused(const Dataset& ds, const train_options& o, const std::string& named,
+                           const std::string& why) {
+  try {
+    std::ignore = train(ds, o);
+    ADD_FAILURE() << why << " was accepted";
+  } catch (const option_error& e) {
+    EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
+  }
+}
+
 TEST(training_run, graphsage_learns_the_csbm_labels) {
   const scratch_dir dir;
   const auto ds = small_csbm(dir);
@@ -308,12 +321,7 @@ TEST(training_run, resume_refuses_a_missing_corrupt_or_foreign_checkpoint) {
 
   auto foreign = o;
   foreign.model.hidden = 16;
-  try {
-    std::ignore = train(ds, foreign);
-    ADD_FAILURE() << "a checkpoint for another model was accepted";
-  } catch (const option_error& e) {
-    EXPECT_NE(std::string(e.what()).find("hidden"), std::string::npos) << e.what();
-  }
+  expect_resume_refused(ds, foreign, "hidden", "a checkpoint for another model");
 
   const auto file = checkpoint_path(o.checkpoint_dir);
   std::string bytes;
@@ -361,12 +369,8 @@ TEST(training_run, feature_normalization_is_in_the_fingerprint_and_a_resume_must
   other.normalize_features = loader::feature_normalization::none;
   other.resume = true;
   other.epochs = 2;
-  try {
-    std::ignore = train(ds, other);
-    ADD_FAILURE() << "a checkpoint trained on normalised features was resumed without";
-  } catch (const option_error& e) {
-    EXPECT_NE(std::string(e.what()).find("normalize_features"), std::string::npos) << e.what();
-  }
+  expect_resume_refused(ds, other, "normalize_features",
+                        "a checkpoint trained on normalised features resumed without");
 }
 
 // A sampler's own parameters (walk_length, GraphSAINT's steps and coverage,
@@ -387,12 +391,8 @@ TEST(training_run, sampler_parameters_are_in_the_fingerprint_and_a_resume_must_m
   longer.sampling.parameters["walk_length"] = 3;
   longer.resume = true;
   longer.epochs = 2;
-  try {
-    std::ignore = train(ds, longer);
-    ADD_FAILURE() << "a checkpoint of walks of 2 steps was resumed with walks of 3";
-  } catch (const option_error& e) {
-    EXPECT_NE(std::string(e.what()).find("sampler_parameters"), std::string::npos) << e.what();
-  }
+  expect_resume_refused(ds, longer, "sampler_parameters",
+                        "a checkpoint of walks of 2 steps resumed with walks of 3");
 }
 
 TEST(training_run, float_settings_are_recorded_as_typed) {

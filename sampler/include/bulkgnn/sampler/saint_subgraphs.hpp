@@ -80,7 +80,6 @@ class saint_subgraphs final : public subgraph_batches {
   [[nodiscard]] std::int64_t presampled() const { return presampled_; }
   [[nodiscard]] std::int64_t vertex_count(vertex_t v) const { return vertex_counts_[v]; }
   [[nodiscard]] std::int64_t edge_count(vertex_t v, vertex_t u) const;
-  [[nodiscard]] const saint_settings& settings() const { return settings_; }
 
  private:
   saint_settings settings_;
