@@ -1,9 +1,11 @@
 #include <tbb/enumerable_thread_specific.h>
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "bulkgnn/core/rng.hpp"
+#include "bulkgnn/kernels/rules/labor_importance.hpp"
 #include "common.hpp"
 #include "kernels.hpp"
 
@@ -211,6 +213,149 @@ csr_matrix sample_rows_with_shared_variates(csr_view a, std::span<const vertex_t
       for (const vertex_t t : a.row(rows[i]))
         if (takes(i, t)) out.indices[next++] = t;
     }
+  });
+  return out;
+}
+
+namespace {
+
+// One minibatch's hop of LABOR-i on one thread: its columns numbered in order
+// of first appearance (the order the reference sums them in), their
+// importances and the rows' scales, kept per thread across minibatches.
+class labor_segment {
+ public:
+  // Draws the rows `rows` (the segment starting at row `first` of the call),
+  // appending their kept entries and each row's count.
+  void draw(csr_view a, std::span<const vertex_t> rows, std::size_t first,
+            std::span<const vertex_t> all_rows, const row_streams& streams, std::int64_t fanout,
+            std::int64_t iterations, std::vector<vertex_t>& columns, std::vector<float>& values,
+            std::vector<edge_t>& counts) {
+    number_columns(a, rows);
+    compute_scales(a, rows, fanout);
+    const bool until_converged = iterations == -1;
+    const std::int64_t steps = until_converged ? rules::labor_iteration_limit : iterations;
+    double previous = std::numeric_limits<double>::infinity();
+    for (std::int64_t step = 0; step < steps; ++step) {
+      const double expected = step_importance(a, rows);
+      if (until_converged && expected > previous * (1.0 - rules::labor_tolerance)) break;
+      previous = expected;
+      importance_.swap(stepped_);
+      compute_scales(a, rows, fanout);
+    }
+    std::size_t e = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto row = a.row(rows[i]);
+      const auto before = columns.size();
+      const auto key = streams.key(first + i, all_rows);
+      const bool whole = static_cast<std::int64_t>(row.size()) <= fanout;
+      for (const vertex_t t : row) {
+        const double importance = importance_[static_cast<std::size_t>(local_[e++])];
+        if (whole) {
+          columns.push_back(t);
+          values.push_back(1.0f);
+        } else if (rules::labor_keeps(shared_variate(key, t), scales_[i], importance)) {
+          columns.push_back(t);
+          values.push_back(rules::labor_weight(scales_[i], importance));
+        }
+      }
+      counts.push_back(static_cast<edge_t>(columns.size() - before));
+    }
+  }
+
+ private:
+  void number_columns(csr_view a, std::span<const vertex_t> rows) {
+    std::size_t entries = 0;
+    for (const vertex_t r : rows) entries += static_cast<std::size_t>(a.degree(r));
+    map_.reset(entries);
+    local_.clear();
+    vertex_t next = 0;
+    for (const vertex_t r : rows)
+      for (const vertex_t t : a.row(r)) {
+        const auto [id, inserted] = map_.try_emplace(t, next);
+        next += inserted ? 1 : 0;
+        local_.push_back(id);
+      }
+    importance_.assign(static_cast<std::size_t>(next), 1.0);
+  }
+
+  void compute_scales(csr_view a, std::span<const vertex_t> rows, std::int64_t fanout) {
+    scales_.resize(rows.size());
+    std::size_t e = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const auto d = static_cast<std::size_t>(a.degree(rows[i]));
+      row_.resize(d);
+      for (std::size_t k = 0; k < d; ++k)
+        row_[k] = importance_[static_cast<std::size_t>(local_[e + k])];
+      e += d;
+      if (d == 0)
+        scales_[i] = 0.0;
+      else if (static_cast<std::int64_t>(d) <= fanout)
+        scales_[i] = rules::labor_whole_row_scale(row_);
+      else
+        scales_[i] = rules::labor_row_scale(row_, fanout);
+    }
+  }
+
+  // stepped_ = π·max c; returns Σ min(1, stepped_) in column order.
+  double step_importance(csr_view a, std::span<const vertex_t> rows) {
+    largest_.assign(importance_.size(), 0.0);
+    std::size_t e = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      for (const auto end = e + static_cast<std::size_t>(a.degree(rows[i])); e < end; ++e) {
+        double& l = largest_[static_cast<std::size_t>(local_[e])];
+        l = std::max(l, scales_[i]);
+      }
+    stepped_.resize(importance_.size());
+    double expected = 0.0;
+    for (std::size_t t = 0; t < importance_.size(); ++t) {
+      stepped_[t] = importance_[t] * largest_[t];
+      expected += std::min(1.0, stepped_[t]);
+    }
+    return expected;
+  }
+
+  vertex_map map_;
+  std::vector<vertex_t> local_;
+  std::vector<double> importance_, stepped_, largest_, scales_, row_;
+};
+
+}  // namespace
+
+// Minibatches in parallel, each on one thread: a minibatch's importances
+// couple all its rows, and its steps are sequential.
+csr_matrix sample_rows_with_importance(csr_view a, const segmented_vertices& rows,
+                                       const row_streams& streams, std::int64_t fanout,
+                                       std::int64_t iterations) {
+  struct segment_entries {
+    std::vector<vertex_t> columns;
+    std::vector<float> values;
+    std::vector<edge_t> counts;
+  };
+  const std::int64_t segments = rows.segments();
+  std::vector<segment_entries> parts(static_cast<std::size_t>(segments));
+  tbb::enumerable_thread_specific<labor_segment> scratches;
+  tbb::parallel_for(std::int64_t{0}, segments, [&](std::int64_t m) {
+    auto& part = parts[static_cast<std::size_t>(m)];
+    scratches.local().draw(a, rows.segment(m), static_cast<std::size_t>(rows.offsets[m]),
+                           rows.vertices, streams, fanout, iterations, part.columns, part.values,
+                           part.counts);
+  });
+  csr_matrix out;
+  out.rows = static_cast<std::int64_t>(rows.vertices.size());
+  out.cols = a.cols;
+  out.indptr.assign(static_cast<std::size_t>(out.rows) + 1, 0);
+  for (std::int64_t m = 0; m < segments; ++m)
+    std::copy(parts[m].counts.begin(), parts[m].counts.end(),
+              out.indptr.begin() + rows.offsets[m] + 1);
+  std::inclusive_scan(out.indptr.begin(), out.indptr.end(), out.indptr.begin());
+  out.indices.resize(static_cast<std::size_t>(out.indptr.back()));
+  out.values.resize(out.indices.size());
+  tbb::parallel_for(std::int64_t{0}, segments, [&](std::int64_t m) {
+    auto& part = parts[static_cast<std::size_t>(m)];
+    const auto first = out.indptr[rows.offsets[m]];
+    std::copy(part.columns.begin(), part.columns.end(), out.indices.begin() + first);
+    std::copy(part.values.begin(), part.values.end(), out.values.begin() + first);
+    part = {};
   });
   return out;
 }

@@ -1,10 +1,13 @@
 #include <algorithm>
+#include <limits>
+#include <map>
 #include <numeric>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "bulkgnn/core/rng.hpp"
+#include "bulkgnn/kernels/rules/labor_importance.hpp"
 #include "kernels.hpp"
 
 namespace bulkgnn::kernels::reference {
@@ -107,6 +110,88 @@ csr_matrix sample_rows_with_shared_variates(csr_view a, std::span<const vertex_t
       if (threshold >= 1 || shared_variate(streams.key(i, rows), t) < threshold)
         out.indices.push_back(t);
     out.indptr.push_back(static_cast<edge_t>(out.indices.size()));
+  }
+  return out;
+}
+
+namespace {
+
+// The scale of each row of one minibatch, given its columns' importances.
+std::vector<double> labor_scales(csr_view a, std::span<const vertex_t> rows,
+                                 const std::map<vertex_t, double>& importance,
+                                 std::int64_t fanout) {
+  std::vector<double> scales;
+  for (const vertex_t r : rows) {
+    std::vector<double> row;
+    for (const vertex_t t : a.row(r)) row.push_back(importance.at(t));
+    if (row.empty())
+      scales.push_back(0.0);
+    else if (static_cast<std::int64_t>(row.size()) <= fanout)
+      scales.push_back(rules::labor_whole_row_scale(row));
+    else
+      scales.push_back(rules::labor_row_scale(row, fanout));
+  }
+  return scales;
+}
+
+// One fixed-point step, π_t ← π_t·max_s c_s over `order` (every column,
+// in order of first appearance); returns Σ_t min(1, the new π_t), summed in
+// that order: the expected count of distinct columns before the step.
+double labor_step(csr_view a, std::span<const vertex_t> rows, std::span<const double> scales,
+                  std::span<const vertex_t> order, std::map<vertex_t, double>& importance) {
+  std::map<vertex_t, double> largest;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (const vertex_t t : a.row(rows[i])) largest[t] = std::max(largest[t], scales[i]);
+  double expected = 0.0;
+  for (const vertex_t t : order) {
+    importance[t] *= largest[t];
+    expected += std::min(1.0, importance[t]);
+  }
+  return expected;
+}
+
+}  // namespace
+
+csr_matrix sample_rows_with_importance(csr_view a, const segmented_vertices& rows,
+                                       const row_streams& streams, std::int64_t fanout,
+                                       std::int64_t iterations) {
+  csr_matrix out;
+  out.rows = static_cast<std::int64_t>(rows.vertices.size());
+  out.cols = a.cols;
+  const bool until_converged = iterations == -1;
+  const std::int64_t steps = until_converged ? rules::labor_iteration_limit : iterations;
+  for (std::int64_t m = 0; m < rows.segments(); ++m) {
+    const auto segment = rows.segment(m);
+    std::map<vertex_t, double> importance;
+    std::vector<vertex_t> order;
+    for (const vertex_t r : segment)
+      for (const vertex_t t : a.row(r))
+        if (importance.emplace(t, 1.0).second) order.push_back(t);
+    auto scales = labor_scales(a, segment, importance, fanout);
+    double previous = std::numeric_limits<double>::infinity();
+    for (std::int64_t step = 0; step < steps; ++step) {
+      auto stepped = importance;
+      const double expected = labor_step(a, segment, scales, order, stepped);
+      if (until_converged && expected > previous * (1.0 - rules::labor_tolerance)) break;
+      previous = expected;
+      importance = std::move(stepped);
+      scales = labor_scales(a, segment, importance, fanout);
+    }
+    for (std::size_t i = 0; i < segment.size(); ++i) {
+      const auto row = a.row(segment[i]);
+      const bool whole = static_cast<std::int64_t>(row.size()) <= fanout;
+      const auto key = streams.key(static_cast<std::size_t>(rows.offsets[m]) + i, rows.vertices);
+      for (const vertex_t t : row) {
+        if (whole) {
+          out.indices.push_back(t);
+          out.values.push_back(1.0f);
+        } else if (rules::labor_keeps(shared_variate(key, t), scales[i], importance.at(t))) {
+          out.indices.push_back(t);
+          out.values.push_back(rules::labor_weight(scales[i], importance.at(t)));
+        }
+      }
+      out.indptr.push_back(static_cast<edge_t>(out.indices.size()));
+    }
   }
   return out;
 }

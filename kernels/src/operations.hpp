@@ -86,15 +86,17 @@
   KERNEL([[nodiscard]] std::int64_t, count_correct, (dense_view<const float> logits, std::span<const std::int32_t> labels)) \
   KERNEL(void, adam_step, (const rules::adam_constants& constants, std::span<float> parameters, std::span<const float> gradients, std::span<float> m, std::span<float> v))
 
-// What only the host back ends implement: LABOR-0's draw, leaving a link
-// minibatch's edges out of its blocks, link scoring's entrywise product and
-// binary cross-entropy, node2vec's walks, the cpu's two-pass draws, the
-// host form of relabelling (cuda's takes a relabel_method), the frontier from
-// degrees, and normalize.hpp's operations (no CUDA kernel yet: the front door
-// says so by name). `ids` of shift_and_divide_rows: the vertex of each row,
-// or nullptr for row i = vertex i.
+// What only the host back ends implement: LABOR-0's and LABOR-i's draws,
+// leaving a link minibatch's edges out of its blocks, link scoring's
+// entrywise product and binary cross-entropy, node2vec's walks, the cpu's
+// two-pass draws, the host form of relabelling (cuda's takes a
+// relabel_method), the frontier from degrees, and normalize.hpp's operations
+// (no CUDA kernel yet: the front door says so by name). `ids` of
+// shift_and_divide_rows: the vertex of each row, or nullptr for row i =
+// vertex i.
 #define BULKGNN_HOST_ONLY_KERNELS(KERNEL) \
   KERNEL([[nodiscard]] csr_matrix, sample_rows_with_shared_variates, (csr_view a, std::span<const vertex_t> rows, const row_streams& streams, std::int64_t fanout)) \
+  KERNEL([[nodiscard]] csr_matrix, sample_rows_with_importance, (csr_view a, const segmented_vertices& rows, const row_streams& streams, std::int64_t fanout, std::int64_t iterations)) \
   KERNEL([[nodiscard]] std::vector<keyed_entry>, smallest_keyed_entries, (csr_view a, std::span<const vertex_t> rows, std::span<const std::int64_t> first_position, const row_streams& streams, std::int64_t fanout)) \
   KERNEL([[nodiscard]] csr_matrix, take_smallest_keys, (std::span<const keyed_entry> candidates, std::int64_t rows, std::int64_t cols, std::int64_t fanout)) \
   KERNEL([[nodiscard]] relabelled_blocks, relabel_by_segment, (const segmented_vertices& destinations, csr_view sampled)) \

@@ -88,6 +88,26 @@ csr_matrix sample_rows_with_shared_variates(const executor& exec, csr_view a,
       [&] { return cpu::sample_rows_with_shared_variates(a, rows, streams, fanout); });
 }
 
+csr_matrix sample_rows_with_importance(const executor& exec, csr_view a,
+                                       const segmented_vertices& rows, const row_streams& streams,
+                                       std::int64_t fanout, std::int64_t iterations) {
+  constexpr std::string_view function = "sample_rows_with_importance";
+  detail::check_csr_sizes(exec, a, function, "a");
+  detail::check_segments(exec, rows, function, "rows");
+  detail::check_vertices_below(rows.vertices, a.rows, function, "rows");
+  BULKGNN_EXPECTS(streams.minibatch_of_row.size() == rows.vertices.size(),
+                  "{}: streams.minibatch_of_row has {} entries but rows has {}", function,
+                  streams.minibatch_of_row.size(), rows.vertices.size());
+  BULKGNN_EXPECTS(fanout > 0, "{}: fanout is {}, expected a positive count", function, fanout);
+  BULKGNN_EXPECTS(iterations >= -1,
+                  "{}: iterations is {}, expected a count of steps or -1 (until converged)",
+                  function, iterations);
+  return detail::dispatch(
+      exec, function,
+      [&] { return reference::sample_rows_with_importance(a, rows, streams, fanout, iterations); },
+      [&] { return cpu::sample_rows_with_importance(a, rows, streams, fanout, iterations); });
+}
+
 std::vector<keyed_entry> smallest_keyed_entries(const executor& exec, csr_view a,
                                                 std::span<const vertex_t> rows,
                                                 std::span<const std::int64_t> first_position,

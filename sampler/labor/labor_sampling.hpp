@@ -16,4 +16,15 @@ namespace bulkgnn::sampler {
 // stream (seed, epoch, m, l, t), so a slice of the seeds samples alone.
 [[nodiscard]] sampler_entry labor_entry();
 
+// LABOR-i and LABOR-* (the paper's §3.2; DGL's LaborSampler with
+// importance_sampling=i, or -1): the minibatch's reached vertices get
+// importances π_t, shared by its destinations, and destination v keeps t
+// with probability min(1, c_v·π_t), c_v making fanouts[l] the expected
+// count; importance_iterations fixed-point steps (-1: until the expected
+// count of distinct vertices stops falling) choose π to lower that count.
+// The blocks carry each destination's self-normalised Horvitz–Thompson
+// weights, for the graph-conv layer. π spans the minibatch, so a slice of
+// its seeds is cut from the whole minibatch.
+[[nodiscard]] sampler_entry labor_importance_entry();
+
 }  // namespace bulkgnn::sampler

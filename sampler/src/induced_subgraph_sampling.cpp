@@ -1,5 +1,7 @@
 #include "induced_subgraph_sampling.hpp"
 
+#include "minibatch_parts.hpp"
+
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
@@ -12,36 +14,6 @@
 namespace bulkgnn::sampler {
 
 namespace {
-
-// A bulk holding `parts` (minibatches of `layers` blocks each, DGL order),
-// as a sampler lays one out: layer h's sources are the prefix of each part's
-// input nodes that its block L-1-h reads.
-bulk_sample bulk_of(std::span<const minibatch> parts, std::span<const std::int64_t> ids,
-                    std::size_t layers) {
-  bulk_sample bulk;
-  bulk.minibatch_ids.assign(ids.begin(), ids.end());
-  bulk.layers.resize(layers);
-  for (const auto& mb : parts) {
-    bulk.seeds.push_segment(mb.seeds);
-    for (std::size_t h = 0; h < layers; ++h) {
-      const csr_matrix& block = mb.blocks[layers - 1 - h];
-      sampled_layer& layer = bulk.layers[h];
-      layer.sources.push_segment(
-          std::span<const vertex_t>(mb.input_nodes).first(static_cast<std::size_t>(block.cols)));
-      const edge_t base = layer.blocks.nnz();
-      for (std::int64_t r = 0; r < block.rows; ++r)
-        layer.blocks.indptr.push_back(base + block.indptr[r + 1]);
-      layer.blocks.indices.insert(layer.blocks.indices.end(), block.indices.begin(),
-                                  block.indices.end());
-      layer.blocks.values.insert(layer.blocks.values.end(), block.values.begin(),
-                                 block.values.end());
-      layer.blocks.rows += block.rows;
-      layer.blocks.cols = std::max(layer.blocks.cols, block.cols);
-      layer.row_offsets.push_back(layer.blocks.rows);
-    }
-  }
-  return bulk;
-}
 
 // Minibatch j with every layer on its induced subgraph: each block holds
 // the subgraph's rows of segment j, the seeds' layer only its seeds' rows
@@ -91,20 +63,7 @@ bulk_sample induced_subgraph_sampling::sample_part(std::uint32_t epoch, segmente
                                                    segmented_vertices part,
                                                    std::span<const std::int64_t> minibatch_ids,
                                                    comm::communicator*) {
-  const bulk_sample sampled = sample(epoch, whole, minibatch_ids);
-  std::vector<minibatch> parts;
-  for (std::int64_t j = 0; j < sampled.count(); ++j) {
-    const auto all = whole.segment(j);
-    const auto mine = part.segment(j);
-    const auto begin = mine.empty() ? all.begin() : std::find(all.begin(), all.end(), mine.front());
-    const auto first = static_cast<std::int64_t>(begin - all.begin());
-    BULKGNN_EXPECTS(
-        first + std::ssize(mine) <= std::ssize(all) && std::equal(mine.begin(), mine.end(), begin),
-        "{}: minibatch {}'s slice is not a run of its seeds (repeated seeds?)",
-        context().options.kind, sampled.minibatch_ids[j]);
-    parts.push_back(restrict_to_seeds(sampled.extract(j), first, first + std::ssize(mine)));
-  }
-  return bulk_of(parts, minibatch_ids, sampled.layers.size());
+  return parts_of(sample(epoch, whole, minibatch_ids), whole, part, context().options.kind);
 }
 
 csr_matrix induced_subgraph_sampling::induced_subgraphs(const segmented_vertices& vertices) {

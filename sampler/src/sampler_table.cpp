@@ -20,9 +20,9 @@ namespace bulkgnn::sampler {
 
 const std::vector<sampler_entry>& sampler_table() {
   static const std::vector<sampler_entry> table{
-      node_wise_entry(),  ladies_entry(),     fastgcn_entry(),     random_walk_entry(),
-      labor_entry(),      shadow_entry(),     cluster_gcn_entry(), pinsage_entry(),
-      saint_node_entry(), saint_edge_entry(), saint_rw_entry(),
+      node_wise_entry(), ladies_entry(),           fastgcn_entry(),    random_walk_entry(),
+      labor_entry(),     labor_importance_entry(), shadow_entry(),     cluster_gcn_entry(),
+      pinsage_entry(),   saint_node_entry(),       saint_edge_entry(), saint_rw_entry(),
   };
   return table;
 }

@@ -3,6 +3,7 @@
 #include "bulkgnn/kernels/frontier.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
 #include "hop_helpers.hpp"
+#include "minibatch_parts.hpp"
 
 #include <utility>
 
@@ -22,11 +23,12 @@ bulk_sample per_destination_sampling::sample(std::uint32_t epoch, segmented_vert
   return bulk;
 }
 
-bulk_sample per_destination_sampling::sample_part(std::uint32_t epoch, segmented_vertices,
+bulk_sample per_destination_sampling::sample_part(std::uint32_t epoch, segmented_vertices whole,
                                                   segmented_vertices part,
                                                   std::span<const std::int64_t> minibatch_ids,
                                                   comm::communicator*) {
-  return sample(epoch, std::move(part), minibatch_ids);
+  if (!destinations_share_draws()) return sample(epoch, std::move(part), minibatch_ids);
+  return parts_of(sample(epoch, whole, minibatch_ids), whole, part, context().options.kind);
 }
 
 buffer<std::uint32_t> per_destination_sampling::minibatch_of_rows(

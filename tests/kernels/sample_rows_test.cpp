@@ -1,8 +1,12 @@
 #include "bulkgnn/kernels/sample_rows.hpp"
 
+#include "bulkgnn/kernels/rules/labor_importance.hpp"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -250,6 +254,116 @@ TEST(SampleRowsWithSharedVariates, RefusesOutOfRangeRowsAndANonPositiveFanout) {
                std::exception);
   EXPECT_THROW((void)sample_rows_with_shared_variates(cpu_exec, a.view(), std::vector<vertex_t>{0},
                                                       {.minibatch_of_row = minibatch}, 0),
+               std::exception);
+}
+
+// Rows of `a` in `segments` segments (minibatches) of random sizes, each
+// row's minibatch its segment.
+struct segmented_rows {
+  segmented_vertices rows;
+  std::vector<std::uint32_t> minibatch;
+};
+
+segmented_rows importance_segments(std::mt19937_64& gen, std::int64_t num_rows, int segments,
+                                   int rows_per_segment) {
+  std::uniform_int_distribution<vertex_t> row(0, static_cast<vertex_t>(num_rows - 1));
+  std::uniform_int_distribution<int> size(0, 2 * rows_per_segment);
+  segmented_rows out;
+  for (int m = 0; m < segments; ++m) {
+    std::vector<vertex_t> segment(static_cast<std::size_t>(size(gen)));
+    for (auto& v : segment) v = row(gen);
+    out.rows.push_segment(segment);
+    out.minibatch.insert(out.minibatch.end(), segment.size(), static_cast<std::uint32_t>(m));
+  }
+  return out;
+}
+
+// LABOR-i's draw: the cpu back end gives the reference's bits for any
+// thread count, fanout and number of importance steps.
+TEST(SampleRowsWithImportance, CpuGivesTheReferencesBitsForAnyThreadCount) {
+  std::mt19937_64 gen(31);
+  for (int round = 0; round < 4; ++round) {
+    const auto a = testing::random_csr(
+        gen,
+        {.rows = 80 + round * 50, .cols = 200, .mean_degree = 6 + round * 8, .empty_rows = 0.2});
+    const auto segmented = importance_segments(gen, a.rows, 5, 20);
+    const row_streams streams{.seed = static_cast<std::uint32_t>(round),
+                              .epoch = 3,
+                              .layer = 1,
+                              .minibatch_of_row = segmented.minibatch};
+    for (const std::int64_t fanout : {1, 4, 30})
+      for (const std::int64_t iterations : {0, 1, 3, -1}) {
+        const auto reference = sample_rows_with_importance(reference_exec, a.view(), segmented.rows,
+                                                           streams, fanout, iterations);
+        for (const int threads : {1, 2, 3, 5}) {
+          const thread_limit limit(threads);
+          testing::expect_identical(
+              reference, sample_rows_with_importance(cpu_exec, a.view(), segmented.rows, streams,
+                                                     fanout, iterations));
+        }
+      }
+  }
+}
+
+// With no importance step every importance is 1 and every scale fanout /
+// degree: LABOR-0's draw, each kept entry weighing degree / fanout (1 in a
+// row taken whole).
+TEST(SampleRowsWithImportance, NoStepDrawsWhatLabor0DrawsWeighedByDegreeOverFanout) {
+  std::mt19937_64 gen(32);
+  const auto a = testing::random_csr(gen, {.rows = 200, .cols = 300, .mean_degree = 12});
+  const auto segmented = importance_segments(gen, a.rows, 6, 30);
+  const row_streams streams{
+      .seed = 2, .epoch = 1, .layer = 0, .minibatch_of_row = segmented.minibatch};
+  for (const std::int64_t fanout : {1, 5}) {
+    const auto drawn =
+        sample_rows_with_importance(cpu_exec, a.view(), segmented.rows, streams, fanout, 0);
+    const auto labor0 = sample_rows_with_shared_variates(cpu_exec, a.view(),
+                                                         segmented.rows.vertices, streams, fanout);
+    EXPECT_EQ(drawn.indptr, labor0.indptr);
+    EXPECT_EQ(drawn.indices, labor0.indices);
+    for (std::int64_t i = 0; i < drawn.rows; ++i) {
+      const auto degree = a.view().degree(segmented.rows.vertices[static_cast<std::size_t>(i)]);
+      const float weight =
+          degree <= fanout
+              ? 1.0f
+              : rules::labor_weight(static_cast<double>(fanout) / static_cast<double>(degree), 1.0);
+      for (const float w : drawn.view().row_values(static_cast<vertex_t>(i)))
+        EXPECT_EQ(w, weight) << "row " << i;
+    }
+  }
+}
+
+// The scale solves Σ_t min(1, c·π_t) = fanout for any importances.
+TEST(SampleRowsWithImportance, ARowsScaleMakesItsExpectedCountTheFanout) {
+  std::mt19937_64 gen(33);
+  std::lognormal_distribution<double> importance(0.0, 2.0);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<double> row(static_cast<std::size_t>(2 + round % 40));
+    for (auto& p : row) p = importance(gen);
+    for (std::int64_t fanout = 1; fanout < std::ssize(row); ++fanout) {
+      const double c = rules::labor_row_scale(row, fanout);
+      double expected = 0;
+      for (const double p : row) expected += std::min(1.0, c * p);
+      EXPECT_NEAR(expected, static_cast<double>(fanout), 1e-9 * static_cast<double>(fanout))
+          << "round " << round << ", fanout " << fanout;
+    }
+  }
+}
+
+TEST(SampleRowsWithImportance, RefusesBadSegmentsCountsAndSteps) {
+  const auto a = testing::single_row({1.0f, 2.0f});
+  segmented_vertices rows;
+  rows.push_segment(std::vector<vertex_t>{0});
+  const std::vector<std::uint32_t> minibatch{0};
+  const row_streams streams{.minibatch_of_row = minibatch};
+  EXPECT_THROW((void)sample_rows_with_importance(cpu_exec, a.view(), rows, streams, 0, 1),
+               option_error);
+  EXPECT_THROW((void)sample_rows_with_importance(cpu_exec, a.view(), rows, streams, 1, -2),
+               option_error);
+  EXPECT_THROW((void)sample_rows_with_importance(cpu_exec, a.view(), rows, {}, 1, 1), option_error);
+  segmented_vertices outside;
+  outside.push_segment(std::vector<vertex_t>{1});
+  EXPECT_THROW((void)sample_rows_with_importance(cpu_exec, a.view(), outside, streams, 1, 1),
                std::exception);
 }
 

@@ -84,6 +84,21 @@ MUTATIONS = {
         "shared_variate(streams.key(static_cast<std::size_t>(i), rows), t) < threshold;",
         "shared_variate(streams.key(static_cast<std::size_t>(i), rows), t) < threshold * 1.05;",
         "LABOR keeps each neighbour 5% more often"),
+    "labor-importance-step-does-nothing": (
+        "kernels/cpu/sample_rows.cpp",
+        "stepped_[t] = importance_[t] * largest_[t];",
+        "stepped_[t] = importance_[t];",
+        "LABOR-i's importance steps leave the importances as they are"),
+    "labor-importance-scale-raised": (
+        "kernels/include/bulkgnn/kernels/rules/labor_importance.hpp",
+        "double c = k / total;",
+        "double c = 1.1 * k / total;",
+        "LABOR-i's rows keep 10% more than their fanout"),
+    "labor-importance-weight-ignores-saturation": (
+        "kernels/include/bulkgnn/kernels/rules/labor_importance.hpp",
+        "return static_cast<float>(1.0 / std::min(1.0, scale * importance));",
+        "return static_cast<float>(1.0 / (scale * importance));",
+        "LABOR-i weighs a certain entry below 1"),
     "walk-steps-share-a-stream": (
         "sampler/random_walk/random_walk_sampling.cpp",
         "walk_stream_layer(hop, static_cast<std::uint32_t>(s), w)",

@@ -71,6 +71,11 @@ class SameMinibatchesAsTheCli(unittest.TestCase):
     def test_labor_samples_what_the_command_samples(self):
         self.check("labor", [5, 3])
 
+    def test_labor_star_samples_what_the_command_samples(self):
+        self.check("labor-star", [5, 3])
+        self.check("labor-star", [5, 3], cli_flags=("--importance-iterations", "2"),
+                   sampler_options={"importance_iterations": 2})
+
     def test_shadow_samples_what_the_command_samples(self):
         self.check("shadow", [5, 3])
         self.check("shadow", [5, 3], cli_flags=("--layers", "3"), layers=3)
@@ -98,12 +103,16 @@ class SamplerTable(unittest.TestCase):
     def test_lists_every_sampler_with_its_layer_and_parameters(self):
         table = {s["name"]: s for s in bulkgnn.samplers()}
         self.assertEqual(list(table),
-                         ["sage", "ladies", "fastgcn", "random-walk", "labor", "shadow",
-                          "cluster-gcn", "pinsage", "saint-node", "saint-edge", "saint-rw"])
+                         ["sage", "ladies", "fastgcn", "random-walk", "labor", "labor-star",
+                          "shadow", "cluster-gcn", "pinsage", "saint-node", "saint-edge",
+                          "saint-rw"])
         self.assertEqual(table["cluster-gcn"]["parameters"]["clusters"]["default"], 0)
         self.assertEqual(table["shadow"]["layer"], "sage")
         self.assertEqual(table["labor"]["aliases"], ["labor-0"])
         self.assertEqual(table["labor"]["layer"], "sage")
+        self.assertEqual(table["labor-star"]["layer"], "graph-conv")
+        self.assertEqual(
+            table["labor-star"]["parameters"]["importance_iterations"]["default"], -1)
         self.assertEqual(table["sage"]["aliases"], ["node-wise"])
         self.assertEqual(table["ladies"]["layer"], "gcn")
         self.assertEqual(table["random-walk"]["fanout"], "per destination")

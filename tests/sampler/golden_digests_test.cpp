@@ -74,6 +74,7 @@ const std::map<std::string, std::uint64_t> golden = {
     {"cluster-gcn", 0x70d2ff61f5543c02},
     {"fastgcn", 0xf43b658ae6c3a570},
     {"labor", 0x8595e7498d83b359},
+    {"labor-star", 0x152987d898bd9cb0},
     {"pinsage", 0xe52ed2ce4d14fc51},
     {"ladies", 0xe82fa7c2ee275568},
     {"random-walk", 0xaf8bc0af9fc1cd58},

@@ -328,6 +328,8 @@ TEST(LinkSampling, AMinibatchsOwnEdgesAreNeverInItsBlocks) {
   // LABOR keeps every neighbour when the fanout passes the degree.
   EXPECT_GT(seed_edges_in_blocks(g, edge_exclusion::none, "labor", {1000, 3}), 100);
   EXPECT_EQ(seed_edges_in_blocks(g, edge_exclusion::reverse, "labor", {1000, 3}), 0);
+  EXPECT_GT(seed_edges_in_blocks(g, edge_exclusion::none, "labor-star", {1000, 3}), 100);
+  EXPECT_EQ(seed_edges_in_blocks(g, edge_exclusion::reverse, "labor-star", {1000, 3}), 0);
   // Enough walks to end on most neighbours.
   EXPECT_GT(seed_edges_in_blocks(g, edge_exclusion::none, "random-walk", {100, 3}), 100);
   EXPECT_EQ(seed_edges_in_blocks(g, edge_exclusion::reverse, "random-walk", {100, 3}), 0);

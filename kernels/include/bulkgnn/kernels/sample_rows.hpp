@@ -3,6 +3,7 @@
 #include "bulkgnn/core/csr.hpp"
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/core/rng.hpp"
+#include "bulkgnn/core/segmented.hpp"
 
 #include <cstdint>
 #include <span>
@@ -68,6 +69,24 @@ struct row_streams {
                                                           std::span<const vertex_t> rows,
                                                           const row_streams& streams,
                                                           std::int64_t fanout);
+
+// LABOR-i's draw (Balin and Çatalyürek 2023, §3.2; DGL's LaborSampler with
+// importance_sampling=i): the rows of segment m of `rows` (one minibatch's
+// frontier) share importances π_t of the columns they reach, and row s keeps
+// column t iff r_t < c_s·π_t, r_t the variate sample_rows_with_shared_variates
+// gives t, c_s the scale with Σ_t min(1, c_s·π_t) = fanout
+// (rules/labor_importance.hpp). π starts at 1 (LABOR-0's draw) and takes
+// `iterations` fixed-point steps π_t ← π_t·max_s c_s, or with -1 steps until
+// one lowers the segment's expected count of distinct columns Σ_t min(1,
+// π_t·max_s c_s) by less than rules::labor_tolerance (LABOR-*; at most
+// rules::labor_iteration_limit). A row with no more than `fanout` entries
+// keeps them all. Kept entries are in stored order, their values the
+// Horvitz–Thompson weights 1 / min(1, c_s·π_t). Each segment's sums run in a
+// fixed order, so every back end and thread count gives the same bits.
+[[nodiscard]] csr_matrix sample_rows_with_importance(const executor& exec, csr_view a,
+                                                     const segmented_vertices& rows,
+                                                     const row_streams& streams,
+                                                     std::int64_t fanout, std::int64_t iterations);
 
 // The variate LABOR-0 gives column t in the stream of `key`'s minibatch and
 // layer (key.row is replaced by t).

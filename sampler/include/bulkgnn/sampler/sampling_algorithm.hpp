@@ -70,9 +70,12 @@ class sampling_algorithm {
   sampling_context& context_;
 };
 
-// A sampler whose every destination draws alone, keyed by (minibatch,
-// vertex): a hop is one call per bulk, and a slice of a minibatch's seeds
-// samples exactly its part with no one else (node-wise, random walks).
+// A sampler whose every destination draws its own neighbours, keyed by
+// (minibatch, vertex): a hop is one call per bulk. Where a destination's
+// draw depends on no other (node-wise, random walks, LABOR-0), a slice of a
+// minibatch's seeds samples exactly its part with no one else; where it does
+// (LABOR-i's importances span the minibatch's frontier), the part is cut
+// from the whole minibatch.
 class per_destination_sampling : public sampling_algorithm {
  public:
   using sampling_algorithm::sampling_algorithm;
@@ -89,6 +92,9 @@ class per_destination_sampling : public sampling_algorithm {
   [[nodiscard]] bool leaves_out_edges() const override { return true; }
 
  protected:
+  // Whether a destination's draw depends on its minibatch's other
+  // destinations.
+  [[nodiscard]] virtual bool destinations_share_draws() const { return false; }
   // Hop `hop` from `frontier` (on the executor): its sources and blocks.
   [[nodiscard]] virtual sampled_layer sample_hop(const segmented_vertices& frontier,
                                                  std::span<const std::int64_t> minibatch_ids,
