@@ -94,11 +94,6 @@ MUTATIONS = {
         "double c = k / total;",
         "double c = 1.1 * k / total;",
         "LABOR-i's rows keep 10% more than their fanout"),
-    "labor-importance-weight-ignores-saturation": (
-        "kernels/include/bulkgnn/kernels/rules/labor_importance.hpp",
-        "return static_cast<float>(1.0 / std::min(1.0, scale * importance));",
-        "return static_cast<float>(1.0 / (scale * importance));",
-        "LABOR-i weighs a certain entry below 1"),
     "walk-steps-share-a-stream": (
         "sampler/random_walk/random_walk_sampling.cpp",
         "walk_stream_layer(hop, static_cast<std::uint32_t>(s), w)",

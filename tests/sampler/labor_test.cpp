@@ -289,6 +289,7 @@ TEST(LaborImportanceStatistics, EntriesAndColumnsAreKeptWithTheirProbabilities) 
       const auto& kept = d.kept[static_cast<std::size_t>(s)];
       const auto& row = d.probability[static_cast<std::size_t>(s)];
       for (std::size_t e = 0; e < kept.size(); ++e) {
+        EXPECT_LE(row[e], 1.0) << "entry (" << s << ", " << e << ") weighs below 1";
         if (row[e] == 1.0) {
           EXPECT_EQ(kept[e], d.epochs) << "a certain entry dropped";
         } else if (row[e] > 0) {
@@ -343,6 +344,26 @@ TEST(LaborImportanceStatistics, StepsLowerTheExpectedCountOfDistinctVertices) {
   EXPECT_LE(expected[-1], expected[1]);
   EXPECT_LT(drawn[1], drawn[0] - 0.5);
   EXPECT_LT(drawn[-1], drawn[0] - 0.5);
+}
+
+// Destination 0 keeps its 4 neighbours whole (fanout 5), so they are in the
+// minibatch for sure; LABOR-* steers destination 1, of 10 neighbours
+// including those 4, onto them (their probability tends to 1 as the steps
+// go on) and shares the rest of its expected 5 among the other 6 alike.
+TEST(LaborImportanceStatistics, LaborStarSteersADestinationOntoVerticesItGetsForFree) {
+  csr_matrix g;
+  g.rows = g.cols = 2 + 10;
+  for (int k = 0; k < 4; ++k) g.indices.push_back(2 + k);
+  g.indptr.push_back(static_cast<edge_t>(g.indices.size()));
+  for (int k = 0; k < 10; ++k) g.indices.push_back(2 + k);
+  g.indptr.push_back(static_cast<edge_t>(g.indices.size()));
+  for (vertex_t v = 2; v < g.rows; ++v) g.indptr.push_back(static_cast<edge_t>(g.indices.size()));
+  const auto d = draw_with_importance(g.view(), 2, 5, -1, 2000);
+  const auto& row = d.probability[1];
+  for (std::size_t e = 0; e < 4; ++e) EXPECT_GT(row[e], 0.99) << "shared neighbour " << e;
+  for (std::size_t e = 5; e < 10; ++e) EXPECT_NEAR(row[e], row[4], 1e-6) << "neighbour " << e;
+  EXPECT_NEAR(std::accumulate(row.begin(), row.end(), 0.0), 5.0, 1e-5);
+  EXPECT_LT(row[4], 0.2);
 }
 
 sampler_options labor_star_options(std::vector<std::int64_t> fanouts, std::uint32_t seed,
