@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace bulkgnn::tools {
@@ -26,6 +27,7 @@ void add_generate_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_model_command(CLI::App& app);
 void add_partition_command(CLI::App& app);
+void add_split_links_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 
@@ -130,5 +132,9 @@ void require_output_apart_from_input(const std::string& output, std::string_view
 // Likewise for a directory that is written into (created if missing): it is
 // a writable directory, or its nearest existing ancestor is one.
 void require_writable_directory(const std::string& path, std::string_view option);
+
+// --link-split: "VALID,TEST", the fractions of the edges a random link split
+// holds out; option_error naming --link-split otherwise.
+[[nodiscard]] std::pair<double, double> parse_link_split(const std::string& text);
 
 }  // namespace bulkgnn::tools

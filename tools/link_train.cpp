@@ -101,7 +101,8 @@ void run_link_train(const link_train_config& c) {
   start_session(session_holder, data, c.distribution, false, c.shared);
   session::training_ranks ranks(*session_holder, trainer::model_executor(options));
   options.parallel = ranks.parallel();
-  const auto split = data::random_link_split(ds.graph, c.split);
+  const auto split = c.split_dir.empty() ? data::random_link_split(ds.graph, c.split)
+                                          : data::read_link_split(c.split_dir, ds.graph);
   if (rank_zero) {
     fmt::print(
         "{}: {} vertices, {} edges, {} features; link prediction, {} head, {} sampler, "
@@ -112,11 +113,15 @@ void run_link_train(const link_train_config& c) {
         session::world_size() > 1
             ? fmt::format("; {} ranks, each its slice of every minibatch", session::world_size())
             : std::string());
+    const auto made = c.split_dir.empty()
+                          ? fmt::format("random link split (seed {}, as PyG's RandomLinkSplit; "
+                                        "--link-split-dir reads a stored one)",
+                                        c.split.seed)
+                          : fmt::format("link split {}", c.split_dir);
     fmt::print(
-        "random link split (seed {}, as PyG's RandomLinkSplit; the dataset has no link split of "
-        "its own): {} train, {} valid, {} test {}edges; messages pass over the train edges (and "
-        "the valid ones for test); {} fixed negatives for valid, {} for test\n",
-        c.split.seed, split.train.size(), split.valid.size(), split.test.size(),
+        "{}: {} train, {} valid, {} test {}edges; messages pass over the train edges (and the "
+        "valid ones for test); {} fixed negatives for valid, {} for test\n",
+        made, split.train.size(), split.valid.size(), split.test.size(),
         split.undirected ? "undirected " : "", split.valid_negatives.size(),
         split.test_negatives.size());
     std::fflush(stdout);

@@ -18,6 +18,7 @@ struct link_train_config {
   std::string data;
   trainer::train_options options;  // sampler, loader, model, optimiser, epochs, checkpoints
   data::link_split_options split;  // the random link split made on the fly
+  std::string split_dir;           // or the stored one read from here
   session::link_training_plan plan;
   std::string metrics_out;
   int threads = 0;
@@ -27,8 +28,8 @@ struct link_train_config {
   std::vector<session::setting> shared;
 };
 
-// Splits the dataset's edges as PyG's RandomLinkSplit does (and says so),
-// trains an encoder and a link head on link minibatches, and prints each
+// Reads the link split stored at split_dir, or splits the dataset's edges
+// as PyG's RandomLinkSplit does (and says so), trains an encoder and a link head on link minibatches, and prints each
 // epoch's loss and OGB's Hits@K and MRR, then the best validation epoch;
 // --metrics-out gets the same as JSON. Under mpirun every rank reads the
 // whole dataset, makes the same split and trains on its slice of every

@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
   bulkgnn::tools::add_info_command(app);
   bulkgnn::tools::add_model_command(app);
   bulkgnn::tools::add_partition_command(app);
+  bulkgnn::tools::add_split_links_command(app);
   bulkgnn::tools::add_sample_command(app);
   bulkgnn::tools::add_train_command(app);
   try {

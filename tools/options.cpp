@@ -265,4 +265,30 @@ void add_threads_option(CLI::App& cmd, int& threads) {
       ->check(integer_in(1, max_threads));
 }
 
+std::pair<double, double> parse_link_split(const std::string& text) {
+  const auto comma = text.find(',');
+  try {
+    if (comma != std::string::npos) {
+      std::size_t used_valid = 0;
+      std::size_t used_test = 0;
+      const auto valid_text = text.substr(0, comma);
+      const auto test_text = text.substr(comma + 1);
+      const double valid = std::stod(valid_text, &used_valid);
+      const double test = std::stod(test_text, &used_test);
+      if (used_valid == valid_text.size() && used_test == test_text.size()) {
+        BULKGNN_EXPECTS(valid >= 0 && test >= 0 && valid + test < 1,
+                        "--link-split {}: the held-out fractions must be at least 0 and leave "
+                        "training edges (sum below 1)",
+                        text);
+        return {valid, test};
+      }
+    }
+  } catch (const std::logic_error&) {  // NOLINT(bugprone-empty-catch): refused below
+  }
+  throw option_error(fmt::format(
+      "--link-split must be VALID,TEST: the fractions of the edges held out (as 0.1,0.2); got "
+      "'{}'",
+      text));
+}
+
 }  // namespace bulkgnn::tools

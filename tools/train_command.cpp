@@ -74,6 +74,7 @@ struct train_config {
   // --task link
   std::string link_head = "dot";
   std::string link_split = "0.1,0.2";
+  std::string link_split_dir;
   double split_negatives = 1;
   double neg_ratio = 1;
   std::string neg_mode = "binary";
@@ -130,6 +131,7 @@ std::vector<session::setting> shared_settings(const train_config& c) {
       {"--link-head", c.link_head},
       {"--link-split", c.link_split},
       {"--split-negatives", fmt::format("{}", c.split_negatives)},
+      {"--link-split-dir", c.link_split_dir},
       {"--neg-ratio", fmt::format("{}", c.neg_ratio)},
       {"--neg-mode", c.neg_mode},
       {"--neg-distribution", c.neg_distribution},
@@ -372,42 +374,16 @@ full_batch_config full_batch_config_from(const train_config& c, const CLI::App& 
 
 // The options of --task link, refused with --task node so that a run never
 // silently ignores what it was asked.
-constexpr std::array<const char*, 10> link_only_options{
-    "--link-head", "--link-split",       "--split-negatives",  "--neg-ratio",
-    "--neg-mode",  "--neg-distribution", "--strict-negatives", "--exclude",
-    "--hits-k",    "--ranking-negatives"};
+constexpr std::array<const char*, 11> link_only_options{
+    "--link-head",        "--link-split", "--split-negatives",  "--link-split-dir",
+    "--neg-ratio",        "--neg-mode",   "--neg-distribution", "--strict-negatives",
+    "--exclude",          "--hits-k",     "--ranking-negatives"};
 
 // What link training does not take: a node split, full-batch, another
 // evaluation than the full graph's.
 constexpr std::array<const char*, 5> node_only_options{"--split", "--compress", "--eval",
                                                        "--eval-piece-rows", "--sample-on"};
 
-// "VALID,TEST" fractions of the edges.
-std::pair<double, double> parse_link_split(const std::string& text) {
-  const auto comma = text.find(',');
-  try {
-    if (comma != std::string::npos) {
-      std::size_t used_valid = 0;
-      std::size_t used_test = 0;
-      const auto valid_text = text.substr(0, comma);
-      const auto test_text = text.substr(comma + 1);
-      const double valid = std::stod(valid_text, &used_valid);
-      const double test = std::stod(test_text, &used_test);
-      if (used_valid == valid_text.size() && used_test == test_text.size()) {
-        BULKGNN_EXPECTS(valid >= 0 && test >= 0 && valid + test < 1,
-                        "--link-split {}: the held-out fractions must be at least 0 and leave "
-                        "training edges (sum below 1)",
-                        text);
-        return {valid, test};
-      }
-    }
-  } catch (const std::logic_error&) {  // NOLINT(bugprone-empty-catch): refused below
-  }
-  throw option_error(fmt::format(
-      "--link-split must be VALID,TEST: the fractions of the edges held out (as 0.1,0.2); got "
-      "'{}'",
-      text));
-}
 
 link_train_config link_train_config_from(const train_config& c, const CLI::App& cmd) {
   BULKGNN_EXPECTS(c.mode == "minibatch", "--task link trains on minibatches (--mode minibatch)");
@@ -419,6 +395,12 @@ link_train_config link_train_config_from(const train_config& c, const CLI::App& 
   l.data = c.data;
   l.options = options_from(c);
   l.options.quiet = c.quiet;
+  for (const char* option : {"--link-split", "--split-negatives"})
+    BULKGNN_EXPECTS(c.link_split_dir.empty() || cmd.count(option) == 0,
+                    "{} makes a random link split; --link-split-dir reads a stored one: give "
+                    "one of them",
+                    option);
+  l.split_dir = c.link_split_dir;
   const auto [valid, test] = parse_link_split(c.link_split);
   l.split = {.valid_fraction = valid,
              .test_fraction = test,
@@ -432,8 +414,12 @@ link_train_config link_train_config_from(const train_config& c, const CLI::App& 
   l.plan.scoring = {.head = trainer::parse_link_head(c.link_head, "--link-head"),
                     .hits_k = c.hits_k,
                     .ranking_negatives = c.ranking_negatives};
-  l.plan.scoring.source_settings["link_split"] = {valid, test};
-  l.plan.scoring.source_settings["split_negatives"] = c.split_negatives;
+  if (l.split_dir.empty()) {
+    l.plan.scoring.source_settings["link_split"] = {valid, test};
+    l.plan.scoring.source_settings["split_negatives"] = c.split_negatives;
+  } else {
+    l.plan.scoring.source_settings["link_split_dir"] = l.split_dir;
+  }
   l.metrics_out = c.metrics_out;
   l.threads = c.threads;
   l.distribution = c.distribution;
@@ -531,6 +517,11 @@ void add_link_options(CLI::App& cmd, train_config& c) {
                  "--task link: VALID,TEST fractions of the edges held out by the random link "
                  "split (PyG's RandomLinkSplit, seeded by --seed)")
       ->capture_default_str();
+  cmd.add_option("--link-split-dir", c.link_split_dir,
+                 "--task link: read the link split stored in this directory (`bulkgnn "
+                 "split-links`; Python's bulkgnn.save_link_split, OGB's ogbl-* splits "
+                 "included) instead of making a random one")
+      ->check(non_empty_path());
   cmd.add_option("--split-negatives", c.split_negatives,
                  "--task link: fixed negatives per held-out positive that the split draws for "
                  "valid and test (the pool Hits@K ranks against; none an edge)")

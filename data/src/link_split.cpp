@@ -1,9 +1,16 @@
 #include "bulkgnn/data/link_split.hpp"
 
+#include "native_format.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/rng.hpp"
+#include "bulkgnn/data/dataset.hpp"
+#include "bulkgnn/data/npy.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 #include <utility>
@@ -30,8 +37,10 @@ bool is_symmetric(csr_view g) {
 }
 
 // The in-neighbour CSR of `edges` over n vertices (both directions when
-// `undirected`), rows sorted.
-csr_matrix graph_of(std::int64_t n, const std::vector<const edge_arrays*>& parts, bool undirected) {
+// `undirected`), rows sorted; with `distinct`, an edge listed twice (a
+// stored undirected edge in both directions) once.
+csr_matrix graph_of(std::int64_t n, const std::vector<const edge_arrays*>& parts, bool undirected,
+                    bool distinct = false) {
   std::vector<std::vector<vertex_t>> rows(static_cast<std::size_t>(n));
   for (const auto* edges : parts)
     for (std::int64_t i = 0; i < edges->size(); ++i) {
@@ -45,6 +54,7 @@ csr_matrix graph_of(std::int64_t n, const std::vector<const edge_arrays*>& parts
   g.indptr.reserve(static_cast<std::size_t>(n) + 1);
   for (auto& row : rows) {
     std::ranges::sort(row);
+    if (distinct) row.erase(std::unique(row.begin(), row.end()), row.end());
     g.indices.insert(g.indices.end(), row.begin(), row.end());
     g.indptr.push_back(static_cast<edge_t>(g.indices.size()));
   }
@@ -142,6 +152,104 @@ link_split random_link_split(csr_view graph, const link_split_options& o) {
                    all.target[static_cast<std::size_t>(k)]);
   split.train_graph = graph_of(graph.rows, {&split.train}, split.undirected);
   split.test_graph = graph_of(graph.rows, {&split.train, &split.valid}, split.undirected);
+  return split;
+}
+
+namespace {
+
+constexpr const char* link_split_format = "bulkgnn-link-split";
+
+// The five edge lists of a stored split, by file stem, in file order.
+struct stored_part {
+  const char* stem;
+  edge_arrays link_split::*edges;
+  bool positive;  // supervision edges: no loops
+};
+constexpr std::array<stored_part, 5> stored_parts{{
+    {"train", &link_split::train, true},
+    {"valid", &link_split::valid, true},
+    {"test", &link_split::test, true},
+    {"valid_negatives", &link_split::valid_negatives, false},
+    {"test_negatives", &link_split::test_negatives, false},
+}};
+
+void check_part(const edge_arrays& edges, const stored_part& part, csr_view graph,
+                const std::string& where) {
+  const auto file = fmt::format("{}/{}.npy", where, part.stem);
+  for (std::int64_t i = 0; i < edges.size(); ++i) {
+    const auto s = edges.source[static_cast<std::size_t>(i)];
+    const auto t = edges.target[static_cast<std::size_t>(i)];
+    for (const vertex_t v : {s, t})
+      if (v < 0 || v >= graph.rows)
+        throw data_error(file, fmt::format("edge {} ({} -> {}) has vertex {}, outside the "
+                                           "graph's [0, {})",
+                                           i, s, t, v, graph.rows));
+    if (part.positive && s == t)
+      throw data_error(file, fmt::format("edge {} is a loop ({} -> {}); a loop is never a "
+                                         "link to predict",
+                                         i, s, t));
+    if (part.edges == &link_split::train && !has_edge(graph, s, t))
+      throw data_error(file, fmt::format("training edge {} ({} -> {}) is not an edge of the "
+                                         "graph",
+                                         i, s, t));
+  }
+}
+
+void check_link_split(const link_split& split, csr_view graph, const std::string& where) {
+  BULKGNN_EXPECTS(host_accessible(graph.space), "link split: the graph is not in host memory");
+  BULKGNN_EXPECTS(graph.rows < (std::int64_t{1} << 31),
+                  "link split: {} vertices do not fit int32 ids", graph.rows);
+  for (const auto& part : stored_parts) {
+    const auto& edges = split.*part.edges;
+    if (edges.source.size() != edges.target.size())
+      throw data_error(fmt::format("{}/{}.npy", where, part.stem),
+                       fmt::format("{} sources but {} targets", edges.source.size(),
+                                   edges.target.size()));
+    check_part(edges, part, graph, where);
+  }
+  if (split.train.size() == 0)
+    throw data_error(fmt::format("{}/train.npy", where), "holds no training edges");
+}
+
+}  // namespace
+
+void write_link_split(const std::filesystem::path& dir, const link_split& split, csr_view graph) {
+  check_link_split(split, graph, dir.string());
+  native_writer writer(dir, link_split_format);
+  nlohmann::json manifest{{"num_nodes", graph.rows}};
+  for (const auto& part : stored_parts) {
+    const auto& edges = split.*part.edges;
+    auto array = writer.create(fmt::format("{}.npy", part.stem), dtype::int32, {2, edges.size()});
+    const auto values = array.as<std::int32_t>();
+    std::copy(edges.source.begin(), edges.source.end(), values.begin());
+    std::copy(edges.target.begin(), edges.target.end(), values.begin() + edges.size());
+    manifest[part.stem] = edges.size();
+  }
+  writer.commit(manifest);
+}
+
+link_split read_link_split(const std::filesystem::path& dir, csr_view graph) {
+  detail::require_directory(dir);
+  const auto manifest_path = dir / detail::manifest_name;
+  const auto manifest = detail::read_manifest(manifest_path, link_split_format);
+  const auto num_nodes = detail::manifest_count(manifest, "num_nodes", manifest_path, true);
+  if (num_nodes != graph.rows)
+    throw data_error(manifest_path.string(),
+                     fmt::format("the split is for {} vertices; the graph has {}", num_nodes,
+                                 graph.rows));
+  link_split split;
+  for (const auto& part : stored_parts) {
+    const auto count = detail::manifest_count(manifest, part.stem, manifest_path, true);
+    const auto array = npy_array::open(dir / fmt::format("{}.npy", part.stem));
+    const auto values = detail::typed<const std::int32_t>(array, {2, count});
+    auto& edges = split.*part.edges;
+    edges.source.assign(values.begin(), values.begin() + count);
+    edges.target.assign(values.begin() + count, values.end());
+  }
+  check_link_split(split, graph, dir.string());
+  split.undirected = is_symmetric(graph);
+  split.train_graph = graph_of(graph.rows, {&split.train}, split.undirected, true);
+  split.test_graph = graph_of(graph.rows, {&split.train, &split.valid}, split.undirected, true);
   return split;
 }
 

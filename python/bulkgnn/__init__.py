@@ -10,13 +10,15 @@ Minibatch arrays (bulkgnn.Array) hand their memory to torch or numpy through
 DLPack; mb.to_pyg() and mb.to_dgl() give what PyG's and DGL's loaders yield.
 bulkgnn.LinkNeighborLoader gives link-prediction minibatches (PyG's keywords), and
 bulkgnn.random_link_split splits a dataset's edges as PyG's RandomLinkSplit (and
-bulkgnn.ogb_link_split reads an ogbl-* dataset's own split),
+bulkgnn.ogb_link_split reads an ogbl-* dataset's own split; bulkgnn.save_link_split
+stores either for `bulkgnn train --task link --link-split-dir`, load_link_split reads it),
 bulkgnn.hits_at_k and bulkgnn.mean_reciprocal_rank score as OGB's link Evaluator, and
 bulkgnn.node2vec_walks draws node2vec's walks for an embedding trainer.
 """
 
 from ._bulkgnn import (Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest, hits_at_k,
-                       mean_reciprocal_rank, node2vec_walks, random_link_split, samplers)
+                       load_link_split, mean_reciprocal_rank, node2vec_walks, random_link_split,
+                       samplers, save_link_split)
 from ._data import from_arrays as _from_arrays, from_pyg as _from_pyg
 from ._link_loader import LinkNeighborLoader
 from ._ogb_link import ogb_link_split
@@ -37,11 +39,13 @@ __all__ = [
     "NeighborLoader",
     "RunDigest",
     "hits_at_k",
+    "load_link_split",
     "mean_reciprocal_rank",
     "node2vec_walks",
     "ogb_link_split",
     "random_link_split",
     "samplers",
+    "save_link_split",
 ]
 
 

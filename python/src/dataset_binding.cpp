@@ -166,16 +166,9 @@ py::array edge_index_of(const data::edge_arrays& e) {
   return flat.attr("reshape")(2, e.size());
 }
 
-py::dict link_split_of(const data::dataset& d, double valid_fraction, double test_fraction,
-                       double negatives_per_positive, std::uint32_t seed) {
-  data::link_split split;
-  {
-    const py::gil_scoped_release unlocked;
-    split = data::random_link_split(d.graph(), {.valid_fraction = valid_fraction,
-                                                .test_fraction = test_fraction,
-                                                .negatives_per_positive = negatives_per_positive,
-                                                .seed = seed});
-  }
+namespace {
+
+py::dict dict_of(data::link_split& split) {
   const auto graph = [](csr_matrix& g) {
     return py::make_tuple(owned_array(std::vector<edge_t>(g.indptr.begin(), g.indptr.end())),
                           owned_array(std::vector<vertex_t>(g.indices.begin(), g.indices.end())));
@@ -189,6 +182,66 @@ py::dict link_split_of(const data::dataset& d, double valid_fraction, double tes
       py::arg("test_graph") = graph(split.test_graph));
 }
 
+using edge_index_array = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
+
+// split[key] as edge arrays: a 2 x E array of ids (an absent optional key:
+// none); ValueError naming the key otherwise.
+data::edge_arrays edges_from(const py::dict& split, const char* key, bool required) {
+  if (!split.contains(key)) {
+    BULKGNN_EXPECTS(!required, "save_link_split: split has no '{}' (2 x E edge indices)", key);
+    return {};
+  }
+  const auto index = edge_index_array::ensure(split[key]);
+  BULKGNN_EXPECTS(index && index.ndim() == 2 && index.shape(0) == 2,
+                  "save_link_split: split['{}'] must be 2 x E edge indices", key);
+  data::edge_arrays edges;
+  const auto count = index.shape(1);
+  for (py::ssize_t i = 0; i < count; ++i) {
+    const auto s = index.at(0, i);
+    const auto t = index.at(1, i);
+    BULKGNN_EXPECTS(s >= 0 && t >= 0 && s < (std::int64_t{1} << 31) && t < (std::int64_t{1} << 31),
+                    "save_link_split: split['{}'] edge {} ({} -> {}) has an id outside int32",
+                    key, i, s, t);
+    edges.push_back(static_cast<vertex_t>(s), static_cast<vertex_t>(t));
+  }
+  return edges;
+}
+
+void save_link_split_of(const std::string& path, const py::dict& split, const data::dataset& d) {
+  data::link_split stored;
+  stored.train = edges_from(split, "train", true);
+  stored.valid = edges_from(split, "valid", true);
+  stored.test = edges_from(split, "test", true);
+  stored.valid_negatives = edges_from(split, "valid_negatives", false);
+  stored.test_negatives = edges_from(split, "test_negatives", false);
+  const py::gil_scoped_release unlocked;
+  data::write_link_split(path, stored, d.graph());
+}
+
+py::dict load_link_split_of(const std::string& path, const data::dataset& d) {
+  data::link_split split;
+  {
+    const py::gil_scoped_release unlocked;
+    split = data::read_link_split(path, d.graph());
+  }
+  return dict_of(split);
+}
+
+}  // namespace
+
+py::dict link_split_of(const data::dataset& d, double valid_fraction, double test_fraction,
+                       double negatives_per_positive, std::uint32_t seed) {
+  data::link_split split;
+  {
+    const py::gil_scoped_release unlocked;
+    split = data::random_link_split(d.graph(), {.valid_fraction = valid_fraction,
+                                                .test_fraction = test_fraction,
+                                                .negatives_per_positive = negatives_per_positive,
+                                                .seed = seed});
+  }
+  return dict_of(split);
+}
+
 void bind_link_split(py::module_& m) {
   m.def("random_link_split", &link_split_of, py::arg("dataset"), py::kw_only(),
         py::arg("valid_fraction") = 0.1, py::arg("test_fraction") = 0.2,
@@ -199,6 +252,17 @@ void bind_link_split(py::module_& m) {
         "is undirected (then each edge is split once, smaller endpoint first), and the "
         "message-passing graphs as (indptr, indices): train_graph (the training edges) and "
         "test_graph (training and valid edges), both directions where undirected.");
+  m.def("save_link_split", &save_link_split_of, py::arg("path"), py::arg("split"),
+        py::arg("dataset"),
+        "Stores a link split for `dataset` as a directory at `path` (written whole, then "
+        "renamed into place), which `bulkgnn train DATA --task link --link-split-dir PATH` and "
+        "load_link_split read: split is a dict of 2 x E edge indices 'train', 'valid' and "
+        "'test' and optionally 'valid_negatives' and 'test_negatives', as random_link_split "
+        "and ogb_link_split give them. Refused, naming the part and edge: an id outside the "
+        "graph, a loop among the positives, a training edge that is no edge of the graph.");
+  m.def("load_link_split", &load_link_split_of, py::arg("path"), py::arg("dataset"),
+        "The link split stored at `path` (save_link_split, `bulkgnn split-links`) for "
+        "`dataset`, as random_link_split lays one out (message-passing graphs included).");
 }
 
 using score_array = py::array_t<float, py::array::c_style | py::array::forcecast>;

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include "scratch_dir.hpp"
+
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <set>
 #include <string>
@@ -150,6 +153,104 @@ TEST(LinkSplit, ImpossibleOptionsAreRefusedByName) {
     EXPECT_NE(std::string(e.what()).find("link_split_options.negatives_per_positive"),
               std::string::npos);
   }
+}
+
+void expect_same_edges(const edge_arrays& a, const edge_arrays& b, const char* part) {
+  EXPECT_EQ(a.source, b.source) << part;
+  EXPECT_EQ(a.target, b.target) << part;
+}
+
+void expect_same_graph(const csr_matrix& a, const csr_matrix& b, const char* which) {
+  EXPECT_EQ(a.indptr, b.indptr) << which;
+  EXPECT_EQ(a.indices, b.indices) << which;
+}
+
+TEST(StoredLinkSplit, ReadsBackWhatWasWrittenWithTheSameGraphs) {
+  const testing::scratch_dir dir;
+  for (const bool undirected : {true, false}) {
+    const auto g = random_graph(400, 6, undirected, 7);
+    const auto split = random_link_split(g.view(), {.seed = 2});
+    const auto path = dir / (undirected ? "undirected" : "directed");
+    write_link_split(path, split, g.view());
+    const auto read = read_link_split(path, g.view());
+    EXPECT_EQ(read.undirected, split.undirected);
+    expect_same_edges(read.train, split.train, "train");
+    expect_same_edges(read.valid, split.valid, "valid");
+    expect_same_edges(read.test, split.test, "test");
+    expect_same_edges(read.valid_negatives, split.valid_negatives, "valid negatives");
+    expect_same_edges(read.test_negatives, split.test_negatives, "test negatives");
+    expect_same_graph(read.train_graph, split.train_graph, "train graph");
+    expect_same_graph(read.test_graph, split.test_graph, "test graph");
+    // Written again over itself: replaced whole.
+    write_link_split(path, split, g.view());
+    expect_same_edges(read_link_split(path, g.view()).train, split.train, "rewritten train");
+  }
+}
+
+// OGB's layout: the graph holds the training edges only (both ways), the
+// training edges may be listed both ways, the valid and test edges are no
+// edges of the graph; testing passes messages over the valid ones too.
+TEST(StoredLinkSplit, AnOgbStyleSplitPassesMessagesOverItsTrainingEdgesThenTheValidOnes) {
+  const testing::scratch_dir dir;
+  link_split ogb;
+  for (const auto& [s, t] : {edge{0, 1}, edge{1, 0}, edge{1, 2}, edge{2, 3}, edge{3, 2}})
+    ogb.train.push_back(s, t);
+  ogb.valid.push_back(0, 3);
+  ogb.test.push_back(1, 3);
+  ogb.valid_negatives.push_back(0, 2);
+  csr_matrix g;  // 0-1, 1-2, 2-3 both ways
+  g.rows = g.cols = 4;
+  g.indptr = {0, 1, 3, 5, 6};
+  g.indices = {1, 0, 2, 1, 3, 2};
+  write_link_split(dir / "ogb", ogb, g.view());
+  const auto read = read_link_split(dir / "ogb", g.view());
+  EXPECT_TRUE(read.undirected);
+  expect_same_graph(read.train_graph, g, "train graph");
+  EXPECT_EQ(edges_of(read.test_graph.view()),
+            (std::set<edge>{{1, 0}, {0, 1}, {2, 1}, {1, 2}, {3, 2}, {2, 3}, {0, 3}, {3, 0}}));
+  EXPECT_TRUE(read.test_negatives.source.empty());
+}
+
+TEST(StoredLinkSplit, ABadSplitIsRefusedNamingTheFileAndEdge) {
+  const testing::scratch_dir dir;
+  const auto g = random_graph(50, 4, true, 3);
+  const auto good = random_link_split(g.view(), {});
+  const auto refusal = [&](const link_split& split) {
+    try {
+      write_link_split(dir / "bad", split, g.view());
+      return std::string("accepted");
+    } catch (const error& e) {
+      return std::string(e.what());
+    }
+  };
+  auto outside = good;
+  outside.test.target[1] = 50;
+  EXPECT_NE(refusal(outside).find("test.npy: edge 1"), std::string::npos) << refusal(outside);
+  EXPECT_NE(refusal(outside).find("outside the graph's [0, 50)"), std::string::npos);
+  auto loop = good;
+  loop.valid.target[0] = loop.valid.source[0];
+  EXPECT_NE(refusal(loop).find("valid.npy: edge 0 is a loop"), std::string::npos)
+      << refusal(loop);
+  auto absent = good;
+  absent.train.source[2] = good.valid_negatives.source[0];
+  absent.train.target[2] = good.valid_negatives.target[0];
+  EXPECT_NE(refusal(absent).find("train.npy: training edge 2"), std::string::npos)
+      << refusal(absent);
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad")) << "a refused split left files behind";
+
+  write_link_split(dir / "good", good, g.view());
+  const auto other = random_graph(60, 4, true, 3);
+  try {
+    std::ignore = read_link_split(dir / "good", other.view());
+    ADD_FAILURE() << "a split for 50 vertices read for 60";
+  } catch (const data_error& e) {
+    EXPECT_NE(std::string(e.what()).find("manifest.json: the split is for 50 vertices"),
+              std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove(dir / "good" / "valid.npy");
+  EXPECT_THROW(std::ignore = read_link_split(dir / "good", g.view()), data_error);
+  EXPECT_THROW(std::ignore = read_link_split(dir / "missing", g.view()), data_error);
 }
 
 }  // namespace

@@ -106,5 +106,48 @@ class OgbLinkSplit(unittest.TestCase):
                 bulkgnn.ogb_link_split(root, split="a")
 
 
+class StoredLinkSplit(unittest.TestCase):
+    """save_link_split stores a split (random, or an ogbl-* one) for `bulkgnn train --task link
+    --link-split-dir`; load_link_split reads it back with its message-passing graphs."""
+
+    def graph(self):
+        # 0-1, 1-2, 2-3, 3-0 both ways.
+        source = np.array([0, 1, 1, 2, 2, 3, 3, 0])
+        target = np.array([1, 0, 2, 1, 3, 2, 0, 3])
+        return bulkgnn.Dataset.from_arrays(edge_index=np.stack([source, target]), num_nodes=4)
+
+    def test_a_random_split_reads_back_as_made(self):
+        ds = self.graph()
+        split = bulkgnn.random_link_split(ds, valid_fraction=0.25, test_fraction=0.25, seed=4)
+        with tempfile.TemporaryDirectory() as root:
+            path = os.path.join(root, "split")
+            bulkgnn.save_link_split(path, split, ds)
+            read = bulkgnn.load_link_split(path, ds)
+        for key in ("train", "valid", "test", "valid_negatives", "test_negatives"):
+            self.assertTrue(np.array_equal(read[key], split[key]), key)
+        for graph in ("train_graph", "test_graph"):
+            for got, made in zip(read[graph], split[graph]):
+                self.assertTrue(np.array_equal(got, made), graph)
+
+    def test_an_ogb_style_split_without_negatives_and_bad_ones(self):
+        ds = self.graph()
+        with tempfile.TemporaryDirectory() as root:
+            path = os.path.join(root, "ogb")
+            bulkgnn.save_link_split(path, {"train": np.array([[0, 1, 2], [1, 2, 3]]),
+                                           "valid": np.array([[3], [0]]),
+                                           "test": np.array([[0], [2]])}, ds)
+            read = bulkgnn.load_link_split(path, ds)
+            self.assertEqual(read["valid_negatives"].shape, (2, 0))
+            self.assertTrue(read["undirected"])
+            with self.assertRaisesRegex(bulkgnn.Error, "training edge 0 .0 -> 2. is not an edge"):
+                bulkgnn.save_link_split(os.path.join(root, "bad"),
+                                        {"train": np.array([[0], [2]]), "valid": np.zeros((2, 0)),
+                                         "test": np.zeros((2, 0))}, ds)
+            with self.assertRaisesRegex(ValueError, "split has no 'test'"):
+                bulkgnn.save_link_split(os.path.join(root, "bad"),
+                                        {"train": np.array([[0], [1]]),
+                                         "valid": np.zeros((2, 0))}, ds)
+            self.assertFalse(os.path.exists(os.path.join(root, "bad")))
+
 if __name__ == "__main__":
     unittest.main()

@@ -326,6 +326,51 @@ TEST_F(CliOnCora, TrainTaskLinkSplitsTheEdgesAndReportsHitsAndMrr) {
   EXPECT_NE(r.output.find("link_head"), std::string::npos) << r.output;
 }
 
+// A split stored by split-links trains exactly as the same split made on
+// the fly; a stored split of another graph, or both ways of giving one, are
+// refused.
+TEST_F(CliOnCora, TrainTaskLinkReadsAStoredSplitAsTheOneItWouldMake) {
+  const auto stored = scratch("cora-link-split");
+  fs::remove_all(stored);
+  auto r = run("split-links --quiet " + native_.string() + " " + stored.string() +
+               " --link-split 0.1,0.2 --seed 3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--link-split-dir"), std::string::npos) << r.output;
+  for (const auto* file : {"train.npy", "valid.npy", "test.npy", "valid_negatives.npy",
+                           "test_negatives.npy", "manifest.json"})
+    EXPECT_TRUE(fs::exists(stored / file)) << file;
+  const std::string base = "train --quiet " + native_.string() +
+                           " --task link --fanouts 5,5 --hidden 16 --batch-size 256 --hits-k 20 "
+                           "--ranking-negatives 20 --epochs 2 --seed 3 --metrics-out ";
+  const auto made = scratch("link-made.json");
+  const auto read = scratch("link-read.json");
+  r = run(base + made.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run(base + read.string() + " --link-split-dir " + stored.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("link split " + stored.string()), std::string::npos) << r.output;
+  const auto made_epochs = read_json(made).at("epochs");
+  const auto read_epochs = read_json(read).at("epochs");
+  ASSERT_EQ(made_epochs.size(), 2u);
+  ASSERT_EQ(read_epochs.size(), 2u);
+  for (std::size_t e = 0; e < 2; ++e)
+    for (const auto* key : {"loss", "train_acc", "valid_hits@20", "test_hits@20", "valid_mrr",
+                            "test_mrr"})
+      EXPECT_EQ(made_epochs[e].at(key), read_epochs[e].at(key)) << key << ", epoch " << e + 1;
+
+  r = run(base + read.string() + " --link-split-dir " + stored.string() + " --link-split 0.1,0.2");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("give one of them"), std::string::npos) << r.output;
+  const auto small = scratch("small-graph");
+  fs::remove_all(small);
+  ASSERT_EQ(run("generate csbm " + small.string() + " --nodes 500 --quiet").exit_code, 0);
+  r = run("train --quiet " + small.string() + " --task link --fanouts 5,5 --epochs 1 " +
+          "--link-split-dir " + stored.string());
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("the split is for 2708 vertices; the graph has 500"), std::string::npos)
+      << r.output;
+}
+
 TEST_F(CliOnCora, TrainTaskOptionsOfTheOtherTaskAreRefused) {
   for (const auto& [arguments, mentions] :
        {std::pair{"--hits-k 10", "--hits-k applies to --task link"},

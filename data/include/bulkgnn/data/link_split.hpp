@@ -4,6 +4,8 @@
 #include "bulkgnn/core/types.hpp"
 
 #include <cstdint>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 // A random split of a graph's edges for link prediction, as PyG's
@@ -59,5 +61,27 @@ struct link_split {
 // link_split_options' field for impossible fractions, or for negatives that
 // the graph is too dense to give.
 [[nodiscard]] link_split random_link_split(csr_view graph, const link_split_options& options);
+
+// A link split kept as a directory of its own (`bulkgnn split-links`;
+// Python's bulkgnn.save_link_split, which also stores OGB's ogbl-* splits):
+// train.npy, valid.npy, test.npy, valid_negatives.npy and
+// test_negatives.npy, each int32 [2, E] (sources, then targets; negatives
+// may be empty), and manifest.json (format "bulkgnn-link-split", num_nodes,
+// each array's E). It lives apart from the dataset, so that a split of a
+// read-only or OGB raw directory need not be written into it.
+
+// Checks `split` against `graph` (the checks read_link_split makes, the
+// messages naming `where`), then writes its five edge lists to `dir`
+// atomically (a temporary sibling renamed into place).
+void write_link_split(const std::filesystem::path& dir, const link_split& split, csr_view graph);
+
+// The split stored at `dir`, for `graph`: undirected as random_link_split
+// decides it (every edge's reverse an edge), the message-passing graphs made
+// as it makes them (from the training edges, and the valid ones for test;
+// an edge listed in both directions counts once). data_error naming the
+// file and entry for a missing or malformed array, a manifest for another
+// vertex count, a vertex outside the graph, a loop among the positives, or
+// a training edge that is no edge of `graph`.
+[[nodiscard]] link_split read_link_split(const std::filesystem::path& dir, csr_view graph);
 
 }  // namespace bulkgnn::data
