@@ -102,7 +102,7 @@ void run_link_train(const link_train_config& c) {
   session::training_ranks ranks(*session_holder, trainer::model_executor(options));
   options.parallel = ranks.parallel();
   const auto split = c.split_dir.empty() ? data::random_link_split(ds.graph, c.split)
-                                          : data::read_link_split(c.split_dir, ds.graph);
+                                         : data::read_link_split(c.split_dir, ds.graph);
   if (rank_zero) {
     fmt::print(
         "{}: {} vertices, {} edges, {} features; link prediction, {} head, {} sampler, "
@@ -114,9 +114,10 @@ void run_link_train(const link_train_config& c) {
             ? fmt::format("; {} ranks, each its slice of every minibatch", session::world_size())
             : std::string());
     const auto made = c.split_dir.empty()
-                          ? fmt::format("random link split (seed {}, as PyG's RandomLinkSplit; "
-                                        "--link-split-dir reads a stored one)",
-                                        c.split.seed)
+                          ? fmt::format(
+                                "random link split (seed {}, as PyG's RandomLinkSplit; "
+                                "--link-split-dir reads a stored one)",
+                                c.split.seed)
                           : fmt::format("link split {}", c.split_dir);
     fmt::print(
         "{}: {} train, {} valid, {} test {}edges; messages pass over the train edges (and the "

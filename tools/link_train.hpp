@@ -29,8 +29,9 @@ struct link_train_config {
 };
 
 // Reads the link split stored at split_dir, or splits the dataset's edges
-// as PyG's RandomLinkSplit does (and says so), trains an encoder and a link head on link minibatches, and prints each
-// epoch's loss and OGB's Hits@K and MRR, then the best validation epoch;
+// as PyG's RandomLinkSplit does (and says so), trains an encoder and a link head on link
+// minibatches, and prints each epoch's loss and OGB's Hits@K and MRR, then the best validation
+// epoch;
 // --metrics-out gets the same as JSON. Under mpirun every rank reads the
 // whole dataset, makes the same split and trains on its slice of every
 // minibatch; rank 0 prints and writes.

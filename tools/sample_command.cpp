@@ -79,10 +79,11 @@ std::vector<session::setting> shared_settings(const sample_config& c) {
 
 // --dump and --gather-features are refused under mpirun, on the rank that
 // gives them. --topology and --features place data without changing what
-// is drawn.
-constexpr std::array<std::string_view, 10> per_rank_sample_options{
-    "--help",     "--threads",         "--metrics-out", "--dump",           "--quiet",
-    "--topology", "--gather-features", "--features",    "--cache-fraction", "--cache-policy"};
+// is drawn, and a subgraph cache holds what any rank would compute alike.
+constexpr std::array<std::string_view, 11> per_rank_sample_options{
+    "--help",           "--threads",      "--metrics-out",     "--dump",
+    "--quiet",          "--topology",     "--gather-features", "--features",
+    "--cache-fraction", "--cache-policy", "--subgraph-cache"};
 
 nlohmann::json minibatch_json(const sampler::minibatch& mb) {
   nlohmann::json blocks = nlohmann::json::array();
@@ -118,7 +119,8 @@ session::sampling_plan plan_of(const sample_config& c) {
                        .weighted = c.weighted,
                        .seed = c.seed,
                        .layers = c.layers,
-                       .parameters = sampler_parameters(c.sampler)},
+                       .parameters = sampler_parameters(c.sampler),
+                       .cache_dir = c.sampler.cache_dir},
           .batch_size = c.batch_size,
           .bulk = c.bulk,
           .max_minibatches = c.max_minibatches,

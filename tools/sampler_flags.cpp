@@ -49,6 +49,11 @@ void add_sampler_flags(CLI::App& cmd, sampler_flags& flags) {
                        fmt::join(samplers_taking(p.name), ", ")))
         ->check(integer_in(p.min, p.max));
   }
+  cmd.add_option("--subgraph-cache", flags.cache_dir,
+                 "keep what a sampler prepares from the whole graph once (cluster-gcn's METIS "
+                 "clusters) in this directory, named after the graph and the sampler's options, "
+                 "and reuse it on later runs (PyG's save_dir)")
+      ->check(non_empty_path());
 }
 
 std::string canonical_sampler(const sampler_flags& flags) {

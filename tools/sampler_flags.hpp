@@ -22,10 +22,11 @@ struct sampler_flags {
   std::string name = "sage";
   // The sampler parameters given on the command line, by parameter name.
   std::map<std::string, std::int64_t, std::less<>> parameters;
+  std::string cache_dir;  // --subgraph-cache
 };
 
-// --sampler (a name of the table, its help from the entries' summaries) and
-// one flag per sampler parameter.
+// --sampler (a name of the table, its help from the entries' summaries),
+// one flag per sampler parameter and --subgraph-cache.
 void add_sampler_flags(CLI::App& cmd, sampler_flags& flags);
 
 // The canonical sampler name and its parameters; option_error naming the

@@ -31,19 +31,18 @@ void run_split_links(const split_links_config& c) {
   const auto [valid, test] = parse_link_split(c.link_split);
   const stopwatch watch;
   const auto ds = open_dataset_or_default(c.data, c.quiet);
-  const auto split = data::random_link_split(ds.graph(), {.valid_fraction = valid,
-                                                          .test_fraction = test,
-                                                          .negatives_per_positive =
-                                                              c.split_negatives,
-                                                          .seed = static_cast<std::uint32_t>(
-                                                              c.seed)});
+  const auto split =
+      data::random_link_split(ds.graph(), {.valid_fraction = valid,
+                                           .test_fraction = test,
+                                           .negatives_per_positive = c.split_negatives,
+                                           .seed = static_cast<std::uint32_t>(c.seed)});
   data::write_link_split(c.out_dir, split, ds.graph());
   fmt::print(
       "split the {}edges of {} ({} vertices) as PyG's RandomLinkSplit (seed {}): {} train, {} "
       "valid, {} test, {} valid and {} test negatives; wrote {} in {:.2f} s (train on it with "
       "`bulkgnn train DATA --task link --link-split-dir {}`)\n",
-      split.undirected ? "undirected " : "", ds.name(), ds.num_nodes(), c.seed,
-      split.train.size(), split.valid.size(), split.test.size(), split.valid_negatives.size(),
+      split.undirected ? "undirected " : "", ds.name(), ds.num_nodes(), c.seed, split.train.size(),
+      split.valid.size(), split.test.size(), split.valid_negatives.size(),
       split.test_negatives.size(), c.out_dir, watch.seconds(), c.out_dir);
 }
 
@@ -62,8 +61,7 @@ void add_split_links_command(CLI::App& app) {
   cmd->add_option("OUT_DIR", config->out_dir, "link split directory to write")
       ->check(non_empty_path())
       ->required();
-  cmd->add_option("--link-split", config->link_split,
-                  "VALID,TEST fractions of the edges held out")
+  cmd->add_option("--link-split", config->link_split, "VALID,TEST fractions of the edges held out")
       ->capture_default_str();
   cmd->add_option("--split-negatives", config->split_negatives,
                   "fixed negatives per held-out positive for valid and test (none an edge)")

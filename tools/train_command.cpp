@@ -144,10 +144,10 @@ std::vector<session::setting> shared_settings(const train_config& c) {
 }
 
 // Queue depths and evaluation's pieces bound memory, not what is computed or
-// communicated.
-constexpr std::array<std::string_view, 8> per_rank_train_options{
-    "--help",        "--threads", "--bulk-queue",      "--ready-queue",
-    "--queue-bytes", "--quiet",   "--eval-piece-rows", "--metrics-out"};
+// communicated; a subgraph cache holds what any rank would compute alike.
+constexpr std::array<std::string_view, 9> per_rank_train_options{
+    "--help",  "--threads",         "--bulk-queue",  "--ready-queue",   "--queue-bytes",
+    "--quiet", "--eval-piece-rows", "--metrics-out", "--subgraph-cache"};
 
 trainer::train_options options_from(const train_config& c) {
   trainer::train_options o;
@@ -157,7 +157,8 @@ trainer::train_options options_from(const train_config& c) {
       .replacement = c.replace ? kernels::replacement::with : kernels::replacement::without,
       .seed = c.seed,
       .layers = c.layers,
-      .parameters = sampler_parameters(c.sampler)};
+      .parameters = sampler_parameters(c.sampler),
+      .cache_dir = c.sampler.cache_dir};
   // Checked before anything sizes the model by its layers (the memory
   // estimate reads one frontier per layer).
   const auto hops = static_cast<int>(o.sampling.fanouts.size());
@@ -375,15 +376,14 @@ full_batch_config full_batch_config_from(const train_config& c, const CLI::App& 
 // The options of --task link, refused with --task node so that a run never
 // silently ignores what it was asked.
 constexpr std::array<const char*, 11> link_only_options{
-    "--link-head",        "--link-split", "--split-negatives",  "--link-split-dir",
-    "--neg-ratio",        "--neg-mode",   "--neg-distribution", "--strict-negatives",
-    "--exclude",          "--hits-k",     "--ranking-negatives"};
+    "--link-head", "--link-split", "--split-negatives",  "--link-split-dir",
+    "--neg-ratio", "--neg-mode",   "--neg-distribution", "--strict-negatives",
+    "--exclude",   "--hits-k",     "--ranking-negatives"};
 
 // What link training does not take: a node split, full-batch, another
 // evaluation than the full graph's.
 constexpr std::array<const char*, 5> node_only_options{"--split", "--compress", "--eval",
                                                        "--eval-piece-rows", "--sample-on"};
-
 
 link_train_config link_train_config_from(const train_config& c, const CLI::App& cmd) {
   BULKGNN_EXPECTS(c.mode == "minibatch", "--task link trains on minibatches (--mode minibatch)");

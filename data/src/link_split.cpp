@@ -1,10 +1,10 @@
 #include "bulkgnn/data/link_split.hpp"
 
-#include "native_format.hpp"
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/rng.hpp"
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/data/npy.hpp"
+#include "native_format.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -202,9 +202,9 @@ void check_link_split(const link_split& split, csr_view graph, const std::string
   for (const auto& part : stored_parts) {
     const auto& edges = split.*part.edges;
     if (edges.source.size() != edges.target.size())
-      throw data_error(fmt::format("{}/{}.npy", where, part.stem),
-                       fmt::format("{} sources but {} targets", edges.source.size(),
-                                   edges.target.size()));
+      throw data_error(
+          fmt::format("{}/{}.npy", where, part.stem),
+          fmt::format("{} sources but {} targets", edges.source.size(), edges.target.size()));
     check_part(edges, part, graph, where);
   }
   if (split.train.size() == 0)
@@ -234,9 +234,9 @@ link_split read_link_split(const std::filesystem::path& dir, csr_view graph) {
   const auto manifest = detail::read_manifest(manifest_path, link_split_format);
   const auto num_nodes = detail::manifest_count(manifest, "num_nodes", manifest_path, true);
   if (num_nodes != graph.rows)
-    throw data_error(manifest_path.string(),
-                     fmt::format("the split is for {} vertices; the graph has {}", num_nodes,
-                                 graph.rows));
+    throw data_error(
+        manifest_path.string(),
+        fmt::format("the split is for {} vertices; the graph has {}", num_nodes, graph.rows));
   link_split split;
   for (const auto& part : stored_parts) {
     const auto count = detail::manifest_count(manifest, part.stem, manifest_path, true);

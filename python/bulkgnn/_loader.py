@@ -242,6 +242,11 @@ class NeighborLoader(_Epochs):
                  (features included) may each hold, at least one item; default
                  None: 1/64 of the memory available, between 32 and 128 MiB
                  (loader.queue_bytes says which)
+    subgraph_cache
+                 a directory where a sampler that prepares the whole graph once
+                 (cluster-gcn's METIS clusters) keeps what it made, named after
+                 the graph and its options, and finds it next time (PyG's
+                 save_dir); default None: nowhere
     rank, world_size
                  default None: this process samples every minibatch of its
                  seeds whole, as PyG's loader does (under DDP, give each process
@@ -277,7 +282,7 @@ class NeighborLoader(_Epochs):
                  seed=0, bulk=32, threads=None, sampler="sage", replace=False, weighted=False,
                  prefetch=32, rank=None, world_size=None, backend="cpu", *, num_neighbors=None,
                  input_nodes=_UNSET, weight_attr=None, sampler_options=None, layers=None,
-                 num_workers=0, queue_bytes=None):
+                 num_workers=0, queue_bytes=None, subgraph_cache=None):
         if hasattr(dataset, "edge_index") and not isinstance(dataset, _bulkgnn.Dataset):
             dataset = from_pyg(dataset)  # a PyG Data, viewed where its memory allows
         if not isinstance(dataset, _bulkgnn.Dataset):
@@ -329,8 +334,12 @@ class NeighborLoader(_Epochs):
         # slice is then empty (see the docstring).
         max_minibatches = 0 if clustered else _without_empty_slices(len(seed_ids), batch_size,
                                                                     world_size)
+        if subgraph_cache is not None and not str(subgraph_cache):
+            raise ValueError("NeighborLoader: subgraph_cache is an empty path; give a directory "
+                             "or None")
         self._core = _bulkgnn.Loader(
             dataset, seed_ids, rank=rank, world_size=world_size, max_minibatches=max_minibatches,
+            subgraph_cache="" if subgraph_cache is None else os.fspath(subgraph_cache),
             **_pipeline_arguments(
                 "num_neighbors" if num_neighbors is not None else "fanouts", fanouts, batch_size,
                 shuffle, seed, bulk, threads, sampler, sampler_options, replace, weighted,

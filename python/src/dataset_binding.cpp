@@ -200,8 +200,8 @@ data::edge_arrays edges_from(const py::dict& split, const char* key, bool requir
     const auto s = index.at(0, i);
     const auto t = index.at(1, i);
     BULKGNN_EXPECTS(s >= 0 && t >= 0 && s < (std::int64_t{1} << 31) && t < (std::int64_t{1} << 31),
-                    "save_link_split: split['{}'] edge {} ({} -> {}) has an id outside int32",
-                    key, i, s, t);
+                    "save_link_split: split['{}'] edge {} ({} -> {}) has an id outside int32", key,
+                    i, s, t);
     edges.push_back(static_cast<vertex_t>(s), static_cast<vertex_t>(t));
   }
   return edges;

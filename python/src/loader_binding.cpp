@@ -447,41 +447,44 @@ sampler::sampler_options sampler_options_of(
 void bind_neighbor_loader(py::module_& m) {
   py::class_<neighbor_loader, std::shared_ptr<neighbor_loader>>(
       m, "Loader", "The C++ pipeline behind bulkgnn.NeighborLoader (arguments already checked).")
-      .def(py::init(
-               [](std::shared_ptr<data::dataset> dataset,
-                  const py::array_t<vertex_t, py::array::c_style>& seeds,
-                  std::vector<std::int64_t> fanouts, std::int64_t batch_size, bool shuffle,
-                  std::uint32_t seed, std::int64_t bulk, int threads,
-                  const std::string& sampler_name, bool replace, bool weighted,
-                  std::int64_t prefetch, int rank, int world_size, const std::string& backend_name,
-                  const std::map<std::string, std::int64_t>& sampler_parameters,
-                  std::int64_t layers, std::int64_t max_minibatches, std::int64_t queue_bytes) {
-                 const session::loading_plan plan{
-                     .sampling = sampler_options_of(sampler_name, std::move(fanouts), replace,
-                                                    weighted, seed, layers, sampler_parameters),
-                     .loading = {.batch_size = batch_size,
-                                 .bulk = bulk,
-                                 .ready_queue = prefetch,
-                                 .queue_bytes = queue_bytes,
-                                 .max_minibatches = max_minibatches,
-                                 .slice = rank,
-                                 .slices = world_size},
-                     .execution = {.device = backend_name, .threads = threads},
-                     .shuffle = shuffle};
-                 // As the bulkgnn command does: the sampler's bulk buffers of tens
-                 // of MiB are reused instead of mapped and faulted in afresh.
-                 static std::once_flag allocator_tuned;
-                 std::call_once(allocator_tuned, keep_freed_buffers_for_reuse);
-                 std::vector<vertex_t> ids(seeds.data(), seeds.data() + seeds.size());
-                 const py::gil_scoped_release unlocked;  // FastGCN's setup reads the whole graph
-                 return std::make_shared<neighbor_loader>(std::move(dataset), std::move(ids), plan);
-               }),
+      .def(py::init([](std::shared_ptr<data::dataset> dataset,
+                       const py::array_t<vertex_t, py::array::c_style>& seeds,
+                       std::vector<std::int64_t> fanouts, std::int64_t batch_size, bool shuffle,
+                       std::uint32_t seed, std::int64_t bulk, int threads,
+                       const std::string& sampler_name, bool replace, bool weighted,
+                       std::int64_t prefetch, int rank, int world_size,
+                       const std::string& backend_name,
+                       const std::map<std::string, std::int64_t>& sampler_parameters,
+                       std::int64_t layers, std::int64_t max_minibatches, std::int64_t queue_bytes,
+                       const std::string& subgraph_cache) {
+             auto sampling = sampler_options_of(sampler_name, std::move(fanouts), replace, weighted,
+                                                seed, layers, sampler_parameters);
+             sampling.cache_dir = subgraph_cache;
+             const session::loading_plan plan{
+                 .sampling = std::move(sampling),
+                 .loading = {.batch_size = batch_size,
+                             .bulk = bulk,
+                             .ready_queue = prefetch,
+                             .queue_bytes = queue_bytes,
+                             .max_minibatches = max_minibatches,
+                             .slice = rank,
+                             .slices = world_size},
+                 .execution = {.device = backend_name, .threads = threads},
+                 .shuffle = shuffle};
+             // As the bulkgnn command does: the sampler's bulk buffers of tens
+             // of MiB are reused instead of mapped and faulted in afresh.
+             static std::once_flag allocator_tuned;
+             std::call_once(allocator_tuned, keep_freed_buffers_for_reuse);
+             std::vector<vertex_t> ids(seeds.data(), seeds.data() + seeds.size());
+             const py::gil_scoped_release unlocked;  // FastGCN's setup reads the whole graph
+             return std::make_shared<neighbor_loader>(std::move(dataset), std::move(ids), plan);
+           }),
            py::arg("dataset"), py::arg("seeds"), py::arg("fanouts"), py::arg("batch_size"),
            py::arg("shuffle"), py::arg("seed"), py::arg("bulk"), py::arg("threads"),
            py::arg("sampler"), py::arg("replace"), py::arg("weighted"), py::arg("prefetch"),
            py::arg("rank"), py::arg("world_size"), py::arg("backend"),
            py::arg("sampler_parameters"), py::arg("layers"), py::arg("max_minibatches"),
-           py::arg("queue_bytes"))
+           py::arg("queue_bytes"), py::arg("subgraph_cache"))
       .def("epoch", &neighbor_loader::start, py::arg("epoch"),
            py::call_guard<py::gil_scoped_release>(),
            "Ends the running epoch, if any, and starts this one.")

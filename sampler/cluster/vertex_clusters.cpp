@@ -2,11 +2,20 @@
 
 #include "../src/epoch_shuffle.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/hash.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
+#include <optional>
 #include <utility>
 
 namespace bulkgnn::sampler {
@@ -187,13 +196,94 @@ int cluster_count(const sampler_options& options, std::int64_t num_vertices) {
   return static_cast<int>(count);
 }
 
+namespace {
+
+// A clustering kept in sampler_options::cache_dir: a header naming what it
+// was made from (the key: the graph's topology, the cluster count and the
+// METIS seed), then cluster_of as int32.
+struct cluster_cache_header {
+  char magic[16] = {'b', 'u', 'l', 'k', 'g', 'n', 'n', '-', 'c', 'l', 'u', 's', 't', 'e', 'r', 's'};
+  std::uint64_t version = 1;
+  std::uint64_t key = 0;
+  std::int64_t vertices = 0;
+  std::int64_t count = 0;
+};
+
+std::uint64_t clustering_key(csr_view graph, int count, int seed) {
+  digest_hasher hasher;
+  hasher.add(static_cast<std::uint64_t>(graph.rows));
+  for (std::int64_t v = 0; v <= graph.rows; ++v)
+    hasher.add(static_cast<std::uint64_t>(graph.indptr[v] - graph.indptr.front()));
+  hasher.add(graph.indices.first(static_cast<std::size_t>(graph.nnz())));
+  hasher.add(static_cast<std::uint64_t>(count));
+  hasher.add(static_cast<std::uint64_t>(seed));
+  return hasher.value();
+}
+
+// The clustering the cache holds under `header`'s key, if it holds a whole
+// one with every cluster id in range; nullopt otherwise (never written, cut
+// short, or another graph's).
+std::optional<std::vector<std::int32_t>> cached_clustering(const std::filesystem::path& file,
+                                                           const cluster_cache_header& wanted) {
+  std::ifstream in(file, std::ios::binary);
+  cluster_cache_header found;
+  if (!in.read(reinterpret_cast<char*>(&found), sizeof found)) return std::nullopt;
+  if (std::memcmp(&found, &wanted, sizeof found) != 0) return std::nullopt;
+  std::vector<std::int32_t> cluster_of(static_cast<std::size_t>(wanted.vertices));
+  if (!in.read(reinterpret_cast<char*>(cluster_of.data()),
+               static_cast<std::streamsize>(cluster_of.size() * sizeof(std::int32_t))))
+    return std::nullopt;
+  if (!std::ranges::all_of(cluster_of, [&](std::int32_t c) { return c >= 0 && c < wanted.count; }))
+    return std::nullopt;
+  return cluster_of;
+}
+
+// Written beside its final name and renamed into place, so that a reader
+// (another rank, a run started meanwhile) never sees half a file.
+void keep_clustering(const std::filesystem::path& file, const cluster_cache_header& header,
+                     std::span<const std::int32_t> cluster_of) {
+  std::error_code made;
+  std::filesystem::create_directories(file.parent_path(), made);
+  const auto partial = std::filesystem::path(file).concat(fmt::format(".tmp-{}", ::getpid()));
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(&header), sizeof header);
+    out.write(reinterpret_cast<const char*>(cluster_of.data()),
+              static_cast<std::streamsize>(cluster_of.size_bytes()));
+    if (!out.flush()) {
+      std::error_code ignored;
+      std::filesystem::remove(partial, ignored);
+      throw data_error(file.string(),
+                       fmt::format("cannot keep the clustering: {}", std::strerror(errno)));
+    }
+  }
+  std::filesystem::rename(partial, file);
+}
+
+}  // namespace
+
+std::filesystem::path cached_clustering_file(csr_view graph, const sampler_options& options) {
+  const int count = cluster_count(options, graph.rows);
+  const auto key = clustering_key(graph, count, static_cast<int>(options.seed & 0x7FFFFFFF));
+  return std::filesystem::path(options.cache_dir) / fmt::format("cluster-gcn-{:016x}.bin", key);
+}
+
 std::shared_ptr<const subgraph_batches> metis_clusters(csr_view graph,
                                                        const sampler_options& options, std::int64_t,
                                                        const executor&) {
   const int count = cluster_count(options, graph.rows);
-  auto partition =
-      distributed::metis_partition(graph, count, static_cast<int>(options.seed & 0x7FFFFFFF));
-  return std::make_shared<const vertex_clusters>(graph, std::move(partition.owner), count);
+  const int seed = static_cast<int>(options.seed & 0x7FFFFFFF);
+  if (options.cache_dir.empty())
+    return std::make_shared<const vertex_clusters>(
+        graph, distributed::metis_partition(graph, count, seed).owner, count);
+  const cluster_cache_header header{
+      .key = clustering_key(graph, count, seed), .vertices = graph.rows, .count = count};
+  const auto file = cached_clustering_file(graph, options);
+  if (auto kept = cached_clustering(file, header))
+    return std::make_shared<const vertex_clusters>(graph, std::move(*kept), count);
+  auto cluster_of = distributed::metis_partition(graph, count, seed).owner;
+  keep_clustering(file, header, cluster_of);
+  return std::make_shared<const vertex_clusters>(graph, std::move(cluster_of), count);
 }
 
 }  // namespace bulkgnn::sampler

@@ -8,8 +8,8 @@
 #include "scratch_dir.hpp"
 
 #include <algorithm>
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <string>
 
@@ -229,8 +229,7 @@ TEST(StoredLinkSplit, ABadSplitIsRefusedNamingTheFileAndEdge) {
   EXPECT_NE(refusal(outside).find("outside the graph's [0, 50)"), std::string::npos);
   auto loop = good;
   loop.valid.target[0] = loop.valid.source[0];
-  EXPECT_NE(refusal(loop).find("valid.npy: edge 0 is a loop"), std::string::npos)
-      << refusal(loop);
+  EXPECT_NE(refusal(loop).find("valid.npy: edge 0 is a loop"), std::string::npos) << refusal(loop);
   auto absent = good;
   absent.train.source[2] = good.valid_negatives.source[0];
   absent.train.target[2] = good.valid_negatives.target[0];

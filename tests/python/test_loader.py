@@ -84,6 +84,18 @@ class SameMinibatchesAsTheCli(unittest.TestCase):
         self.check("cluster-gcn", [-1, -1], cli_flags=("--clusters", "100"),
                    sampler_options={"clusters": 100})
 
+    def test_cluster_gcn_keeps_its_clusters_in_the_subgraph_cache(self):
+        with tempfile.TemporaryDirectory() as cache:
+            self.check("cluster-gcn", [-1, -1], cli_flags=("--clusters", "100"),
+                       sampler_options={"clusters": 100}, subgraph_cache=cache)
+            kept = os.listdir(cache)
+            self.assertEqual(len(kept), 1)
+            self.assertTrue(kept[0].startswith("cluster-gcn-"))
+            # Read back: the same minibatches as METIS's clusters.
+            self.check("cluster-gcn", [-1, -1], cli_flags=("--clusters", "100"),
+                       sampler_options={"clusters": 100}, subgraph_cache=cache)
+            self.assertEqual(os.listdir(cache), kept)
+
     def test_pinsage_samples_what_the_command_samples(self):
         self.check("pinsage", [5, 3], cli_flags=("--walks", "4", "--termination-percent", "20"),
                    sampler_options={"walks": 4, "termination_percent": 20})

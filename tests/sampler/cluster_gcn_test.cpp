@@ -15,7 +15,11 @@
 
 #include <gtest/gtest.h>
 
+#include "scratch_dir.hpp"
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -240,6 +244,60 @@ TEST(ClusterGcnSampler, RefusesWhatItCannotDo) {
   EXPECT_THROW((void)cluster_count(o, 60), option_error);
   o.parameters["clusters"] = 0;
   EXPECT_EQ(cluster_count(o, 301), 3);
+}
+
+// The clusters of a run with options.cache_dir, as the clustering its
+// vertices are in.
+std::vector<std::int32_t> cluster_ids(csr_view g, const sampler_options& options) {
+  const auto batching = metis_clusters(g, options, 4, executor{});
+  const auto& clusters = dynamic_cast<const vertex_clusters&>(*batching);
+  std::vector<std::int32_t> ids;
+  for (vertex_t v = 0; v < g.rows; ++v) ids.push_back(clusters.cluster_of(v));
+  return ids;
+}
+
+// The first run keeps its METIS clustering; a later one reads what is kept
+// (shown by planting another clustering there), and one cut short or made
+// for another graph is made again and kept whole.
+TEST(ClusterGcnCache, AClusteringIsKeptReadBackAndRemadeWhenBroken) {
+  const bulkgnn::testing::scratch_dir dir;
+  const auto g = bulkgnn::testing::random_graph(600, 3);
+  sampler_options options{
+      .kind = "cluster-gcn", .fanouts = {-1, -1}, .seed = 2, .parameters = {{"clusters", 12}}};
+  const auto metis = cluster_ids(g.view(), options);
+  options.cache_dir = (dir / "cache").string();
+  const auto file = cached_clustering_file(g.view(), options);
+  EXPECT_EQ(file.parent_path(), dir / "cache");
+  EXPECT_EQ(cluster_ids(g.view(), options), metis);
+  ASSERT_TRUE(std::filesystem::exists(file));
+  const auto bytes = std::filesystem::file_size(file);
+  const auto header_bytes = bytes - 600 * sizeof(std::int32_t);
+
+  std::string header(header_bytes, '\0');
+  std::ifstream(file, std::ios::binary)
+      .read(header.data(), static_cast<std::streamsize>(header_bytes));
+  std::vector<std::int32_t> planted(600);
+  for (std::size_t v = 0; v < planted.size(); ++v) planted[v] = static_cast<std::int32_t>(v % 12);
+  {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.write(reinterpret_cast<const char*>(planted.data()),
+              static_cast<std::streamsize>(planted.size() * sizeof(std::int32_t)));
+  }
+  EXPECT_EQ(cluster_ids(g.view(), options), planted);
+
+  std::filesystem::resize_file(file, bytes - 8);
+  EXPECT_EQ(cluster_ids(g.view(), options), metis);
+  EXPECT_EQ(std::filesystem::file_size(file), bytes);
+
+  auto other_seed = options;
+  other_seed.seed = 3;
+  EXPECT_NE(cached_clustering_file(g.view(), other_seed), file);
+  auto other_count = options;
+  other_count.parameters["clusters"] = 13;
+  EXPECT_NE(cached_clustering_file(g.view(), other_count), file);
+  const auto other_graph = bulkgnn::testing::random_graph(600, 4);
+  EXPECT_NE(cached_clustering_file(other_graph.view(), options), file);
 }
 
 }  // namespace

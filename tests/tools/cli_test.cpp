@@ -354,8 +354,8 @@ TEST_F(CliOnCora, TrainTaskLinkReadsAStoredSplitAsTheOneItWouldMake) {
   ASSERT_EQ(made_epochs.size(), 2u);
   ASSERT_EQ(read_epochs.size(), 2u);
   for (std::size_t e = 0; e < 2; ++e)
-    for (const auto* key : {"loss", "train_acc", "valid_hits@20", "test_hits@20", "valid_mrr",
-                            "test_mrr"})
+    for (const auto* key :
+         {"loss", "train_acc", "valid_hits@20", "test_hits@20", "valid_mrr", "test_mrr"})
       EXPECT_EQ(made_epochs[e].at(key), read_epochs[e].at(key)) << key << ", epoch " << e + 1;
 
   r = run(base + read.string() + " --link-split-dir " + stored.string() + " --link-split 0.1,0.2");

@@ -7,6 +7,7 @@
 #include "bulkgnn/sampler/subgraph_batches.hpp"
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <vector>
@@ -64,7 +65,15 @@ class vertex_clusters final : public subgraph_batches {
 
 // Cluster-GCN's batching of `graph` (held whole on the host): its METIS
 // clusters, cluster_count of them, METIS seeded by the sampler's seed (any
-// batch_size of clusters).
+// batch_size of clusters). With options.cache_dir, the clustering is read
+// from cached_clustering_file where a whole one for this graph, count and
+// seed is there, else made and kept there (written aside, then renamed).
+// Where options.cache_dir keeps the clustering of `graph` that `options` ask
+// for: a file named after a hash of the graph's topology, the cluster count
+// and the seed.
+[[nodiscard]] std::filesystem::path cached_clustering_file(csr_view graph,
+                                                           const sampler_options& options);
+
 [[nodiscard]] std::shared_ptr<const subgraph_batches> metis_clusters(csr_view graph,
                                                                      const sampler_options& options,
                                                                      std::int64_t batch_size,

@@ -31,6 +31,10 @@ struct sampler_options {
   // The sampler's own parameters (sampler_entry::parameters) by name; one
   // left out takes its default.
   std::map<std::string, std::int64_t, std::less<>> parameters = {};
+  // Where a sampler that prepares the whole graph once (Cluster-GCN's METIS
+  // clusters) keeps what it made, keyed by the graph and its options, and
+  // finds it on the next run; empty: nowhere.
+  std::string cache_dir = {};
 };
 
 // Throws option_error naming the option if `options` is impossible for its
