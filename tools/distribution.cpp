@@ -81,6 +81,7 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"sampler_options.layers", "--layers"},
     {"sampler_options.replacement", "--replace"},
     {"sampler_options.weighted", "--weighted"},
+    {"sampler_options.cache_dir", "--subgraph-cache"},
     {"train_options.normalize_features", "--normalize-features"},
     // Longer names first where one is the start of another.
     {"train_options.eval_every", "--eval-every"},

@@ -111,6 +111,7 @@ void require_writable_outputs(const sample_config& c) {
 }
 
 session::sampling_plan plan_of(const sample_config& c) {
+  require_writable_directory(c.sampler.cache_dir, "--subgraph-cache");
   return {.split = c.split,
           .sampling = {.kind = canonical_sampler(c.sampler),
                        .fanouts = parse_fanouts(c.fanouts),

@@ -54,8 +54,7 @@ void add_split_links_command(CLI::App& app) {
       "split-links",
       "Split a dataset's edges for link prediction (as PyG's RandomLinkSplit) and store the "
       "split, for `train --task link --link-split-dir`");
-  cmd->add_option("DATA", config->data,
-                  "native dataset directory or OGB raw directory (default: embedded CSBM)")
+  cmd->add_option("DATA", config->data, "native dataset directory or OGB raw directory")
       ->check(non_empty_path())
       ->required();
   cmd->add_option("OUT_DIR", config->out_dir, "link split directory to write")

@@ -150,6 +150,7 @@ constexpr std::array<std::string_view, 9> per_rank_train_options{
     "--quiet", "--eval-piece-rows", "--metrics-out", "--subgraph-cache"};
 
 trainer::train_options options_from(const train_config& c) {
+  require_writable_directory(c.sampler.cache_dir, "--subgraph-cache");
   trainer::train_options o;
   o.sampling = {
       .kind = canonical_sampler(c.sampler),

@@ -134,7 +134,7 @@ class Model(torch.nn.Module):
             if weights is None:
                 block.update_all(fn.copy_u("h", "m"), fn.mean("m", "neigh"))
             else:
-                block.edata["w"] = weights
+                block.edata["w"] = weights.reshape(-1, 1).float()
                 block.update_all(fn.copy_e("w", "m"), fn.sum("m", "total"))
                 block.apply_edges(fn.e_div_v("w", "total", "normalised"))
                 block.update_all(fn.u_mul_e("h", "normalised", "m"), fn.sum("m", "neigh"))
@@ -201,7 +201,11 @@ def train_one(ds, graph, features, labels, masks, batches, seed, epochs):
 
 
 def measure_training(path, args):
+    import dgl
     from cluster_loaders import split_masks
+    # DGL 2.1's libxsmm SpMM fails a null check on some weighted blocks (either
+    # loader's); its plain kernels give the same sums.
+    dgl.use_libxsmm(False)
     ds = bulkgnn.Dataset(path)
     train = np.asarray(ds.training_vertices())
     graph = dgl_graph(ds)

@@ -217,14 +217,30 @@ void rename_or_throw(const fs::path& from, const fs::path& to) {
                      fmt::format("cannot rename {} here: {}", from.string(), ec.message()));
 }
 
-// Moves the finished dataset `tmp` to `final_dir`, replacing a previous
-// dataset there but never an unrelated directory.
-void move_into_place(const fs::path& tmp, const fs::path& final_dir) {
+// The "format" of dir's manifest.json, or "" where there is none to read.
+std::string manifest_format(const fs::path& dir) {
+  std::ifstream in(dir / manifest_name);
+  if (!in) return {};
+  try {
+    const auto j = nlohmann::json::parse(in);
+    return j.is_object() && j.contains("format") && j["format"].is_string()
+               ? j["format"].get<std::string>()
+               : std::string();
+  } catch (const nlohmann::json::parse_error&) {
+    return {};
+  }
+}
+
+// Moves the finished directory `tmp` to `final_dir`, replacing a previous
+// one of the same `format` there but never another kind of directory (a
+// link split never replaces the dataset it was made from).
+void move_into_place(const fs::path& tmp, const fs::path& final_dir, const std::string& format) {
   if (!fs::exists(final_dir)) return rename_or_throw(tmp, final_dir);
   if (!fs::is_directory(final_dir) ||
-      (!fs::is_empty(final_dir) && !fs::exists(final_dir / manifest_name)))
-    throw data_error(final_dir.string(),
-                     "exists and is not a bulkgnn dataset directory; refusing to replace it");
+      (!fs::is_empty(final_dir) && manifest_format(final_dir) != format))
+    throw data_error(
+        final_dir.string(),
+        fmt::format("exists and is not a {} directory; refusing to replace it", format));
   std::error_code ec;
   // An atomic swap: readers see the old or the new dataset, never neither.
   if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE) == 0) {
@@ -497,7 +513,7 @@ void native_writer::commit(nlohmann::json manifest) {
   // arrays whose pages never reached the disk.
   for (const auto& rel : array_paths_) fsync_path(tmp_dir_ / rel, O_RDONLY);
   fsync_path(manifest_path, O_RDONLY);
-  move_into_place(tmp_dir_, final_dir_);
+  move_into_place(tmp_dir_, final_dir_, format_);
   committed_ = true;
   fsync_path(fs::absolute(final_dir_).parent_path(), O_RDONLY | O_DIRECTORY);
 }

@@ -237,7 +237,7 @@ class labor_segment {
     double previous = std::numeric_limits<double>::infinity();
     for (std::int64_t step = 0; step < steps; ++step) {
       const double expected = step_importance(a, rows);
-      if (until_converged && expected > previous * (1.0 - rules::labor_tolerance)) break;
+      if (until_converged && expected >= previous * (1.0 - rules::labor_tolerance)) break;
       previous = expected;
       importance_.swap(stepped_);
       compute_scales(a, rows, fanout);

@@ -172,7 +172,7 @@ csr_matrix sample_rows_with_importance(csr_view a, const segmented_vertices& row
     for (std::int64_t step = 0; step < steps; ++step) {
       auto stepped = importance;
       const double expected = labor_step(a, segment, scales, order, stepped);
-      if (until_converged && expected > previous * (1.0 - rules::labor_tolerance)) break;
+      if (until_converged && expected >= previous * (1.0 - rules::labor_tolerance)) break;
       previous = expected;
       importance = std::move(stepped);
       scales = labor_scales(a, segment, importance, fanout);

@@ -86,7 +86,9 @@ def to_pyg(mb):
 def to_dgl(mb):
     """What DGL's DataLoader yields, its blocks[0].srcdata["feat"] holding the
     features (no copy), blocks[-1].dstdata["label"] the seeds' labels, and
-    edata["w"] the layer-wise samplers' edge weights.
+    edata["w"] the block values where the sampler gives them: LADIES' and
+    FastGCN's weights, labor-star's normalised Horvitz-Thompson weights (DGL's
+    LaborSampler calls its own edata["edge_weights"]), walk visit counts.
 
     A node minibatch: (input_nodes, output_nodes, blocks). A link minibatch:
     (input_nodes, pair_graph, neg_pair_graph, blocks), as over DGL's

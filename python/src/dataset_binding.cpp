@@ -207,7 +207,14 @@ data::edge_arrays edges_from(const py::dict& split, const char* key, bool requir
   return edges;
 }
 
-void save_link_split_of(const std::string& path, const py::dict& split, const data::dataset& d) {
+void save_link_split_of(const std::filesystem::path& path, const py::dict& split,
+                        const data::dataset& d) {
+  for (const char* key : {"valid_negative_targets", "test_negative_targets"})
+    BULKGNN_EXPECTS(!split.contains(key),
+                    "save_link_split: split['{}'] (each positive's own negative targets, "
+                    "ogbl-citation2's) cannot be stored yet; only shared negatives "
+                    "(valid_negatives, test_negatives) are",
+                    key);
   data::link_split stored;
   stored.train = edges_from(split, "train", true);
   stored.valid = edges_from(split, "valid", true);
@@ -218,7 +225,7 @@ void save_link_split_of(const std::string& path, const py::dict& split, const da
   data::write_link_split(path, stored, d.graph());
 }
 
-py::dict load_link_split_of(const std::string& path, const data::dataset& d) {
+py::dict load_link_split_of(const std::filesystem::path& path, const data::dataset& d) {
   data::link_split split;
   {
     const py::gil_scoped_release unlocked;
@@ -258,8 +265,10 @@ void bind_link_split(py::module_& m) {
         "renamed into place), which `bulkgnn train DATA --task link --link-split-dir PATH` and "
         "load_link_split read: split is a dict of 2 x E edge indices 'train', 'valid' and "
         "'test' and optionally 'valid_negatives' and 'test_negatives', as random_link_split "
-        "and ogb_link_split give them. Refused, naming the part and edge: an id outside the "
-        "graph, a loop among the positives, a training edge that is no edge of the graph.");
+        "and ogb_link_split give them (other keys, such as ogbl-collab's per-edge 'train_year', "
+        "are not stored; per-positive negative targets are refused). Refused, naming the part "
+        "and edge: an id outside the graph, a loop among the positives, a training edge that "
+        "is no edge of the graph; and a path holding anything but a link split.");
   m.def("load_link_split", &load_link_split_of, py::arg("path"), py::arg("dataset"),
         "The link split stored at `path` (save_link_split, `bulkgnn split-links`) for "
         "`dataset`, as random_link_split lays one out (message-passing graphs included).");

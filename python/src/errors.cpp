@@ -18,6 +18,7 @@ constexpr std::pair<std::string_view, std::string_view> keyword_of_field[] = {
     {"sampler_options.layers", "layers"},
     {"sampler_options.replacement", "replace"},
     {"sampler_options.weighted", "weighted"},
+    {"sampler_options.cache_dir", "subgraph_cache"},
     {"sampler_options.seed", "seed"},
     {"loader_options.batch_size", "batch_size"},
     {"loader_options.bulk_queue", "bulk_queue"},

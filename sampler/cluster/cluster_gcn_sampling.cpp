@@ -29,6 +29,7 @@ sampler_entry cluster_gcn_entry() {
           // The minibatches are trimmed to what the seeds read on the host.
           .host_only = true,
           .subgraph_batching = metis_clusters,
+          .keeps_batching = true,
           .parameters = {{.name = "clusters",
                           .help = "METIS clusters of the graph (0: one per 150 vertices, as "
                                   "PyG's Reddit and products examples)",

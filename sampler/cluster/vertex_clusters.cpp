@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -238,26 +239,41 @@ std::optional<std::vector<std::int32_t>> cached_clustering(const std::filesystem
   return cluster_of;
 }
 
-// Written beside its final name and renamed into place, so that a reader
-// (another rank, a run started meanwhile) never sees half a file.
+// Written beside its final name (a temporary file of its own, so that two
+// writers never share one) and renamed into place: a reader (another rank, a
+// run started meanwhile) sees a whole file or none. Not synced to disk: a
+// file torn by a crash fails cached_clustering's checks and is made again.
 void keep_clustering(const std::filesystem::path& file, const cluster_cache_header& header,
                      std::span<const std::int32_t> cluster_of) {
-  std::error_code made;
-  std::filesystem::create_directories(file.parent_path(), made);
-  const auto partial = std::filesystem::path(file).concat(fmt::format(".tmp-{}", ::getpid()));
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  if (ec)
+    throw data_error(file.parent_path().string(),
+                     fmt::format("cannot make the subgraph cache directory: {}", ec.message()));
+  std::string partial = file.string() + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(partial.data());
+  if (fd < 0)
+    throw data_error(file.string(),
+                     fmt::format("cannot keep the clustering here: {}", std::strerror(errno)));
+  ::close(fd);
+  bool written = false;
   {
     std::ofstream out(partial, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(&header), sizeof header);
     out.write(reinterpret_cast<const char*>(cluster_of.data()),
               static_cast<std::streamsize>(cluster_of.size_bytes()));
-    if (!out.flush()) {
-      std::error_code ignored;
-      std::filesystem::remove(partial, ignored);
-      throw data_error(file.string(),
-                       fmt::format("cannot keep the clustering: {}", std::strerror(errno)));
-    }
+    out.close();
+    written = !out.fail();
   }
-  std::filesystem::rename(partial, file);
+  if (written) std::filesystem::rename(partial, file, ec);
+  if (!written || ec) {
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
+    throw data_error(
+        file.string(),
+        written ? fmt::format("cannot move the kept clustering into place: {}", ec.message())
+                : std::string("cannot write the clustering (is the disk full?)"));
+  }
 }
 
 }  // namespace

@@ -50,6 +50,17 @@ std::vector<sampler_parameter> all_sampler_parameters() {
   return all;
 }
 
+namespace {
+
+std::vector<std::string_view> samplers_keeping_batching() {
+  std::vector<std::string_view> names;
+  for (const auto& entry : sampler_table())
+    if (entry.keeps_batching) names.push_back(entry.name);
+  return names;
+}
+
+}  // namespace
+
 void validate(const sampler_options& options, bool graph_weighted) {
   const sampler_entry& entry = find_sampler(options.kind);
   BULKGNN_EXPECTS(!options.fanouts.empty(), "sampler_options.fanouts must list at least one hop");
@@ -73,6 +84,10 @@ void validate(const sampler_options& options, bool graph_weighted) {
                   "sampler_options.weighted does not apply to the {} sampler", entry.name);
   BULKGNN_EXPECTS(!options.weighted || graph_weighted,
                   "sampler_options.weighted needs edge weights, and this graph has none");
+  BULKGNN_EXPECTS(entry.keeps_batching || options.cache_dir.empty(),
+                  "sampler_options.cache_dir does not apply to the {} sampler, which prepares "
+                  "nothing from the whole graph to keep (it applies to {})",
+                  entry.name, fmt::join(samplers_keeping_batching(), ", "));
   for (const auto& [name, value] : options.parameters) {
     const auto p = std::ranges::find(entry.parameters, name, &sampler_parameter::name);
     BULKGNN_EXPECTS(p != entry.parameters.end(),

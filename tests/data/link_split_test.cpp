@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -223,6 +224,14 @@ TEST(StoredLinkSplit, ABadSplitIsRefusedNamingTheFileAndEdge) {
       return std::string(e.what());
     }
   };
+  const auto refusal_at = [&](const std::filesystem::path& path) {
+    try {
+      write_link_split(path, good, g.view());
+      return std::string("accepted");
+    } catch (const error& e) {
+      return std::string(e.what());
+    }
+  };
   auto outside = good;
   outside.test.target[1] = 50;
   EXPECT_NE(refusal(outside).find("test.npy: edge 1"), std::string::npos) << refusal(outside);
@@ -236,6 +245,12 @@ TEST(StoredLinkSplit, ABadSplitIsRefusedNamingTheFileAndEdge) {
   EXPECT_NE(refusal(absent).find("train.npy: training edge 2"), std::string::npos)
       << refusal(absent);
   EXPECT_FALSE(std::filesystem::exists(dir / "bad")) << "a refused split left files behind";
+  // Never written over a directory of another kind, such as a dataset.
+  std::filesystem::create_directories(dir / "dataset");
+  std::ofstream(dir / "dataset" / "manifest.json") << R"({"format": "bulkgnn-native"})";
+  EXPECT_NE(refusal_at(dir / "dataset").find("is not a bulkgnn-link-split directory"),
+            std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir / "dataset" / "manifest.json"));
 
   write_link_split(dir / "good", good, g.view());
   const auto other = random_graph(60, 4, true, 3);

@@ -298,6 +298,15 @@ TEST(ClusterGcnCache, AClusteringIsKeptReadBackAndRemadeWhenBroken) {
   EXPECT_NE(cached_clustering_file(g.view(), other_count), file);
   const auto other_graph = bulkgnn::testing::random_graph(600, 4);
   EXPECT_NE(cached_clustering_file(other_graph.view(), options), file);
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "cache"))
+    EXPECT_EQ(entry.path(), file) << "a temporary file was left behind";
+}
+
+TEST(ClusterGcnCache, SamplersWithNothingToKeepRefuseACacheByName) {
+  const auto g = bulkgnn::testing::random_graph(100, 3);
+  bulkgnn::testing::expect_sampler_refuses(
+      g.view(), {.kind = "sage", .fanouts = {5}, .cache_dir = "/tmp/unused"},
+      "sampler_options.cache_dir does not apply to the sage sampler");
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ struct row_streams {
 // (rules/labor_importance.hpp). π starts at 1 (LABOR-0's draw) and takes
 // `iterations` fixed-point steps π_t ← π_t·max_s c_s, or with -1 steps until
 // one lowers the segment's expected count of distinct columns Σ_t min(1,
-// π_t·max_s c_s) by less than rules::labor_tolerance (LABOR-*; at most
+// π_t·max_s c_s) by less than rules::labor_tolerance, or not at all (LABOR-*; at most
 // rules::labor_iteration_limit). A row with no more than `fanout` entries
 // keeps them all. Kept entries are in stored order, their values the
 // Horvitz–Thompson weights 1 / min(1, c_s·π_t). Each segment's sums run in a
