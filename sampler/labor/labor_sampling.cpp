@@ -72,7 +72,7 @@ class labor_importance_sampling final : public per_destination_sampling {
 void check_labor_options(const sampler_options& options) {
   for (std::size_t h = 0; h < options.fanouts.size(); ++h)
     BULKGNN_EXPECTS(options.fanouts[h] >= 1,
-                    "sampler_options.fanouts: hop {} has fanout {}; the labor sampler takes an "
+                    "sampler_options.fanouts: hop {} has fanout {}; LABOR samplers take an "
                     "expected count of neighbours per destination, at least 1",
                     h, options.fanouts[h]);
 }
