@@ -51,8 +51,9 @@ void add_sampler_flags(CLI::App& cmd, sampler_flags& flags) {
   }
   cmd.add_option("--subgraph-cache", flags.cache_dir,
                  "keep what a sampler prepares from the whole graph once (cluster-gcn's METIS "
-                 "clusters) in this directory, named after the graph and the sampler's options, "
-                 "and reuse it on later runs (PyG's save_dir)")
+                 "clusters, saint-*'s presampled normalisation counts) in this directory, named "
+                 "after the graph and the sampler's options, and reuse it on later runs (PyG's "
+                 "save_dir)")
       ->check(non_empty_path());
 }
 

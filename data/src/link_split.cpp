@@ -195,6 +195,38 @@ void check_part(const edge_arrays& edges, const stored_part& part, csr_view grap
   }
 }
 
+// A held-out positive that messages pass over would leak its own label: no
+// valid edge may be a training edge, no test edge a training or valid one
+// (in either direction on an undirected graph).
+void check_held_out(const link_split& split, bool undirected, const std::string& where) {
+  using pair = std::pair<vertex_t, vertex_t>;
+  const auto key = [&](vertex_t s, vertex_t t) {
+    return undirected && t < s ? pair{t, s} : pair{s, t};
+  };
+  std::vector<pair> passed;
+  const auto add = [&](const edge_arrays& edges) {
+    for (std::int64_t i = 0; i < edges.size(); ++i)
+      passed.push_back(key(edges.source[static_cast<std::size_t>(i)],
+                           edges.target[static_cast<std::size_t>(i)]));
+    std::ranges::sort(passed);
+  };
+  const auto check = [&](const edge_arrays& edges, const char* stem, const char* passed_over) {
+    for (std::int64_t i = 0; i < edges.size(); ++i) {
+      const auto s = edges.source[static_cast<std::size_t>(i)];
+      const auto t = edges.target[static_cast<std::size_t>(i)];
+      if (std::ranges::binary_search(passed, key(s, t)))
+        throw data_error(fmt::format("{}/{}.npy", where, stem),
+                         fmt::format("edge {} ({} -> {}) is also among the {} edges, which "
+                                     "messages pass over: its label would leak",
+                                     i, s, t, passed_over));
+    }
+  };
+  add(split.train);
+  check(split.valid, "valid", "training");
+  add(split.valid);
+  check(split.test, "test", "training or valid");
+}
+
 void check_link_split(const link_split& split, csr_view graph, const std::string& where) {
   BULKGNN_EXPECTS(host_accessible(graph.space), "link split: the graph is not in host memory");
   BULKGNN_EXPECTS(graph.rows < (std::int64_t{1} << 31),
@@ -209,6 +241,7 @@ void check_link_split(const link_split& split, csr_view graph, const std::string
   }
   if (split.train.size() == 0)
     throw data_error(fmt::format("{}/train.npy", where), "holds no training edges");
+  check_held_out(split, is_symmetric(graph), where);
 }
 
 }  // namespace

@@ -244,9 +244,9 @@ class NeighborLoader(_Epochs):
                  (loader.queue_bytes says which)
     subgraph_cache
                  a directory where a sampler that prepares the whole graph once
-                 (cluster-gcn's METIS clusters) keeps what it made, named after
-                 the graph and its options, and finds it next time (PyG's
-                 save_dir); default None: nowhere
+                 (cluster-gcn's METIS clusters, saint-*'s presampled counts) keeps
+                 what it made, named after the graph and its options, and finds
+                 it next time (PyG's save_dir); default None: nowhere
     rank, world_size
                  default None: this process samples every minibatch of its
                  seeds whole, as PyG's loader does (under DDP, give each process

@@ -1,22 +1,16 @@
 #include "bulkgnn/sampler/clusters.hpp"
 
 #include "../src/epoch_shuffle.hpp"
+#include "../src/kept_arrays.hpp"
 #include "bulkgnn/core/error.hpp"
-#include "bulkgnn/core/hash.hpp"
 #include "bulkgnn/distributed/partition.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
 
-#include <fmt/format.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
-#include <optional>
+#include <span>
 #include <utility>
 
 namespace bulkgnn::sampler {
@@ -199,89 +193,20 @@ int cluster_count(const sampler_options& options, std::int64_t num_vertices) {
 
 namespace {
 
-// A clustering kept in sampler_options::cache_dir: a header naming what it
-// was made from (the key: the graph's topology, the cluster count and the
-// METIS seed), then cluster_of as int32.
-struct cluster_cache_header {
-  char magic[16] = {'b', 'u', 'l', 'k', 'g', 'n', 'n', '-', 'c', 'l', 'u', 's', 't', 'e', 'r', 's'};
-  std::uint64_t version = 1;
-  std::uint64_t key = 0;
-  std::int64_t vertices = 0;
-  std::int64_t count = 0;
-};
-
 std::uint64_t clustering_key(csr_view graph, int count, int seed) {
-  digest_hasher hasher;
-  hasher.add(static_cast<std::uint64_t>(graph.rows));
-  for (std::int64_t v = 0; v <= graph.rows; ++v)
-    hasher.add(static_cast<std::uint64_t>(graph.indptr[v] - graph.indptr.front()));
-  hasher.add(graph.indices.first(static_cast<std::size_t>(graph.nnz())));
+  auto hasher = detail::topology_hasher(graph);
   hasher.add(static_cast<std::uint64_t>(count));
   hasher.add(static_cast<std::uint64_t>(seed));
   return hasher.value();
-}
-
-// The clustering the cache holds under `header`'s key, if it holds a whole
-// one with every cluster id in range; nullopt otherwise (never written, cut
-// short, or another graph's).
-std::optional<std::vector<std::int32_t>> cached_clustering(const std::filesystem::path& file,
-                                                           const cluster_cache_header& wanted) {
-  std::ifstream in(file, std::ios::binary);
-  cluster_cache_header found;
-  if (!in.read(reinterpret_cast<char*>(&found), sizeof found)) return std::nullopt;
-  if (std::memcmp(&found, &wanted, sizeof found) != 0) return std::nullopt;
-  std::vector<std::int32_t> cluster_of(static_cast<std::size_t>(wanted.vertices));
-  if (!in.read(reinterpret_cast<char*>(cluster_of.data()),
-               static_cast<std::streamsize>(cluster_of.size() * sizeof(std::int32_t))))
-    return std::nullopt;
-  if (!std::ranges::all_of(cluster_of, [&](std::int32_t c) { return c >= 0 && c < wanted.count; }))
-    return std::nullopt;
-  return cluster_of;
-}
-
-// Written beside its final name (a temporary file of its own, so that two
-// writers never share one) and renamed into place: a reader (another rank, a
-// run started meanwhile) sees a whole file or none. Not synced to disk: a
-// file torn by a crash fails cached_clustering's checks and is made again.
-void keep_clustering(const std::filesystem::path& file, const cluster_cache_header& header,
-                     std::span<const std::int32_t> cluster_of) {
-  std::error_code ec;
-  std::filesystem::create_directories(file.parent_path(), ec);
-  if (ec)
-    throw data_error(file.parent_path().string(),
-                     fmt::format("cannot make the subgraph cache directory: {}", ec.message()));
-  std::string partial = file.string() + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(partial.data());
-  if (fd < 0)
-    throw data_error(file.string(),
-                     fmt::format("cannot keep the clustering here: {}", std::strerror(errno)));
-  ::close(fd);
-  bool written = false;
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(&header), sizeof header);
-    out.write(reinterpret_cast<const char*>(cluster_of.data()),
-              static_cast<std::streamsize>(cluster_of.size_bytes()));
-    out.close();
-    written = !out.fail();
-  }
-  if (written) std::filesystem::rename(partial, file, ec);
-  if (!written || ec) {
-    std::error_code ignored;
-    std::filesystem::remove(partial, ignored);
-    throw data_error(
-        file.string(),
-        written ? fmt::format("cannot move the kept clustering into place: {}", ec.message())
-                : std::string("cannot write the clustering (is the disk full?)"));
-  }
 }
 
 }  // namespace
 
 std::filesystem::path cached_clustering_file(csr_view graph, const sampler_options& options) {
   const int count = cluster_count(options, graph.rows);
-  const auto key = clustering_key(graph, count, static_cast<int>(options.seed & 0x7FFFFFFF));
-  return std::filesystem::path(options.cache_dir) / fmt::format("cluster-gcn-{:016x}.bin", key);
+  return detail::kept_file(
+      options.cache_dir, "cluster-gcn",
+      clustering_key(graph, count, static_cast<int>(options.seed & 0x7FFFFFFF)));
 }
 
 std::shared_ptr<const subgraph_batches> metis_clusters(csr_view graph,
@@ -292,13 +217,18 @@ std::shared_ptr<const subgraph_batches> metis_clusters(csr_view graph,
   if (options.cache_dir.empty())
     return std::make_shared<const vertex_clusters>(
         graph, distributed::metis_partition(graph, count, seed).owner, count);
-  const cluster_cache_header header{
-      .key = clustering_key(graph, count, seed), .vertices = graph.rows, .count = count};
-  const auto file = cached_clustering_file(graph, options);
-  if (auto kept = cached_clustering(file, header))
-    return std::make_shared<const vertex_clusters>(graph, std::move(*kept), count);
-  auto cluster_of = distributed::metis_partition(graph, count, seed).owner;
-  keep_clustering(file, header, cluster_of);
+  const auto key = clustering_key(graph, count, seed);
+  const auto file = detail::kept_file(options.cache_dir, "cluster-gcn", key);
+  std::vector<std::int32_t> cluster_of(static_cast<std::size_t>(graph.rows));
+  const std::size_t sizes[] = {cluster_of.size() * sizeof(std::int32_t)};
+  if (const auto kept = detail::read_kept(file, key, sizes)) {
+    std::memcpy(cluster_of.data(), kept->front().data(), sizes[0]);
+    if (std::ranges::all_of(cluster_of, [&](std::int32_t c) { return c >= 0 && c < count; }))
+      return std::make_shared<const vertex_clusters>(graph, std::move(cluster_of), count);
+  }
+  cluster_of = distributed::metis_partition(graph, count, seed).owner;
+  const std::span<const std::byte> arrays[] = {std::as_bytes(std::span(cluster_of))};
+  detail::write_kept(file, key, arrays);
   return std::make_shared<const vertex_clusters>(graph, std::move(cluster_of), count);
 }
 

@@ -59,6 +59,7 @@ sampler_entry saint_entry(std::string_view name, std::string_view summary) {
           .host_only = true,
           .subgraph_batching = saint_batching,
           .draws_subgraphs = true,
+          .keeps_batching = true,
           .parameters = {steps_parameter, coverage_parameter},
           .check = check_saint_fanouts,
           .make = make_sampling<saint_sampling>};

@@ -1,5 +1,7 @@
 #include "bulkgnn/sampler/saint_subgraphs.hpp"
 
+#include "../src/kept_arrays.hpp"
+
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/rng.hpp"
@@ -11,6 +13,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <span>
 
 namespace bulkgnn::sampler {
 
@@ -124,8 +128,68 @@ saint_subgraphs::saint_subgraphs(csr_view graph, const saint_settings& settings,
         edge_cumulative_[static_cast<std::size_t>(e)] = total;
       }
   }
-  presample();
+  presample_or_read_kept();
   normalise();
+}
+
+namespace {
+
+// The presampling's key: the graph with sorted rows (what is counted) and
+// every setting that shapes the presampled subgraphs (not steps).
+std::uint64_t saint_counts_key(csr_view sorted_graph, const saint_settings& settings) {
+  auto hasher = detail::topology_hasher(sorted_graph);
+  for (const auto value :
+       {static_cast<std::int64_t>(settings.draw), settings.budget, settings.walk_length,
+        settings.coverage, static_cast<std::int64_t>(settings.seed)})
+    hasher.add(static_cast<std::uint64_t>(value));
+  return hasher.value();
+}
+
+}  // namespace
+
+std::filesystem::path kept_saint_counts_file(csr_view graph, const saint_settings& settings) {
+  const auto sorted = rows_with_ascending_columns(graph);
+  return detail::kept_file(settings.cache_dir, "graphsaint",
+                           saint_counts_key(sorted.view(), settings));
+}
+
+void saint_subgraphs::presample_or_read_kept() {
+  if (settings_.cache_dir.empty()) return presample();
+  const auto key = saint_counts_key(graph_.view(), settings_);
+  const auto file = detail::kept_file(settings_.cache_dir, "graphsaint", key);
+  if (read_kept(file, key)) return;
+  presample();
+  const std::span<const std::int64_t> presampled(&presampled_, 1);
+  const std::span<const std::byte> arrays[] = {std::as_bytes(presampled),
+                                               std::as_bytes(std::span(vertex_counts_)),
+                                               std::as_bytes(std::span(edge_counts_))};
+  detail::write_kept(file, key, arrays);
+}
+
+bool saint_subgraphs::read_kept(const std::filesystem::path& file, std::uint64_t key) {
+  const auto n = static_cast<std::size_t>(graph_.rows);
+  const auto m = static_cast<std::size_t>(graph_.nnz());
+  const std::size_t sizes[] = {sizeof(std::int64_t), n * sizeof(std::int64_t),
+                               m * sizeof(std::uint32_t)};
+  const auto kept = detail::read_kept(file, key, sizes);
+  if (!kept) return false;
+  std::int64_t presampled = 0;
+  std::memcpy(&presampled, (*kept)[0].data(), sizes[0]);
+  std::vector<std::int64_t> vertex_counts(n);
+  std::memcpy(vertex_counts.data(), (*kept)[1].data(), sizes[1]);
+  std::vector<std::uint32_t> edge_counts(m);
+  std::memcpy(edge_counts.data(), (*kept)[2].data(), sizes[2]);
+  const auto at_most_presampled = [&](auto count) {
+    const auto value = static_cast<std::int64_t>(count);
+    return value >= 0 && value <= presampled;
+  };
+  if (presampled <= 0 || !std::ranges::all_of(vertex_counts, at_most_presampled) ||
+      !std::ranges::all_of(edge_counts, at_most_presampled))
+    return false;
+  presampled_ = presampled;
+  vertex_counts_ = std::move(vertex_counts);
+  edge_counts_ = std::move(edge_counts);
+  return true;
 }
 
 std::int64_t saint_subgraphs::minibatch_count(std::span<const vertex_t>,
@@ -365,7 +429,8 @@ saint_settings saint_settings_of(const sampler_options& options, std::int64_t bu
   saint_settings s{.budget = budget,
                    .steps = parameter(options, "steps"),
                    .coverage = parameter(options, "coverage"),
-                   .seed = options.seed};
+                   .seed = options.seed,
+                   .cache_dir = options.cache_dir};
   if (kind == "saint-edge") {
     s.draw = saint_draw::edge;
   } else if (kind == "saint-rw") {

@@ -244,6 +244,11 @@ TEST(StoredLinkSplit, ABadSplitIsRefusedNamingTheFileAndEdge) {
   absent.train.target[2] = good.valid_negatives.target[0];
   EXPECT_NE(refusal(absent).find("train.npy: training edge 2"), std::string::npos)
       << refusal(absent);
+  auto leaking = good;
+  leaking.test.push_back(good.train.target[4], good.train.source[4]);  // reversed: undirected
+  EXPECT_NE(refusal(leaking).find("is also among the training or valid edges"),
+            std::string::npos)
+      << refusal(leaking);
   EXPECT_FALSE(std::filesystem::exists(dir / "bad")) << "a refused split left files behind";
   // Never written over a directory of another kind, such as a dataset.
   std::filesystem::create_directories(dir / "dataset");

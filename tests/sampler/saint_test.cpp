@@ -18,8 +18,12 @@
 
 #include <gtest/gtest.h>
 
+#include "scratch_dir.hpp"
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -180,6 +184,58 @@ TEST(SaintNormalisation, CountsAreThoseOfThePresampledSubgraphs) {
         EXPECT_EQ(saint.edge_count(v, u), (edge_count[{v, u}])) << v << " <- " << u;
     }
   }
+}
+
+// With a cache directory the counts are presampled once and kept: a later
+// construction reads them (shown by planting another count there), and a
+// file cut short is presampled again and kept whole; other settings keep
+// another file.
+TEST(SaintNormalisation, CountsAreKeptAndReadBack) {
+  const bulkgnn::testing::scratch_dir dir;
+  const auto g = undirected_graph(60, 3);
+  const saint_settings settings{.draw = saint_draw::random_walk,
+                                .budget = 5,
+                                .walk_length = 2,
+                                .coverage = 20,
+                                .seed = 7,
+                                .cache_dir = dir / "cache"};
+  const saint_subgraphs first(g.view(), settings);
+  const auto file = kept_saint_counts_file(g.view(), settings);
+  ASSERT_TRUE(std::filesystem::exists(file));
+  const auto same_counts = [&](const saint_subgraphs& a, const saint_subgraphs& b) {
+    if (a.presampled() != b.presampled()) return false;
+    for (vertex_t v = 0; v < 60; ++v) {
+      if (a.vertex_count(v) != b.vertex_count(v)) return false;
+      for (const vertex_t u : g.view().row(v))
+        if (a.edge_count(v, u) != b.edge_count(v, u)) return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(same_counts(saint_subgraphs(g.view(), settings), first));
+  EXPECT_TRUE(same_counts(make_saint(g.view(), saint_draw::random_walk, 5, 20, 2), first));
+
+  // Vertex 0's count sits after the header and the presampled count, before
+  // the other counts: plant another one there.
+  const auto bytes = std::filesystem::file_size(file);
+  const auto vertex_counts_at =
+      bytes - g.view().nnz() * sizeof(std::uint32_t) - 60 * sizeof(std::int64_t);
+  const std::int64_t planted = first.vertex_count(0) == 0 ? 1 : 0;
+  {
+    std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(static_cast<std::streamoff>(vertex_counts_at));
+    f.write(reinterpret_cast<const char*>(&planted), sizeof planted);
+  }
+  EXPECT_EQ(saint_subgraphs(g.view(), settings).vertex_count(0), planted);
+
+  std::filesystem::resize_file(file, bytes - 4);
+  EXPECT_TRUE(same_counts(saint_subgraphs(g.view(), settings), first));
+  EXPECT_EQ(std::filesystem::file_size(file), bytes);
+  auto other = settings;
+  other.coverage = 21;
+  EXPECT_NE(kept_saint_counts_file(g.view(), other), file);
+  other = settings;
+  other.steps = 9;  // steps do not change the presampling
+  EXPECT_EQ(kept_saint_counts_file(g.view(), other), file);
 }
 
 // The weights from the counts, as the paper (and PyG, with its bounds)

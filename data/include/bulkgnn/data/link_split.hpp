@@ -80,8 +80,10 @@ void write_link_split(const std::filesystem::path& dir, const link_split& split,
 // as it makes them (from the training edges, and the valid ones for test;
 // an edge listed in both directions counts once). data_error naming the
 // file and entry for a missing or malformed array, a manifest for another
-// vertex count, a vertex outside the graph, a loop among the positives, or
-// a training edge that is no edge of `graph`.
+// vertex count, a vertex outside the graph, a loop among the positives, a
+// training edge that is no edge of `graph`, or a held-out positive that
+// messages pass over (a valid edge among the training ones, a test edge
+// among the training or valid ones).
 [[nodiscard]] link_split read_link_split(const std::filesystem::path& dir, csr_view graph);
 
 }  // namespace bulkgnn::data

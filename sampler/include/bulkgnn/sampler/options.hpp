@@ -32,8 +32,8 @@ struct sampler_options {
   // left out takes its default.
   std::map<std::string, std::int64_t, std::less<>> parameters = {};
   // Where a sampler that prepares the whole graph once (Cluster-GCN's METIS
-  // clusters) keeps what it made, keyed by the graph and its options, and
-  // finds it on the next run; empty: nowhere.
+  // clusters, GraphSAINT's presampled counts) keeps what it made, keyed by
+  // the graph and its options, and finds it on the next run; empty: nowhere.
   std::string cache_dir = {};
 };
 

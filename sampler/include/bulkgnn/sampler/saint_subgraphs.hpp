@@ -8,6 +8,7 @@
 #include "bulkgnn/sampler/subgraph_batches.hpp"
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <vector>
@@ -33,6 +34,10 @@ struct saint_settings {
   // coverage · N vertices together (PyG's sample_coverage).
   std::int64_t coverage = 100;
   std::uint32_t seed = 0;
+  // Where the presampled counts are kept and found again, in a file named
+  // after the graph and the settings above (sampler_options::cache_dir);
+  // empty: nowhere.
+  std::filesystem::path cache_dir = {};
 };
 
 // GraphSAINT's minibatches (Zeng et al., "GraphSAINT: Graph Sampling Based
@@ -96,6 +101,11 @@ class saint_subgraphs final : public subgraph_batches {
 
   [[nodiscard]] edge_t find_edge(vertex_t v, vertex_t u) const;
   [[nodiscard]] std::vector<vertex_t> draw_from(const rng_key& key) const;
+  // Presamples, or reads the counts that settings_.cache_dir keeps for this
+  // graph and these settings (and keeps what it presampled there).
+  void presample_or_read_kept();
+  // The kept counts, if a whole and consistent set is there.
+  [[nodiscard]] bool read_kept(const std::filesystem::path& file, std::uint64_t key);
   void presample();
   void normalise();
 };
@@ -103,6 +113,11 @@ class saint_subgraphs final : public subgraph_batches {
 // The saint_settings of a saint-* sampler of `options` with `budget`
 // (loader_options::batch_size).
 [[nodiscard]] saint_settings saint_settings_of(const sampler_options& options, std::int64_t budget);
+
+// Where settings.cache_dir keeps the presampled counts of `graph` (any row
+// order) for `settings`.
+[[nodiscard]] std::filesystem::path kept_saint_counts_file(csr_view graph,
+                                                           const saint_settings& settings);
 
 // A saint-* sampler's batching of `graph` (held whole on the host).
 [[nodiscard]] std::shared_ptr<const subgraph_batches> saint_batching(csr_view graph,

@@ -63,7 +63,8 @@ struct sampler_entry {
   // (subgraph_batches::loss_weights), which the trainer sums on the host.
   bool draws_subgraphs = false;
   // What its subgraph_batching makes can be kept in and read back from
-  // sampler_options::cache_dir (Cluster-GCN's clustering); the option is
+  // sampler_options::cache_dir (Cluster-GCN's clustering, GraphSAINT's
+  // presampled counts); the option is
   // refused for the others, which would ignore it.
   bool keeps_batching = false;
   bool takes_replacement = false;

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/core/hash.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+// What a sampler prepares from the whole graph once (Cluster-GCN's METIS
+// clustering, GraphSAINT's presampled counts), kept in
+// sampler_options::cache_dir: one file per graph and options, named after a
+// key that hashes both, holding a header (a magic word, the key, each
+// array's size in bytes) and then the arrays.
+namespace bulkgnn::sampler::detail {
+
+// A hash of the graph's topology (row lengths and column ids), to be mixed
+// with the options that shape what is kept.
+[[nodiscard]] digest_hasher topology_hasher(csr_view graph);
+
+// cache_dir / "<what>-<key in hex>.bin".
+[[nodiscard]] std::filesystem::path kept_file(const std::filesystem::path& cache_dir,
+                                              std::string_view what, std::uint64_t key);
+
+// The arrays kept in `file` under `key`, if it holds a whole set of exactly
+// these sizes; nullopt otherwise (never written, cut short, another key).
+// The caller checks the values.
+[[nodiscard]] std::optional<std::vector<std::vector<std::byte>>> read_kept(
+    const std::filesystem::path& file, std::uint64_t key, std::span<const std::size_t> sizes);
+
+// Writes the arrays to a private temporary file beside `file` and renames
+// it into place, so that a reader (another rank, a run started meanwhile)
+// sees a whole file or none; the temporary file never lingers. Not synced:
+// a file torn by a crash fails read_kept's checks and is made again.
+// data_error naming the file where it cannot be written.
+void write_kept(const std::filesystem::path& file, std::uint64_t key,
+                std::span<const std::span<const std::byte>> arrays);
+
+}  // namespace bulkgnn::sampler::detail
