@@ -10,62 +10,73 @@ namespace bulkgnn::sampler {
 
 namespace {
 
-class labor_sampling final : public per_destination_sampling {
+// A LABOR hop: the frontier's rows drawn with variates the minibatch's
+// destinations share (stage "draw_rows"), then relabelled per minibatch.
+class shared_variates_sampling : public per_destination_sampling {
  public:
   using per_destination_sampling::per_destination_sampling;
+
+ protected:
+  // Draws every frontier row: `rows` holds them (row_of[i] is frontier row
+  // i's), `streams` keys their variates.
+  [[nodiscard]] virtual csr_matrix draw(const gathered_rows& rows,
+                                        const segmented_vertices& frontier,
+                                        const kernels::row_streams& streams,
+                                        std::int64_t fanout) = 0;
 
  private:
   sampled_layer sample_hop(const segmented_vertices& frontier,
                            std::span<const std::int64_t> minibatch_ids, std::uint32_t epoch,
-                           std::uint32_t hop) override {
+                           std::uint32_t hop) final {
     auto& c = context();
     const auto minibatch_of_row = minibatch_of_rows(frontier, minibatch_ids);
     csr_matrix drawn;
     {
       executor_stage stage(c.exec, c.times, c.device_log, "draw_rows");
       const gathered_rows rows = c.rows.rows(frontier.vertices);
-      drawn = kernels::sample_rows_with_shared_variates(
-          c.exec, rows.rows, rows.row_of,
-          kernels::row_streams{c.options.seed, epoch, hop, minibatch_of_row},
-          c.options.fanouts[hop]);
+      drawn = draw(rows, frontier, {c.options.seed, epoch, hop, minibatch_of_row},
+                   c.options.fanouts[hop]);
     }
-    return relabelled_hop(frontier, drawn.view());
+    sampled_layer layer = relabelled_hop(frontier, drawn.view());
+    // Weighted draws (LABOR-i's): each destination's kept weights, after a
+    // link minibatch's excluded edges are dropped, divided by their sum.
+    if (!layer.blocks.values.empty()) kernels::normalize_rows(c.exec, layer.blocks);
+    return layer;
+  }
+};
+
+class labor_sampling final : public shared_variates_sampling {
+ public:
+  using shared_variates_sampling::shared_variates_sampling;
+
+ private:
+  csr_matrix draw(const gathered_rows& rows, const segmented_vertices&,
+                  const kernels::row_streams& streams, std::int64_t fanout) override {
+    return kernels::sample_rows_with_shared_variates(context().exec, rows.rows, rows.row_of,
+                                                     streams, fanout);
   }
 };
 
 // LABOR-i: the frontier rows of each minibatch share importances
 // (kernels::sample_rows_with_importance), so a slice of its seeds is cut
 // from the whole minibatch. The drawn entries carry their Horvitz–Thompson
-// weights; after a link minibatch's excluded edges are dropped, each
-// destination's weights are divided by their sum (the self-normalised
+// weights, which the hop normalises per destination (the self-normalised
 // estimate of the neighbours' mean, which the graph-conv layer sums).
-class labor_importance_sampling final : public per_destination_sampling {
+class labor_importance_sampling final : public shared_variates_sampling {
  public:
-  using per_destination_sampling::per_destination_sampling;
+  using shared_variates_sampling::shared_variates_sampling;
 
  private:
   [[nodiscard]] bool destinations_share_draws() const override { return true; }
 
-  sampled_layer sample_hop(const segmented_vertices& frontier,
-                           std::span<const std::int64_t> minibatch_ids, std::uint32_t epoch,
-                           std::uint32_t hop) override {
-    auto& c = context();
-    const auto minibatch_of_row = minibatch_of_rows(frontier, minibatch_ids);
-    csr_matrix drawn;
-    {
-      executor_stage stage(c.exec, c.times, c.device_log, "draw_rows");
-      const gathered_rows rows = c.rows.rows(frontier.vertices);
-      segmented_vertices positions;
-      positions.vertices.assign(rows.row_of.begin(), rows.row_of.end());
-      positions.offsets = frontier.offsets;
-      drawn = kernels::sample_rows_with_importance(
-          c.exec, rows.rows, positions,
-          kernels::row_streams{c.options.seed, epoch, hop, minibatch_of_row},
-          c.options.fanouts[hop], parameter(c.options, "importance_iterations"));
-    }
-    sampled_layer layer = relabelled_hop(frontier, drawn.view());
-    kernels::normalize_rows(c.exec, layer.blocks);
-    return layer;
+  csr_matrix draw(const gathered_rows& rows, const segmented_vertices& frontier,
+                  const kernels::row_streams& streams, std::int64_t fanout) override {
+    segmented_vertices positions;
+    positions.vertices.assign(rows.row_of.begin(), rows.row_of.end());
+    positions.offsets = frontier.offsets;
+    return kernels::sample_rows_with_importance(
+        context().exec, rows.rows, positions, streams, fanout,
+        parameter(context().options, "importance_iterations"));
   }
 };
 
