@@ -103,6 +103,12 @@ void run_link_train(const link_train_config& c) {
   options.parallel = ranks.parallel();
   const auto split = c.split_dir.empty() ? data::random_link_split(ds.graph, c.split)
                                          : data::read_link_split(c.split_dir, ds.graph);
+  const bool own_targets =
+      !split.valid_negative_targets.empty() || !split.test_negative_targets.empty();
+  BULKGNN_EXPECTS(!own_targets || !c.ranking_negatives_given,
+                  "--ranking-negatives: the link split {} brings each held-out positive's own "
+                  "negative targets, which MRR ranks against; leave it out",
+                  c.split_dir);
   if (rank_zero) {
     fmt::print(
         "{}: {} vertices, {} edges, {} features; link prediction, {} head, {} sampler, "
@@ -119,12 +125,17 @@ void run_link_train(const link_train_config& c) {
                                 "--link-split-dir reads a stored one)",
                                 c.split.seed)
                           : fmt::format("link split {}", c.split_dir);
+    const auto targets = [](const data::negative_targets& t) {
+      return t.empty() ? std::string()
+                       : fmt::format(" ({} own negative targets per positive)", t.per_positive);
+    };
     fmt::print(
         "{}: {} train, {} valid, {} test {}edges; messages pass over the train edges (and the "
-        "valid ones for test); {} fixed negatives for valid, {} for test\n",
+        "valid ones for test); {} fixed negatives for valid{}, {} for test{}\n",
         made, split.train.size(), split.valid.size(), split.test.size(),
         split.undirected ? "undirected " : "", split.valid_negatives.size(),
-        split.test_negatives.size());
+        targets(split.valid_negative_targets), split.test_negatives.size(),
+        targets(split.test_negative_targets));
     std::fflush(stdout);
   }
   const auto write_metrics = [&](const trainer::train_result& so_far) {

@@ -16,9 +16,10 @@ namespace bulkgnn::tools {
 // them.
 struct link_train_config {
   std::string data;
-  trainer::train_options options;  // sampler, loader, model, optimiser, epochs, checkpoints
-  data::link_split_options split;  // the random link split made on the fly
-  std::string split_dir;           // or the stored one read from here
+  trainer::train_options options;        // sampler, loader, model, optimiser, epochs, checkpoints
+  data::link_split_options split;        // the random link split made on the fly
+  std::string split_dir;                 // or the stored one read from here
+  bool ranking_negatives_given = false;  // --ranking-negatives on the command line
   session::link_training_plan plan;
   std::string metrics_out;
   int threads = 0;

@@ -402,6 +402,7 @@ link_train_config link_train_config_from(const train_config& c, const CLI::App& 
                     "one of them",
                     option);
   l.split_dir = c.link_split_dir;
+  l.ranking_negatives_given = cmd.count("--ranking-negatives") > 0;
   const auto [valid, test] = parse_link_split(c.link_split);
   l.split = {.valid_fraction = valid,
              .test_fraction = test,

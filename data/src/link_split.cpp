@@ -173,6 +173,33 @@ constexpr std::array<stored_part, 5> stored_parts{{
     {"test_negatives", &link_split::test_negatives, false},
 }};
 
+// The optional per-positive negative targets, with the positives they go
+// with.
+struct stored_target_part {
+  const char* stem;
+  negative_targets link_split::*targets;
+  edge_arrays link_split::*positives;
+};
+constexpr std::array<stored_target_part, 2> stored_targets{{
+    {"valid_negative_targets", &link_split::valid_negative_targets, &link_split::valid},
+    {"test_negative_targets", &link_split::test_negative_targets, &link_split::test},
+}};
+
+void check_targets(const negative_targets& t, std::int64_t positives, std::int64_t vertices,
+                   const std::string& file) {
+  if (t.empty()) return;
+  if (t.per_positive < 1 || std::ssize(t.targets) != positives * t.per_positive)
+    throw data_error(file, fmt::format("holds {} targets, not {} for each of the {} positives",
+                                       t.targets.size(), t.per_positive, positives));
+  for (std::size_t i = 0; i < t.targets.size(); ++i)
+    if (t.targets[i] < 0 || t.targets[i] >= vertices)
+      throw data_error(
+          file, fmt::format("positive {}'s target {} is vertex {}, outside the "
+                            "graph's [0, {})",
+                            static_cast<std::int64_t>(i) / t.per_positive,
+                            static_cast<std::int64_t>(i) % t.per_positive, t.targets[i], vertices));
+}
+
 void check_part(const edge_arrays& edges, const stored_part& part, csr_view graph,
                 const std::string& where) {
   const auto file = fmt::format("{}/{}.npy", where, part.stem);
@@ -242,6 +269,9 @@ void check_link_split(const link_split& split, csr_view graph, const std::string
   if (split.train.size() == 0)
     throw data_error(fmt::format("{}/train.npy", where), "holds no training edges");
   check_held_out(split, is_symmetric(graph), where);
+  for (const auto& part : stored_targets)
+    check_targets(split.*part.targets, (split.*part.positives).size(), graph.rows,
+                  fmt::format("{}/{}.npy", where, part.stem));
 }
 
 }  // namespace
@@ -257,6 +287,15 @@ void write_link_split(const std::filesystem::path& dir, const link_split& split,
     std::copy(edges.source.begin(), edges.source.end(), values.begin());
     std::copy(edges.target.begin(), edges.target.end(), values.begin() + edges.size());
     manifest[part.stem] = edges.size();
+  }
+  for (const auto& part : stored_targets) {
+    const auto& t = split.*part.targets;
+    if (t.empty()) continue;
+    const auto positives = static_cast<std::int64_t>(t.targets.size()) / t.per_positive;
+    auto array =
+        writer.create(fmt::format("{}.npy", part.stem), dtype::int32, {positives, t.per_positive});
+    std::ranges::copy(t.targets, array.as<std::int32_t>().begin());
+    manifest[part.stem] = {positives, t.per_positive};
   }
   writer.commit(manifest);
 }
@@ -278,6 +317,22 @@ link_split read_link_split(const std::filesystem::path& dir, csr_view graph) {
     auto& edges = split.*part.edges;
     edges.source.assign(values.begin(), values.begin() + count);
     edges.target.assign(values.begin() + count, values.end());
+  }
+  for (const auto& part : stored_targets) {
+    if (!manifest.contains(part.stem)) continue;
+    const auto& shape = manifest[part.stem];
+    if (!shape.is_array() || shape.size() != 2 || !shape[0].is_number_integer() ||
+        !shape[1].is_number_integer() || shape[0].get<std::int64_t>() < 0 ||
+        shape[1].get<std::int64_t>() < 1)
+      throw data_error(manifest_path.string(),
+                       fmt::format("\"{}\" is not a shape [positives, targets each]", part.stem));
+    const std::int64_t rows = shape[0].get<std::int64_t>();
+    const std::int64_t per = shape[1].get<std::int64_t>();
+    const auto array = npy_array::open(dir / fmt::format("{}.npy", part.stem));
+    const auto values = detail::typed<const std::int32_t>(array, {rows, per});
+    auto& t = split.*part.targets;
+    t.targets.assign(values.begin(), values.end());
+    t.per_positive = t.targets.empty() ? 0 : per;
   }
   check_link_split(split, graph, dir.string());
   split.undirected = is_symmetric(graph);

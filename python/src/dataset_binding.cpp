@@ -168,6 +168,14 @@ py::array edge_index_of(const data::edge_arrays& e) {
 
 namespace {
 
+// Each positive's own negative targets as a P x K int64 array (none: 0 x 0).
+py::array targets_array(const data::negative_targets& t) {
+  std::vector<std::int64_t> values(t.targets.begin(), t.targets.end());
+  const auto per = t.per_positive;
+  const auto rows = per == 0 ? 0 : static_cast<std::int64_t>(values.size()) / per;
+  return owned_array(std::move(values)).attr("reshape")(rows, per);
+}
+
 py::dict dict_of(data::link_split& split) {
   const auto graph = [](csr_matrix& g) {
     return py::make_tuple(owned_array(std::vector<edge_t>(g.indptr.begin(), g.indptr.end())),
@@ -178,6 +186,8 @@ py::dict dict_of(data::link_split& split) {
       py::arg("valid") = edge_index_of(split.valid), py::arg("test") = edge_index_of(split.test),
       py::arg("valid_negatives") = edge_index_of(split.valid_negatives),
       py::arg("test_negatives") = edge_index_of(split.test_negatives),
+      py::arg("valid_negative_targets") = targets_array(split.valid_negative_targets),
+      py::arg("test_negative_targets") = targets_array(split.test_negative_targets),
       py::arg("train_graph") = graph(split.train_graph),
       py::arg("test_graph") = graph(split.test_graph));
 }
@@ -207,20 +217,36 @@ data::edge_arrays edges_from(const py::dict& split, const char* key, bool requir
   return edges;
 }
 
+// split[key] as each positive's own negative targets: a P x K array of ids
+// (absent: none); ValueError naming the key otherwise.
+data::negative_targets targets_from(const py::dict& split, const char* key) {
+  if (!split.contains(key)) return {};
+  const auto array = edge_index_array::ensure(split[key]);
+  BULKGNN_EXPECTS(array && array.ndim() == 2,
+                  "save_link_split: split['{}'] must be positives x targets", key);
+  data::negative_targets t;
+  t.per_positive = array.shape(0) == 0 ? 0 : array.shape(1);
+  for (py::ssize_t i = 0; i < array.shape(0); ++i)
+    for (py::ssize_t k = 0; k < array.shape(1); ++k) {
+      const auto v = array.at(i, k);
+      BULKGNN_EXPECTS(v >= 0 && v < (std::int64_t{1} << 31),
+                      "save_link_split: split['{}'][{}, {}] is {}, outside int32 ids", key, i, k,
+                      v);
+      t.targets.push_back(static_cast<vertex_t>(v));
+    }
+  return t;
+}
+
 void save_link_split_of(const std::filesystem::path& path, const py::dict& split,
                         const data::dataset& d) {
-  for (const char* key : {"valid_negative_targets", "test_negative_targets"})
-    BULKGNN_EXPECTS(!split.contains(key),
-                    "save_link_split: split['{}'] (each positive's own negative targets, "
-                    "ogbl-citation2's) cannot be stored yet; only shared negatives "
-                    "(valid_negatives, test_negatives) are",
-                    key);
   data::link_split stored;
   stored.train = edges_from(split, "train", true);
   stored.valid = edges_from(split, "valid", true);
   stored.test = edges_from(split, "test", true);
   stored.valid_negatives = edges_from(split, "valid_negatives", false);
   stored.test_negatives = edges_from(split, "test_negatives", false);
+  stored.valid_negative_targets = targets_from(split, "valid_negative_targets");
+  stored.test_negative_targets = targets_from(split, "test_negative_targets");
   const py::gil_scoped_release unlocked;
   data::write_link_split(path, stored, d.graph());
 }
@@ -265,10 +291,13 @@ void bind_link_split(py::module_& m) {
         "renamed into place), which `bulkgnn train DATA --task link --link-split-dir PATH` and "
         "load_link_split read: split is a dict of 2 x E edge indices 'train', 'valid' and "
         "'test' and optionally 'valid_negatives' and 'test_negatives', as random_link_split "
-        "and ogb_link_split give them (other keys, such as ogbl-collab's per-edge 'train_year', "
-        "are not stored; per-positive negative targets are refused). Refused, naming the part "
-        "and edge: an id outside the graph, a loop among the positives, a training edge that "
-        "is no edge of the graph; and a path holding anything but a link split.");
+        "and ogb_link_split give them, and optionally 'valid_negative_targets' and "
+        "'test_negative_targets' (P x K: each held-out positive's own negative targets, "
+        "ogbl-citation2's, which MRR and Hits@K then rank against); other keys, such as "
+        "ogbl-collab's per-edge 'train_year', are not stored. Refused, naming the part and "
+        "edge: an id outside the graph, a loop among the positives, a training edge that is no "
+        "edge of the graph, a held-out edge that messages pass over, targets not K per "
+        "positive; and a path holding anything but a link split.");
   m.def("load_link_split", &load_link_split_of, py::arg("path"), py::arg("dataset"),
         "The link split stored at `path` (save_link_split, `bulkgnn split-links`) for "
         "`dataset`, as random_link_split lays one out (message-passing graphs included).");

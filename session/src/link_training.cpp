@@ -23,6 +23,12 @@ std::uint64_t digest_of(const data::link_split& split) {
     for (std::size_t i = 0; i < edges->source.size(); ++i)
       h.add(kernels::edge_key(edges->target[i], edges->source[i]));
   }
+  // Only where present, so that a split without them digests as before.
+  for (const auto* t : {&split.valid_negative_targets, &split.test_negative_targets})
+    if (!t->empty()) {
+      h.add(static_cast<std::uint64_t>(t->per_positive));
+      h.add(std::span<const std::int32_t>(t->targets));
+    }
   return h.value();
 }
 
@@ -75,15 +81,20 @@ trainer::train_result train_links(const trainer::training_data& ds, const data::
   scoring.source_settings["valid_edges"] = split.valid.size();
   scoring.source_settings["test_edges"] = split.test.size();
   scoring.source_settings["split_digest"] = fmt::format("{:016x}", digest_of(split));
-  const trainer::link_sources sources{.train = loader,
-                                      .valid = {.graph = train_graph,
-                                                .positives = edges_of(split.valid),
-                                                .negatives = edges_of(split.valid_negatives)},
-                                      .test = {.graph = split.test_graph.view(),
-                                               .positives = edges_of(split.test),
-                                               .negatives = edges_of(split.test_negatives)},
-                                      .sampler = &sampler,
-                                      .normalizer = normalize};
+  const trainer::link_sources sources{
+      .train = loader,
+      .valid = {.graph = train_graph,
+                .positives = edges_of(split.valid),
+                .negatives = edges_of(split.valid_negatives),
+                .negative_targets = split.valid_negative_targets.targets,
+                .targets_per_positive = split.valid_negative_targets.per_positive},
+      .test = {.graph = split.test_graph.view(),
+               .positives = edges_of(split.test),
+               .negatives = edges_of(split.test_negatives),
+               .negative_targets = split.test_negative_targets.targets,
+               .targets_per_positive = split.test_negative_targets.per_positive},
+      .sampler = &sampler,
+      .normalizer = normalize};
   return trainer::train_links(ds, options, scoring, sources, on_epoch);
 }
 

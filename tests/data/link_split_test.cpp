@@ -212,6 +212,42 @@ TEST(StoredLinkSplit, AnOgbStyleSplitPassesMessagesOverItsTrainingEdgesThenTheVa
   EXPECT_TRUE(read.test_negatives.source.empty());
 }
 
+// Each held-out positive's own negative targets (ogbl-citation2's) are kept
+// as P x K arrays and read back; a count that is not K per positive, or a
+// vertex outside the graph, is refused naming the file.
+TEST(StoredLinkSplit, NegativeTargetsOfEachPositiveAreKept) {
+  const testing::scratch_dir dir;
+  const auto g = random_graph(80, 4, true, 5);
+  auto split = random_link_split(g.view(), {});
+  split.test_negative_targets.per_positive = 3;
+  for (std::int64_t i = 0; i < split.test.size(); ++i)
+    for (vertex_t k = 0; k < 3; ++k)
+      split.test_negative_targets.targets.push_back(static_cast<vertex_t>((i + k) % 80));
+  write_link_split(dir / "targets", split, g.view());
+  const auto read = read_link_split(dir / "targets", g.view());
+  EXPECT_TRUE(read.valid_negative_targets.empty());
+  EXPECT_EQ(read.test_negative_targets.per_positive, 3);
+  EXPECT_EQ(read.test_negative_targets.targets, split.test_negative_targets.targets);
+  auto short_one = split;
+  short_one.test_negative_targets.targets.pop_back();
+  try {
+    write_link_split(dir / "bad", short_one, g.view());
+    ADD_FAILURE() << "accepted";
+  } catch (const data_error& e) {
+    EXPECT_NE(std::string(e.what()).find("test_negative_targets.npy: holds"), std::string::npos)
+        << e.what();
+  }
+  auto outside = split;
+  outside.test_negative_targets.targets[4] = 80;
+  try {
+    write_link_split(dir / "bad", outside, g.view());
+    ADD_FAILURE() << "accepted";
+  } catch (const data_error& e) {
+    EXPECT_NE(std::string(e.what()).find("positive 1's target 1 is vertex 80"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(StoredLinkSplit, ABadSplitIsRefusedNamingTheFileAndEdge) {
   const testing::scratch_dir dir;
   const auto g = random_graph(50, 4, true, 3);
@@ -246,8 +282,7 @@ TEST(StoredLinkSplit, ABadSplitIsRefusedNamingTheFileAndEdge) {
       << refusal(absent);
   auto leaking = good;
   leaking.test.push_back(good.train.target[4], good.train.source[4]);  // reversed: undirected
-  EXPECT_NE(refusal(leaking).find("is also among the training or valid edges"),
-            std::string::npos)
+  EXPECT_NE(refusal(leaking).find("is also among the training or valid edges"), std::string::npos)
       << refusal(leaking);
   EXPECT_FALSE(std::filesystem::exists(dir / "bad")) << "a refused split left files behind";
   // Never written over a directory of another kind, such as a dataset.

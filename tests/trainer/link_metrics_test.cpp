@@ -34,5 +34,18 @@ TEST(link_metrics, mean_reciprocal_rank_splits_ties_as_ogb_does) {
                error);
 }
 
+// As OGB's citation2 evaluator: hits@K = rank <= K, the rank as above.
+TEST(link_metrics, hits_of_own_negatives_count_ranks_up_to_k) {
+  const std::vector<float> positive{0.9f, 0.5f};
+  const std::vector<float> negative{0.1f, 0.2f, 0.5f, 0.8f};  // ranks 1 and 2.5
+  EXPECT_DOUBLE_EQ(hits_at_k_of_own_negatives(positive, negative, 1), 0.5);
+  EXPECT_DOUBLE_EQ(hits_at_k_of_own_negatives(positive, negative, 2), 0.5);
+  EXPECT_DOUBLE_EQ(hits_at_k_of_own_negatives(positive, negative, 3), 1.0);
+  EXPECT_DOUBLE_EQ(hits_at_k_of_own_negatives({}, {}, 1), 0.0);
+  EXPECT_THROW(
+      std::ignore = hits_at_k_of_own_negatives(positive, std::vector<float>{0.1f, 0.2f, 0.3f}, 1),
+      error);
+}
+
 }  // namespace
 }  // namespace bulkgnn::trainer

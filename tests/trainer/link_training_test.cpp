@@ -154,6 +154,45 @@ TEST(link_training, impossible_options_are_refused_naming_them) {
   expect_refusal(o, plan_with(link_head_kind::dot), "train_options.eval");
 }
 
+// With each held-out positive's own negative targets (ogbl-citation2's) and
+// no pool, MRR and Hits@K rank against those targets. Targets equal to the
+// positive's own target score exactly as the positive does, whatever the
+// model: every positive ties its K = 4 targets, ranks 1 + 4/2 = 3 (OGB's
+// tie split), so MRR is 1/3 and Hits@K is 1 for K >= 3 and 0 below.
+TEST(link_training, stored_negative_targets_are_what_mrr_and_hits_rank_against) {
+  link_fixture f;
+  for (auto* part : {&f.split.valid, &f.split.test}) {
+    auto& targets =
+        part == &f.split.valid ? f.split.valid_negative_targets : f.split.test_negative_targets;
+    targets.per_positive = 4;
+    for (const vertex_t t : part->target) targets.targets.insert(targets.targets.end(), 4, t);
+  }
+  f.split.valid_negatives = {};
+  f.split.test_negatives = {};
+  auto o = link_options();
+  o.epochs = 1;
+  for (const std::int64_t k : {2, 3}) {
+    auto plan = plan_with(link_head_kind::dot);
+    plan.scoring.hits_k = k;
+    const auto result = session::train_links(whole_dataset(f.ds), f.split, o, plan);
+    const auto& r = result.epochs.front();
+    ASSERT_TRUE(r.valid_mrr && r.test_mrr && r.valid_acc && r.test_acc);
+    EXPECT_NEAR(*r.valid_mrr, 1.0 / 3.0, 1e-12);
+    EXPECT_NEAR(*r.test_mrr, 1.0 / 3.0, 1e-12);
+    EXPECT_EQ(*r.valid_acc, k >= 3 ? 1.0 : 0.0) << "hits@" << k;
+    EXPECT_EQ(*r.test_acc, k >= 3 ? 1.0 : 0.0) << "hits@" << k;
+  }
+  f.split.valid_negative_targets.targets.pop_back();
+  try {
+    std::ignore =
+        session::train_links(whole_dataset(f.ds), f.split, o, plan_with(link_head_kind::dot));
+    ADD_FAILURE() << "targets not 4 per positive accepted";
+  } catch (const option_error& e) {
+    EXPECT_NE(std::string(e.what()).find("negative targets are not 4 for each"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(link_training, epoch_records_name_the_link_metrics) {
   epoch_record r;
   r.hits_k = 50;

@@ -20,14 +20,17 @@ double hits_at_k(std::span<const float> positive, std::span<const float> negativ
   return static_cast<double>(hits) / static_cast<double>(positive.size());
 }
 
-double mean_reciprocal_rank(std::span<const float> positive, std::span<const float> negative) {
-  if (positive.empty()) return 0.0;
+namespace {
+
+// OGB's rank of positive i among its own negatives, ties splitting the
+// difference: 1 + (#negatives above + #negatives at least as high) / 2.
+template <class Use>
+void for_each_rank(std::span<const float> positive, std::span<const float> negative,
+                   const char* function, const Use& use) {
   BULKGNN_EXPECTS(negative.size() % positive.size() == 0,
-                  "mean_reciprocal_rank: {} negatives are not a whole number for each of {} "
-                  "positives",
+                  "{}: {} negatives are not a whole number for each of {} positives", function,
                   negative.size(), positive.size());
   const auto per = negative.size() / positive.size();
-  double sum = 0;
   for (std::size_t i = 0; i < positive.size(); ++i) {
     std::int64_t above = 0;
     std::int64_t at_least = 0;
@@ -35,9 +38,27 @@ double mean_reciprocal_rank(std::span<const float> positive, std::span<const flo
       above += s > positive[i] ? 1 : 0;
       at_least += s >= positive[i] ? 1 : 0;
     }
-    sum += 1.0 / (0.5 * static_cast<double>(above + at_least) + 1.0);
+    use(0.5 * static_cast<double>(above + at_least) + 1.0);
   }
+}
+
+}  // namespace
+
+double mean_reciprocal_rank(std::span<const float> positive, std::span<const float> negative) {
+  if (positive.empty()) return 0.0;
+  double sum = 0;
+  for_each_rank(positive, negative, "mean_reciprocal_rank",
+                [&](double rank) { sum += 1.0 / rank; });
   return sum / static_cast<double>(positive.size());
+}
+
+double hits_at_k_of_own_negatives(std::span<const float> positive, std::span<const float> negative,
+                                  std::int64_t k) {
+  if (positive.empty()) return 0.0;
+  std::int64_t hits = 0;
+  for_each_rank(positive, negative, "hits_at_k_of_own_negatives",
+                [&](double rank) { hits += rank <= static_cast<double>(k) ? 1 : 0; });
+  return static_cast<double>(hits) / static_cast<double>(positive.size());
 }
 
 }  // namespace bulkgnn::trainer

@@ -89,7 +89,11 @@ class held_out_links {
   // link_train_options.ranking_negatives where the graph is too dense.
   void draw_ranking_tails() {
     if (!ranking_source_.empty() || set_.positives.source.empty()) return;
-    draw_tails();
+    if (set_.negative_targets.empty()) return draw_tails();
+    const auto per = static_cast<std::size_t>(set_.targets_per_positive);
+    for (std::size_t i = 0; i < set_.positives.source.size(); ++i)
+      ranking_source_.insert(ranking_source_.end(), per, set_.positives.source[i]);
+    ranking_target_.assign(set_.negative_targets.begin(), set_.negative_targets.end());
   }
 
   // Sets hits and mrr (nullopt for a set without positives).
@@ -107,7 +111,8 @@ class held_out_links {
         throw error(
             "train_links: the model scores a held-out pair as not finite (diverged; lower "
             "adam_options.lr)");
-    hits = hits_at_k(positive, negative, k);
+    hits = set_.negatives.source.empty() ? hits_at_k_of_own_negatives(positive, ranking, k)
+                                         : hits_at_k(positive, negative, k);
     mrr = mean_reciprocal_rank(positive, ranking);
   }
 
@@ -152,6 +157,18 @@ class held_out_links {
 
 void check_evaluation_set(const link_evaluation_set& set, std::int64_t num_nodes,
                           const char* name) {
+  BULKGNN_EXPECTS(
+      set.negative_targets.empty() ||
+          (set.targets_per_positive >= 1 &&
+           set.negative_targets.size() ==
+               set.positives.source.size() * static_cast<std::size_t>(set.targets_per_positive)),
+      "train_links: the {} set's {} negative targets are not {} for each of its {} "
+      "positives",
+      name, set.negative_targets.size(), set.targets_per_positive, set.positives.source.size());
+  for (const vertex_t t : set.negative_targets)
+    BULKGNN_EXPECTS(t >= 0 && t < num_nodes,
+                    "train_links: the {} set's negative target {} is outside [0, {})", name, t,
+                    num_nodes);
   BULKGNN_EXPECTS(set.graph.rows == num_nodes && set.graph.cols == num_nodes,
                   "train_links: the {} graph is {}x{}, the dataset has {} vertices", name,
                   set.graph.rows, set.graph.cols, num_nodes);
@@ -304,8 +321,11 @@ train_result train_links(const training_data& ds, const train_options& options,
                   "train_options.eval: link prediction evaluates over the full graph only");
   // OGB counts every positive a hit when the pool holds fewer than K
   // negatives: the best epoch would always be the first, the test score 1.
+  // A set with negative targets of each positive's own and no pool takes
+  // its Hits@K from them (ogbl-citation2's).
   for (const auto& [set, name] : {std::pair{&sources.valid, "valid"}, {&sources.test, "test"}})
     BULKGNN_EXPECTS(set->positives.source.empty() ||
+                        (set->negatives.source.empty() && !set->negative_targets.empty()) ||
                         static_cast<std::int64_t>(set->negatives.source.size()) >= link.hits_k,
                     "link_train_options.hits_k {}: the {} set's pool holds {} negatives, fewer "
                     "than K, so every epoch would score Hits@K 1; lower it or draw more "

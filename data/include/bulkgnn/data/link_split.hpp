@@ -35,6 +35,16 @@ struct edge_arrays {
   }
 };
 
+// Each held-out positive's own negative targets (ogbl-citation2's
+// target_node_neg): positive i's are targets[i·per_positive, (i + 1)·per_positive),
+// each scored as (its source, target) against it for MRR.
+struct negative_targets {
+  std::vector<vertex_t> targets;
+  std::int64_t per_positive = 0;  // 0: none (MRR draws its own tails)
+
+  [[nodiscard]] bool empty() const { return targets.empty(); }
+};
+
 struct link_split {
   // True when every edge's reverse is an edge (the graph stores undirected
   // edges both ways): then each undirected edge is split once, listed with
@@ -46,6 +56,9 @@ struct link_split {
   edge_arrays test;
   edge_arrays valid_negatives;
   edge_arrays test_negatives;
+  // Only from a stored split (random_link_split draws none).
+  negative_targets valid_negative_targets;
+  negative_targets test_negative_targets;
   // What messages pass over (in-neighbour CSR, sorted rows): the training
   // edges while training and validating; the training and valid edges while
   // testing (PyG's val_data and test_data edge_index).
@@ -66,9 +79,11 @@ struct link_split {
 // Python's bulkgnn.save_link_split, which also stores OGB's ogbl-* splits):
 // train.npy, valid.npy, test.npy, valid_negatives.npy and
 // test_negatives.npy, each int32 [2, E] (sources, then targets; negatives
-// may be empty), and manifest.json (format "bulkgnn-link-split", num_nodes,
-// each array's E). It lives apart from the dataset, so that a split of a
-// read-only or OGB raw directory need not be written into it.
+// may be empty), optionally valid_negative_targets.npy and
+// test_negative_targets.npy, int32 [P, K] (each held-out positive's own K
+// negative targets, ogbl-citation2's), and manifest.json (format
+// "bulkgnn-link-split", num_nodes, each array's shape). It lives apart from the dataset, so that a
+// split of a read-only or OGB raw directory need not be written into it.
 
 // Checks `split` against `graph` (the checks read_link_split makes, the
 // messages naming `where`), then writes its five edge lists to `dir`

@@ -19,4 +19,10 @@ namespace bulkgnn::trainer {
 [[nodiscard]] double mean_reciprocal_rank(std::span<const float> positive,
                                           std::span<const float> negative);
 
+// Hits@K with negatives of each positive's own (ogbl-citation2's hits@K):
+// the share of positives whose rank, as mean_reciprocal_rank ranks them, is
+// at most K.
+[[nodiscard]] double hits_at_k_of_own_negatives(std::span<const float> positive,
+                                                std::span<const float> negative, std::int64_t k);
+
 }  // namespace bulkgnn::trainer

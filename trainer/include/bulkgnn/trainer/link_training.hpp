@@ -42,6 +42,12 @@ struct link_evaluation_set {
   csr_view graph;                // in-neighbour CSR over every vertex
   sampler::edge_list positives;  // labels ignored
   sampler::edge_list negatives;  // one pool for Hits@K
+  // Each positive's own negative targets (ogbl-citation2's), per_positive
+  // of them each, positive by positive: MRR ranks against them (rather than
+  // link_train_options.ranking_negatives drawn tails), and so does Hits@K
+  // where there is no pool. Empty: none.
+  std::span<const vertex_t> negative_targets = {};
+  std::int64_t targets_per_positive = 0;
 };
 
 struct link_sources {
