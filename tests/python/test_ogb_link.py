@@ -138,7 +138,19 @@ class StoredLinkSplit(unittest.TestCase):
                                            "test": np.array([[0], [2]])}, ds)
             read = bulkgnn.load_link_split(path, ds)
             self.assertEqual(read["valid_negatives"].shape, (2, 0))
+            self.assertEqual(read["valid_negative_targets"].shape, (0, 0))
             self.assertTrue(read["undirected"])
+            # ogbl-citation2's layout: each held-out positive's own negative targets.
+            bulkgnn.save_link_split(path, {"train": np.array([[0, 1, 2], [1, 2, 3]]),
+                                           "valid": np.array([[3], [0]]),
+                                           "test": np.array([[0], [2]]),
+                                           "test_negative_targets": np.array([[1, 3, 0]])}, ds)
+            read = bulkgnn.load_link_split(path, ds)
+            self.assertTrue(np.array_equal(read["test_negative_targets"], [[1, 3, 0]]))
+            with self.assertRaisesRegex(ValueError, "must be positives x targets"):
+                bulkgnn.save_link_split(path, {"train": np.array([[0], [1]]),
+                                               "valid": np.zeros((2, 0)), "test": np.zeros((2, 0)),
+                                               "valid_negative_targets": np.array([1, 2])}, ds)
             with self.assertRaisesRegex(bulkgnn.Error, "training edge 0 .0 -> 2. is not an edge"):
                 bulkgnn.save_link_split(os.path.join(root, "bad"),
                                         {"train": np.array([[0], [2]]), "valid": np.zeros((2, 0)),
