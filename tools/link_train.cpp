@@ -103,11 +103,12 @@ void run_link_train(const link_train_config& c) {
   options.parallel = ranks.parallel();
   const auto split = c.split_dir.empty() ? data::random_link_split(ds.graph, c.split)
                                          : data::read_link_split(c.split_dir, ds.graph);
-  const bool own_targets =
-      !split.valid_negative_targets.empty() || !split.test_negative_targets.empty();
-  BULKGNN_EXPECTS(!own_targets || !c.ranking_negatives_given,
+  // Drawn tails serve only a set without targets of its own.
+  const bool draws_tails = (split.valid_negative_targets.empty() && split.valid.size() > 0) ||
+                           (split.test_negative_targets.empty() && split.test.size() > 0);
+  BULKGNN_EXPECTS(draws_tails || !c.ranking_negatives_given,
                   "--ranking-negatives: the link split {} brings each held-out positive's own "
-                  "negative targets, which MRR ranks against; leave it out",
+                  "negative targets for valid and test, which MRR ranks against; leave it out",
                   c.split_dir);
   if (rank_zero) {
     fmt::print(
@@ -136,6 +137,11 @@ void run_link_train(const link_train_config& c) {
         split.undirected ? "undirected " : "", split.valid_negatives.size(),
         targets(split.valid_negative_targets), split.test_negatives.size(),
         targets(split.test_negative_targets));
+    if (split.valid_in_training > 0 || split.test_in_training_or_valid > 0)
+      fmt::print(
+          "note: {} valid edges are also training edges and {} test edges also training or "
+          "valid ones; messages pass over them (OGB's ogbl-collab repeats pairs across years)\n",
+          split.valid_in_training, split.test_in_training_or_valid);
     std::fflush(stdout);
   }
   const auto write_metrics = [&](const trainer::train_result& so_far) {

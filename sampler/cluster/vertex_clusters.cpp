@@ -193,8 +193,12 @@ int cluster_count(const sampler_options& options, std::int64_t num_vertices) {
 
 namespace {
 
+// Bumped when METIS's call or what is kept of it changes.
+constexpr std::uint64_t clustering_version = 1;
+
 std::uint64_t clustering_key(csr_view graph, int count, int seed) {
   auto hasher = detail::topology_hasher(graph);
+  hasher.add(clustering_version);
   hasher.add(static_cast<std::uint64_t>(count));
   hasher.add(static_cast<std::uint64_t>(seed));
   return hasher.value();

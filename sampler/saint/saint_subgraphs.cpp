@@ -136,8 +136,12 @@ namespace {
 
 // The presampling's key: the graph with sorted rows (what is counted) and
 // every setting that shapes the presampled subgraphs (not steps).
+// Bumped when the presampling's draws, streams or stopping rule change.
+constexpr std::uint64_t presampling_version = 1;
+
 std::uint64_t saint_counts_key(csr_view sorted_graph, const saint_settings& settings) {
   auto hasher = detail::topology_hasher(sorted_graph);
+  hasher.add(presampling_version);
   for (const auto value :
        {static_cast<std::int64_t>(settings.draw), settings.budget, settings.walk_length,
         settings.coverage, static_cast<std::int64_t>(settings.seed)})

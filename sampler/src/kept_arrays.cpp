@@ -3,7 +3,6 @@
 #include "bulkgnn/core/error.hpp"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -73,8 +72,6 @@ void write_kept(const std::filesystem::path& file, std::uint64_t key,
   if (fd < 0)
     throw data_error(file.string(), fmt::format("cannot keep what the sampler made here: {}",
                                                 std::strerror(errno)));
-  // As readable as a file the run would create (mkstemp makes it private).
-  ::fchmod(fd, 0644);
   ::close(fd);
   bool written = false;
   {

@@ -19,7 +19,9 @@
 namespace bulkgnn::sampler::detail {
 
 // A hash of the graph's topology (row lengths and column ids), to be mixed
-// with the options that shape what is kept.
+// with the options that shape what is kept and a version of the algorithm
+// that makes it (bumped when what it makes changes, so that an older file is
+// made again rather than read).
 [[nodiscard]] digest_hasher topology_hasher(csr_view graph);
 
 // cache_dir / "<what>-<key in hex>.bin".
@@ -32,9 +34,10 @@ namespace bulkgnn::sampler::detail {
 [[nodiscard]] std::optional<std::vector<std::vector<std::byte>>> read_kept(
     const std::filesystem::path& file, std::uint64_t key, std::span<const std::size_t> sizes);
 
-// Writes the arrays to a private temporary file beside `file` and renames
-// it into place, so that a reader (another rank, a run started meanwhile)
-// sees a whole file or none; the temporary file never lingers. Not synced:
+// Writes the arrays to a private temporary file beside `file` (mkstemp's:
+// readable by its owner only) and renames it into place, so that a reader
+// (another rank, a run started meanwhile) sees a whole file or none; the
+// temporary file never lingers. Not synced:
 // a file torn by a crash fails read_kept's checks and is made again.
 // data_error naming the file where it cannot be written.
 void write_kept(const std::filesystem::path& file, std::uint64_t key,

@@ -26,6 +26,7 @@ std::uint64_t digest_of(const data::link_split& split) {
   // Only where present, so that a split without them digests as before.
   for (const auto* t : {&split.valid_negative_targets, &split.test_negative_targets})
     if (!t->empty()) {
+      h.add(t == &split.valid_negative_targets ? 1 : 2);
       h.add(static_cast<std::uint64_t>(t->per_positive));
       h.add(std::span<const std::int32_t>(t->targets));
     }

@@ -182,15 +182,22 @@ TEST(link_training, stored_negative_targets_are_what_mrr_and_hits_rank_against) 
     EXPECT_EQ(*r.valid_acc, k >= 3 ? 1.0 : 0.0) << "hits@" << k;
     EXPECT_EQ(*r.test_acc, k >= 3 ? 1.0 : 0.0) << "hits@" << k;
   }
-  f.split.valid_negative_targets.targets.pop_back();
-  try {
-    std::ignore =
-        session::train_links(whole_dataset(f.ds), f.split, o, plan_with(link_head_kind::dot));
-    ADD_FAILURE() << "targets not 4 per positive accepted";
-  } catch (const option_error& e) {
-    EXPECT_NE(std::string(e.what()).find("negative targets are not 4 for each"), std::string::npos)
-        << e.what();
-  }
+  const auto refusal = [&](const data::link_split& split, std::int64_t k) {
+    auto plan = plan_with(link_head_kind::dot);
+    plan.scoring.hits_k = k;
+    try {
+      std::ignore = session::train_links(whole_dataset(f.ds), split, o, plan);
+      return std::string("accepted");
+    } catch (const option_error& e) {
+      return std::string(e.what());
+    }
+  };
+  // Hits@5 among 4 targets: every positive ranks at most 5, a hit.
+  EXPECT_NE(refusal(f.split, 5).find("its own 4 negative targets, fewer than K"),
+            std::string::npos);
+  auto short_one = f.split;
+  short_one.valid_negative_targets.targets.pop_back();
+  EXPECT_NE(refusal(short_one, 3).find("negative targets are not 4 for each"), std::string::npos);
 }
 
 TEST(link_training, epoch_records_name_the_link_metrics) {

@@ -323,6 +323,15 @@ train_result train_links(const training_data& ds, const train_options& options,
   // negatives: the best epoch would always be the first, the test score 1.
   // A set with negative targets of each positive's own and no pool takes
   // its Hits@K from them (ogbl-citation2's).
+  // A positive ranks at most K + 1 among K targets, so K must reach hits_k
+  // there too.
+  for (const auto& [set, name] : {std::pair{&sources.valid, "valid"}, {&sources.test, "test"}})
+    BULKGNN_EXPECTS(set->positives.source.empty() || !set->negatives.source.empty() ||
+                        set->negative_targets.empty() || set->targets_per_positive >= link.hits_k,
+                    "link_train_options.hits_k {}: the {} set ranks each positive among its own "
+                    "{} negative targets, fewer than K, so every epoch would score Hits@K 1; "
+                    "lower it",
+                    link.hits_k, name, set->targets_per_positive);
   for (const auto& [set, name] : {std::pair{&sources.valid, "valid"}, {&sources.test, "test"}})
     BULKGNN_EXPECTS(set->positives.source.empty() ||
                         (set->negatives.source.empty() && !set->negative_targets.empty()) ||

@@ -59,6 +59,11 @@ struct link_split {
   // Only from a stored split (random_link_split draws none).
   negative_targets valid_negative_targets;
   negative_targets test_negative_targets;
+  // Held-out positives that messages pass over (read_link_split counts
+  // them; a random split has none): valid edges that are also training
+  // edges, test edges that are also training or valid edges.
+  std::int64_t valid_in_training = 0;
+  std::int64_t test_in_training_or_valid = 0;
   // What messages pass over (in-neighbour CSR, sorted rows): the training
   // edges while training and validating; the training and valid edges while
   // testing (PyG's val_data and test_data edge_index).
@@ -82,8 +87,9 @@ struct link_split {
 // may be empty), optionally valid_negative_targets.npy and
 // test_negative_targets.npy, int32 [P, K] (each held-out positive's own K
 // negative targets, ogbl-citation2's), and manifest.json (format
-// "bulkgnn-link-split", num_nodes, each array's shape). It lives apart from the dataset, so that a
-// split of a read-only or OGB raw directory need not be written into it.
+// "bulkgnn-link-split", num_nodes, each edge list's E, each target array's
+// [P, K]). It lives apart from the dataset, so that a split of a read-only
+// or OGB raw directory need not be written into it.
 
 // Checks `split` against `graph` (the checks read_link_split makes, the
 // messages naming `where`), then writes its five edge lists to `dir`
@@ -95,10 +101,10 @@ void write_link_split(const std::filesystem::path& dir, const link_split& split,
 // as it makes them (from the training edges, and the valid ones for test;
 // an edge listed in both directions counts once). data_error naming the
 // file and entry for a missing or malformed array, a manifest for another
-// vertex count, a vertex outside the graph, a loop among the positives, a
-// training edge that is no edge of `graph`, or a held-out positive that
-// messages pass over (a valid edge among the training ones, a test edge
-// among the training or valid ones).
+// vertex count, a vertex outside the graph, a loop among the positives, or
+// a training edge that is no edge of `graph`. Held-out positives that are
+// also edges messages pass over are counted (valid_in_training,
+// test_in_training_or_valid), not refused: OGB's ogbl-collab has them.
 [[nodiscard]] link_split read_link_split(const std::filesystem::path& dir, csr_view graph);
 
 }  // namespace bulkgnn::data
