@@ -134,11 +134,11 @@ saint_subgraphs::saint_subgraphs(csr_view graph, const saint_settings& settings,
 
 namespace {
 
-// The presampling's key: the graph with sorted rows (what is counted) and
-// every setting that shapes the presampled subgraphs (not steps).
 // Bumped when the presampling's draws, streams or stopping rule change.
 constexpr std::uint64_t presampling_version = 1;
 
+// The presampling's key: the graph with sorted rows (what is counted) and
+// every setting that shapes the presampled subgraphs (not steps).
 std::uint64_t saint_counts_key(csr_view sorted_graph, const saint_settings& settings) {
   auto hasher = detail::topology_hasher(sorted_graph);
   hasher.add(presampling_version);
