@@ -74,6 +74,7 @@ std::map<std::string, std::int64_t, std::less<>> sampler_parameters(const sample
 std::vector<std::string> given_parameter_flags(const sampler_flags& flags) {
   std::vector<std::string> given;
   for (const auto& [name, value] : flags.parameters) given.push_back(flag_of(name));
+  if (!flags.cache_dir.empty()) given.emplace_back("--subgraph-cache");
   return given;
 }
 

@@ -35,7 +35,8 @@ void add_sampler_flags(CLI::App& cmd, sampler_flags& flags);
 [[nodiscard]] std::map<std::string, std::int64_t, std::less<>> sampler_parameters(
     const sampler_flags& flags);
 
-// The flags of the sampler parameters given (full-batch training refuses them).
+// The sampler flags given beyond --sampler (its parameters, --subgraph-cache):
+// full-batch training, which samples nothing, refuses them.
 [[nodiscard]] std::vector<std::string> given_parameter_flags(const sampler_flags& flags);
 
 // What every MPI rank must give alike: --sampler and each parameter flag.

@@ -535,6 +535,10 @@ INSTANTIATE_TEST_SUITE_P(
                       bad_option{"--partition foo", "--partition"},
                       bad_option{"--feature-replication 0", "--feature-replication"},
                       bad_option{"--mode full-batch --walk-length 3", "--walk-length"},
+                      bad_option{"--mode full-batch --subgraph-cache /tmp/unused",
+                                 "--subgraph-cache applies to --mode minibatch"},
+                      bad_option{"--sampler sage --subgraph-cache /tmp/unused",
+                                 "--subgraph-cache does not apply to the sage sampler"},
                       // Four layers of 2^20 × 2^20 weights: more memory than any machine has.
                       bad_option{"--hidden 1048576 --fanouts 2,2,2,2", "--hidden 1048576"}),
     test_name_from_arguments);
