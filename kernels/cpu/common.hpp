@@ -43,6 +43,31 @@ csr_matrix allocate_rows(std::int64_t rows, std::int64_t cols, bool with_values,
   return out;
 }
 
+// Entries found for a run of output rows (a chunk of rows, a minibatch), in
+// row order.
+struct part_entries {
+  std::vector<vertex_t> columns;
+  std::vector<float> values;
+};
+
+// Completes a one-pass output: out.indptr[i + 1] holds row i's entry count
+// and parts[p] the entries of the rows from first_row(p) on; indptr becomes
+// the prefix sum and each part's entries are copied into place (in
+// parallel; the parts are emptied).
+template <class FirstRow>
+void place_part_entries(csr_matrix& out, std::vector<part_entries>& parts, FirstRow&& first_row) {
+  std::inclusive_scan(out.indptr.begin(), out.indptr.end(), out.indptr.begin());
+  out.indices.resize(static_cast<std::size_t>(out.indptr.back()));
+  out.values.resize(out.indices.size());
+  tbb::parallel_for(std::size_t{0}, parts.size(), [&](std::size_t p) {
+    auto& part = parts[p];
+    const auto first = out.indptr[static_cast<std::size_t>(first_row(p))];
+    std::copy(part.columns.begin(), part.columns.end(), out.indices.begin() + first);
+    std::copy(part.values.begin(), part.values.end(), out.values.begin() + first);
+    part = {};
+  });
+}
+
 // One-pass output for rows whose entries are costly to find (SpGEMM products,
 // neighbour look-ups in a map): each task finds its rows' entries once, into
 // task-local buffers, and they are then copied into place. allocate_rows()
@@ -60,11 +85,7 @@ csr_matrix build_rows(std::int64_t rows, std::int64_t cols, Append&& append) {
   const std::int64_t grain = std::clamp<std::int64_t>(
       rows / (4 * std::max<std::int64_t>(workers, 1)), 1, static_cast<std::int64_t>(row_grain));
   const std::int64_t chunks = (rows + grain - 1) / grain;
-  struct chunk_entries {
-    std::vector<vertex_t> columns;
-    std::vector<float> values;
-  };
-  std::vector<chunk_entries> parts(static_cast<std::size_t>(chunks));
+  std::vector<part_entries> parts(static_cast<std::size_t>(chunks));
   csr_matrix out;
   out.rows = rows;
   out.cols = cols;
@@ -77,16 +98,8 @@ csr_matrix build_rows(std::int64_t rows, std::int64_t cols, Append&& append) {
       out.indptr[i + 1] = static_cast<edge_t>(part.columns.size() - before);
     }
   });
-  std::inclusive_scan(out.indptr.begin(), out.indptr.end(), out.indptr.begin());
-  out.indices.resize(static_cast<std::size_t>(out.indptr.back()));
-  out.values.resize(out.indices.size());
-  tbb::parallel_for(std::int64_t{0}, chunks, [&](std::int64_t c) {
-    auto& part = parts[static_cast<std::size_t>(c)];
-    const auto first = out.indptr[c * grain];
-    std::copy(part.columns.begin(), part.columns.end(), out.indices.begin() + first);
-    std::copy(part.values.begin(), part.values.end(), out.values.begin() + first);
-    part = {};
-  });
+  place_part_entries(out, parts,
+                     [&](std::size_t c) { return static_cast<std::int64_t>(c) * grain; });
   return out;
 }
 

@@ -225,11 +225,10 @@ namespace {
 class labor_segment {
  public:
   // Draws the rows `rows` (the segment starting at row `first` of the call),
-  // appending their kept entries and each row's count.
+  // appending their kept entries to `part` and setting each row's count.
   void draw(csr_view a, std::span<const vertex_t> rows, std::size_t first,
             std::span<const vertex_t> all_rows, const row_streams& streams, std::int64_t fanout,
-            std::int64_t iterations, std::vector<vertex_t>& columns, std::vector<float>& values,
-            std::vector<edge_t>& counts) {
+            std::int64_t iterations, part_entries& part, std::span<edge_t> counts) {
     number_columns(a, rows);
     compute_scales(a, rows, fanout);
     const bool until_converged = iterations == -1;
@@ -245,20 +244,20 @@ class labor_segment {
     std::size_t e = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const auto row = a.row(rows[i]);
-      const auto before = columns.size();
+      const auto before = part.columns.size();
       const auto key = streams.key(first + i, all_rows);
       const bool whole = static_cast<std::int64_t>(row.size()) <= fanout;
       for (const vertex_t t : row) {
         const double importance = importance_[static_cast<std::size_t>(local_[e++])];
         if (whole) {
-          columns.push_back(t);
-          values.push_back(1.0f);
+          part.columns.push_back(t);
+          part.values.push_back(1.0f);
         } else if (rules::labor_keeps(shared_variate(key, t), scales_[i], importance)) {
-          columns.push_back(t);
-          values.push_back(rules::labor_weight(scales_[i], importance));
+          part.columns.push_back(t);
+          part.values.push_back(rules::labor_weight(scales_[i], importance));
         }
       }
-      counts.push_back(static_cast<edge_t>(columns.size() - before));
+      counts[i] = static_cast<edge_t>(part.columns.size() - before);
     }
   }
 
@@ -326,37 +325,20 @@ class labor_segment {
 csr_matrix sample_rows_with_importance(csr_view a, const segmented_vertices& rows,
                                        const row_streams& streams, std::int64_t fanout,
                                        std::int64_t iterations) {
-  struct segment_entries {
-    std::vector<vertex_t> columns;
-    std::vector<float> values;
-    std::vector<edge_t> counts;
-  };
   const std::int64_t segments = rows.segments();
-  std::vector<segment_entries> parts(static_cast<std::size_t>(segments));
-  tbb::enumerable_thread_specific<labor_segment> scratches;
-  tbb::parallel_for(std::int64_t{0}, segments, [&](std::int64_t m) {
-    auto& part = parts[static_cast<std::size_t>(m)];
-    scratches.local().draw(a, rows.segment(m), static_cast<std::size_t>(rows.offsets[m]),
-                           rows.vertices, streams, fanout, iterations, part.columns, part.values,
-                           part.counts);
-  });
   csr_matrix out;
   out.rows = static_cast<std::int64_t>(rows.vertices.size());
   out.cols = a.cols;
   out.indptr.assign(static_cast<std::size_t>(out.rows) + 1, 0);
-  for (std::int64_t m = 0; m < segments; ++m)
-    std::copy(parts[m].counts.begin(), parts[m].counts.end(),
-              out.indptr.begin() + rows.offsets[m] + 1);
-  std::inclusive_scan(out.indptr.begin(), out.indptr.end(), out.indptr.begin());
-  out.indices.resize(static_cast<std::size_t>(out.indptr.back()));
-  out.values.resize(out.indices.size());
+  std::vector<part_entries> parts(static_cast<std::size_t>(segments));
+  tbb::enumerable_thread_specific<labor_segment> scratches;
   tbb::parallel_for(std::int64_t{0}, segments, [&](std::int64_t m) {
-    auto& part = parts[static_cast<std::size_t>(m)];
-    const auto first = out.indptr[rows.offsets[m]];
-    std::copy(part.columns.begin(), part.columns.end(), out.indices.begin() + first);
-    std::copy(part.values.begin(), part.values.end(), out.values.begin() + first);
-    part = {};
+    const auto first = static_cast<std::size_t>(rows.offsets[m]);
+    scratches.local().draw(a, rows.segment(m), first, rows.vertices, streams, fanout, iterations,
+                           parts[static_cast<std::size_t>(m)],
+                           std::span(out.indptr).subspan(first + 1, rows.segment(m).size()));
   });
+  place_part_entries(out, parts, [&](std::size_t m) { return rows.offsets[m]; });
   return out;
 }
 

@@ -194,8 +194,24 @@ py::dict dict_of(data::link_split& split) {
 
 using edge_index_array = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
 
-// split[key] as edge arrays: a 2 x E array of ids (an absent optional key:
-// none); ValueError naming the key otherwise.
+// split[key] as a row-major array of vertex ids (2 x E edge indices, or
+// P x K targets), each checked to fit int32: ValueError naming the key and
+// entry otherwise.
+std::vector<vertex_t> ids_from(const edge_index_array& array, const char* key) {
+  std::vector<vertex_t> ids;
+  ids.reserve(static_cast<std::size_t>(array.size()));
+  for (py::ssize_t i = 0; i < array.shape(0); ++i)
+    for (py::ssize_t k = 0; k < array.shape(1); ++k) {
+      const auto v = array.at(i, k);
+      BULKGNN_EXPECTS(v >= 0 && v < (std::int64_t{1} << 31),
+                      "save_link_split: split['{}'][{}, {}] is {}, outside int32 ids", key, i, k,
+                      v);
+      ids.push_back(static_cast<vertex_t>(v));
+    }
+  return ids;
+}
+
+// split[key] as edges: 2 x E edge indices (absent and optional: none).
 data::edge_arrays edges_from(const py::dict& split, const char* key, bool required) {
   if (!split.contains(key)) {
     BULKGNN_EXPECTS(!required, "save_link_split: split has no '{}' (2 x E edge indices)", key);
@@ -204,37 +220,20 @@ data::edge_arrays edges_from(const py::dict& split, const char* key, bool requir
   const auto index = edge_index_array::ensure(split[key]);
   BULKGNN_EXPECTS(index && index.ndim() == 2 && index.shape(0) == 2,
                   "save_link_split: split['{}'] must be 2 x E edge indices", key);
-  data::edge_arrays edges;
-  const auto count = index.shape(1);
-  for (py::ssize_t i = 0; i < count; ++i) {
-    const auto s = index.at(0, i);
-    const auto t = index.at(1, i);
-    BULKGNN_EXPECTS(s >= 0 && t >= 0 && s < (std::int64_t{1} << 31) && t < (std::int64_t{1} << 31),
-                    "save_link_split: split['{}'] edge {} ({} -> {}) has an id outside int32", key,
-                    i, s, t);
-    edges.push_back(static_cast<vertex_t>(s), static_cast<vertex_t>(t));
-  }
-  return edges;
+  auto ids = ids_from(index, key);
+  const auto count = static_cast<std::ptrdiff_t>(index.shape(1));
+  return {.source = {ids.begin(), ids.begin() + count}, .target = {ids.begin() + count, ids.end()}};
 }
 
 // split[key] as each positive's own negative targets: a P x K array of ids
-// (absent: none); ValueError naming the key otherwise.
+// (absent: none).
 data::negative_targets targets_from(const py::dict& split, const char* key) {
   if (!split.contains(key)) return {};
   const auto array = edge_index_array::ensure(split[key]);
   BULKGNN_EXPECTS(array && array.ndim() == 2,
                   "save_link_split: split['{}'] must be positives x targets", key);
-  data::negative_targets t;
-  t.per_positive = array.shape(0) == 0 ? 0 : array.shape(1);
-  for (py::ssize_t i = 0; i < array.shape(0); ++i)
-    for (py::ssize_t k = 0; k < array.shape(1); ++k) {
-      const auto v = array.at(i, k);
-      BULKGNN_EXPECTS(v >= 0 && v < (std::int64_t{1} << 31),
-                      "save_link_split: split['{}'][{}, {}] is {}, outside int32 ids", key, i, k,
-                      v);
-      t.targets.push_back(static_cast<vertex_t>(v));
-    }
-  return t;
+  return {.targets = ids_from(array, key),
+          .per_positive = array.shape(0) == 0 ? 0 : static_cast<std::int64_t>(array.shape(1))};
 }
 
 void save_link_split_of(const std::filesystem::path& path, const py::dict& split,

@@ -7,7 +7,6 @@
 #include "bulkgnn/sampler/epoch_plan.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <numeric>
 #include <span>
@@ -224,12 +223,10 @@ std::shared_ptr<const subgraph_batches> metis_clusters(csr_view graph,
   const auto key = clustering_key(graph, count, seed);
   const auto file = detail::kept_file(options.cache_dir, "cluster-gcn", key);
   std::vector<std::int32_t> cluster_of(static_cast<std::size_t>(graph.rows));
-  const std::size_t sizes[] = {cluster_of.size() * sizeof(std::int32_t)};
-  if (const auto kept = detail::read_kept(file, key, sizes)) {
-    std::memcpy(cluster_of.data(), kept->front().data(), sizes[0]);
-    if (std::ranges::all_of(cluster_of, [&](std::int32_t c) { return c >= 0 && c < count; }))
-      return std::make_shared<const vertex_clusters>(graph, std::move(cluster_of), count);
-  }
+  const std::span<std::byte> into[] = {std::as_writable_bytes(std::span(cluster_of))};
+  if (detail::read_kept(file, key, into) &&
+      std::ranges::all_of(cluster_of, [&](std::int32_t c) { return c >= 0 && c < count; }))
+    return std::make_shared<const vertex_clusters>(graph, std::move(cluster_of), count);
   cluster_of = distributed::metis_partition(graph, count, seed).owner;
   const std::span<const std::byte> arrays[] = {std::as_bytes(std::span(cluster_of))};
   detail::write_kept(file, key, arrays);

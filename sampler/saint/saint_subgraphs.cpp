@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <cstring>
 #include <span>
 
 namespace bulkgnn::sampler {
@@ -171,23 +170,18 @@ void saint_subgraphs::presample_or_read_kept() {
 }
 
 bool saint_subgraphs::read_kept(const std::filesystem::path& file, std::uint64_t key) {
-  const auto n = static_cast<std::size_t>(graph_.rows);
-  const auto m = static_cast<std::size_t>(graph_.nnz());
-  const std::size_t sizes[] = {sizeof(std::int64_t), n * sizeof(std::int64_t),
-                               m * sizeof(std::uint32_t)};
-  const auto kept = detail::read_kept(file, key, sizes);
-  if (!kept) return false;
   std::int64_t presampled = 0;
-  std::memcpy(&presampled, (*kept)[0].data(), sizes[0]);
-  std::vector<std::int64_t> vertex_counts(n);
-  std::memcpy(vertex_counts.data(), (*kept)[1].data(), sizes[1]);
-  std::vector<std::uint32_t> edge_counts(m);
-  std::memcpy(edge_counts.data(), (*kept)[2].data(), sizes[2]);
+  std::vector<std::int64_t> vertex_counts(static_cast<std::size_t>(graph_.rows));
+  std::vector<std::uint32_t> edge_counts(static_cast<std::size_t>(graph_.nnz()));
+  const std::span<std::byte> into[] = {std::as_writable_bytes(std::span(&presampled, 1)),
+                                       std::as_writable_bytes(std::span(vertex_counts)),
+                                       std::as_writable_bytes(std::span(edge_counts))};
   const auto at_most_presampled = [&](auto count) {
     const auto value = static_cast<std::int64_t>(count);
     return value >= 0 && value <= presampled;
   };
-  if (presampled <= 0 || !std::ranges::all_of(vertex_counts, at_most_presampled) ||
+  if (!detail::read_kept(file, key, into) || presampled <= 0 ||
+      !std::ranges::all_of(vertex_counts, at_most_presampled) ||
       !std::ranges::all_of(edge_counts, at_most_presampled))
     return false;
   presampled_ = presampled;

@@ -34,30 +34,25 @@ std::filesystem::path kept_file(const std::filesystem::path& cache_dir, std::str
   return cache_dir / fmt::format("{}-{:016x}.bin", what, key);
 }
 
-std::optional<std::vector<std::vector<std::byte>>> read_kept(const std::filesystem::path& file,
-                                                             std::uint64_t key,
-                                                             std::span<const std::size_t> sizes) {
+bool read_kept(const std::filesystem::path& file, std::uint64_t key,
+               std::span<const std::span<std::byte>> into) {
   std::ifstream in(file, std::ios::binary);
   char magic[sizeof kept_magic] = {};
   std::uint64_t found_key = 0;
   std::uint64_t count = 0;
   if (!in.read(magic, sizeof magic) || std::memcmp(magic, kept_magic, sizeof magic) != 0 ||
       !in.read(reinterpret_cast<char*>(&found_key), sizeof found_key) || found_key != key ||
-      !in.read(reinterpret_cast<char*>(&count), sizeof count) || count != sizes.size())
-    return std::nullopt;
-  for (const std::size_t size : sizes) {
+      !in.read(reinterpret_cast<char*>(&count), sizeof count) || count != into.size())
+    return false;
+  for (const auto& array : into) {
     std::uint64_t found = 0;
-    if (!in.read(reinterpret_cast<char*>(&found), sizeof found) || found != size)
-      return std::nullopt;
+    if (!in.read(reinterpret_cast<char*>(&found), sizeof found) || found != array.size())
+      return false;
   }
-  std::vector<std::vector<std::byte>> arrays;
-  for (const std::size_t size : sizes) {
-    auto& array = arrays.emplace_back(size);
-    if (!in.read(reinterpret_cast<char*>(array.data()), static_cast<std::streamsize>(size)))
-      return std::nullopt;
-  }
-  if (in.peek() != std::char_traits<char>::eof()) return std::nullopt;  // longer than written
-  return arrays;
+  for (const auto& array : into)
+    if (!in.read(reinterpret_cast<char*>(array.data()), static_cast<std::streamsize>(array.size())))
+      return false;
+  return in.peek() == std::char_traits<char>::eof();  // not longer than written
 }
 
 void write_kept(const std::filesystem::path& file, std::uint64_t key,

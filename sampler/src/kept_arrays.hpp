@@ -6,10 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <span>
 #include <string_view>
-#include <vector>
 
 // What a sampler prepares from the whole graph once (Cluster-GCN's METIS
 // clustering, GraphSAINT's presampled counts), kept in
@@ -28,11 +26,12 @@ namespace bulkgnn::sampler::detail {
 [[nodiscard]] std::filesystem::path kept_file(const std::filesystem::path& cache_dir,
                                               std::string_view what, std::uint64_t key);
 
-// The arrays kept in `file` under `key`, if it holds a whole set of exactly
-// these sizes; nullopt otherwise (never written, cut short, another key).
-// The caller checks the values.
-[[nodiscard]] std::optional<std::vector<std::vector<std::byte>>> read_kept(
-    const std::filesystem::path& file, std::uint64_t key, std::span<const std::size_t> sizes);
+// Fills `into` (each span exactly the size of its kept array) from `file`,
+// if it holds a whole set of exactly these sizes under `key`; false
+// otherwise (never written, cut short, another key), when `into` may be
+// partly overwritten. The caller checks the values.
+[[nodiscard]] bool read_kept(const std::filesystem::path& file, std::uint64_t key,
+                             std::span<const std::span<std::byte>> into);
 
 // Writes the arrays to a private temporary file beside `file` (mkstemp's:
 // readable by its owner only) and renames it into place, so that a reader
