@@ -108,6 +108,8 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"train_options.model_exec", "--device"},
     {"link_train_options.hits_k", "--hits-k"},
     {"link_train_options.ranking_negatives", "--ranking-negatives"},
+    {"train_options.node_embedding", "--node-embedding"},
+    {"model_config.embedding_rows", "--node-embedding"},
     {"link_split_options.valid_fraction", "--link-split"},
     {"link_split_options.test_fraction", "--link-split"},
     {"link_split_options.negatives_per_positive", "--split-negatives"},

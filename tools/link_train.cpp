@@ -94,9 +94,14 @@ void run_link_train(const link_train_config& c) {
                   c.data);
   const auto ds = trainer::whole_dataset(*data.whole);
   // Refused before the split, which takes a while on a large graph.
-  BULKGNN_EXPECTS(ds.feature_dim > 0,
-                  "{}: the dataset has no node features, which --task link trains on so far",
+  BULKGNN_EXPECTS(ds.feature_dim > 0 || options.node_embedding > 0,
+                  "{}: the dataset has no node features; learn an input embedding per vertex "
+                  "instead (--node-embedding 64, say)",
                   ds.name);
+  BULKGNN_EXPECTS(ds.feature_dim == 0 || options.node_embedding == 0,
+                  "--node-embedding: {} has {} node features, which the model reads; learned "
+                  "embeddings replace features only on a dataset without them",
+                  ds.name, ds.feature_dim);
   std::optional<session::run_session> session_holder;
   start_session(session_holder, data, c.distribution, false, c.shared);
   session::training_ranks ranks(*session_holder, trainer::model_executor(options));
@@ -112,9 +117,13 @@ void run_link_train(const link_train_config& c) {
                   c.split_dir);
   if (rank_zero) {
     fmt::print(
-        "{}: {} vertices, {} edges, {} features; link prediction, {} head, {} sampler, "
+        "{}: {} vertices, {} edges, {}; link prediction, {} head, {} sampler, "
         "fanouts {}{}\n",
-        ds.name, ds.num_nodes, ds.num_edges, ds.feature_dim,
+        ds.name, ds.num_nodes, ds.num_edges,
+        options.node_embedding > 0
+            ? fmt::format("no features: a learned {}-wide embedding per vertex",
+                          options.node_embedding)
+            : fmt::format("{} features", ds.feature_dim),
         trainer::link_head_name(c.plan.scoring.head),
         sampler::find_sampler(options.sampling.kind).name, fmt::join(options.sampling.fanouts, ","),
         session::world_size() > 1

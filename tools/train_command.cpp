@@ -83,6 +83,7 @@ struct train_config {
   std::string exclude = "reverse";
   std::int64_t hits_k = 50;
   std::int64_t ranking_negatives = 100;
+  std::int64_t node_embedding = 0;
 };
 
 // --gemm: unset leaves the choice to the model (fast on a GPU, exact on the cpu).
@@ -138,7 +139,8 @@ std::vector<session::setting> shared_settings(const train_config& c) {
       {"--strict-negatives", c.strict_negatives ? "yes" : "no"},
       {"--exclude", c.exclude},
       {"--hits-k", std::to_string(c.hits_k)},
-      {"--ranking-negatives", std::to_string(c.ranking_negatives)}};
+      {"--ranking-negatives", std::to_string(c.ranking_negatives)},
+      {"--node-embedding", std::to_string(c.node_embedding)}};
   for (auto& s : sampler_settings(c.sampler)) settings.push_back(std::move(s));
   return settings;
 }
@@ -376,10 +378,10 @@ full_batch_config full_batch_config_from(const train_config& c, const CLI::App& 
 
 // The options of --task link, refused with --task node so that a run never
 // silently ignores what it was asked.
-constexpr std::array<const char*, 11> link_only_options{
-    "--link-head", "--link-split", "--split-negatives",  "--link-split-dir",
-    "--neg-ratio", "--neg-mode",   "--neg-distribution", "--strict-negatives",
-    "--exclude",   "--hits-k",     "--ranking-negatives"};
+constexpr std::array<const char*, 12> link_only_options{
+    "--link-head", "--link-split", "--split-negatives",   "--link-split-dir",
+    "--neg-ratio", "--neg-mode",   "--neg-distribution",  "--strict-negatives",
+    "--exclude",   "--hits-k",     "--ranking-negatives", "--node-embedding"};
 
 // What link training does not take: a node split, full-batch, another
 // evaluation than the full graph's.
@@ -396,6 +398,7 @@ link_train_config link_train_config_from(const train_config& c, const CLI::App& 
   l.data = c.data;
   l.options = options_from(c);
   l.options.quiet = c.quiet;
+  l.options.node_embedding = c.node_embedding;
   for (const char* option : {"--link-split", "--split-negatives"})
     BULKGNN_EXPECTS(c.link_split_dir.empty() || cmd.count(option) == 0,
                     "{} makes a random link split; --link-split-dir reads a stored one: give "
@@ -561,6 +564,10 @@ void add_link_options(CLI::App& cmd, train_config& c) {
                  "MRR (drawn once; none an edge)")
       ->capture_default_str()
       ->check(integer_in(1, 100000));
+  cmd.add_option("--node-embedding", c.node_embedding,
+                 "--task link on a dataset without node features: learn an input embedding of "
+                 "this width per vertex (torch.nn.Embedding), trained with the model")
+      ->check(integer_in(1, 65536));
 }
 
 }  // namespace

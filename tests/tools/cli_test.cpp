@@ -549,12 +549,24 @@ TEST(Cli, TrainNeedsFeaturesAndLabels) {
   const auto r = run("train --quiet " + dir.string() + " --fanouts 5,5 --epochs 1");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("features"), std::string::npos) << r.output;
-  // Link prediction needs no labels, but features, and says so before splitting.
+  // Link prediction needs no labels, but features or a learned embedding,
+  // and says so before splitting.
   const auto link = run("train --quiet " + dir.string() + " --task link --fanouts 5,5 --epochs 1");
   EXPECT_NE(link.exit_code, 0);
-  EXPECT_NE(link.output.find("no node features, which --task link trains on"), std::string::npos)
+  EXPECT_NE(link.output.find("no node features; learn an input embedding per vertex instead "
+                             "(--node-embedding"),
+            std::string::npos)
       << link.output;
   EXPECT_EQ(link.output.find("random link split"), std::string::npos) << link.output;
+  const auto embedded = run("train " + dir.string() +
+                            " --task link --fanouts 5,5 --epochs 1 --hits-k 10 --node-embedding 8");
+  EXPECT_EQ(embedded.exit_code, 0) << embedded.output;
+  EXPECT_NE(embedded.output.find("no features: a learned 8-wide embedding per vertex"),
+            std::string::npos)
+      << embedded.output;
+  const auto node = run("train --quiet " + dir.string() + " --fanouts 5,5 --node-embedding 8");
+  EXPECT_NE(node.output.find("--node-embedding applies to --task link"), std::string::npos)
+      << node.output;
   const auto with_features = scratch("rmat-features-unlabelled");
   ASSERT_EQ(
       run("generate rmat --quiet --scale 8 --edge-factor 4 --features 8 " + with_features.string())
@@ -563,6 +575,11 @@ TEST(Cli, TrainNeedsFeaturesAndLabels) {
   const auto unlabelled = run("train --quiet " + with_features.string() +
                               " --task link --fanouts 5,5 --epochs 1 --hits-k 10");
   EXPECT_EQ(unlabelled.exit_code, 0) << unlabelled.output;
+  const auto both = run("train --quiet " + with_features.string() +
+                        " --task link --fanouts 5,5 --epochs 1 --node-embedding 8");
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.output.find("has 8 node features, which the model reads"), std::string::npos)
+      << both.output;
 }
 
 TEST(Cli, MissingDataDirectoryIsAClearError) {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <random>
 
 #include "bulkgnn/trainer/model.hpp"
@@ -146,6 +148,49 @@ TEST(GradientCheck, RejectsOneWrongEntry) {
   const auto results = fixture.check(gradients, input_gradient);
   for (std::size_t t = 0; t < results.size(); ++t)
     EXPECT_EQ(results[t].second.failed, t == 2 ? 1 : 0) << results[t].first;
+}
+
+// A learned input embedding: the rows a minibatch reads get the loss's
+// gradient, every other row exactly zero.
+TEST(GradientCheck, EmbeddingRowsMatchCentralDifferences) {
+  constexpr std::int64_t rows = 50;
+  std::mt19937_64 gen(3);
+  gnn_model model({.kind = layer_kind::sage,
+                   .in_features = 6,
+                   .hidden = 8,
+                   .num_classes = 4,
+                   .layers = 2,
+                   .dropout = 0.4f,
+                   .embedding_rows = rows},
+                  3);
+  const auto blocks = testing::random_blocks(gen, {24, 12, 5}, layer_kind::sage);
+  std::vector<vertex_t> ids(rows);
+  std::iota(ids.begin(), ids.end(), 0);
+  std::ranges::shuffle(ids, gen);
+  ids.resize(24);
+  const auto weights = testing::random_matrix(gen, 5, 4);
+  const kernels::dropout_key key{5, 6, 7};
+  const auto loss = [&] {
+    return testing::projection(model.forward_embedded(blocks, ids, key), weights);
+  };
+  model.forward_embedded(blocks, ids, key);
+  model.backward(weights.view());
+  const std::vector<float> gradients(model.gradients().begin(), model.gradients().end());
+  const auto& table = model.tensors().back();
+  ASSERT_EQ(table.name, "embedding.weight");
+  std::vector<std::size_t> indices(table.size());
+  std::iota(indices.begin(), indices.end(), table.offset);
+  const auto check = testing::check_gradient(model.parameters(), gradients, indices, loss);
+  testing::expect_gradient_matches(check, table.name);
+  EXPECT_EQ(check.checked, static_cast<int>(table.size()));
+  std::vector<bool> read(rows, false);
+  for (const vertex_t v : ids) read[static_cast<std::size_t>(v)] = true;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    if (read[static_cast<std::size_t>(r)]) continue;
+    for (std::int64_t c = 0; c < 6; ++c)
+      EXPECT_EQ(gradients[table.offset + static_cast<std::size_t>(r * 6 + c)], 0.0f)
+          << "row " << r << " is not an input";
+  }
 }
 
 }  // namespace

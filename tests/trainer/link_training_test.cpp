@@ -200,6 +200,102 @@ TEST(link_training, stored_negative_targets_are_what_mrr_and_hits_rank_against) 
   EXPECT_NE(refusal(short_one, 3).find("negative targets are not 4 for each"), std::string::npos);
 }
 
+// The CSBM without its features: only a learned embedding per vertex tells
+// the vertices apart.
+training_data without_features(const data::dataset& ds) {
+  auto data = whole_dataset(ds);
+  data.features = {};
+  data.feature_dim = 0;
+  return data;
+}
+
+TEST(link_training, learned_embeddings_rank_the_held_out_links_of_a_graph_without_features) {
+  const link_fixture f;
+  auto o = link_options();
+  // Each vertex has a handful of training edges to learn its row from:
+  // slower than features, so more epochs at a higher rate.
+  o.epochs = 20;
+  o.loading.max_minibatches = 0;
+  o.node_embedding = 16;
+  o.optimizer.lr = 0.03f;
+  o.model.dropout = 0.0f;
+  const auto ds = without_features(f.ds);
+  const auto result = session::train_links(ds, f.split, o, plan_with(link_head_kind::dot));
+  const auto& first = result.epochs.front();
+  const auto& last = result.epochs.back();
+  EXPECT_LT(last.loss, first.loss);
+  ASSERT_TRUE(last.valid_mrr && last.test_mrr);
+  // Random ranking among 20 tails gives H(21)/21 ≈ 0.17 (about 0.01 of
+  // noise over the held-out positives); the edges follow the CSBM's
+  // classes, which the embeddings learn from the edges alone (0.26 here).
+  EXPECT_GT(*last.valid_mrr, 0.22);
+  EXPECT_GT(*last.test_mrr, 0.22);
+  EXPECT_EQ(result.config.at("node_embedding"), 16);
+  EXPECT_EQ(result.config.at("in_features"), 16);
+  EXPECT_GT(result.parameters.size(), static_cast<std::size_t>(ds.num_nodes * 16));
+}
+
+TEST(link_training, learned_embeddings_train_alike_for_any_thread_count_bulk_and_resume) {
+  const link_fixture f;
+  const auto ds = without_features(f.ds);
+  const auto plan = plan_with(link_head_kind::mlp);
+  auto o = link_options();
+  o.epochs = 2;
+  o.node_embedding = 8;
+  std::vector<float> one_thread;
+  {
+    const thread_limit limit(1);
+    one_thread = session::train_links(ds, f.split, o, plan).parameters;
+  }
+  o.loading.bulk = 1;
+  o.loading.ready_queue = 1;
+  EXPECT_TRUE(bitwise_equal(one_thread, session::train_links(ds, f.split, o, plan).parameters));
+
+  o.checkpoint_dir = f.dir / "interrupted";
+  o.epochs = 1;
+  std::ignore = session::train_links(ds, f.split, o, plan);
+  o.epochs = 2;
+  o.resume = true;
+  EXPECT_TRUE(bitwise_equal(one_thread, session::train_links(ds, f.split, o, plan).parameters));
+  // Another width is another run.
+  o.node_embedding = 4;
+  EXPECT_THROW(std::ignore = session::train_links(ds, f.split, o, plan), option_error);
+}
+
+TEST(link_training, learned_embeddings_are_refused_where_they_would_mean_nothing) {
+  const link_fixture f;
+  const auto message = [](const auto& run) {
+    try {
+      run();
+      return std::string("accepted");
+    } catch (const option_error& e) {
+      return std::string(e.what());
+    }
+  };
+  const auto plan = plan_with(link_head_kind::dot);
+  auto o = link_options();
+  o.epochs = 1;
+  EXPECT_NE(message([&] {
+              std::ignore = session::train_links(without_features(f.ds), f.split, o, plan);
+            }).find("train_options.node_embedding"),
+            std::string::npos)
+      << "a graph without features names the option that trains on it";
+  o.node_embedding = 8;
+  EXPECT_NE(message([&] {
+              std::ignore = session::train_links(whole_dataset(f.ds), f.split, o, plan);
+            }).find("has 16 node features"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              std::ignore = session::train(f.ds, o);
+            }).find("train_options.node_embedding: node classification"),
+            std::string::npos);
+  o.node_embedding = -1;
+  EXPECT_NE(message([&] {
+              std::ignore = session::train_links(without_features(f.ds), f.split, o, plan);
+            }).find("train_options.node_embedding must be in"),
+            std::string::npos);
+}
+
 TEST(link_training, epoch_records_name_the_link_metrics) {
   epoch_record r;
   r.hits_k = 50;

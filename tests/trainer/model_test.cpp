@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <random>
 
 #include "bulkgnn/core/error.hpp"
@@ -150,6 +152,85 @@ TEST(GnnModel, SameSeedGivesIdenticalParameters) {
   const gnn_model a(config, 11), b(config, 11), c(config, 12);
   EXPECT_TRUE(std::ranges::equal(a.parameters(), b.parameters()));
   EXPECT_FALSE(std::ranges::equal(a.parameters(), c.parameters()));
+}
+
+// torch.nn.Embedding's N(0, 1), after the layers, which keep the values a
+// model without a table draws.
+TEST(GnnModel, EmbeddingTableIsStandardNormalAfterUnchangedLayers) {
+  const model_config plain{
+      .kind = layer_kind::sage, .in_features = 16, .hidden = 8, .num_classes = 3};
+  auto with_table = plain;
+  with_table.embedding_rows = 1000;
+  const gnn_model a(plain, 4), b(with_table, 4);
+  ASSERT_EQ(b.tensors().size(), a.tensors().size() + 1);
+  const auto& table = b.tensors().back();
+  EXPECT_EQ(table.name, "embedding.weight");
+  EXPECT_EQ(table.rows, 1000);
+  EXPECT_EQ(table.cols, 16);
+  EXPECT_EQ(table.offset, a.parameters().size());
+  EXPECT_TRUE(std::ranges::equal(a.parameters(), b.parameters().first(a.parameters().size())));
+  const auto values = b.embedding().data;
+  ASSERT_EQ(values.size(), 16000u);
+  double sum = 0;
+  double squares = 0;
+  for (const float v : values) {
+    sum += v;
+    squares += static_cast<double>(v) * v;
+  }
+  const auto n = static_cast<double>(values.size());
+  // Standard errors: 1/√n for the mean, √(2/n) for the variance; 5 of them.
+  EXPECT_NEAR(sum / n, 0.0, 5.0 / std::sqrt(n));
+  EXPECT_NEAR(squares / n - (sum / n) * (sum / n), 1.0, 5.0 * std::sqrt(2.0 / n));
+}
+
+// forward_embedded is forward over the table's rows, on every back end, and
+// its gradient places the input gradient at those rows.
+TEST(GnnModel, ForwardEmbeddedIsForwardOverTheTablesRows) {
+  std::mt19937_64 gen(6);
+  const auto p = random_problem(gen, layer_kind::sage, {30, 14, 6}, 5);
+  std::vector<vertex_t> ids(30);
+  std::iota(ids.begin(), ids.end(), 10);
+  std::ranges::shuffle(ids, gen);
+  const model_config config{.kind = layer_kind::sage,
+                            .in_features = 5,
+                            .hidden = 7,
+                            .num_classes = 2,
+                            .embedding_rows = 45};
+  const matrix grad = testing::random_matrix(gen, 6, 2);
+  std::vector<float> first_gradients;
+  for (const auto kind : {backend::cpu, backend::reference}) {
+    gnn_model model(config, 9, executor{kind});
+    const auto table = model.embedding();
+    matrix rows(30, 5);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      std::ranges::copy(table.row(ids[i]), rows.view().row(static_cast<std::int64_t>(i)).begin());
+    const std::vector<float> expected = [&] {
+      const auto logits = model.forward(p.blocks, rows.view(), std::nullopt);
+      return std::vector<float>(logits.data.begin(), logits.data.end());
+    }();
+    model.backward(grad.view(), true);
+    const std::vector<float> input_gradient(model.input_gradient().data.begin(),
+                                            model.input_gradient().data.end());
+    const auto logits = model.forward_embedded(p.blocks, ids, std::nullopt);
+    EXPECT_TRUE(std::ranges::equal(logits.data, expected)) << backend_name(kind);
+    model.backward(grad.view());
+    const auto& slot = model.tensors().back();
+    const auto gradients = model.gradients().subspan(slot.offset, slot.size());
+    std::vector<float> placed(slot.size(), 0.0f);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      std::copy_n(input_gradient.begin() + static_cast<std::ptrdiff_t>(i * 5), 5,
+                  placed.begin() + static_cast<std::ptrdiff_t>(ids[i] * 5));
+    EXPECT_TRUE(std::ranges::equal(gradients, placed)) << backend_name(kind);
+    if (first_gradients.empty())
+      first_gradients.assign(model.gradients().begin(), model.gradients().end());
+    else
+      EXPECT_TRUE(std::ranges::equal(model.gradients(), first_gradients)) << "cpu = reference";
+  }
+  gnn_model without({.in_features = 5, .hidden = 7, .num_classes = 2}, 9);
+  EXPECT_THROW(without.forward_embedded(p.blocks, ids, std::nullopt), option_error);
+  gnn_model model(config, 9);
+  EXPECT_THROW(model.forward_embedded(p.blocks, std::span(ids).first(29), std::nullopt),
+               option_error);
 }
 
 TEST(GnnModel, PredictFullGraphEqualsForwardOnTheFullGraphBlockPerLayer) {

@@ -252,10 +252,13 @@ class link_run {
                                  std::vector<float>& grad) {
     const executor& exec = state_.model.exec();
     const detail::placed_minibatch placed(exec, mb, config_.kind, true);
-    const auto z = state_.model.forward(
-        placed.blocks, placed.features.view(),
-        kernels::dropout_key{options_.sampling.seed, epoch,
-                             static_cast<std::uint32_t>(mb.batch.index), placed.row_ids.span()});
+    const kernels::dropout_key dropout{options_.sampling.seed, epoch,
+                                       static_cast<std::uint32_t>(mb.batch.index),
+                                       placed.row_ids.span()};
+    const auto z =
+        config_.embedding_rows > 0
+            ? state_.model.forward_embedded(placed.blocks, placed.row_ids.span(), dropout)
+            : state_.model.forward(placed.blocks, placed.features.view(), dropout);
     const auto pairs = pairs_of(*mb.link);
     const auto scores = state_.head->forward(z, {pairs.source, pairs.target});
     grad.resize(scores.size());
@@ -273,7 +276,8 @@ class link_run {
   void evaluate(epoch_record& r) {
     const stopwatch watch;
     std::optional<matrix> normalized;
-    dense_view<const float> features = ds_.features;
+    dense_view<const float> features =
+        config_.embedding_rows > 0 ? state_.model.embedding() : ds_.features;
     if (normalizer() != nullptr) {
       normalized = detail::normalized_copy(features, *normalizer());
       features = normalized->view();

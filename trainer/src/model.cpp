@@ -5,6 +5,7 @@
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/kernels/bias.hpp"
 #include "bulkgnn/kernels/elementwise.hpp"
+#include "bulkgnn/kernels/spmm.hpp"
 #include "bulkgnn/trainer/layer_table.hpp"
 
 #include <cmath>
@@ -41,6 +42,8 @@ void validate(const model_config& config) {
                   config.in_features);
   BULKGNN_EXPECTS(config.num_classes >= 1, "model: {} classes, need at least 1",
                   config.num_classes);
+  BULKGNN_EXPECTS(config.embedding_rows >= 0, "model_config.embedding_rows: {} is negative",
+                  config.embedding_rows);
 }
 
 gnn_model::gnn_model(const model_config& config, std::uint32_t seed, executor exec)
@@ -67,6 +70,11 @@ gnn_model::gnn_model(const model_config& config, std::uint32_t seed, executor ex
     count = add_tensor(prefix + std::string(layer.bias_name), 1, slot.out);
     slots_.push_back(slot);
   }
+  if (config_.embedding_rows > 0) {
+    embedding_offset_ = count;
+    count = add_tensor("embedding.weight", config_.embedding_rows, config_.in_features);
+    embedded_ = matrix(0, 0, exec_.memory());
+  }
   gradients_ = buffer<float>(count, exec_.memory());
   kernels::fill(exec_, gradients_, 0.0f);
   for (std::size_t l = 0; l < slots_.size(); ++l) buffers_.emplace_back(exec_.memory());
@@ -79,15 +87,20 @@ std::size_t gnn_model::add_tensor(std::string name, std::int64_t rows, std::int6
   return offset + tensors_.back().size();
 }
 
-// Drawn on the host, so every back end starts from the same weights.
+// Drawn on the host, so every back end starts from the same weights. The
+// embedding table is N(0, 1), as torch.nn.Embedding's.
 void gnn_model::initialise(std::uint32_t seed, std::size_t count) {
   std::vector<float> initial(count);
   const std::size_t per_layer = has_root_weight(config_) ? 3 : 2;
   for (std::size_t i = 0; i < tensors_.size(); ++i) {
-    const double bound = 1.0 / std::sqrt(static_cast<double>(slots_[i / per_layer].in));
     philox_stream stream(
         rng_key{seed, 0xFFFFFFFFu, no_minibatch, static_cast<std::uint32_t>(i), 0});
     const auto values = std::span(initial).subspan(tensors_[i].offset, tensors_[i].size());
+    if (config_.embedding_rows > 0 && i + 1 == tensors_.size()) {
+      for (float& v : values) v = static_cast<float>(stream.normal());
+      continue;
+    }
+    const double bound = 1.0 / std::sqrt(static_cast<double>(slots_[i / per_layer].in));
     for (float& v : values) v = static_cast<float>((2.0 * stream.uniform_open01() - 1.0) * bound);
   }
   parameters_ = copy_to(std::span<const float>(initial), exec_.memory());
@@ -164,6 +177,7 @@ dense_view<const float> gnn_model::forward(std::span<const aggregation_block> bl
   check_blocks(blocks, features, false);
   blocks_ = blocks;
   features_ = features;
+  embedded_ids_ = {};
   dropped_ = dropout.has_value() && config_.dropout > 0.0f;
   input_gradient_ready_ = false;
   dense_view<const float> x = features;
@@ -175,6 +189,35 @@ dense_view<const float> gnn_model::forward(std::span<const aggregation_block> bl
     x = buffers.output.view();
   }
   return x;
+}
+
+dense_view<const float> gnn_model::forward_embedded(std::span<const aggregation_block> blocks,
+                                                    std::span<const vertex_t> input_ids,
+                                                    std::optional<kernels::dropout_key> dropout) {
+  BULKGNN_EXPECTS(config_.embedding_rows > 0,
+                  "gnn_model::forward_embedded: the model has no embedding table "
+                  "(model_config.embedding_rows is 0)");
+  BULKGNN_EXPECTS(
+      !blocks.empty() && static_cast<std::int64_t>(input_ids.size()) == blocks.front().forward.cols,
+      "gnn_model::forward_embedded: {} input ids for block 0's {} sources", input_ids.size(),
+      blocks.empty() ? 0 : blocks.front().forward.cols);
+  embedded_.reshape(static_cast<std::int64_t>(input_ids.size()), config_.in_features);
+  kernels::gather_dense_rows(exec_, embedding(), input_ids, embedded_.view());
+  const auto logits = forward(blocks, embedded_.view(), dropout);
+  embedded_ids_ = input_ids;
+  return logits;
+}
+
+dense_view<const float> gnn_model::embedding() const {
+  return weight(embedding_offset_, config_.embedding_rows, config_.in_features);
+}
+
+void gnn_model::embedding_gradient() {
+  const auto table =
+      weight_gradient(embedding_offset_, config_.embedding_rows, config_.in_features);
+  kernels::fill(exec_, table.data, 0.0f);
+  if (!embedded_ids_.empty())
+    kernels::scatter_dense_rows(exec_, input_gradient(), embedded_ids_, 1.0f, table);
 }
 
 aggregation& gnn_model::aggregator() const {
@@ -249,6 +292,7 @@ void gnn_model::backward(dense_view<const float> grad_logits, bool with_input_gr
   BULKGNN_EXPECTS(grad_logits.rows == logits.rows() && grad_logits.cols == logits.cols(),
                   "gnn_model::backward: gradient is {}x{} but the logits are {}x{}",
                   grad_logits.rows, grad_logits.cols, logits.rows(), logits.cols());
+  with_input_gradient = with_input_gradient || !embedded_ids_.empty();
   dense_view<const float> grad = grad_logits;
   for (int l = config_.layers - 1; l >= 0; --l) {
     const auto x = l == 0 ? features_ : buffers_[l - 1].output.view();
@@ -262,6 +306,7 @@ void gnn_model::backward(dense_view<const float> grad_logits, bool with_input_gr
     grad = grad_input.view();
   }
   input_gradient_ready_ = with_input_gradient;
+  if (config_.embedding_rows > 0) embedding_gradient();
 }
 
 void gnn_model::parameter_gradients(int l, dense_view<const float> x,

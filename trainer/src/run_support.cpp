@@ -45,6 +45,8 @@ nlohmann::json fingerprint_of(const training_data& ds, const train_options& o,
       {"lr", as_typed(o.optimizer.lr)},
       {"weight_decay", as_typed(o.optimizer.weight_decay)},
       {"normalize_features", loader::feature_normalization_name(o.normalize_features)}};
+  // Only where there is one, so that earlier checkpoints still resume.
+  if (o.node_embedding > 0) print["node_embedding"] = o.node_embedding;
   // A sampler's own parameters, defaults filled in (a sampler without any
   // adds nothing, so its earlier checkpoints still resume).
   const auto& entry = sampler::find_sampler(o.sampling.kind);
@@ -75,10 +77,25 @@ epoch_record record_of(std::uint32_t epoch, std::span<double, 3> sums, std::int6
 }
 
 model_config model_of(const training_data& ds, const train_options& o, std::int64_t outputs) {
-  BULKGNN_EXPECTS(ds.feature_dim > 0, "{}: the dataset has no node features to train on", ds.name);
   auto config = o.model;
   config.kind = layer_for(o);
-  config.in_features = ds.feature_dim;
+  if (o.node_embedding > 0) {
+    BULKGNN_EXPECTS(ds.feature_dim == 0,
+                    "train_options.node_embedding: {} has {} node features, which the model reads; "
+                    "learned embeddings replace features only on a dataset without them",
+                    ds.name, ds.feature_dim);
+    BULKGNN_EXPECTS(o.normalize_features == loader::feature_normalization::none,
+                    "train_options.normalize_features: a learned embedding has no feature rows "
+                    "to normalise");
+    config.in_features = o.node_embedding;
+    config.embedding_rows = ds.num_nodes;
+  } else {
+    BULKGNN_EXPECTS(ds.feature_dim > 0,
+                    "{}: the dataset has no node features to train on (learn an embedding per "
+                    "vertex instead: train_options.node_embedding)",
+                    ds.name);
+    config.in_features = ds.feature_dim;
+  }
   config.num_classes = outputs;
   BULKGNN_EXPECTS(sampler::block_count(o.sampling) == config.layers,
                   "the {} sampler's minibatches hold {} blocks but model_config.layers is {}; "

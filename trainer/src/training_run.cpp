@@ -32,10 +32,17 @@ using detail::epoch_measurement;
 using detail::fingerprint_of;
 using detail::run_with_checkpoints;
 
+// Widths beyond any embedding a graph model learns; it keeps the table's
+// size (vertices × width) from overflowing on a typo.
+constexpr std::int64_t max_node_embedding = 65536;
+
 // The model a run over `ds` trains: its layers, sizes from the dataset.
 model_config model_for(const training_data& ds, const train_options& o) {
   BULKGNN_EXPECTS(ds.num_classes > 0 && !ds.labels.empty(),
                   "{}: the dataset has no labels to train on", ds.name);
+  BULKGNN_EXPECTS(o.node_embedding == 0,
+                  "train_options.node_embedding: node classification trains on the dataset's "
+                  "features so far; learned embeddings serve link prediction");
   return detail::model_of(ds, o, ds.num_classes);
 }
 
@@ -143,6 +150,9 @@ void validate(const train_options& o) {
                   "train_options.epochs must be in [1, 2^30), got {}", o.epochs);
   BULKGNN_EXPECTS(o.eval_every >= 0,
                   "train_options.eval_every must be 0 (never) or positive, got {}", o.eval_every);
+  BULKGNN_EXPECTS(o.node_embedding >= 0 && o.node_embedding <= max_node_embedding,
+                  "train_options.node_embedding must be in [0, {}], got {}", max_node_embedding,
+                  o.node_embedding);
   BULKGNN_EXPECTS(o.eval_piece_rows >= 0,
                   "train_options.eval_piece_rows must be 0 (automatic) or positive, got {}",
                   o.eval_piece_rows);

@@ -48,6 +48,10 @@ struct model_config {
   // (cuBLAS) on a GPU, exact on the cpu. Runs compared bit for bit with
   // another back end ask for exact.
   std::optional<kernels::gemm_mode> gemm = std::nullopt;
+  // Learnable input rows (torch.nn.Embedding), for graphs without node
+  // features: > 0 gives the model a table of embedding_rows × in_features,
+  // trained with the layers, whose rows forward_embedded() takes as input.
+  std::int64_t embedding_rows = 0;
 };
 
 // option_error naming the option (--layers, --hidden, --dropout in [0, 1)).
@@ -67,7 +71,8 @@ struct parameter_tensor {
 };
 
 // A stack of sage or gcn layers as PyG's BasicGNN builds it: ReLU then
-// dropout between layers, nothing after the last. Parameters live in one flat
+// dropout between layers, nothing after the last; optionally a learnable
+// embedding table as the input (torch.nn.Embedding). Parameters live in one flat
 // vector (gradients in another of the same layout) so that the optimiser and
 // checkpoints handle a single span. Same seed and inputs give bit-identical
 // outputs and gradients for any thread count.
@@ -87,10 +92,23 @@ class gnn_model {
                                   dense_view<const float> features,
                                   std::optional<kernels::dropout_key> dropout);
 
+  // forward() over rows `input_ids` of the embedding table (a model with
+  // config.embedding_rows > 0): input_ids has blocks[0].forward.cols ids in
+  // the executor's memory, each once, and must stay alive until backward().
+  // backward() then also gives the table's gradient: dLoss/dinput at those
+  // rows, zero at every other.
+  dense_view<const float> forward_embedded(std::span<const aggregation_block> blocks,
+                                           std::span<const vertex_t> input_ids,
+                                           std::optional<kernels::dropout_key> dropout);
+
+  // The embedding table (embedding_rows × in_features), in the executor's
+  // memory: the features of full-graph inference. Empty without one.
+  [[nodiscard]] dense_view<const float> embedding() const;
+
   // Backward of the last forward given dLoss/dlogits; overwrites
   // gradients(). Needs blocks built with_backward. dLoss/dfeatures costs a
   // sparse product over the largest block, so it is computed only on request
-  // (see input_gradient()).
+  // (see input_gradient()) or where the features are embedding rows.
   void backward(dense_view<const float> grad_logits, bool with_input_gradient = false);
 
   // dLoss/dfeatures of the last backward run with_input_gradient.
@@ -203,9 +221,19 @@ class gnn_model {
   };
   mutable std::vector<pending_gemm> pending_gemms_;
 
+  // The embedding table's gradient from the last forward's input gradient.
+  void embedding_gradient();
+
+  // Where the embedding table starts in the flat vectors (it is the last
+  // tensor, so the layers' tensors and their initial values are those of a
+  // model without one).
+  std::size_t embedding_offset_ = 0;
+  matrix embedded_;  // the embedding rows of the last forward_embedded
+
   // The last forward's inputs, for backward.
   std::span<const aggregation_block> blocks_;
   dense_view<const float> features_;
+  std::span<const vertex_t> embedded_ids_;  // empty: the last forward took features
   bool dropped_ = false;
   bool input_gradient_ready_ = false;
 };

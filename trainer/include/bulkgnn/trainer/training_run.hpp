@@ -43,6 +43,10 @@ struct train_options {
   adam_options optimizer;
   // Applied to feature rows as they are read, in training and in evaluation.
   loader::feature_normalization normalize_features = loader::feature_normalization::none;
+  // > 0: the model learns an input embedding of this width per vertex
+  // (model_config.embedding_rows) in place of node features, for a dataset
+  // without any. Link prediction only so far.
+  std::int64_t node_embedding = 0;
   std::int64_t epochs = 20;
   std::int64_t eval_every = 1;  // 0: never evaluate
   evaluation eval = evaluation::full;
