@@ -25,7 +25,9 @@ minibatch with as many uniform negatives, fanouts 10,10, shuffled; 2 threads for
           and by PyG's LinkNeighborLoader, --seeds seeds, each its own split; test Hits@50
           against the split's fixed negatives and MRR against 100 corrupted tails of each
           positive (bulkgnn.hits_at_k and mean_reciprocal_rank, OGB's definitions), at the
-          epoch of the best valid Hits@50.
+          epoch of the best valid Hits@50. A dataset without node features (soc-slashdot0902)
+          trains a torch.nn.Embedding of EMBEDDING columns as the input, rows read by each
+          batch's n_id, as `bulkgnn train --node-embedding` does.
 """
 
 import statistics
@@ -40,20 +42,27 @@ from alternating import (alternate, consume_bulkgnn_as_pyg, consume_pyg, loader_
 
 FANOUTS = [10, 10]
 BATCH = 512
+EMBEDDING = 64  # input width learnt for a dataset without features
+
+
+def edge_index_of(csr, num_nodes):
+    """An in-neighbour CSR (row v lists v's sources) as PyG's edge_index."""
+    indptr, indices = (np.asarray(a) for a in csr)
+    targets = np.repeat(np.arange(num_nodes, dtype=np.int64), np.diff(indptr))
+    return np.stack([np.asarray(indices, dtype=np.int64), targets])
 
 
 def split_of(ds, seed):
-    """The split and the training graph as edge_index (both directions), PyG's layout."""
+    """The split and the training graph as edge_index (both directions of an undirected
+    graph's edges), PyG's layout."""
     split = bulkgnn.random_link_split(ds, seed=seed)
     indptr, indices = (np.asarray(a) for a in split["train_graph"])
-    targets = np.repeat(np.arange(ds.num_nodes, dtype=np.int64), np.diff(indptr))
-    graph = np.stack([np.asarray(indices, dtype=np.int64), targets])
-    return split, (np.asarray(indptr), np.asarray(indices)), graph
+    return split, (indptr, indices), edge_index_of(split["train_graph"], ds.num_nodes)
 
 
 def bulkgnn_loader(ds, train_csr, train_edges, seed, exclude):
     train_ds = bulkgnn.Dataset.from_arrays(indptr=train_csr[0], indices=train_csr[1],
-                                           features=np.asarray(ds.features))
+                                           num_nodes=ds.num_nodes, features=ds.features)
     return bulkgnn.LinkNeighborLoader(train_ds, num_neighbors=FANOUTS,
                                       edge_label_index=train_edges, neg_sampling_ratio=1.0,
                                       batch_size=BATCH, shuffle=True, exclude=exclude,
@@ -63,8 +72,8 @@ def bulkgnn_loader(ds, train_csr, train_edges, seed, exclude):
 def pyg_loader(ds, graph, train_edges, workers):
     from torch_geometric.data import Data
     from torch_geometric.loader import LinkNeighborLoader
-    data = Data(x=torch.from_numpy(np.asarray(ds.features)),
-                edge_index=torch.from_numpy(graph), num_nodes=ds.num_nodes)
+    x = None if ds.features is None else torch.from_numpy(np.asarray(ds.features))
+    data = Data(x=x, edge_index=torch.from_numpy(graph), num_nodes=ds.num_nodes)
     return LinkNeighborLoader(data, num_neighbors=FANOUTS,
                               edge_label_index=torch.from_numpy(train_edges.astype(np.int64)),
                               neg_sampling_ratio=1.0, batch_size=BATCH, shuffle=True,
@@ -125,10 +134,19 @@ def measure_loaders(path, args):
 
 
 class Model(torch.nn.Module):
-    def __init__(self, features, hidden=128):
+    """Two SAGEConv layers over the features, or over a learnt embedding per vertex
+    (num_nodes given) read by node ids."""
+
+    def __init__(self, features, hidden=128, num_nodes=None):
         super().__init__()
         from torch_geometric.nn import SAGEConv
+        self.embedding = None if num_nodes is None else torch.nn.Embedding(num_nodes, features)
         self.convs = torch.nn.ModuleList([SAGEConv(features, hidden), SAGEConv(hidden, hidden)])
+
+    def inputs(self, x, n_id=None):
+        if self.embedding is None:
+            return x
+        return self.embedding.weight if n_id is None else self.embedding(n_id)
 
     def forward(self, x, edge_index):
         x = self.convs[0](x, edge_index).relu()
@@ -158,7 +176,7 @@ def ranking_tails(ds, positives, seed, count=100):
 @torch.no_grad()
 def evaluate(model, x, graph, positives, negatives, tails):
     model.eval()
-    z = model(x, graph)
+    z = model(model.inputs(x), graph)
     model.train()
     pos = scores(z, torch.from_numpy(positives)).numpy()
     neg = scores(z, torch.from_numpy(negatives)).numpy()
@@ -173,8 +191,8 @@ def train_one(ds, seed, fed_by, epochs):
     split, train_csr, graph = split_of(ds, seed)
     train_edges = np.asarray(split["train"])
     valid, test = np.asarray(split["valid"]), np.asarray(split["test"])
-    test_graph = np.concatenate([graph, valid, valid[::-1]], axis=1)
-    x = torch.from_numpy(np.asarray(ds.features))
+    test_graph = edge_index_of(split["test_graph"], ds.num_nodes)  # training and valid edges
+    x = None if ds.features is None else torch.from_numpy(np.asarray(ds.features))
     graph_t, test_graph_t = torch.from_numpy(graph), torch.from_numpy(test_graph)
     valid_tails = ranking_tails(ds, valid, seed)
     test_tails = ranking_tails(ds, test, seed + 1000)
@@ -184,7 +202,8 @@ def train_one(ds, seed, fed_by, epochs):
     else:
         loader = pyg_loader(ds, graph, train_edges, 0)
         batches = lambda: iter(loader)  # noqa: E731
-    model = Model(ds.features.shape[1])
+    model = (Model(EMBEDDING, num_nodes=ds.num_nodes) if x is None
+             else Model(ds.features.shape[1]))
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     best = (-1.0, 0.0, 0.0)
     seconds = []
@@ -192,7 +211,7 @@ def train_one(ds, seed, fed_by, epochs):
         start = time.perf_counter()
         for batch in batches():
             optimizer.zero_grad()
-            z = model(batch.x, batch.edge_index)
+            z = model(model.inputs(batch.x, batch.n_id), batch.edge_index)
             loss = torch.nn.functional.binary_cross_entropy_with_logits(
                 scores(z, batch.edge_label_index), batch.edge_label)
             loss.backward()

@@ -161,23 +161,32 @@ void check_labels(std::span<const std::int32_t> labels, int num_classes, const f
 }
 
 void sort_rows(std::span<const edge_t> indptr, std::span<vertex_t> indices,
-               std::span<float> weights) {
+               std::span<float> weights, std::span<std::int64_t> edge_numbers) {
+  struct entry {
+    vertex_t column;
+    float weight;
+    std::int64_t number;
+  };
   const auto rows = std::ssize(indptr) - 1;
   tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, rows, 4096), [&](const auto& range) {
-    std::vector<std::pair<vertex_t, float>> row;
+    std::vector<entry> row;
     for (auto v = range.begin(); v != range.end(); ++v) {
       const auto first = indices.begin() + indptr[v], last = indices.begin() + indptr[v + 1];
-      if (weights.empty()) {
+      if (weights.empty() && edge_numbers.empty()) {
         std::sort(first, last);
         continue;
       }
       row.clear();
-      for (auto e = indptr[v]; e < indptr[v + 1]; ++e) row.emplace_back(indices[e], weights[e]);
+      for (auto e = indptr[v]; e < indptr[v + 1]; ++e)
+        row.push_back({indices[e], weights.empty() ? 0.0f : weights[e],
+                       edge_numbers.empty() ? 0 : edge_numbers[e]});
       std::stable_sort(row.begin(), row.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
+                       [](const entry& a, const entry& b) { return a.column < b.column; });
       for (std::size_t k = 0; k < row.size(); ++k) {
-        indices[indptr[v] + static_cast<edge_t>(k)] = row[k].first;
-        weights[indptr[v] + static_cast<edge_t>(k)] = row[k].second;
+        const auto at = indptr[v] + static_cast<edge_t>(k);
+        indices[at] = row[k].column;
+        if (!weights.empty()) weights[at] = row[k].weight;
+        if (!edge_numbers.empty()) edge_numbers[at] = row[k].number;
       }
     }
   });

@@ -37,8 +37,14 @@ void check_edge_list(const memory_arrays& a, std::int64_t n) {
 }
 
 // CSR of an edge list: edge (s, t) puts s into row t (and t into row s with
-// the inverse edges), rows sorted, weights travelling with their columns.
-csr_matrix csr_of_edge_list(const memory_arrays& a, std::int64_t n) {
+// the inverse edges), rows sorted, weights and edge numbers travelling with
+// their columns (repeats of an entry keep the list's order).
+struct edge_list_csr {
+  csr_matrix graph;
+  std::vector<std::int64_t> edge_numbers;  // one per entry
+};
+
+edge_list_csr csr_of_edge_list(const memory_arrays& a, std::int64_t n) {
   check_edge_list(a, n);
   const auto edges = static_cast<edge_t>(a.source.size());
   const edge_t stored = a.add_inverse_edges ? 2 * edges : edges;
@@ -53,11 +59,13 @@ csr_matrix csr_of_edge_list(const memory_arrays& a, std::int64_t n) {
   std::partial_sum(indptr.begin(), indptr.end(), indptr.begin());
   m.indices = buffer<vertex_t>(static_cast<std::size_t>(stored));
   if (!a.edge_weight.empty()) m.values = buffer<float>(static_cast<std::size_t>(stored));
+  std::vector<std::int64_t> numbers(static_cast<std::size_t>(stored));
   // cursor[v]: where row v's next entry goes.
   std::vector<edge_t> cursor(indptr.begin(), indptr.end() - 1);
   const auto place = [&](std::int64_t row, std::int64_t column, edge_t e) {
     const edge_t at = cursor[static_cast<std::size_t>(row)]++;
     m.indices[static_cast<std::size_t>(at)] = static_cast<vertex_t>(column);
+    numbers[static_cast<std::size_t>(at)] = e;
     if (!a.edge_weight.empty())
       m.values[static_cast<std::size_t>(at)] = a.edge_weight[static_cast<std::size_t>(e)];
   };
@@ -66,8 +74,8 @@ csr_matrix csr_of_edge_list(const memory_arrays& a, std::int64_t n) {
     if (a.add_inverse_edges) place(a.source[e], a.target[e], e);
   }
   detail::sort_rows(indptr, std::span<vertex_t>(m.indices.data(), m.indices.size()),
-                    std::span<float>(m.values.data(), m.values.size()));
-  return m;
+                    std::span<float>(m.values.data(), m.values.size()), numbers);
+  return {std::move(m), std::move(numbers)};
 }
 
 std::int64_t node_count(const memory_arrays& a) {
@@ -138,7 +146,10 @@ dataset dataset::from_memory(memory_arrays a) {
   d.name_ = a.name;
   d.memory_owner_ = std::move(a.owner);
   if (edge_list) {
-    d.built_graph_ = std::make_shared<const csr_matrix>(csr_of_edge_list(a, n));
+    auto built = csr_of_edge_list(a, n);
+    d.built_graph_ = std::make_shared<const csr_matrix>(std::move(built.graph));
+    d.edge_numbers_ =
+        std::make_shared<const std::vector<std::int64_t>>(std::move(built.edge_numbers));
     d.graph_ = d.built_graph_->view();
   } else {
     check_csr_sizes(a, n);

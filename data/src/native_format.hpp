@@ -87,10 +87,10 @@ void check_labels(std::span<const std::int32_t> labels, int num_classes,
                   const std::filesystem::path& path);
 
 // Sorts each row's column ids ascending, in parallel over the rows; weights
-// (empty for none) travel with their columns, and equal columns keep their
-// order.
+// and edge numbers (each empty for none) travel with their columns, and
+// equal columns keep their order.
 void sort_rows(std::span<const edge_t> indptr, std::span<vertex_t> indices,
-               std::span<float> weights);
+               std::span<float> weights, std::span<std::int64_t> edge_numbers = {});
 
 // The splits named in the manifest's "splits", mapped from split/NAME/*.npy.
 // `load` maps one relative path (and keeps the mapping alive).

@@ -24,7 +24,7 @@ def _require(module, caller):
             f"https://www.dgl.ai/pages/start.html; PyG: its pip command for your torch)") from e
 
 
-def pyg_fields(mb):
+def pyg_fields(mb, e_id=False):
     """The fields of a PyG NeighborLoader batch, as torch tensors.
 
     PyG samples each node's neighbours once, at the hop where the node first
@@ -39,15 +39,27 @@ def pyg_fields(mb):
     buffer, no copy) and y belong to n_id, so model(x, edge_index)[:batch_size]
     are the seeds' outputs. Layer-wise samplers' and GraphSAINT's weights come
     as edge_weight, GraphSAINT's loss normalisation as node_norm (PyG's
-    GraphSAINT batches' names)."""
+    GraphSAINT batches' names). With e_id, e_id numbers each edge as the
+    dataset's edge_index did (its CSR position for a dataset read from a
+    directory; -1 for an edge the graph lacks: a LADIES self loop, a PinSAGE
+    walk neighbour), and on a dataset with edge weights a sampler that gives
+    none of its own puts the edges' weights in edge_weight, as PyG slices
+    them; other edge attributes are data.edge_attr[batch.e_id]."""
     torch = _require("torch", "to_pyg")
     hops = mb.blocks[::-1]  # PyG counts from the seeds, DGL from the inputs
     edge_index, edge_weight, num_sampled_edges = mb._pyg_edges()  # built in C++
+    edge_ids = None
+    if e_id:
+        edge_ids, graph_weights = mb._pyg_edge_ids()
+        edge_ids = torch.from_dlpack(edge_ids)
+        if edge_weight is None and graph_weights is not None:
+            edge_weight = graph_weights
     labels = mb.input_labels
     fields = {
         "x": None if mb.features is None else torch.from_dlpack(mb.features),
         "edge_index": torch.from_dlpack(edge_index),
         "edge_weight": None if edge_weight is None else torch.from_dlpack(edge_weight),
+        "e_id": edge_ids,
         "y": None if labels is None else torch.from_dlpack(labels).long(),
         "n_id": torch.from_dlpack(mb.input_nodes).long(),
         "batch_size": mb.batch_size,
@@ -78,12 +90,12 @@ def _link_fields(mb, torch):
     return fields
 
 
-def to_pyg(mb):
+def to_pyg(mb, e_id=False):
     data = _require("torch_geometric.data", "to_pyg")
-    return data.Data(**{k: v for k, v in pyg_fields(mb).items() if v is not None})
+    return data.Data(**{k: v for k, v in pyg_fields(mb, e_id).items() if v is not None})
 
 
-def to_dgl(mb):
+def to_dgl(mb, e_id=False):
     """What DGL's DataLoader yields, its blocks[0].srcdata["feat"] holding the
     features (no copy), blocks[-1].dstdata["label"] the seeds' labels, and
     edata["w"] the block values where the sampler gives them: LADIES' and
@@ -110,6 +122,8 @@ def to_dgl(mb):
         block = dgl.create_block(("csc", csc), num_src_nodes=b.num_src, num_dst_nodes=b.num_dst)
         if b.values is not None:
             block.edata["w"] = torch.from_dlpack(b.values)
+        if e_id:
+            block.edata[dgl.EID] = torch.from_dlpack(b.e_id)  # as DGL's samplers set it
         blocks.append(block)
     if mb.features is not None:
         blocks[0].srcdata["feat"] = torch.from_dlpack(mb.features)

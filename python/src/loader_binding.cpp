@@ -11,6 +11,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <map>
 
 #include <memory>
@@ -186,10 +187,58 @@ py::object input_labels(const minibatch_handle& h) {
 
 struct block_handle {
   minibatch_ptr mb;
+  std::shared_ptr<const data::dataset> dataset;
   std::size_t layer = 0;
 
   [[nodiscard]] const csr_matrix& block() const { return mb->batch.blocks[layer]; }
 };
+
+// The edges of a block's entries in the dataset's graph: entry (destination
+// r, source c) is the edge input_nodes[c] → input_nodes[r], found in row
+// input_nodes[r] by binary search. Its number is dataset::edge_numbers' (the
+// edge_index a dataset was built from), else its CSR position; -1 where the
+// graph has no such edge (LADIES' self loops, PinSAGE's walk neighbours).
+// Copies of a repeated edge all take the first copy's. With `weights`, the
+// graph's weight of each edge too (0 where there is none).
+struct entry_edges {
+  std::vector<std::int64_t> numbers;
+  std::vector<float> weights;
+};
+
+void append_entry_edges(const data::dataset& ds, std::span<const vertex_t> input_nodes,
+                        const csr_matrix& block, std::int64_t first_row, bool weights,
+                        entry_edges& out) {
+  const csr_view graph = ds.graph();
+  const auto numbers = ds.edge_numbers();
+  for (std::int64_t row = first_row; row < block.rows; ++row) {
+    const vertex_t destination = input_nodes[static_cast<std::size_t>(row)];
+    const auto neighbours = graph.row(destination);
+    for (edge_t e = block.indptr[row]; e < block.indptr[row + 1]; ++e) {
+      const vertex_t source = input_nodes[static_cast<std::size_t>(block.indices[e])];
+      const auto found = std::ranges::lower_bound(neighbours, source);
+      if (found == neighbours.end() || *found != source) {
+        out.numbers.push_back(-1);
+        if (weights) out.weights.push_back(0.0f);
+        continue;
+      }
+      const auto position = graph.indptr[destination] + (found - neighbours.begin());
+      out.numbers.push_back(numbers.empty() ? position
+                                            : numbers[static_cast<std::size_t>(position)]);
+      if (weights) out.weights.push_back(graph.values[position]);
+    }
+  }
+}
+
+dlpack_array block_edge_numbers(const block_handle& b) {
+  entry_edges edges;
+  {
+    const py::gil_scoped_release unlocked;
+    edges.numbers.reserve(static_cast<std::size_t>(b.block().nnz()));
+    append_entry_edges(*b.dataset, b.mb->batch.input_nodes, b.block(), 0, false, edges);
+  }
+  const auto count = static_cast<std::int64_t>(edges.numbers.size());
+  return owned_array(std::move(edges.numbers), {count});
+}
 
 // PyG's edge_index of a minibatch (see bulkgnn/_adapters.py, pyg_fields): hop
 // h keeps the rows of block L-1-h whose destinations hop h added, as
@@ -228,6 +277,26 @@ pyg_edge_arrays pyg_edges(const sampler::minibatch& mb) {
   return out;
 }
 
+// PyG's e_id, in pyg_edges' order, and where the graph has edge weights
+// the weight of each edge (PyG slices its Data's edge_weight by e_id), else
+// None.
+py::tuple pyg_edge_numbers(const minibatch_handle& h) {
+  const bool weights = !h.dataset->graph().values.empty();
+  entry_edges edges;
+  {
+    const py::gil_scoped_release unlocked;
+    std::int64_t first_row = 0;
+    for (auto block = h.mb->batch.blocks.rbegin(); block != h.mb->batch.blocks.rend(); ++block) {
+      append_entry_edges(*h.dataset, h.mb->batch.input_nodes, *block, first_row, weights, edges);
+      first_row = block->rows;
+    }
+  }
+  const auto count = static_cast<std::int64_t>(edges.numbers.size());
+  py::object graph_weights = py::none();
+  if (weights) graph_weights = py::cast(owned_array(std::move(edges.weights), {count}));
+  return py::make_tuple(owned_array(std::move(edges.numbers), {count}), graph_weights);
+}
+
 py::tuple pyg_edge_tuple(const minibatch_handle& h) {
   pyg_edge_arrays edges;
   {
@@ -262,8 +331,8 @@ py::object negative_targets(const minibatch_handle& h) {
   return py::cast(owned_array(std::move(index), {s.positives(), per_positive}));
 }
 
-py::object adapter(const char* name, const py::object& mb) {
-  return py::module_::import("bulkgnn._adapters").attr(name)(mb);
+py::object adapter(const char* name, const py::object& mb, bool e_id) {
+  return py::module_::import("bulkgnn._adapters").attr(name)(mb, py::arg("e_id") = e_id);
 }
 
 void bind_minibatch(py::module_& m) {
@@ -285,6 +354,11 @@ void bind_minibatch(py::module_& m) {
             return py::cast(array_of<float>(b.mb, b.block().values));
           },
           "Edge weights (layer-wise samplers), or None.")
+      .def_property_readonly("e_id", &block_edge_numbers,
+                             "Each entry's edge in the dataset's graph (its number in the "
+                             "edge_index a Dataset was built from, else its CSR position), "
+                             "-1 where the entry is no edge of the graph (a LADIES self loop, "
+                             "a PinSAGE walk neighbour); computed on each call.")
       .def("__repr__", [](const block_handle& b) {
         return py::str("bulkgnn.Block(num_dst={}, num_src={}, num_edges={})")
             .format(b.block().rows, b.block().cols, b.block().nnz());
@@ -327,7 +401,8 @@ void bind_minibatch(py::module_& m) {
           "blocks",
           [](const minibatch_handle& h) {
             std::vector<block_handle> blocks;
-            for (std::size_t l = 0; l < h.mb->batch.blocks.size(); ++l) blocks.push_back({h.mb, l});
+            for (std::size_t l = 0; l < h.mb->batch.blocks.size(); ++l)
+              blocks.push_back({h.mb, h.dataset, l});
             return blocks;
           },
           "DGL order: blocks[0] is the input-most layer, blocks[-1] has the seeds as rows.")
@@ -335,6 +410,8 @@ void bind_minibatch(py::module_& m) {
                              "Labels of every input node (a copy, gathered on each call), or None.")
       .def("_pyg_edges", &pyg_edge_tuple,
            "(edge_index, edge_weight or None, num_sampled_edges) in PyG's layout.")
+      .def("_pyg_edge_ids", &pyg_edge_numbers,
+           "(e_id, the graph's weight of each edge or None), in _pyg_edges' order.")
       .def(
           "digest",
           [](const minibatch_handle& h) {
@@ -382,13 +459,18 @@ void bind_minibatch(py::module_& m) {
                              "Triplet negatives: positive i's corrupted targets in row i, local "
                              "ids (one column squeezed away, as PyG); None otherwise.")
       .def(
-          "to_pyg", [](const py::object& self) { return adapter("to_pyg", self); },
-          "A torch_geometric.data.Data laid out as PyG's NeighborLoader yields it.")
+          "to_pyg", [](const py::object& self, bool e_id) { return adapter("to_pyg", self, e_id); },
+          py::kw_only(), py::arg("e_id") = false,
+          "A torch_geometric.data.Data laid out as PyG's NeighborLoader yields it; e_id=True "
+          "adds each edge's e_id (and, on a weighted dataset, the edges' edge_weight), which "
+          "PyG always gives and which costs about as much as the rest of the conversion.")
       .def(
-          "to_dgl", [](const py::object& self) { return adapter("to_dgl", self); },
+          "to_dgl", [](const py::object& self, bool e_id) { return adapter("to_dgl", self, e_id); },
+          py::kw_only(), py::arg("e_id") = false,
           "What DGL's DataLoader yields: (input_nodes, output_nodes, blocks); a link "
           "minibatch (input_nodes, pair_graph, neg_pair_graph, blocks), as over DGL's "
-          "as_edge_prediction_sampler.")
+          "as_edge_prediction_sampler. e_id=True sets each block's edata[dgl.EID], as DGL's "
+          "samplers do.")
       .def("__repr__", [](const minibatch_handle& h) {
         return py::str("bulkgnn.Minibatch(index={}, batch_size={}, input_nodes={}, layers={})")
             .format(h.mb->batch.index, h.mb->batch.seeds.size(), h.mb->batch.input_nodes.size(),

@@ -47,6 +47,35 @@ TEST(MemoryDataset, AnEdgeListBecomesTheInNeighbourCsrWithItsWeights) {
             (std::vector<vertex_t>{4, 0, 0, 0, 1, 3, 2, 3}));
   EXPECT_EQ(std::vector<float>(g.values.begin(), g.values.end()),
             (std::vector<float>{5, 1, 6, 8, 2, 7, 3, 4}));
+  // Each entry's edge: the weights above are edge i's i + 1.
+  EXPECT_EQ(std::vector<std::int64_t>(ds.edge_numbers().begin(), ds.edge_numbers().end()),
+            (std::vector<std::int64_t>{4, 0, 5, 7, 1, 6, 2, 3}));
+}
+
+TEST(MemoryDataset, EachEntryKnowsItsEdgeWithOrWithoutWeightsAndInverses) {
+  for (const bool inverse : {false, true}) {
+    auto a = edge_list();
+    a.add_inverse_edges = inverse;
+    const auto ds = dataset::from_memory(a);
+    const auto g = ds.graph();
+    const auto numbers = ds.edge_numbers();
+    ASSERT_EQ(std::ssize(numbers), g.nnz());
+    for (std::int64_t row = 0; row < g.rows; ++row)
+      for (edge_t e = g.indptr[row]; e < g.indptr[row + 1]; ++e) {
+        const auto i = static_cast<std::size_t>(numbers[static_cast<std::size_t>(e)]);
+        const bool forward = source[i] == g.indices[e] && target[i] == row;
+        const bool reverse = target[i] == g.indices[e] && source[i] == row;
+        EXPECT_TRUE(forward || (inverse && reverse)) << "entry " << e;
+      }
+  }
+  // CSR given as it is: an entry's number is its position.
+  const std::vector<edge_t> indptr{0, 1, 1};
+  const std::vector<vertex_t> indices{1};
+  memory_arrays csr;
+  csr.num_nodes = 2;
+  csr.indptr = indptr;
+  csr.indices = indices;
+  EXPECT_TRUE(dataset::from_memory(csr).edge_numbers().empty());
 }
 
 TEST(MemoryDataset, InverseEdgesAddEveryReverse) {

@@ -170,3 +170,83 @@ class LazyImports(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def sampled_edges(batch):
+    """The global (source, target) of every edge of a PyG-layout batch."""
+    n_id = batch["n_id"]
+    return n_id[batch["edge_index"][0]], n_id[batch["edge_index"][1]]
+
+
+@requires_torch
+class EdgeIds(unittest.TestCase):
+    """e_id (asked for) numbers each sampled edge as the dataset's edge list did."""
+
+    def test_e_id_indexes_the_shuffled_edge_index_a_dataset_was_built_from(self):
+        ds = bulkgnn.Dataset(CORA)
+        rng = np.random.default_rng(4)
+        targets = np.repeat(np.arange(ds.num_nodes), np.diff(ds.indptr))
+        edge_index = np.stack([ds.indices.astype(np.int64), targets])
+        edge_index = edge_index[:, rng.permutation(edge_index.shape[1])]
+        weight = rng.uniform(0.5, 2.0, edge_index.shape[1]).astype(np.float32)
+        built = bulkgnn.Dataset.from_arrays(edge_index=edge_index, edge_weight=weight,
+                                            features=ds.features)
+        mb = next(iter(bulkgnn.NeighborLoader(built, fanouts=[5, 5], batch_size=64, seeds=None)))
+        batch = pyg_fields(mb, e_id=True)
+        e_id = batch["e_id"].numpy()
+        self.assertEqual(len(e_id), batch["edge_index"].shape[1])
+        source, target = (t.numpy() for t in sampled_edges(batch))
+        np.testing.assert_array_equal(edge_index[0, e_id], source)
+        np.testing.assert_array_equal(edge_index[1, e_id], target)
+        # PyG slices its Data's edge_weight by e_id.
+        np.testing.assert_array_equal(batch["edge_weight"].numpy(), weight[e_id])
+        self.assertIsNone(pyg_fields(mb)["e_id"], "only when asked")
+
+    def test_inverse_edges_take_their_edges_number(self):
+        edge_index = np.array([[0, 1, 2, 3], [1, 2, 3, 0]])
+        built = bulkgnn.Dataset.from_arrays(edge_index=edge_index, num_nodes=4,
+                                            add_inverse_edges=True)
+        mb = next(iter(bulkgnn.NeighborLoader(built, fanouts=[-1], batch_size=4, seeds=None,
+                                              shuffle=False)))
+        batch = pyg_fields(mb, e_id=True)
+        source, target = (t.numpy() for t in sampled_edges(batch))
+        e_id = batch["e_id"].numpy()
+        self.assertEqual(len(e_id), 8)
+        for s, t, e in zip(source, target, e_id):
+            self.assertIn((int(s), int(t)), {tuple(edge_index[:, e]), tuple(edge_index[::-1, e])})
+
+    def test_a_directory_datasets_e_id_is_the_csr_position(self):
+        ds = bulkgnn.Dataset(CORA)
+        for mb in bulkgnn.NeighborLoader(ds, fanouts=[4, 4], batch_size=256):
+            batch = pyg_fields(mb, e_id=True)
+            e_id = batch["e_id"].numpy()
+            source, target = (t.numpy() for t in sampled_edges(batch))
+            np.testing.assert_array_equal(ds.indices[e_id], source)
+            self.assertTrue(np.all(ds.indptr[target] <= e_id))
+            self.assertTrue(np.all(e_id < ds.indptr[target + 1]))
+            self.assertNotIn("edge_weight", {k for k, v in batch.items() if v is not None})
+
+    def test_block_e_id_and_ladies_self_loops(self):
+        ds = bulkgnn.Dataset(CORA)
+        mb = next(iter(bulkgnn.NeighborLoader(ds, fanouts=[64, 64], batch_size=32,
+                                              sampler="ladies")))
+        input_nodes = np.from_dlpack(mb.input_nodes)
+        loops = 0
+        for block in mb.blocks:
+            indptr, indices = np.from_dlpack(block.indptr), np.from_dlpack(block.indices)
+            e_id = np.from_dlpack(block.e_id)
+            self.assertEqual(len(e_id), block.num_edges)
+            rows = np.repeat(np.arange(block.num_dst), np.diff(indptr))
+            is_loop = rows == indices
+            # Â = D̃⁻¹(A + I): the self loops are no edges of cora.
+            np.testing.assert_array_equal(e_id == -1, is_loop)
+            loops += int(is_loop.sum())
+            edges = ~is_loop
+            np.testing.assert_array_equal(ds.indices[e_id[edges]], input_nodes[indices[edges]])
+        self.assertGreater(loops, 0)
+        batch = pyg_fields(mb, e_id=True)
+        self.assertEqual(int((batch["e_id"] == -1).sum()), int(sum(
+            (np.repeat(np.arange(b.num_dst), np.diff(np.from_dlpack(b.indptr)))
+             == np.from_dlpack(b.indices))[np.from_dlpack(b.indptr)[first]:].sum()
+            for b, first in zip(reversed(mb.blocks), [0] + [b.num_dst for b in
+                                                            reversed(mb.blocks)][:-1]))))

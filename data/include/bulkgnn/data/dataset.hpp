@@ -89,6 +89,14 @@ class dataset {
   // every vertex of a dataset without splits (then `split_name` must be empty).
   [[nodiscard]] std::vector<vertex_t> training_vertices(const std::string& split_name) const;
   [[nodiscard]] const nlohmann::json& manifest() const { return manifest_; }
+  // For a graph built from an edge list (from_memory): the number of the
+  // edge (its position in the list) that each CSR entry comes from, an
+  // inverse entry its edge's; empty otherwise, where an entry's number is its
+  // CSR position. What PyG's e_id indexes (8 bytes per entry, as PyG keeps).
+  [[nodiscard]] std::span<const std::int64_t> edge_numbers() const {
+    return edge_numbers_ ? std::span<const std::int64_t>(*edge_numbers_)
+                         : std::span<const std::int64_t>{};
+  }
 
   // Full check of every array (one parallel pass each, O(nodes + edges +
   // features)), which opening runs: a non-decreasing indptr, column ids in
@@ -116,6 +124,7 @@ class dataset {
   // list.
   std::shared_ptr<const void> memory_owner_;
   std::shared_ptr<const csr_matrix> built_graph_;
+  std::shared_ptr<const std::vector<std::int64_t>> edge_numbers_;
 };
 
 // Writes a native dataset directory atomically: arrays go into a temporary
