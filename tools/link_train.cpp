@@ -33,30 +33,27 @@ void print_link_epoch(const trainer::epoch_record& r, std::int64_t epochs) {
   std::fflush(stdout);
 }
 
-// The best validation epoch's Hits@K and both MRRs; nulls when no epoch was
-// evaluated.
-nlohmann::json final_link_json(const trainer::train_result& result, std::int64_t k) {
+// The best validation epoch's Hits@K and MRRs, and which of the two picked
+// it; nulls when no epoch was evaluated.
+nlohmann::json final_link_json(const trainer::train_result& result, std::int64_t k, bool by_mrr) {
   const auto hits_valid = fmt::format("valid_hits@{}", k);
   const auto hits_test = fmt::format("test_hits@{}", k);
   if (!result.best_epoch)
-    return {{"best_epoch", nullptr},
-            {hits_valid, nullptr},
-            {hits_test, nullptr},
-            {"valid_mrr", nullptr},
-            {"test_mrr", nullptr}};
+    return {{"best_epoch", nullptr}, {"selected_by", by_mrr ? "mrr" : "hits"},
+            {hits_valid, nullptr},   {hits_test, nullptr},
+            {"valid_mrr", nullptr},  {"test_mrr", nullptr}};
   const auto& best = result.epochs[static_cast<std::size_t>(*result.best_epoch)];
   const auto value = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
-  return {{"best_epoch", *result.best_epoch + 1},
-          {hits_valid, result.best_valid_acc},
-          {hits_test, result.test_acc_at_best},
-          {"valid_mrr", value(best.valid_mrr)},
-          {"test_mrr", value(best.test_mrr)}};
+  return {{"best_epoch", *result.best_epoch + 1}, {"selected_by", by_mrr ? "mrr" : "hits"},
+          {hits_valid, value(best.valid_acc)},    {hits_test, value(best.test_acc)},
+          {"valid_mrr", value(best.valid_mrr)},   {"test_mrr", value(best.test_mrr)}};
 }
 
-nlohmann::json link_metrics_json(const link_train_config& c, const trainer::train_result& result,
-                                 double total_seconds) {
+nlohmann::json link_metrics_json(const link_train_config& c,
+                                 const session::link_training_plan& plan,
+                                 const trainer::train_result& result, double total_seconds) {
   nlohmann::json epochs = nlohmann::json::array();
   for (const auto& r : result.epochs) epochs.push_back(r.to_json());
   nlohmann::json config = result.config;
@@ -64,7 +61,7 @@ nlohmann::json link_metrics_json(const link_train_config& c, const trainer::trai
   return {{"command", "train"},
           {"config", config},
           {"epochs", epochs},
-          {"final", final_link_json(result, c.plan.scoring.hits_k)},
+          {"final", final_link_json(result, plan.scoring.hits_k, plan.scoring.select_by_mrr)},
           {"total_seconds", total_seconds}};
 }
 
@@ -115,6 +112,9 @@ void run_link_train(const link_train_config& c) {
                   "--ranking-negatives: the link split {} brings each held-out positive's own "
                   "negative targets for valid and test, which MRR ranks against; leave it out",
                   c.split_dir);
+  auto plan = c.plan;
+  plan.scoring.select_by_mrr =
+      c.select_by == "mrr" || (c.select_by == "auto" && !split.valid_negative_targets.empty());
   if (rank_zero) {
     fmt::print(
         "{}: {} vertices, {} edges, {}; link prediction, {} head, {} sampler, "
@@ -151,15 +151,22 @@ void run_link_train(const link_train_config& c) {
           "note: {} valid edges are also training edges and {} test edges also training or "
           "valid ones; messages pass over them (OGB's ogbl-collab repeats pairs across years)\n",
           split.valid_in_training, split.test_in_training_or_valid);
+    fmt::print("the best epoch is the one of the best valid {}{}\n",
+               plan.scoring.select_by_mrr ? "MRR" : fmt::format("Hits@{}", plan.scoring.hits_k),
+               c.select_by != "auto" ? std::string(" (--select-by)")
+               : plan.scoring.select_by_mrr
+                   ? std::string(" (the split's own negative targets: ogbl-citation2's protocol; "
+                                 "--select-by hits to change)")
+                   : std::string());
     std::fflush(stdout);
   }
   const auto write_metrics = [&](const trainer::train_result& so_far) {
     if (!c.metrics_out.empty() && rank_zero)
       write_file_atomically(c.metrics_out,
-                            link_metrics_json(c, so_far, total.seconds()).dump(2) + "\n");
+                            link_metrics_json(c, plan, so_far, total.seconds()).dump(2) + "\n");
   };
   const auto result = session::train_links(
-      ds, split, options, c.plan,
+      ds, split, options, plan,
       [&](const trainer::epoch_record& r, const trainer::train_result& so_far) {
         if (rank_zero) print_link_epoch(r, options.epochs);
         write_metrics(so_far);
@@ -172,9 +179,11 @@ void run_link_train(const link_train_config& c) {
              train_seconds, result.epochs_this_run, total.seconds());
   if (result.best_epoch) {
     const auto& best = result.epochs[static_cast<std::size_t>(*result.best_epoch)];
-    fmt::print("best valid hits@{} {:.4f} at epoch {}; test hits@{} there {:.4f}, test mrr {}\n",
-               c.plan.scoring.hits_k, result.best_valid_acc, *result.best_epoch + 1,
-               c.plan.scoring.hits_k, result.test_acc_at_best, accuracy_text(best.test_mrr));
+    fmt::print("best valid {} {:.4f} at epoch {}; there test hits@{} {}, test mrr {}\n",
+               plan.scoring.select_by_mrr ? std::string("mrr")
+                                          : fmt::format("hits@{}", plan.scoring.hits_k),
+               result.best_valid_acc, *result.best_epoch + 1, plan.scoring.hits_k,
+               accuracy_text(best.test_acc), accuracy_text(best.test_mrr));
   }
 }
 

@@ -20,6 +20,7 @@ struct link_train_config {
   data::link_split_options split;        // the random link split made on the fly
   std::string split_dir;                 // or the stored one read from here
   bool ranking_negatives_given = false;  // --ranking-negatives on the command line
+  std::string select_by = "auto";        // --select-by: auto, hits or mrr
   session::link_training_plan plan;
   std::string metrics_out;
   int threads = 0;

@@ -84,6 +84,7 @@ struct train_config {
   std::int64_t hits_k = 50;
   std::int64_t ranking_negatives = 100;
   std::int64_t node_embedding = 0;
+  std::string select_by = "auto";
 };
 
 // --gemm: unset leaves the choice to the model (fast on a GPU, exact on the cpu).
@@ -140,7 +141,8 @@ std::vector<session::setting> shared_settings(const train_config& c) {
       {"--exclude", c.exclude},
       {"--hits-k", std::to_string(c.hits_k)},
       {"--ranking-negatives", std::to_string(c.ranking_negatives)},
-      {"--node-embedding", std::to_string(c.node_embedding)}};
+      {"--node-embedding", std::to_string(c.node_embedding)},
+      {"--select-by", c.select_by}};
   for (auto& s : sampler_settings(c.sampler)) settings.push_back(std::move(s));
   return settings;
 }
@@ -378,10 +380,11 @@ full_batch_config full_batch_config_from(const train_config& c, const CLI::App& 
 
 // The options of --task link, refused with --task node so that a run never
 // silently ignores what it was asked.
-constexpr std::array<const char*, 12> link_only_options{
+constexpr std::array<const char*, 13> link_only_options{
     "--link-head", "--link-split", "--split-negatives",   "--link-split-dir",
     "--neg-ratio", "--neg-mode",   "--neg-distribution",  "--strict-negatives",
-    "--exclude",   "--hits-k",     "--ranking-negatives", "--node-embedding"};
+    "--exclude",   "--hits-k",     "--ranking-negatives", "--node-embedding",
+    "--select-by"};
 
 // What link training does not take: a node split, full-batch, another
 // evaluation than the full graph's.
@@ -406,6 +409,7 @@ link_train_config link_train_config_from(const train_config& c, const CLI::App& 
                     option);
   l.split_dir = c.link_split_dir;
   l.ranking_negatives_given = cmd.count("--ranking-negatives") > 0;
+  l.select_by = c.select_by;
   const auto [valid, test] = parse_link_split(c.link_split);
   l.split = {.valid_fraction = valid,
              .test_fraction = test,
@@ -564,6 +568,12 @@ void add_link_options(CLI::App& cmd, train_config& c) {
                  "MRR (drawn once; none an edge)")
       ->capture_default_str()
       ->check(integer_in(1, 100000));
+  cmd.add_option("--select-by", c.select_by,
+                 "--task link: the valid metric that picks the best epoch: hits (Hits@K), mrr, "
+                 "or auto (mrr where the link split brings each held-out positive's own "
+                 "negative targets, ogbl-citation2's protocol; hits otherwise)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "hits", "mrr"}));
   cmd.add_option("--node-embedding", c.node_embedding,
                  "--task link on a dataset without node features: learn an input embedding of "
                  "this width per vertex (torch.nn.Embedding), trained with the model")

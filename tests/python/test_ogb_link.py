@@ -3,14 +3,16 @@ here as OGB writes them): collab/ppa/ddi's edge + edge_neg, citation2's source_n
 target_node and target_node_neg, extra per-edge arrays; bad files name themselves."""
 
 import gzip
+import json
 import os
+import subprocess
 import tempfile
 import unittest
 
 import numpy as np
 
 import bulkgnn
-from support import requires_torch, torch
+from support import CLI, CORA, requires_torch, torch
 
 
 def write_split(root, split_type, parts):
@@ -160,6 +162,39 @@ class StoredLinkSplit(unittest.TestCase):
                                         {"train": np.array([[0], [1]]),
                                          "valid": np.zeros((2, 0))}, ds)
             self.assertFalse(os.path.exists(os.path.join(root, "bad")))
+
+    def test_the_cli_picks_the_best_epoch_by_mrr_where_the_split_ranks_by_targets(self):
+        ds = bulkgnn.Dataset(CORA)
+        split = bulkgnn.random_link_split(ds, seed=1)
+        rng = np.random.default_rng(0)
+        for part in ("valid", "test"):
+            split[f"{part}_negative_targets"] = rng.integers(
+                ds.num_nodes, size=(split[part].shape[1], 20))
+            del split[f"{part}_negatives"]
+        with tempfile.TemporaryDirectory() as root:
+            path = os.path.join(root, "split")
+            bulkgnn.save_link_split(path, split, ds)
+            for select_by, metric in (("auto", "valid_mrr"), ("hits", "valid_hits@10")):
+                metrics = os.path.join(root, f"{select_by}.json")
+                done = subprocess.run(
+                    [CLI, "train", str(CORA), "--task", "link", "--link-split-dir", path,
+                     "--fanouts", "5,5", "--hidden", "16", "--epochs", "4", "--hits-k", "10",
+                     "--select-by", select_by, "--metrics-out", metrics],
+                    capture_output=True, text=True)
+                self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+                with open(metrics) as f:
+                    record = json.load(f)
+                final = record["final"]
+                self.assertEqual(final["selected_by"], "mrr" if select_by == "auto" else "hits")
+                scores = [e[metric] for e in record["epochs"]]
+                self.assertEqual(final["best_epoch"], 1 + scores.index(max(scores)))
+                best = record["epochs"][final["best_epoch"] - 1]
+                self.assertEqual(final["test_mrr"], best["test_mrr"])
+                self.assertEqual(final["test_hits@10"], best["test_hits@10"])
+                if select_by == "auto":
+                    self.assertIn("the best epoch is the one of the best valid MRR (the split's "
+                                  "own negative targets", done.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -63,6 +63,27 @@ TEST(EpochLoop, RunsFromTheFirstEpochAndOffersEachRecordBeforeKeepingIt) {
   EXPECT_EQ(best.best_epoch, 3);
 }
 
+struct link_like_record {
+  std::int64_t epoch = 0;
+  std::optional<double> valid_acc;
+  std::optional<double> test_acc;
+  std::optional<double> valid_mrr;
+  std::optional<double> test_mrr;
+  bool selects_by_mrr = false;
+};
+
+TEST(EpochLoop, ARecordThatSelectsByMrrIsOfferedItsMrrs) {
+  for (const bool by_mrr : {false, true}) {
+    best_validation best;
+    // Hits are best at epoch 0, MRR at epoch 1.
+    offer_record(best, link_like_record{0, 0.9, 0.8, 0.2, 0.3, by_mrr});
+    offer_record(best, link_like_record{1, 0.5, 0.4, 0.6, 0.7, by_mrr});
+    EXPECT_EQ(best.best_epoch, by_mrr ? 1 : 0);
+    EXPECT_EQ(best.best_valid_acc, by_mrr ? 0.6 : 0.9);
+    EXPECT_EQ(best.test_acc_at_best, by_mrr ? 0.7 : 0.8);
+  }
+}
+
 TEST(EpochLoop, OneRankAlwaysAgreesWithItself) {
   comm::traffic_log log;
   comm::self_communicator alone("world", log);

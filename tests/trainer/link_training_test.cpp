@@ -200,6 +200,27 @@ TEST(link_training, stored_negative_targets_are_what_mrr_and_hits_rank_against) 
   EXPECT_NE(refusal(short_one, 3).find("negative targets are not 4 for each"), std::string::npos);
 }
 
+TEST(link_training, the_valid_mrr_picks_the_best_epoch_when_asked) {
+  const link_fixture f;
+  auto o = link_options();
+  o.epochs = 4;
+  auto plan = plan_with(link_head_kind::dot);
+  plan.scoring.select_by_mrr = true;
+  const auto result = session::train_links(whole_dataset(f.ds), f.split, o, plan);
+  ASSERT_TRUE(result.best_epoch.has_value());
+  std::size_t best = 0;
+  for (std::size_t e = 1; e < result.epochs.size(); ++e)
+    if (*result.epochs[e].valid_mrr > *result.epochs[best].valid_mrr) best = e;
+  EXPECT_EQ(*result.best_epoch, static_cast<std::int64_t>(best));
+  EXPECT_EQ(result.best_valid_acc, *result.epochs[best].valid_mrr);
+  EXPECT_EQ(result.test_acc_at_best, *result.epochs[best].test_mrr);
+  EXPECT_EQ(result.config.at("select_by"), "mrr");
+  EXPECT_TRUE(result.epochs[best].to_json().contains("selected_by"));
+  EXPECT_FALSE(session::train_links(whole_dataset(f.ds), f.split, o, plan_with(link_head_kind::dot))
+                   .config.contains("select_by"))
+      << "Hits@K, the default, adds nothing: earlier checkpoints resume";
+}
+
 // The CSBM without its features: only a learned embedding per vertex tells
 // the vertices apart.
 training_data without_features(const data::dataset& ds) {

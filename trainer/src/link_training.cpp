@@ -202,6 +202,8 @@ class link_run {
     fingerprint["hits_k"] = link.hits_k;
     fingerprint["ranking_negatives"] = link.ranking_negatives;
     fingerprint["link_sources"] = link.source_settings;
+    // Only where it is set, so that earlier checkpoints still resume.
+    if (link.select_by_mrr) fingerprint["select_by"] = "mrr";
   }
 
   train_result execute(const epoch_callback& on_epoch) {
@@ -234,6 +236,7 @@ class link_run {
           return train_step(mb, epoch, grad);
         });
     r.hits_k = link_.hits_k;
+    r.selects_by_mrr = link_.select_by_mrr;
     measurement.fill(r, stream);
     return r;
   }

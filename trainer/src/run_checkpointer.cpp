@@ -32,6 +32,7 @@ epoch_record epoch_record_from_json(const nlohmann::json& j) {
     optional_value(fmt::format("test_hits@{}", *r.hits_k), r.test_acc);
     optional_value("valid_mrr", r.valid_mrr);
     optional_value("test_mrr", r.test_mrr);
+    r.selects_by_mrr = j.value("selected_by", "") == "mrr";
   } else {
     optional_value("valid_acc", r.valid_acc);
     optional_value("test_acc", r.test_acc);
@@ -151,7 +152,7 @@ std::int64_t run_checkpointer::restore(training_state& state) const {
   try {
     for (const auto& h : c->history) {
       auto record = epoch_record_from_json(h);
-      state.result.offer(record.epoch, record.valid_acc, record.test_acc);
+      offer_record(state.result, record);
       state.add_record(std::move(record), h);
     }
   } catch (const nlohmann::json::exception& e) {

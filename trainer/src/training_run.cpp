@@ -220,6 +220,7 @@ nlohmann::json epoch_record::to_json() const {
     record[fmt::format("test_hits@{}", *hits_k)] = optional_value(test_acc);
     record["valid_mrr"] = optional_value(valid_mrr);
     record["test_mrr"] = optional_value(test_mrr);
+    if (selects_by_mrr) record["selected_by"] = "mrr";
   } else {
     record["valid_acc"] = optional_value(valid_acc);
     record["test_acc"] = optional_value(test_acc);

@@ -26,6 +26,16 @@ struct best_validation {
              const std::optional<double>& test_acc);
 };
 
+// Offers `record`'s epoch to `best` by its validation and test scores: the
+// accuracies, or a link record's MRRs where it selects_by_mrr.
+template <class Record>
+void offer_record(best_validation& best, const Record& record) {
+  if constexpr (requires { record.selects_by_mrr; }) {
+    if (record.selects_by_mrr) return best.offer(record.epoch, record.valid_mrr, record.test_mrr);
+  }
+  best.offer(record.epoch, record.valid_acc, record.test_acc);
+}
+
 // Whether epoch `epoch` (from 0) of `epochs` is evaluated: every
 // `eval_every` epochs and after the last; never with eval_every 0.
 [[nodiscard]] bool evaluates_after(std::int64_t epoch, std::int64_t epochs,
@@ -34,14 +44,15 @@ struct best_validation {
 // The epoch loop of every training mode. For each epoch in [first, epochs):
 // `train(epoch)` trains it and returns its record (with valid_acc and
 // test_acc optionals), `evaluate(record)` fills its accuracies when the epoch
-// is evaluated, `best` is offered it, and `finish(record)` keeps it.
+// is evaluated, `best` is offered it (offer_record), and `finish(record)`
+// keeps it.
 template <class Train, class Evaluate, class Finish>
 void run_epochs(std::int64_t first, std::int64_t epochs, std::int64_t eval_every,
                 best_validation& best, Train&& train, Evaluate&& evaluate, Finish&& finish) {
   for (auto epoch = first; epoch < epochs; ++epoch) {
     auto record = train(epoch);
     if (evaluates_after(epoch, epochs, eval_every)) evaluate(record);
-    best.offer(epoch, record.valid_acc, record.test_acc);
+    offer_record(best, record);
     finish(std::move(record));
   }
 }

@@ -26,6 +26,9 @@ struct link_train_options {
   // from the seed, none an edge of the whole graph (ogbl-citation2's protocol,
   // which ranks against 1000).
   std::int64_t ranking_negatives = 100;
+  // The valid MRR picks the best epoch (ogbl-citation2's protocol, whose
+  // metric is MRR), not the valid Hits@K.
+  bool select_by_mrr = false;
   // What the train source draws by (the split, negatives, exclusion), which
   // determines the weights as much as the rest: added to the run's
   // fingerprint, so that a checkpoint is never resumed with other draws.
@@ -67,12 +70,12 @@ struct link_sources {
 // Trains an encoder (options.model; its output width is the hidden width)
 // and a link head on the minibatches of `sources`, evaluating Hits@K and MRR
 // over the whole graph after the epochs train_options::eval_every names, the
-// best epoch by valid Hits@K. Checkpoints and resume as train(): the head's
-// weights and moments follow the encoder's. Over options.parallel's ranks,
-// each trains on its slice of every minibatch (sampler::slice_of), weighted
-// by its share of the minibatch's pairs, and the gradients are summed; every
-// rank holds the whole dataset and evaluates alike. Host back ends and
-// full-graph evaluation so far: anything else is an option_error naming it.
+// best epoch by valid Hits@K (or MRR: link_train_options::select_by_mrr). Checkpoints and resume as
+// train(): the head's weights and moments follow the encoder's. Over options.parallel's ranks, each
+// trains on its slice of every minibatch (sampler::slice_of), weighted by its share of the
+// minibatch's pairs, and the gradients are summed; every rank holds the whole dataset and evaluates
+// alike. Host back ends and full-graph evaluation so far: anything else is an option_error naming
+// it.
 [[nodiscard]] train_result train_links(const training_data& ds, const train_options& options,
                                        const link_train_options& link, const link_sources& sources,
                                        const epoch_callback& on_epoch = {});

@@ -111,13 +111,14 @@ struct epoch_record {
   std::optional<double> test_acc;
   // Link prediction (train_links): train_acc is the share of scored pairs
   // on their label's side of 0, valid_acc and test_acc are OGB's Hits@hits_k
-  // (which picks the best epoch), and these OGB's mean reciprocal ranks;
-  // to_json() names them so.
+  // (which picks the best epoch unless selects_by_mrr), and these OGB's mean
+  // reciprocal ranks; to_json() names them so.
   std::optional<std::int64_t> hits_k;
   std::optional<double> valid_mrr;
   std::optional<double> test_mrr;
-  double seconds = 0;       // training pipeline, excluding evaluation
-  double eval_seconds = 0;  // evaluation
+  bool selects_by_mrr = false;  // the MRRs pick the best epoch (ogbl-citation2's protocol)
+  double seconds = 0;           // training pipeline, excluding evaluation
+  double eval_seconds = 0;      // evaluation
   loader::epoch_report pipeline;
   std::map<std::string, double> sampler_stages;  // inside the sample stage
   double gemm_gflops = 0;  // achieved by the train step's GEMMs (the encoder's; a link head's not)
