@@ -299,10 +299,11 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
       "must be in this process's host memory");
   // A slice's blocks are the whole minibatch's cut to its endpoints only where
   // each destination draws on its own (and leaves edges out as the whole does).
-  BULKGNN_EXPECTS(options_.slices == 1 || sampler.leaves_out_edges(),
-                  "sampler_options.kind: link minibatches split over data-parallel ranks need "
-                  "a per-destination sampler (sage, labor, random-walk), not {}",
-                  sampler.options().kind);
+  BULKGNN_EXPECTS(
+      options_.slices == 1 || (sampler.destinations_draw_alone() && sampler.leaves_out_edges()),
+      "sampler_options.kind: link minibatches split over data-parallel ranks need "
+      "a sampler whose destinations draw alone (sage, labor, random-walk), not {}",
+      sampler.options().kind);
   BULKGNN_EXPECTS(!options_.subgraphs,
                   "sampler_options.kind: link minibatches are batches of edges; the {} sampler's "
                   "are subgraphs",
@@ -312,8 +313,9 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
   BULKGNN_EXPECTS(
       task.exclude == sampler::edge_exclusion::none || sampler.leaves_out_edges(),
       "sampler_options.kind: the {} sampler cannot leave a link minibatch's own "
-      "edges out of its blocks yet; use a per-destination sampler (sage, labor, random-walk), or "
-      "link_options.exclude none to let the model read the edges it predicts",
+      "edges out of its blocks yet; use a node-wise or layer-wise sampler (sage, labor, "
+      "random-walk, ladies, fastgcn), or link_options.exclude none to let the model read the "
+      "edges it predicts",
       sampler.options().kind);
   BULKGNN_EXPECTS(
       task.exclude == sampler::edge_exclusion::none || host_accessible(exec_.memory().space()),

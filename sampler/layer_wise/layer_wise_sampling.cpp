@@ -22,6 +22,7 @@
 #include "bulkgnn/kernels/frontier.hpp"
 #include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/spgemm.hpp"
+#include "layer_wise_exclusion.hpp"
 
 #include <limits>
 #include <numeric>
@@ -41,6 +42,10 @@ class layer_wise_sampling : public sampling_algorithm {
   bulk_sample sample_part(std::uint32_t epoch, segmented_vertices whole, segmented_vertices part,
                           std::span<const std::int64_t> minibatch_ids,
                           comm::communicator* ranks) override;
+  // A link minibatch's edges leave LADIES' distribution and both samplers'
+  // blocks (layer_wise_exclusion.hpp); FastGCN's distribution is the whole
+  // graph's, the same for every minibatch, by definition.
+  [[nodiscard]] bool leaves_out_edges() const override { return true; }
 
  protected:
   // global_distribution: FastGCN's one distribution for every minibatch.
@@ -106,6 +111,14 @@ class layer_wise_sampling : public sampling_algorithm {
                                   const segmented_vertices& sources,
                                   std::span<const float> inverse_p,
                                   std::span<const vertex_t> distinct, const gathered_rows& rows);
+
+  // LADIES' weights without each minibatch's excluded edges, and the
+  // blocks without them (before their rows are normalised); no-ops
+  // without exclusions.
+  csr_matrix without_excluded(csr_matrix weights, const segmented_vertices& frontier,
+                              std::span<const vertex_t> distinct, const gathered_rows& rows);
+  void drop_excluded(csr_matrix& blocks, const segmented_vertices& destinations,
+                     const segmented_vertices& sources);
 
   gathered_rows fetch_rows(std::span<const vertex_t> vertices);
   csr_matrix column_weights(const segmented_vertices& frontier);
@@ -211,7 +224,8 @@ sampled_layer layer_wise_sampling::sample_layer_wise(const segmented_vertices& f
   // LADIES reads the frontier's rows twice (weights, then blocks): fetch once.
   const auto distinct = kernels::sorted_distinct(exec_, frontier.vertices);
   const auto rows = fetch_rows(distinct);
-  const csr_matrix weights = column_weights(frontier, distinct, rows);
+  const csr_matrix weights =
+      without_excluded(column_weights(frontier, distinct, rows), frontier, distinct, rows);
 
   // Minibatch j draws from row j of the weights; its stream is keyed by the
   // minibatch alone, since row j's number depends on the bulk.
@@ -242,8 +256,35 @@ sampled_layer layer_wise_sampling::sample_layer_wise(const segmented_vertices& f
   buffer<float> inverse_p = kernels::lookup_entries(exec_, weights.view(), weight_row, sources);
   kernels::invert_probabilities(exec_, inverse_p);
   csr_matrix blocks = extract_layer_blocks(frontier, sources, inverse_p, distinct, rows);
+  drop_excluded(blocks, frontier, sources);
   kernels::normalize_rows(exec_, blocks);
   return {std::move(sources), std::move(blocks), frontier.offsets};
+}
+
+csr_matrix layer_wise_sampling::without_excluded(csr_matrix weights,
+                                                 const segmented_vertices& frontier,
+                                                 std::span<const vertex_t> distinct,
+                                                 const gathered_rows& rows) {
+  const auto* excluded = context().excluded;
+  if (excluded == nullptr) return weights;
+  BULKGNN_EXPECTS(host_accessible(exec_.memory().space()),
+                  "bulk_sampler: layer-wise sampling leaves excluded edges out on the host back "
+                  "ends only so far");
+  executor_stage stage(exec_, times_, device_log_, "exclude");
+  const csr_matrix q = kernels::frontier_selection(exec_, frontier, distinct, rows.rows,
+                                                   rows.row_of, rows_.num_vertices());
+  return detail::weights_without_excluded(weights.view(), q.view(), rows.rows, rows.row_of,
+                                          distinct, *excluded);
+}
+
+void layer_wise_sampling::drop_excluded(csr_matrix& blocks, const segmented_vertices& destinations,
+                                        const segmented_vertices& sources) {
+  const auto* excluded = context().excluded;
+  if (excluded == nullptr) return;
+  BULKGNN_EXPECTS(host_accessible(exec_.memory().space()),
+                  "bulk_sampler: layer-wise sampling leaves excluded edges out on the host back "
+                  "ends only so far");
+  detail::drop_excluded_entries(blocks, destinations, sources, *excluded);
 }
 
 csr_matrix layer_wise_sampling::extract_layer_blocks(const segmented_vertices& destinations,
@@ -440,6 +481,10 @@ layer_wise_sampling::split_hop layer_wise_sampling::sample_layer_wise_part(
   // not one each); FastGCN without the whole graph reads its distribution by
   // columns, and its blocks from slices too.
   const bool sliced = rows_.whole_graph() == nullptr && (global || rows_.slices_at_owners());
+  BULKGNN_EXPECTS(!sliced || context().excluded == nullptr,
+                  "bulk_sampler: layer-wise sampling over a sharded graph whose rows are cut by "
+                  "columns does not leave excluded edges out so far (link prediction holds the "
+                  "whole graph on every rank)");
   const auto distinct =
       global && !sliced ? buffer<vertex_t>{} : kernels::sorted_distinct(exec_, whole.vertices);
   gathered_rows rows;
@@ -459,7 +504,8 @@ layer_wise_sampling::split_hop layer_wise_sampling::sample_layer_wise_part(
     weights = owned_columns(global_column_weights_.view(), owned_global_weights_, first, last);
   } else {
     rows = fetch_rows(distinct);
-    local_weights = column_weights_in_range(whole, distinct, rows, first, last);
+    local_weights = without_excluded(column_weights_in_range(whole, distinct, rows, first, last),
+                                     whole, distinct, rows);
     weights = local_weights.view();
   }
 
@@ -504,6 +550,7 @@ layer_wise_sampling::split_hop layer_wise_sampling::sample_layer_wise_part(
   csr_matrix blocks =
       sliced ? blocks_from_slices(whole, part, sources, inverse_p, distinct, slices, ranks)
              : extract_layer_blocks(part, sources, inverse_p, distinct, rows);
+  drop_excluded(blocks, part, sources);
   kernels::normalize_rows(exec_, blocks);
   // Renumbered as restrict_to_seeds does: the part's destinations first,
   // then the other sources its rows use, in order of first use.

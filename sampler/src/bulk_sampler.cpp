@@ -94,7 +94,8 @@ bulk_sample bulk_sampler::sample(std::uint32_t epoch, segmented_vertices seeds,
   BULKGNN_EXPECTS(
       algorithm_->leaves_out_edges(),
       "sampler_options.kind: the {} sampler cannot leave a link minibatch's own "
-      "edges out of its blocks yet; use a per-destination sampler (sage, labor, random-walk)",
+      "edges out of its blocks yet; use a node-wise or layer-wise sampler (sage, labor, "
+      "random-walk, ladies, fastgcn)",
       find_sampler(context_->options.kind).name);
   BULKGNN_EXPECTS(excluded.segments() == seeds.segments(),
                   "bulk_sampler::sample: excluded edges for {} minibatches, seeds for {}",

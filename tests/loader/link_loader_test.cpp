@@ -127,6 +127,14 @@ TEST(LinkLoader, RefusesSeedsImpossibleNegativesAndSlicesOfAJointSamplerByName) 
   EXPECT_THROW(minibatch_loader(f.graph_source_of(), ladies, no_exclusion,
                                 {.batch_size = batch, .slice = 0, .slices = 2}),
                option_error);
+  EXPECT_NO_THROW(minibatch_loader(f.graph_source_of(), ladies, f.task(), {.batch_size = batch}))
+      << "one slice: LADIES leaves the minibatch's edges out";
+  // LABOR-*'s importances span the minibatch: a slice's draws are not the whole's.
+  sampler::bulk_sampler labor_star(f.graph.view(),
+                                   {.kind = "labor-star", .fanouts = {4, 4}, .seed = 7});
+  EXPECT_THROW(minibatch_loader(f.graph_source_of(), labor_star, f.task(),
+                                {.batch_size = batch, .slice = 0, .slices = 2}),
+               option_error);
   EXPECT_THROW(minibatch_loader(f.graph_source_of(), nodes,
                                 f.task({.mode = sampler::negative_mode::triplet, .amount = 0.5}),
                                 {.batch_size = batch}),

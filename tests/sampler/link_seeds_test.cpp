@@ -389,28 +389,24 @@ TEST(LinkSampling, WalksNeverStepAlongAnExcludedEdge) {
   EXPECT_EQ(walked_from_1_on_a_path(pinsage, &excluded), (std::set<vertex_t>{0}));
 }
 
-// LADIES draws per minibatch from every frontier row: it refuses by name
-// rather than leak.
-TEST(LinkSampling, SamplersThatCannotLeaveEdgesOutRefuseByName) {
-  const auto g = symmetric(testing::random_graph(100, 3).view());
-  for (const auto* kind : {"ladies"}) {
-    try {
-      std::ignore = seed_edges_in_blocks(g, edge_exclusion::reverse, kind, {64, 3});
-      ADD_FAILURE() << kind << " accepted";
-    } catch (const option_error& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string(kind) + " sampler cannot leave"),
-                std::string::npos)
-          << e.what();
-    }
+// LADIES and FastGCN leave a minibatch's edges out of their blocks too (at
+// these fanouts every destination's neighbours are mostly drawn).
+TEST(LinkSampling, LayerWiseBlocksNeverHoldAMinibatchsOwnEdges) {
+  const auto g = symmetric(testing::random_graph(300, 12).view());
+  for (const auto* kind : {"ladies", "fastgcn"}) {
+    EXPECT_GT(seed_edges_in_blocks(g, edge_exclusion::none, kind, {256, 64}), 100) << kind;
+    EXPECT_EQ(seed_edges_in_blocks(g, edge_exclusion::reverse, kind, {256, 64}), 0) << kind;
   }
 }
 
 std::vector<std::uint64_t> link_digests(const csr_matrix& g, std::int64_t bulk_size,
-                                        negative_sampling negatives) {
+                                        negative_sampling negatives,
+                                        const sampler_options& options = {
+                                            .kind = "sage", .fanouts = {4, 3}, .seed = 5}) {
   const all_edges positives(g.view());
   const negative_sampler draws(g.view(), negatives);
   const link_epoch_plan plan(positives.list(), draws, options_of(negatives, 30), 3);
-  bulk_sampler sampler(g.view(), {.kind = "sage", .fanouts = {4, 3}, .seed = 5});
+  bulk_sampler sampler(g.view(), options);
   std::vector<std::uint64_t> digests;
   for (std::int64_t first = 0; first < plan.num_minibatches(); first += bulk_size) {
     const auto bulk =
@@ -434,6 +430,13 @@ TEST(LinkSampling, SameMinibatchesForAnyBulkSizeAndThreadCount) {
       EXPECT_EQ(link_digests(g, 100, negatives), reference) << threads << " threads";
     }
   }
+  // LADIES, whose distribution leaves each minibatch's own edges out.
+  const sampler_options ladies{.kind = "ladies", .fanouts = {32, 16}, .seed = 5};
+  const negative_sampling uniform{};
+  const auto reference = link_digests(g, 1, uniform, ladies);
+  EXPECT_EQ(link_digests(g, 7, uniform, ladies), reference);
+  const thread_limit limit(3);
+  EXPECT_EQ(link_digests(g, 100, uniform, ladies), reference);
 }
 
 }  // namespace

@@ -100,6 +100,11 @@ class bulk_sampler {
   // Whether its sampler can leave edges out of a minibatch's blocks (the
   // overload of sample() with excluded edges).
   [[nodiscard]] bool leaves_out_edges() const { return algorithm_->leaves_out_edges(); }
+  // Whether a slice of a minibatch's seeds samples the whole minibatch's
+  // blocks cut to it (sampling_algorithm::destinations_draw_alone).
+  [[nodiscard]] bool destinations_draw_alone() const {
+    return algorithm_->destinations_draw_alone();
+  }
   // Wall time spent per stage over every call so far.
   [[nodiscard]] const stage_times& times() const { return context_->times; }
   // On a cuda executor, each stage's time on the device (CUDA events),

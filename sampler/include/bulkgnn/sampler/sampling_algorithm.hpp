@@ -62,6 +62,10 @@ class sampling_algorithm {
   // Whether it leaves sampling_context::excluded's edges out of the blocks
   // it draws (bulk_sampler refuses exclusions for an algorithm that cannot).
   [[nodiscard]] virtual bool leaves_out_edges() const { return false; }
+  // Whether each destination's draw depends on it alone (its minibatch's
+  // other destinations aside), so that sampling a slice of a minibatch's
+  // destinations gives the whole minibatch's blocks cut to them.
+  [[nodiscard]] virtual bool destinations_draw_alone() const { return false; }
 
  protected:
   [[nodiscard]] sampling_context& context() const { return context_; }
@@ -90,6 +94,9 @@ class per_destination_sampling : public sampling_algorithm {
   // excluded ones leaves none of them in reach (random walks, whose draws are
   // paths, also drop them before every step).
   [[nodiscard]] bool leaves_out_edges() const override { return true; }
+  [[nodiscard]] bool destinations_draw_alone() const override {
+    return !destinations_share_draws();
+  }
 
  protected:
   // Whether a destination's draw depends on its minibatch's other
