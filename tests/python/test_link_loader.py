@@ -161,9 +161,25 @@ class Errors(unittest.TestCase):
         self.refused("exclude must be", exclude="reverse_id")
 
     def test_a_sampler_that_cannot_leave_edges_out_is_refused_up_front(self):
-        for sampler in ("ladies",):
+        for sampler in ("shadow",):
             self.refused(f"{sampler} sampler cannot leave", sampler=sampler,
-                         num_neighbors=[64])
+                         num_neighbors=[2])
+
+    def test_layer_wise_blocks_leave_the_minibatchs_edges_out(self):
+        loader = bulkgnn.LinkNeighborLoader(DS, num_neighbors=[512, 512], sampler="ladies",
+                                            edge_label_index=ONE_WAY, batch_size=64,
+                                            exclude="reverse")
+        for mb in loader:
+            nodes = np.from_dlpack(mb.input_nodes)
+            label = np.from_dlpack(mb.edge_label_index)[:, :mb.input_id.shape[0]]
+            seeds = {(int(nodes[s]), int(nodes[t])) for s, t in label.T}
+            seeds |= {(t, s) for s, t in seeds}
+            for block in mb.blocks:
+                indptr = np.from_dlpack(block.indptr)
+                indices = np.from_dlpack(block.indices)
+                rows = np.repeat(np.arange(block.num_dst), np.diff(indptr))
+                entries = zip(nodes[indices].tolist(), nodes[rows].tolist())
+                self.assertFalse(seeds & set(entries))
 
 
 @requires_torch

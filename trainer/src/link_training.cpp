@@ -71,6 +71,26 @@ std::vector<float> scores_of(link_head& head, dense_view<const float> z,
   return scores;
 }
 
+// The scores of each positive's source against its `per` ranking targets
+// (targets[i·per, (i+1)·per) for positive i), in chunks whose sources are
+// built as they are scored: no copy of the P·per pairs (ogbl-citation2's
+// 1000 targets per positive make them a gigabyte).
+std::vector<float> ranking_scores_of(link_head& head, dense_view<const float> z,
+                                     std::span<const vertex_t> positive_sources,
+                                     std::span<const vertex_t> targets, std::size_t per) {
+  std::vector<float> scores;
+  scores.reserve(targets.size());
+  std::vector<vertex_t> sources;
+  for (std::size_t first = 0; first < targets.size(); first += scoring_chunk) {
+    const auto size = std::min(static_cast<std::size_t>(scoring_chunk), targets.size() - first);
+    sources.resize(size);
+    for (std::size_t i = 0; i < size; ++i) sources[i] = positive_sources[(first + i) / per];
+    const auto chunk = head.forward(z, {sources, targets.subspan(first, size)});
+    scores.insert(scores.end(), chunk.begin(), chunk.end());
+  }
+  return scores;
+}
+
 // Hits@K and MRR of one held-out set after an epoch: the embeddings of
 // every vertex over the set's graph, its positives against its pool of
 // negatives (Hits@K) and against their own corrupted tails (MRR).
@@ -85,15 +105,13 @@ class held_out_links {
         part_(part) {}
 
   // Each positive's corrupted tails, from streams keyed on (seed, part,
-  // positive, tail): the same every epoch. option_error naming
-  // link_train_options.ranking_negatives where the graph is too dense.
+  // positive, tail): the same every epoch; none where the set brings its own
+  // negative targets. option_error naming link_train_options.ranking_negatives
+  // where the graph is too dense.
   void draw_ranking_tails() {
-    if (!ranking_source_.empty() || set_.positives.source.empty()) return;
-    if (set_.negative_targets.empty()) return draw_tails();
-    const auto per = static_cast<std::size_t>(set_.targets_per_positive);
-    for (std::size_t i = 0; i < set_.positives.source.size(); ++i)
-      ranking_source_.insert(ranking_source_.end(), per, set_.positives.source[i]);
-    ranking_target_.assign(set_.negative_targets.begin(), set_.negative_targets.end());
+    if (!drawn_tails_.empty() || set_.positives.source.empty() || !set_.negative_targets.empty())
+      return;
+    draw_tails();
   }
 
   // Sets hits and mrr (nullopt for a set without positives).
@@ -105,7 +123,11 @@ class held_out_links {
     const auto z = predict_full_graph(model, *block_, features);
     const auto positive = scores_of(head, z.view(), set_.positives.source, set_.positives.target);
     const auto negative = scores_of(head, z.view(), set_.negatives.source, set_.negatives.target);
-    const auto ranking = scores_of(head, z.view(), ranking_source_, ranking_target_);
+    const bool own = !set_.negative_targets.empty();
+    const auto ranking = ranking_scores_of(
+        head, z.view(), set_.positives.source,
+        own ? set_.negative_targets : std::span<const vertex_t>(drawn_tails_),
+        static_cast<std::size_t>(own ? set_.targets_per_positive : ranking_negatives_));
     for (const auto* scores : {&positive, &negative, &ranking})
       if (!std::ranges::all_of(*scores, [](float s) { return std::isfinite(s); }))
         throw error(
@@ -123,8 +145,7 @@ class held_out_links {
                                            .amount = static_cast<double>(ranking_negatives_),
                                            .strict = true});
     const auto positives = set_.positives.source.size();
-    ranking_source_.reserve(positives * static_cast<std::size_t>(ranking_negatives_));
-    ranking_target_.reserve(ranking_source_.capacity());
+    drawn_tails_.reserve(positives * static_cast<std::size_t>(ranking_negatives_));
     for (std::size_t i = 0; i < positives; ++i)
       for (std::int64_t k = 0; k < ranking_negatives_; ++k) {
         const auto key = rng_key{seed_, ranking_stream, part_, static_cast<std::uint32_t>(i),
@@ -140,8 +161,7 @@ class held_out_links {
               "dense around it for MRR",
               source, sampler::strict_attempts));
         }
-        ranking_source_.push_back(source);
-        ranking_target_.push_back(target);
+        drawn_tails_.push_back(target);
       }
   }
 
@@ -150,8 +170,7 @@ class held_out_links {
   std::int64_t ranking_negatives_;
   std::uint32_t seed_;
   std::uint32_t part_;
-  std::vector<vertex_t> ranking_source_;
-  std::vector<vertex_t> ranking_target_;
+  std::vector<vertex_t> drawn_tails_;       // ranking_negatives_ per positive, positive by positive
   std::optional<aggregation_block> block_;  // the set's graph, built at the first evaluation
 };
 
