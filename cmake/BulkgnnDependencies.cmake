@@ -2,19 +2,31 @@
 find_package(Threads REQUIRED)
 find_package(TBB REQUIRED)
 find_package(fmt REQUIRED)
+# fmt as every target links it: the shared library, or compiled into each
+# target (BULKGNN_FMT_HEADER_ONLY: the Python wheel, which then needs no
+# libfmt on the machine it runs on).
+add_library(bulkgnn_fmt INTERFACE)
+add_library(bulkgnn::fmt ALIAS bulkgnn_fmt)
+if(BULKGNN_FMT_HEADER_ONLY)
+  target_link_libraries(bulkgnn_fmt INTERFACE fmt::fmt-header-only)
+else()
+  target_link_libraries(bulkgnn_fmt INTERFACE fmt::fmt)
+endif()
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json REQUIRED)
 find_package(ZLIB REQUIRED)
 
 # OpenBLAS, the yardstick that benchmarks/trainer/gemm_efficiency measures the
 # own GEMM against (the libraries do not link it); libopenblas-dev gives cblas.h.
-set(BLA_VENDOR OpenBLAS)
-find_package(BLAS REQUIRED)
-find_path(CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas REQUIRED)
-add_library(bulkgnn_openblas INTERFACE)
-add_library(bulkgnn::openblas ALIAS bulkgnn_openblas)
-target_link_libraries(bulkgnn_openblas INTERFACE BLAS::BLAS)
-target_include_directories(bulkgnn_openblas SYSTEM INTERFACE ${CBLAS_INCLUDE_DIR})
+if(BULKGNN_BUILD_BENCHMARKS)
+  set(BLA_VENDOR OpenBLAS)
+  find_package(BLAS REQUIRED)
+  find_path(CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas REQUIRED)
+  add_library(bulkgnn_openblas INTERFACE)
+  add_library(bulkgnn::openblas ALIAS bulkgnn_openblas)
+  target_link_libraries(bulkgnn_openblas INTERFACE BLAS::BLAS)
+  target_include_directories(bulkgnn_openblas SYSTEM INTERFACE ${CBLAS_INCLUDE_DIR})
+endif()
 
 # Random123 is header-only and ships no CMake config.
 find_path(RANDOM123_INCLUDE_DIR Random123/philox.h REQUIRED)

@@ -21,6 +21,7 @@ option(BULKGNN_WARNINGS_AS_ERRORS "Treat warnings in bulkgnn code as errors" OFF
 # (anonymous namespace, static) must be unique within its target, which the
 # compiler reports as a redefinition. OFF compiles file by file. Sources with
 # their own compile options never join a batch.
+option(BULKGNN_FMT_HEADER_ONLY "Compile fmt into the targets instead of linking libfmt" OFF)
 option(BULKGNN_UNITY_BUILD "Compile each target's C++ sources in batches of 8" ON)
 set(CMAKE_UNITY_BUILD ${BULKGNN_UNITY_BUILD})
 

@@ -168,10 +168,6 @@ class LazyImports(unittest.TestCase):
         self.assertEqual(blocks[0].srcdata["feat"].data_ptr(), self.mb.features.data_ptr)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 def sampled_edges(batch):
     """The global (source, target) of every edge of a PyG-layout batch."""
     n_id = batch["n_id"]
@@ -250,3 +246,7 @@ class EdgeIds(unittest.TestCase):
              == np.from_dlpack(b.indices))[np.from_dlpack(b.indptr)[first]:].sum()
             for b, first in zip(reversed(mb.blocks), [0] + [b.num_dst for b in
                                                             reversed(mb.blocks)][:-1]))))
+
+
+if __name__ == "__main__":
+    unittest.main()

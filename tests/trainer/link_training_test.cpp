@@ -310,6 +310,12 @@ TEST(link_training, learned_embeddings_are_refused_where_they_would_mean_nothing
               std::ignore = session::train(f.ds, o);
             }).find("train_options.node_embedding: node classification"),
             std::string::npos);
+  o.normalize_features = loader::feature_normalization::row;
+  EXPECT_NE(message([&] {
+              std::ignore = session::train_links(without_features(f.ds), f.split, o, plan);
+            }).find("train_options.normalize_features: a learned embedding"),
+            std::string::npos);
+  o.normalize_features = loader::feature_normalization::none;
   o.node_embedding = -1;
   EXPECT_NE(message([&] {
               std::ignore = session::train_links(without_features(f.ds), f.split, o, plan);

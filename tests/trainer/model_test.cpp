@@ -231,6 +231,12 @@ TEST(GnnModel, ForwardEmbeddedIsForwardOverTheTablesRows) {
   gnn_model model(config, 9);
   EXPECT_THROW(model.forward_embedded(p.blocks, std::span(ids).first(29), std::nullopt),
                option_error);
+  auto repeated = ids;
+  repeated[3] = repeated[4];
+  EXPECT_THROW(model.forward_embedded(p.blocks, repeated, std::nullopt), option_error);
+  auto outside = ids;
+  outside[0] = 45;
+  EXPECT_THROW(model.forward_embedded(p.blocks, outside, std::nullopt), option_error);
 }
 
 TEST(GnnModel, PredictFullGraphEqualsForwardOnTheFullGraphBlockPerLayer) {

@@ -172,7 +172,9 @@ void check_fingerprint(const nlohmann::json& saved, const nlohmann::json& curren
   for (const auto& [key, value] : current.items()) {
     if (!saved.contains(key))
       throw option_error(
-          fmt::format("train_options.resume: {} has no setting '{}'; it is from another run",
+          fmt::format("train_options.resume: {} has no setting '{}': it is from another run, "
+                      "or from an earlier version that did not have the setting (resume with "
+                      "that setting at its earlier default)",
                       file.string(), key));
     if (saved.at(key) != value)
       throw option_error(

@@ -8,7 +8,9 @@
 #include "bulkgnn/kernels/spmm.hpp"
 #include "bulkgnn/trainer/layer_table.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace bulkgnn::trainer {
 
@@ -201,11 +203,27 @@ dense_view<const float> gnn_model::forward_embedded(std::span<const aggregation_
       !blocks.empty() && static_cast<std::int64_t>(input_ids.size()) == blocks.front().forward.cols,
       "gnn_model::forward_embedded: {} input ids for block 0's {} sources", input_ids.size(),
       blocks.empty() ? 0 : blocks.front().forward.cols);
+  if (host_accessible(exec_.memory().space())) check_embedding_ids(input_ids);
   embedded_.reshape(static_cast<std::int64_t>(input_ids.size()), config_.in_features);
   kernels::gather_dense_rows(exec_, embedding(), input_ids, embedded_.view());
   const auto logits = forward(blocks, embedded_.view(), dropout);
   embedded_ids_ = input_ids;
   return logits;
+}
+
+// Rows of the table, each once: the gradient's scatter writes each row from
+// one thread, so a repeated id would make it depend on the thread count.
+void gnn_model::check_embedding_ids(std::span<const vertex_t> ids) const {
+  std::vector<vertex_t> sorted(ids.begin(), ids.end());
+  std::ranges::sort(sorted);
+  BULKGNN_EXPECTS(sorted.empty() || (sorted.front() >= 0 && sorted.back() < config_.embedding_rows),
+                  "gnn_model::forward_embedded: input ids must be in [0, {}), got {}..{}",
+                  config_.embedding_rows, sorted.empty() ? 0 : sorted.front(),
+                  sorted.empty() ? 0 : sorted.back());
+  const auto repeated = std::ranges::adjacent_find(sorted);
+  BULKGNN_EXPECTS(repeated == sorted.end(),
+                  "gnn_model::forward_embedded: input id {} appears more than once",
+                  repeated == sorted.end() ? 0 : *repeated);
 }
 
 dense_view<const float> gnn_model::embedding() const {

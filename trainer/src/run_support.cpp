@@ -84,9 +84,6 @@ model_config model_of(const training_data& ds, const train_options& o, std::int6
                     "train_options.node_embedding: {} has {} node features, which the model reads; "
                     "learned embeddings replace features only on a dataset without them",
                     ds.name, ds.feature_dim);
-    BULKGNN_EXPECTS(o.normalize_features == loader::feature_normalization::none,
-                    "train_options.normalize_features: a learned embedding has no feature rows "
-                    "to normalise");
     config.in_features = o.node_embedding;
     config.embedding_rows = ds.num_nodes;
   } else {

@@ -32,8 +32,8 @@ using detail::epoch_measurement;
 using detail::fingerprint_of;
 using detail::run_with_checkpoints;
 
-// Widths beyond any embedding a graph model learns; it keeps the table's
-// size (vertices × width) from overflowing on a typo.
+// Widths beyond any embedding a graph model learns (the CLI also checks the
+// table against the memory available).
 constexpr std::int64_t max_node_embedding = 65536;
 
 // The model a run over `ds` trains: its layers, sizes from the dataset.
@@ -153,6 +153,10 @@ void validate(const train_options& o) {
   BULKGNN_EXPECTS(o.node_embedding >= 0 && o.node_embedding <= max_node_embedding,
                   "train_options.node_embedding must be in [0, {}], got {}", max_node_embedding,
                   o.node_embedding);
+  BULKGNN_EXPECTS(
+      o.node_embedding == 0 || o.normalize_features == loader::feature_normalization::none,
+      "train_options.normalize_features: a learned embedding "
+      "(train_options.node_embedding) has no feature rows to normalise");
   BULKGNN_EXPECTS(o.eval_piece_rows >= 0,
                   "train_options.eval_piece_rows must be 0 (automatic) or positive, got {}",
                   o.eval_piece_rows);

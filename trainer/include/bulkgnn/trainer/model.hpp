@@ -223,6 +223,8 @@ class gnn_model {
 
   // The embedding table's gradient from the last forward's input gradient.
   void embedding_gradient();
+  // option_error unless every id is a row of the table and none repeats.
+  void check_embedding_ids(std::span<const vertex_t> ids) const;
 
   // Where the embedding table starts in the flat vectors (it is the last
   // tensor, so the layers' tensors and their initial values are those of a
