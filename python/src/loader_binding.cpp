@@ -463,7 +463,7 @@ void bind_minibatch(py::module_& m) {
           py::kw_only(), py::arg("e_id") = false,
           "A torch_geometric.data.Data laid out as PyG's NeighborLoader yields it; e_id=True "
           "adds each edge's e_id (and, on a weighted dataset, the edges' edge_weight), which "
-          "PyG always gives and which costs about as much as the rest of the conversion.")
+          "PyG always gives and which costs a binary search per edge.")
       .def(
           "to_dgl", [](const py::object& self, bool e_id) { return adapter("to_dgl", self, e_id); },
           py::kw_only(), py::arg("e_id") = false,
