@@ -13,6 +13,7 @@ set_property(CACHE BULKGNN_ENABLE_NCCL PROPERTY STRINGS AUTO ON OFF)
 option(BULKGNN_BUILD_TESTS "Build the test suite" ON)
 option(BULKGNN_BUILD_BENCHMARKS "Build the benchmarks" ON)
 option(BULKGNN_WARNINGS_AS_ERRORS "Treat warnings in bulkgnn code as errors" OFF)
+option(BULKGNN_FMT_HEADER_ONLY "Compile fmt into the targets instead of linking libfmt" OFF)
 
 # Unity builds: each target compiles its C++ sources 8 to a translation unit,
 # so the heavy headers (GoogleTest, CLI11, fmt, nlohmann-json, oneTBB) are
@@ -21,7 +22,6 @@ option(BULKGNN_WARNINGS_AS_ERRORS "Treat warnings in bulkgnn code as errors" OFF
 # (anonymous namespace, static) must be unique within its target, which the
 # compiler reports as a redefinition. OFF compiles file by file. Sources with
 # their own compile options never join a batch.
-option(BULKGNN_FMT_HEADER_ONLY "Compile fmt into the targets instead of linking libfmt" OFF)
 option(BULKGNN_UNITY_BUILD "Compile each target's C++ sources in batches of 8" ON)
 set(CMAKE_UNITY_BUILD ${BULKGNN_UNITY_BUILD})
 

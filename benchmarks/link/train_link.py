@@ -103,6 +103,8 @@ def main():
                   f"{mrr[0]:.3f} ± {mrr[1]:.3f} | {seconds:.2f} | {eval_seconds:.2f} |",
                   flush=True)
             results.append({"dataset": dataset, "head": head, "epochs": epochs_of(dataset),
+                            "options": DATASET_OPTIONS.get(
+                                os.path.basename(os.path.normpath(dataset)), []),
                             "runs": runs})
     with open(args.out, "w") as f:
         json.dump({"protocol": COMMON, "results": results}, f, indent=2)

@@ -173,8 +173,8 @@ void check_fingerprint(const nlohmann::json& saved, const nlohmann::json& curren
     if (!saved.contains(key))
       throw option_error(
           fmt::format("train_options.resume: {} has no setting '{}': it is from another run, "
-                      "or from an earlier version that did not have the setting (resume with "
-                      "that setting at its earlier default)",
+                      "or from an earlier version without that setting (where the setting is "
+                      "one recorded only away from its default, give it its default)",
                       file.string(), key));
     if (saved.at(key) != value)
       throw option_error(

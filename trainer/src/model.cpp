@@ -213,17 +213,26 @@ dense_view<const float> gnn_model::forward_embedded(std::span<const aggregation_
 
 // Rows of the table, each once: the gradient's scatter writes each row from
 // one thread, so a repeated id would make it depend on the thread count.
-void gnn_model::check_embedding_ids(std::span<const vertex_t> ids) const {
-  std::vector<vertex_t> sorted(ids.begin(), ids.end());
-  std::ranges::sort(sorted);
-  BULKGNN_EXPECTS(sorted.empty() || (sorted.front() >= 0 && sorted.back() < config_.embedding_rows),
-                  "gnn_model::forward_embedded: input ids must be in [0, {}), got {}..{}",
-                  config_.embedding_rows, sorted.empty() ? 0 : sorted.front(),
-                  sorted.empty() ? 0 : sorted.back());
-  const auto repeated = std::ranges::adjacent_find(sorted);
-  BULKGNN_EXPECTS(repeated == sorted.end(),
-                  "gnn_model::forward_embedded: input id {} appears more than once",
-                  repeated == sorted.end() ? 0 : *repeated);
+// Linear in the ids: a mark per row, cleared again on the way out.
+void gnn_model::check_embedding_ids(std::span<const vertex_t> ids) {
+  id_seen_.resize(static_cast<std::size_t>(config_.embedding_rows));
+  std::size_t marked = 0;
+  const auto clear = [&] {
+    for (std::size_t i = 0; i < marked; ++i) id_seen_[static_cast<std::size_t>(ids[i])] = 0;
+  };
+  for (; marked < ids.size(); ++marked) {
+    const vertex_t id = ids[marked];
+    if (id < 0 || id >= config_.embedding_rows || id_seen_[static_cast<std::size_t>(id)] != 0) {
+      clear();
+      BULKGNN_EXPECTS(id >= 0 && id < config_.embedding_rows,
+                      "gnn_model::forward_embedded: input id {} is outside [0, {})", id,
+                      config_.embedding_rows);
+      throw option_error(
+          fmt::format("gnn_model::forward_embedded: input id {} appears more than once", id));
+    }
+    id_seen_[static_cast<std::size_t>(id)] = 1;
+  }
+  clear();
 }
 
 dense_view<const float> gnn_model::embedding() const {

@@ -224,13 +224,14 @@ class gnn_model {
   // The embedding table's gradient from the last forward's input gradient.
   void embedding_gradient();
   // option_error unless every id is a row of the table and none repeats.
-  void check_embedding_ids(std::span<const vertex_t> ids) const;
+  void check_embedding_ids(std::span<const vertex_t> ids);
 
   // Where the embedding table starts in the flat vectors (it is the last
   // tensor, so the layers' tensors and their initial values are those of a
   // model without one).
   std::size_t embedding_offset_ = 0;
-  matrix embedded_;  // the embedding rows of the last forward_embedded
+  matrix embedded_;                    // the embedding rows of the last forward_embedded
+  std::vector<std::uint8_t> id_seen_;  // check_embedding_ids' marks, all 0 between calls
 
   // The last forward's inputs, for backward.
   std::span<const aggregation_block> blocks_;
