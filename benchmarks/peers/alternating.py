@@ -75,16 +75,19 @@ def alternated_rows(dataset, systems, repetitions, base, setup=None):
     return rows
 
 
-def loader_or_train_arguments(description, epochs):
-    """The command line of a peers script with a loader and a train mode, parsed; prints
-    the peer libraries' versions."""
+def loader_arguments(description, train_mode=False, epochs=None):
+    """The command line of a peers script, parsed: datasets, --repetitions and --json,
+    and with train_mode a loader|train mode, --seeds and --epochs. Sets 2 torch threads
+    and prints the peer libraries' versions."""
     parser = argparse.ArgumentParser(description=description,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["loader", "train"])
+    if train_mode:
+        parser.add_argument("mode", choices=["loader", "train"])
     parser.add_argument("datasets", nargs="+")
     parser.add_argument("--repetitions", type=int, default=3)
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--epochs", type=int, default=epochs)
+    if train_mode:
+        parser.add_argument("--seeds", type=int, default=5)
+        parser.add_argument("--epochs", type=int, default=epochs)
     parser.add_argument("--json", help="write the measurements here")
     args = parser.parse_args()
     import dgl
@@ -94,3 +97,8 @@ def loader_or_train_arguments(description, epochs):
     print(f"torch {torch.__version__}, torch_geometric {torch_geometric.__version__}, "
           f"dgl {dgl.__version__}")
     return args
+
+
+def loader_or_train_arguments(description, epochs):
+    """loader_arguments of a script with a loader and a train mode."""
+    return loader_arguments(description, train_mode=True, epochs=epochs)

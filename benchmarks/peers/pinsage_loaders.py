@@ -16,13 +16,11 @@ dgl.to_block; its DataLoader runs in the process (num_workers=0). The median epo
 --repetitions, the systems alternating.
 """
 
-import argparse
-
 import numpy as np
 import torch
 
 import bulkgnn
-from alternating import alternated_rows, write_rows
+from alternating import alternated_rows, loader_arguments, write_rows
 
 BATCH = 512
 FANOUTS = [10, 10]
@@ -100,15 +98,7 @@ def measure(path, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("datasets", nargs="+")
-    parser.add_argument("--repetitions", type=int, default=3)
-    parser.add_argument("--json", help="write the measurements here")
-    args = parser.parse_args()
-    torch.set_num_threads(2)
-    import dgl
-    print(f"torch {torch.__version__}, dgl {dgl.__version__}")
+    args = loader_arguments(__doc__)
     print("| dataset | loader | s/epoch (median) | × bulkgnn | block edges/epoch |")
     print("|---|---|---|---|---|")
     rows = [row for path in args.datasets for row in measure(path, args)]

@@ -17,13 +17,11 @@ one count) gives each seed a subgraph of its own and batches them. The median ep
 them to a model.
 """
 
-import argparse
-
 import numpy as np
 import torch
 
 import bulkgnn
-from alternating import alternate, write_rows
+from alternating import alternate, loader_arguments, write_rows
 from cluster_loaders import edge_index_of, split_masks
 
 BATCH = 512
@@ -108,17 +106,7 @@ def measure(path, args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("datasets", nargs="+")
-    parser.add_argument("--repetitions", type=int, default=3)
-    parser.add_argument("--json", help="write the measurements here")
-    args = parser.parse_args()
-    torch.set_num_threads(2)
-    import dgl
-    import torch_geometric
-    print(f"torch {torch.__version__}, torch_geometric {torch_geometric.__version__}, "
-          f"dgl {dgl.__version__}")
+    args = loader_arguments(__doc__)
     print("| dataset | loader | s/epoch (median) | × bulkgnn | vertices/minibatch "
           "| edges/minibatch |")
     print("|---|---|---|---|---|---|")

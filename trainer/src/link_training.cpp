@@ -56,36 +56,22 @@ labelled_pairs pairs_of(const sampler::link_seeds& seeds) {
   return pairs;
 }
 
-// The scores of pairs (source[i], target[i]) of rows of z, in chunks.
+// The scores of pairs of rows of z: target i against source i / per (per
+// = 1: pairs given one by one; per = K: each source's K ranking targets),
+// in chunks whose sources are built as they are scored, so that the
+// ranking pairs are never copied (ogbl-citation2's 1000 targets per
+// positive make them a gigabyte).
 std::vector<float> scores_of(link_head& head, dense_view<const float> z,
-                             std::span<const vertex_t> source, std::span<const vertex_t> target) {
-  std::vector<float> scores;
-  scores.reserve(source.size());
-  const auto count = static_cast<std::int64_t>(source.size());
-  for (std::int64_t first = 0; first < count; first += scoring_chunk) {
-    const auto size = static_cast<std::size_t>(std::min(scoring_chunk, count - first));
-    const auto at = static_cast<std::size_t>(first);
-    const auto chunk = head.forward(z, {source.subspan(at, size), target.subspan(at, size)});
-    scores.insert(scores.end(), chunk.begin(), chunk.end());
-  }
-  return scores;
-}
-
-// The scores of each positive's source against its `per` ranking targets
-// (targets[i·per, (i+1)·per) for positive i), in chunks whose sources are
-// built as they are scored: no copy of the P·per pairs (ogbl-citation2's
-// 1000 targets per positive make them a gigabyte).
-std::vector<float> ranking_scores_of(link_head& head, dense_view<const float> z,
-                                     std::span<const vertex_t> positive_sources,
-                                     std::span<const vertex_t> targets, std::size_t per) {
+                             std::span<const vertex_t> sources, std::span<const vertex_t> targets,
+                             std::size_t per = 1) {
   std::vector<float> scores;
   scores.reserve(targets.size());
-  std::vector<vertex_t> sources;
+  std::vector<vertex_t> chunk_sources;
   for (std::size_t first = 0; first < targets.size(); first += scoring_chunk) {
     const auto size = std::min(static_cast<std::size_t>(scoring_chunk), targets.size() - first);
-    sources.resize(size);
-    for (std::size_t i = 0; i < size; ++i) sources[i] = positive_sources[(first + i) / per];
-    const auto chunk = head.forward(z, {sources, targets.subspan(first, size)});
+    chunk_sources.resize(size);
+    for (std::size_t i = 0; i < size; ++i) chunk_sources[i] = sources[(first + i) / per];
+    const auto chunk = head.forward(z, {chunk_sources, targets.subspan(first, size)});
     scores.insert(scores.end(), chunk.begin(), chunk.end());
   }
   return scores;
@@ -124,10 +110,10 @@ class held_out_links {
     const auto positive = scores_of(head, z.view(), set_.positives.source, set_.positives.target);
     const auto negative = scores_of(head, z.view(), set_.negatives.source, set_.negatives.target);
     const bool own = !set_.negative_targets.empty();
-    const auto ranking = ranking_scores_of(
-        head, z.view(), set_.positives.source,
-        own ? set_.negative_targets : std::span<const vertex_t>(drawn_tails_),
-        static_cast<std::size_t>(own ? set_.targets_per_positive : ranking_negatives_));
+    const auto ranking =
+        scores_of(head, z.view(), set_.positives.source,
+                  own ? set_.negative_targets : std::span<const vertex_t>(drawn_tails_),
+                  static_cast<std::size_t>(own ? set_.targets_per_positive : ranking_negatives_));
     for (const auto* scores : {&positive, &negative, &ranking})
       if (!std::ranges::all_of(*scores, [](float s) { return std::isfinite(s); }))
         throw error(
