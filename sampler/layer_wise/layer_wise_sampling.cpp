@@ -23,6 +23,7 @@
 #include "bulkgnn/kernels/relabel.hpp"
 #include "bulkgnn/kernels/spgemm.hpp"
 #include "layer_wise_exclusion.hpp"
+#include "layer_wise_steps.hpp"
 
 #include <limits>
 #include <numeric>
@@ -33,7 +34,6 @@ namespace bulkgnn::sampler {
 namespace {
 
 using detail::pattern_of;
-using detail::stream_ids;
 
 class layer_wise_sampling : public sampling_algorithm {
  public:
@@ -103,14 +103,6 @@ class layer_wise_sampling : public sampling_algorithm {
   csr_matrix draw_split_rows(csr_view weights, std::span<const vertex_t> weight_row,
                              const kernels::row_streams& streams, std::int64_t fanout,
                              comm::communicator& ranks);
-
-  // The block rows of `destinations` (a sub-list of the frontier per
-  // segment) over `sources`, weighted by inverse_p, from `rows`: the whole
-  // graph in memory, or the rows of `distinct` (the frontier) fetched.
-  csr_matrix extract_layer_blocks(const segmented_vertices& destinations,
-                                  const segmented_vertices& sources,
-                                  std::span<const float> inverse_p,
-                                  std::span<const vertex_t> distinct, const gathered_rows& rows);
 
   // LADIES' weights without each minibatch's excluded edges, and the
   // blocks without them (before their rows are normalised); no-ops
@@ -209,53 +201,40 @@ csr_matrix layer_wise_sampling::column_weights(const segmented_vertices& frontie
   executor_stage stage(exec_, times_, device_log_, "spgemm");
   const csr_matrix q = kernels::frontier_selection(exec_, frontier, distinct, rows.rows,
                                                    rows.row_of, rows_.num_vertices());
-  // Q's columns renamed from vertex ids to fetched rows: order-preserving, so
-  // Q·A sums in the same order either way.
-  const csr_matrix q_on_rows =
-      kernels::rename_columns(exec_, q.view(), distinct, rows.row_of, rows.rows.rows);
-  const csr_matrix qa = kernels::spgemm(exec_, q_on_rows.view(), pattern_of(rows.rows));
-  return kernels::add(exec_, qa.view(), q.view());
+  return detail::selection_times_rows(exec_, q.view(), distinct, rows, true);
 }
 
 sampled_layer layer_wise_sampling::sample_layer_wise(const segmented_vertices& frontier,
                                                      std::span<const std::int64_t> minibatch_ids,
                                                      std::uint32_t epoch, std::uint32_t hop) {
-  const std::int64_t count = frontier.segments();
   // LADIES reads the frontier's rows twice (weights, then blocks): fetch once.
   const auto distinct = kernels::sorted_distinct(exec_, frontier.vertices);
   const auto rows = fetch_rows(distinct);
   const csr_matrix weights =
       without_excluded(column_weights(frontier, distinct, rows), frontier, distinct, rows);
 
-  // Minibatch j draws from row j of the weights; its stream is keyed by the
-  // minibatch alone, since row j's number depends on the bulk.
-  std::vector<vertex_t> row_numbers(count);
-  std::iota(row_numbers.begin(), row_numbers.end(), 0);
-  const auto weight_row = on_executor(std::span<const vertex_t>(row_numbers));
-  const auto minibatch_of_row =
-      on_executor(std::span<const std::uint32_t>(stream_ids(minibatch_ids)));
-  const auto zero_key_rows =
-      on_executor(std::span<const vertex_t>(std::vector<vertex_t>(count, 0)));
+  // Minibatch j draws from row j of the weights.
+  const auto weight_rows = detail::rows_per_minibatch(exec_, minibatch_ids, false);
   csr_matrix drawn;
   {
     executor_stage stage(exec_, times_, device_log_, "sample_rows");
     drawn = kernels::sample_rows(
-        exec_, weights.view(), weight_row,
-        kernels::row_streams{options_.seed, epoch, hop, minibatch_of_row, zero_key_rows},
+        exec_, weights.view(), weight_rows.rows, weight_rows.streams(options_.seed, epoch, hop),
         kernels::row_sampling_options{.fanout = options_.fanouts[hop],
                                       .mode = kernels::replacement::without,
                                       .weights = kernels::weighting::by_value});
   }
   executor_stage stage(exec_, times_, device_log_, "extract");
-  const auto spread = kernels::spread_to_segment_starts(exec_, drawn.view(), frontier.offsets);
-  auto sources = kernels::relabel_by_segment(exec_, frontier, spread.view()).sources;
+  auto sources = detail::frontier_then_drawn(exec_, frontier, drawn.view());
 
   // Every source has p > 0: drawn columns by construction, destinations
   // through their self loop. Importance weight 1/p; the row normalisation
   // below absorbs the constant factors of Â and of p's normaliser.
-  buffer<float> inverse_p = kernels::lookup_entries(exec_, weights.view(), weight_row, sources);
+  buffer<float> inverse_p =
+      kernels::lookup_entries(exec_, weights.view(), weight_rows.rows, sources);
   kernels::invert_probabilities(exec_, inverse_p);
-  csr_matrix blocks = extract_layer_blocks(frontier, sources, inverse_p, distinct, rows);
+  csr_matrix blocks =
+      detail::extract_layer_blocks(exec_, frontier, sources, inverse_p, distinct, rows, true);
   drop_excluded(blocks, frontier, sources);
   kernels::normalize_rows(exec_, blocks);
   return {std::move(sources), std::move(blocks), frontier.offsets};
@@ -285,25 +264,6 @@ void layer_wise_sampling::drop_excluded(csr_matrix& blocks, const segmented_vert
                   "bulk_sampler: layer-wise sampling leaves excluded edges out on the host back "
                   "ends only so far");
   detail::drop_excluded_entries(blocks, destinations, sources, *excluded);
-}
-
-csr_matrix layer_wise_sampling::extract_layer_blocks(const segmented_vertices& destinations,
-                                                     const segmented_vertices& sources,
-                                                     std::span<const float> inverse_p,
-                                                     std::span<const vertex_t> distinct,
-                                                     const gathered_rows& rows) {
-  if (!rows.fetched) {
-    return kernels::extract_blocks(exec_, pattern_of(rows.rows), destinations, sources, inverse_p,
-                                   true);
-  }
-  // The fetched rows with their self loops, and the destinations renamed to
-  // those rows: extracting blocks from these without adding self loops gives
-  // what extract_blocks adding them gives on the whole graph.
-  const auto looped = kernels::with_self_loops(exec_, rows.rows, rows.row_of, distinct);
-  segmented_vertices destination_rows;
-  destination_rows.vertices = kernels::positions_in_sorted(exec_, destinations.vertices, distinct);
-  destination_rows.offsets = destinations.offsets;
-  return kernels::extract_blocks(exec_, looped.view(), destination_rows, sources, inverse_p, false);
 }
 
 bulk_sample layer_wise_sampling::sample_layer_wise_parts(
@@ -471,7 +431,6 @@ layer_wise_sampling::split_hop layer_wise_sampling::sample_layer_wise_part(
   BULKGNN_EXPECTS(exec_.kind() != backend::cuda || ranks.size() == 1,
                   "bulk_sampler: layer-wise sampling split over ranks runs on the host back ends "
                   "only so far");
-  const std::int64_t count = whole.segments();
   const bool global = global_distribution_;
   const vertex_t n = rows_.num_vertices();
   const auto first = static_cast<vertex_t>(std::int64_t{n} * ranks.rank() / ranks.size());
@@ -509,14 +468,9 @@ layer_wise_sampling::split_hop layer_wise_sampling::sample_layer_wise_part(
     weights = local_weights.view();
   }
 
-  std::vector<vertex_t> row_numbers(count, 0);
-  if (!global) std::iota(row_numbers.begin(), row_numbers.end(), 0);
-  const auto weight_row = on_executor(std::span<const vertex_t>(row_numbers));
-  const auto minibatch_of_row =
-      on_executor(std::span<const std::uint32_t>(stream_ids(minibatch_ids)));
-  const auto zero_key_rows =
-      on_executor(std::span<const vertex_t>(std::vector<vertex_t>(count, 0)));
-  const kernels::row_streams streams{options_.seed, epoch, hop, minibatch_of_row, zero_key_rows};
+  const auto weight_rows = detail::rows_per_minibatch(exec_, minibatch_ids, global);
+  const std::span<const vertex_t> weight_row = weight_rows.rows;
+  const auto streams = weight_rows.streams(options_.seed, epoch, hop);
   // One rank holds whole rows: its draw is sample_rows', which the split
   // draw reproduces from the ranks' parts.
   csr_matrix drawn;
@@ -534,8 +488,7 @@ layer_wise_sampling::split_hop layer_wise_sampling::sample_layer_wise_part(
   buffer<float> inverse_p;
   {
     executor_stage stage(exec_, times_, device_log_, "extract");
-    const auto spread = kernels::spread_to_segment_starts(exec_, drawn.view(), whole.offsets);
-    sources = kernels::relabel_by_segment(exec_, whole, spread.view()).sources;
+    sources = detail::frontier_then_drawn(exec_, whole, drawn.view());
     // Each source's p is in the weights of exactly one rank and 0 in the
     // others', so the sum over ranks is exact in any order.
     inverse_p = kernels::lookup_entries(exec_, weights, weight_row, sources);
@@ -549,7 +502,7 @@ layer_wise_sampling::split_hop layer_wise_sampling::sample_layer_wise_part(
 
   csr_matrix blocks =
       sliced ? blocks_from_slices(whole, part, sources, inverse_p, distinct, slices, ranks)
-             : extract_layer_blocks(part, sources, inverse_p, distinct, rows);
+             : detail::extract_layer_blocks(exec_, part, sources, inverse_p, distinct, rows, true);
   drop_excluded(blocks, part, sources);
   kernels::normalize_rows(exec_, blocks);
   // Renumbered as restrict_to_seeds does: the part's destinations first,

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "bulkgnn/core/csr.hpp"
+#include "bulkgnn/kernels/relabel.hpp"
+#include "bulkgnn/sampler/sampling_algorithm.hpp"
 
 #include <cstdint>
 #include <span>
@@ -18,5 +20,18 @@ inline csr_view pattern_of(csr_view graph) {
 inline std::vector<std::uint32_t> stream_ids(std::span<const std::int64_t> minibatch_ids) {
   return {minibatch_ids.begin(), minibatch_ids.end()};
 }
+
+// The minibatch of each frontier row, where the executor reads it: with the
+// row's vertex, what keys a per-destination draw's random stream.
+[[nodiscard]] buffer<std::uint32_t> minibatch_of_rows(const executor& exec,
+                                                      const segmented_vertices& frontier,
+                                                      std::span<const std::int64_t> minibatch_ids);
+
+// Row i of `drawn` holds the global ids frontier row i drew: less the
+// minibatch's excluded edges (context.excluded), de-duplicated and relabelled
+// per minibatch (stage "relabel"). A source reached only over an excluded
+// edge is not reached, so the next hop does not grow from it.
+[[nodiscard]] kernels::relabelled_blocks relabel_leaving_out_excluded(
+    sampling_context& context, const segmented_vertices& frontier, csr_view drawn);
 
 }  // namespace bulkgnn::sampler::detail

@@ -10,6 +10,7 @@
 #include "../saint/saint_sampling.hpp"
 #include "../shadow/shadow_sampling.hpp"
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/sampler/sampler_program.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -31,6 +32,8 @@ const sampler_entry& find_sampler(std::string_view name) {
   for (const auto& entry : sampler_table())
     if (entry.name == name || std::ranges::find(entry.aliases, name) != entry.aliases.end())
       return entry;
+  for (const auto* entry : registered_programs())
+    if (entry->name == name) return *entry;
   throw option_error(fmt::format("sampler_options.kind must be one of {}; got '{}'",
                                  fmt::join(sampler_names(), ", "), name));
 }
@@ -38,6 +41,7 @@ const sampler_entry& find_sampler(std::string_view name) {
 std::vector<std::string> sampler_names() {
   std::vector<std::string> names;
   for (const auto& entry : sampler_table()) names.emplace_back(entry.name);
+  for (const auto* entry : registered_programs()) names.emplace_back(entry->name);
   return names;
 }
 

@@ -33,22 +33,32 @@ bulk_sample per_destination_sampling::sample_part(std::uint32_t epoch, segmented
 
 buffer<std::uint32_t> per_destination_sampling::minibatch_of_rows(
     const segmented_vertices& frontier, std::span<const std::int64_t> minibatch_ids) const {
-  const auto ids = detail::stream_ids(minibatch_ids);
-  return kernels::repeat_per_segment(context().exec, frontier.offsets,
-                                     on_executor(context().exec, std::span(ids)));
+  return detail::minibatch_of_rows(context().exec, frontier, minibatch_ids);
+}
+
+buffer<std::uint32_t> detail::minibatch_of_rows(const executor& exec,
+                                                const segmented_vertices& frontier,
+                                                std::span<const std::int64_t> minibatch_ids) {
+  const auto ids = stream_ids(minibatch_ids);
+  return kernels::repeat_per_segment(exec, frontier.offsets, on_executor(exec, std::span(ids)));
 }
 
 sampled_layer per_destination_sampling::relabelled_hop(const segmented_vertices& frontier,
                                                        csr_view drawn) const {
-  auto& c = context();
+  auto relabelled = detail::relabel_leaving_out_excluded(context(), frontier, drawn);
+  return {std::move(relabelled.sources), std::move(relabelled.blocks), frontier.offsets};
+}
+
+kernels::relabelled_blocks detail::relabel_leaving_out_excluded(sampling_context& c,
+                                                                const segmented_vertices& frontier,
+                                                                csr_view drawn) {
   executor_stage stage(c.exec, c.times, c.device_log, "relabel");
   csr_matrix kept;
   if (c.excluded != nullptr) {
     kept = kernels::drop_excluded_edges(c.exec, drawn, frontier, *c.excluded);
     drawn = kept.view();
   }
-  auto relabelled = kernels::relabel_by_segment(c.exec, frontier, drawn);
-  return {std::move(relabelled.sources), std::move(relabelled.blocks), frontier.offsets};
+  return kernels::relabel_by_segment(c.exec, frontier, drawn);
 }
 
 segmented_vertices on_executor(const executor& exec, segmented_vertices vertices) {

@@ -7,6 +7,7 @@
 // looks at the sample. Seeds are fixed, so each test is deterministic.
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 
+#include "program_examples.hpp"
 #include "statistics.hpp"
 #include "test_graphs.hpp"
 
@@ -125,6 +126,26 @@ TEST(LayerWiseStatistics, LadiesDrawsColumnsWithoutReplacementWithTheStatedProba
     if (g.view().degree(v) >= 3 && g.view().degree(v) <= 6) frontier.push_back(v);
   const auto p = ladies_distribution(g.view(), frontier);
   expect_successive_sampling(g.view(), "ladies", frontier, p, 5, 100000, 9);
+}
+
+// The example program frontier-count (sampler/program/examples/) draws by
+// what its steps define: Q·(A + I) with Q's entries 1, so column v weighs
+// the number of frontier rows of A + I that hold it.
+TEST(LayerWiseStatistics, AProgramDrawsWithTheDistributionItsStepsDefine) {
+  (void)testing::example_program_names();
+  const auto g = testing::random_graph(120, 22, 30);
+  std::vector<vertex_t> frontier;
+  for (vertex_t v = 0; v < g.rows && frontier.size() < 3; ++v)
+    if (g.view().degree(v) >= 3 && g.view().degree(v) <= 6) frontier.push_back(v);
+  std::map<vertex_t, double> p;
+  double total = 0;
+  for (auto u : frontier) {
+    for (auto v : g.view().row(u)) p[v] += 1;
+    p[u] += 1;
+    total += static_cast<double>(g.view().degree(u) + 1);
+  }
+  for (auto& [v, q] : p) q /= total;
+  expect_successive_sampling(g.view(), "frontier-count", frontier, p, 5, 125000, 9);
 }
 
 // `g` with vertex `hub` linked to every other vertex, so that whatever FastGCN

@@ -8,6 +8,7 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/parallel.hpp"
 
+#include "program_examples.hpp"
 #include "statistics.hpp"
 #include "test_graphs.hpp"
 
@@ -335,6 +336,10 @@ TEST(LinkSampling, AMinibatchsOwnEdgesAreNeverInItsBlocks) {
   EXPECT_EQ(seed_edges_in_blocks(g, edge_exclusion::reverse, "random-walk", {100, 3}), 0);
   EXPECT_GT(seed_edges_in_blocks(g, edge_exclusion::none, "pinsage", {100, 3}), 100);
   EXPECT_EQ(seed_edges_in_blocks(g, edge_exclusion::reverse, "pinsage", {100, 3}), 0);
+  // A per-destination sampler program leaves them out as sage does.
+  (void)bulkgnn::testing::example_program_names();
+  EXPECT_GT(seed_edges_in_blocks(g, edge_exclusion::none, "sage-program", {10, 3}), 100);
+  EXPECT_EQ(seed_edges_in_blocks(g, edge_exclusion::reverse, "sage-program", {10, 3}), 0);
 }
 
 // Only s -> t leaves with exclude self: its reverse t -> s stays in reach.

@@ -4,6 +4,7 @@
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "plan_digests.hpp"
+#include "program_examples.hpp"
 #include "split_test_support.hpp"
 #include "test_graphs.hpp"
 
@@ -20,8 +21,12 @@ using testing::split_options_for;
 
 class SplitSampling : public ::testing::TestWithParam<std::string> {};
 
-// Every sampler of the table splits exactly over data-parallel ranks.
+// Every sampler of the table splits exactly over data-parallel ranks, and so
+// do sampler programs.
 INSTANTIATE_TEST_SUITE_P(Samplers, SplitSampling, ::testing::ValuesIn(sampler_names()),
+                         [](const auto& info) { return testing::test_name_of(info.param); });
+INSTANTIATE_TEST_SUITE_P(Programs, SplitSampling,
+                         ::testing::ValuesIn(bulkgnn::testing::example_program_names()),
                          [](const auto& info) { return testing::test_name_of(info.param); });
 
 TEST_P(SplitSampling, EverySliceIsTheWholeMinibatchRestrictedToItsSeeds) {

@@ -111,9 +111,8 @@ class per_destination_sampling : public sampling_algorithm {
   [[nodiscard]] buffer<std::uint32_t> minibatch_of_rows(
       const segmented_vertices& frontier, std::span<const std::int64_t> minibatch_ids) const;
   // The hop whose row i (of `drawn`) holds the global ids frontier row i
-  // drew, less the minibatch's excluded edges: de-duplicated and relabelled
-  // per minibatch (stage "relabel"). A source reached only over an excluded
-  // edge is not reached, so the next hop does not grow from it.
+  // drew, relabelled per minibatch less its excluded edges
+  // (detail::relabel_leaving_out_excluded).
   [[nodiscard]] sampled_layer relabelled_hop(const segmented_vertices& frontier,
                                              csr_view drawn) const;
 };
