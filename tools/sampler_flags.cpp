@@ -3,12 +3,17 @@
 #include "commands.hpp"
 
 #include "bulkgnn/core/error.hpp"
+#include "bulkgnn/core/hash.hpp"
+#include "bulkgnn/sampler/sampler_program.hpp"
 #include "bulkgnn/sampler/sampler_table.hpp"
+#include "bulkgnn/trainer/layer_table.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 namespace bulkgnn::tools {
 
@@ -30,6 +35,25 @@ std::vector<std::string_view> samplers_taking(std::string_view parameter) {
   return names;
 }
 
+// The program of --sampler-program FILE, registered.
+const sampler::sampler_program& program_of(const std::string& file) {
+  std::ifstream in(file);
+  BULKGNN_EXPECTS(in.good(), "--sampler-program {}: cannot read the file", file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const auto program = sampler::parse_sampler_program(text.str(), file);
+  (void)trainer::find_layer(program.layer, fmt::format("--sampler-program {}: layer", file));
+  const auto& entry = sampler::register_sampler_program(program);
+  return *sampler::find_sampler_program(entry.name);
+}
+
+// A digest of the program's steps, which every MPI rank must run alike.
+std::string program_digest(const sampler::sampler_program& program) {
+  digest_hasher hasher;
+  for (const char c : sampler::to_json(program)) hasher.add(static_cast<std::uint64_t>(c));
+  return fmt::format("{:016x}", hasher.value());
+}
+
 }  // namespace
 
 void add_sampler_flags(CLI::App& cmd, sampler_flags& flags) {
@@ -40,7 +64,14 @@ void add_sampler_flags(CLI::App& cmd, sampler_flags& flags) {
     for (const auto alias : entry.aliases) names.emplace_back(alias);
     help += fmt::format("{}{}: {}", help.empty() ? "" : "; ", entry.name, entry.summary);
   }
-  cmd.add_option("--sampler", flags.name, help)->capture_default_str()->check(one_of(names));
+  auto* sampler =
+      cmd.add_option("--sampler", flags.name, help)->capture_default_str()->check(one_of(names));
+  cmd.add_option("--sampler-program", flags.program_file,
+                 "sample with the sampler program in this JSON file (its hop's steps over the "
+                 "bulk matrix operations; sampler/program/examples/, Python's "
+                 "bulkgnn.define_sampler) in place of --sampler")
+      ->check(non_empty_path())
+      ->excludes(sampler);
   for (const auto& p : sampler::all_sampler_parameters()) {
     const std::string name(p.name);
     cmd.add_option_function<std::int64_t>(
@@ -58,11 +89,12 @@ void add_sampler_flags(CLI::App& cmd, sampler_flags& flags) {
 }
 
 std::string canonical_sampler(const sampler_flags& flags) {
+  if (!flags.program_file.empty()) return program_of(flags.program_file).name;
   return std::string(sampler::find_sampler(flags.name).name);
 }
 
 std::map<std::string, std::int64_t, std::less<>> sampler_parameters(const sampler_flags& flags) {
-  const auto& entry = sampler::find_sampler(flags.name);
+  const auto& entry = sampler::find_sampler(canonical_sampler(flags));
   for (const auto& [name, value] : flags.parameters)
     BULKGNN_EXPECTS(std::ranges::find(entry.parameters, name, &sampler::sampler_parameter::name) !=
                         entry.parameters.end(),
@@ -75,11 +107,16 @@ std::vector<std::string> given_parameter_flags(const sampler_flags& flags) {
   std::vector<std::string> given;
   for (const auto& [name, value] : flags.parameters) given.push_back(flag_of(name));
   if (!flags.cache_dir.empty()) given.emplace_back("--subgraph-cache");
+  if (!flags.program_file.empty()) given.emplace_back("--sampler-program");
   return given;
 }
 
 std::vector<session::setting> sampler_settings(const sampler_flags& flags) {
-  std::vector<session::setting> settings{{"--sampler", canonical_sampler(flags)}};
+  std::vector<session::setting> settings{
+      {"--sampler", canonical_sampler(flags)},
+      {"--sampler-program", flags.program_file.empty()
+                                ? std::string("none")
+                                : program_digest(program_of(flags.program_file))}};
   for (const auto& p : sampler::all_sampler_parameters()) {
     const auto given = flags.parameters.find(p.name);
     settings.push_back({flag_of(p.name), given == flags.parameters.end()

@@ -77,8 +77,9 @@ def alternated_rows(dataset, systems, repetitions, base, setup=None):
 
 def loader_arguments(description, train_mode=False, epochs=None):
     """The command line of a peers script, parsed: datasets, --repetitions and --json,
-    and with train_mode a loader|train mode, --seeds and --epochs. Sets 2 torch threads
-    and prints the peer libraries' versions."""
+    and with train_mode a loader|train mode, --seeds, --first-seed and --epochs (seeds
+    first_seed .. first_seed + seeds - 1, so that a run can add seeds to an earlier one).
+    Sets 2 torch threads and prints the peer libraries' versions."""
     parser = argparse.ArgumentParser(description=description,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     if train_mode:
@@ -87,6 +88,7 @@ def loader_arguments(description, train_mode=False, epochs=None):
     parser.add_argument("--repetitions", type=int, default=3)
     if train_mode:
         parser.add_argument("--seeds", type=int, default=5)
+        parser.add_argument("--first-seed", type=int, default=0)
         parser.add_argument("--epochs", type=int, default=epochs)
     parser.add_argument("--json", help="write the measurements here")
     args = parser.parse_args()

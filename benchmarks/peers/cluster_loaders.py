@@ -205,7 +205,7 @@ def measure_training(path, args, workdir):
     rows = []
     for fed_by in ("bulkgnn", "pyg"):
         runs = [train_one(ds, seed, fed_by, args.epochs, cluster_data)
-                for seed in range(args.seeds)]
+                for seed in range(args.first_seed, args.first_seed + args.seeds)]
         accuracy = [r["test_acc"] for r in runs]
         seconds = statistics.median(r["seconds_per_epoch"] for r in runs)
         print(f"| {ds.name} | {fed_by} | {statistics.mean(accuracy):.4f} ± "

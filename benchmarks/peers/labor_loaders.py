@@ -216,7 +216,7 @@ def measure_training(path, args):
     for variant, (sampler, importance) in VARIANTS.items():
         for fed_by in ("bulkgnn", "DGL"):
             runs = []
-            for seed in range(args.seeds):
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
                 batches = bulkgnn_batches(ds, train, sampler, seed) if fed_by == "bulkgnn" \
                     else dgl_batches(graph, labels, train, importance, seed)
                 runs.append(train_one(ds, graph, features, labels, masks, batches, seed,

@@ -236,7 +236,7 @@ def measure_training(path, args):
     ds = bulkgnn.Dataset(path)
     rows = []
     for fed_by in ("bulkgnn", "pyg"):
-        runs = [train_one(ds, seed, fed_by, args.epochs) for seed in range(args.seeds)]
+        runs = [train_one(ds, seed, fed_by, args.epochs) for seed in range(args.first_seed, args.first_seed + args.seeds)]
         hits = [r["test_hits@50"] for r in runs]
         mrr = [r["test_mrr"] for r in runs]
         seconds = statistics.median(r["seconds_per_epoch"] for r in runs)

@@ -195,7 +195,7 @@ def measure_training(path, args):
     for draw in ("rw", "node"):
         for fed_by in ("bulkgnn", "pyg"):
             runs = [train_one(ds, data, draw, seed, fed_by, args.epochs)
-                    for seed in range(args.seeds)]
+                    for seed in range(args.first_seed, args.first_seed + args.seeds)]
             accuracy = [r["test_acc"] for r in runs]
             seconds = statistics.median(r["seconds_per_epoch"] for r in runs)
             print(f"| {ds.name} | {draw} | {fed_by} | {statistics.mean(accuracy):.4f} ± "

@@ -476,6 +476,41 @@ TEST_F(CliOnCora, ShadowTrainsAtADepthApartFromItsHops) {
       << r.output;
 }
 
+// A sampler program written as LADIES samples and trains as --sampler ladies
+// does, and a bad program is refused naming its file.
+TEST_F(CliOnCora, ASamplerProgramRunsAsTheSamplerItIsWrittenAs) {
+  const std::string ladies = std::string(BULKGNN_PROGRAM_EXAMPLES) + "/ladies.json";
+  EXPECT_EQ(sample_digest("--sampler-program " + ladies + " --fanouts 256,256 --bulk 3"),
+            sample_digest("--sampler ladies --fanouts 256,256 --bulk 5"));
+  std::vector<std::string> tests;
+  for (const std::string& sampler :
+       {std::string("--sampler ladies"), "--sampler-program " + ladies}) {
+    const auto metrics = scratch("program-train.json");
+    const auto r =
+        run(fmt::format("train --quiet {} {} --fanouts 256,256 --hidden 16 --epochs 2 "
+                        "--metrics-out {}",
+                        native_.string(), sampler, metrics.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    tests.push_back(read_json(metrics).at("final").dump());
+  }
+  EXPECT_EQ(tests[0], tests[1]);
+
+  const auto bad = scratch("bad-program.json");
+  std::ofstream(bad) << R"({"format": "bulkgnn-sampler-program", "version": 1, "name": "bad",
+      "layer": "sage", "hop": [{"op": "frontier_rows", "out": "rows"},
+      {"op": "relabel", "drawn": "rows", "out": "s", "block": "b"}],
+      "sources": "s", "block": "b"})";
+  for (const auto& [arguments, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"--sampler-program " + bad.string(),
+            bad.string() + ": sampler program 'bad', hop step 1 (relabel): drawn 'rows'"},
+           {"--sampler-program " + (bad.string() + ".missing"), "cannot read the file"},
+           {"--sampler-program " + ladies + " --sampler sage", "excludes"}}) {
+    const auto r = run("sample --quiet " + native_.string() + " --fanouts 5 " + arguments);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(CliOnCora, TrainRefusesSampleOnCudaWithoutDeviceCuda) {
   const std::string base = "train --quiet " + native_.string() + " --fanouts 5,5 --epochs 1";
   auto r = run(base + " --sample-on cuda");
