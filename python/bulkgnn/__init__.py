@@ -14,6 +14,9 @@ bulkgnn.ogb_link_split reads an ogbl-* dataset's own split; bulkgnn.save_link_sp
 stores either for `bulkgnn train --task link --link-split-dir`, load_link_split reads it),
 bulkgnn.hits_at_k and bulkgnn.mean_reciprocal_rank score as OGB's link Evaluator, and
 bulkgnn.node2vec_walks draws node2vec's walks for an embedding trainer.
+bulkgnn.define_sampler writes a new sampler from the matrix operations the built-in
+ones are made of, run in bulk by the C++ pipeline (bulkgnn.load_sampler_program reads
+one saved for the CLI's --sampler-program).
 """
 
 from ._bulkgnn import (Array, Block, Dataset, Epoch, Error, Minibatch, RunDigest, hits_at_k,
@@ -23,6 +26,7 @@ from ._data import from_arrays as _from_arrays, from_pyg as _from_pyg
 from ._link_loader import LinkNeighborLoader
 from ._ogb_link import ogb_link_split
 from ._loader import NeighborLoader
+from ._program import Hop, SamplerProgram, define_sampler, load_sampler_program
 
 Dataset.from_arrays = staticmethod(_from_arrays)
 Dataset.from_pyg = staticmethod(_from_pyg)
@@ -33,13 +37,17 @@ __all__ = [
     "Dataset",
     "Epoch",
     "Error",
+    "Hop",
     "LinkNeighborLoader",
     "Minibatch",
     "NeighborDataset",
     "NeighborLoader",
     "RunDigest",
+    "SamplerProgram",
+    "define_sampler",
     "hits_at_k",
     "load_link_split",
+    "load_sampler_program",
     "mean_reciprocal_rank",
     "node2vec_walks",
     "ogb_link_split",

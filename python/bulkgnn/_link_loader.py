@@ -6,7 +6,8 @@ import numpy as np
 
 from . import _bulkgnn
 from ._data import from_pyg
-from ._loader import _BACKENDS, _SAMPLERS, _Epochs, _pipeline_arguments, _warn_about_workers
+from ._loader import _BACKENDS, _Epochs, _pipeline_arguments, _warn_about_workers
+from ._samplers import sampler_name
 
 
 def _edge_label_index(value, num_nodes):
@@ -136,9 +137,7 @@ class LinkNeighborLoader(_Epochs):
         hops = num_neighbors if num_neighbors is not None else fanouts
         if hops is None:
             raise ValueError("LinkNeighborLoader: num_neighbors is required, e.g. [10, 10]")
-        if sampler not in _SAMPLERS:
-            raise ValueError(f"LinkNeighborLoader: sampler must be one of "
-                             f"{', '.join(_SAMPLERS)}; got {sampler!r}")
+        sampler = sampler_name(sampler, "LinkNeighborLoader")
         if backend not in _BACKENDS:
             raise ValueError(f"LinkNeighborLoader: backend must be one of "
                              f"{', '.join(_BACKENDS)}; got {backend!r}")

@@ -10,11 +10,9 @@ import numpy as np
 
 from . import _bulkgnn
 from ._data import from_pyg
+from ._samplers import SAMPLERS, sampler_name
 
 _UNSET = object()
-# Every registered sampler by name and alias (the C++ sampler table).
-_SAMPLERS = {name: entry for entry in _bulkgnn.samplers()
-             for name in [entry["name"], *entry["aliases"]]}
 _BACKENDS = ("cpu", "reference", "cuda")
 
 
@@ -102,7 +100,7 @@ def _pipeline_arguments(fanouts_name, fanouts, batch_size, shuffle, seed, bulk, 
         "weighted": bool(weighted),
         "prefetch": _integer("prefetch", prefetch, 1),
         "backend": backend,
-        "sampler_parameters": _sampler_parameters(_SAMPLERS[sampler], sampler_options),
+        "sampler_parameters": _sampler_parameters(SAMPLERS[sampler], sampler_options),
         "layers": 0 if layers is None else _integer("layers", layers, 1, 64),
         "queue_bytes": 0 if queue_bytes is None else _integer("queue_bytes", queue_bytes, 1),
     }
@@ -228,7 +226,8 @@ class NeighborLoader(_Epochs):
     bulk         minibatches sampled together by one sampler call
     threads      kernel threads (None: every core)
     sampler      a name of bulkgnn.samplers(): "sage" (node-wise), "ladies" or
-                 "fastgcn" (layer-wise), "random-walk", ...
+                 "fastgcn" (layer-wise), "random-walk", ..., or a sampler written
+                 with bulkgnn.define_sampler
     layers       blocks per minibatch (None: one per hop); "shadow" takes any
                  count, the depth of the model run on its subgraph;
                  "cluster-gcn" takes fanouts of -1, one per layer
@@ -290,7 +289,8 @@ class NeighborLoader(_Epochs):
                 "NeighborLoader: dataset must be a bulkgnn.Dataset or a torch_geometric Data, got "
                 f"{type(dataset).__name__}")
         pyg_style = num_neighbors is not None or input_nodes is not _UNSET
-        clustered = _SAMPLERS.get(sampler, {}).get("batches_subgraphs", False)
+        sampler = sampler_name(sampler, "NeighborLoader")
+        clustered = SAMPLERS[sampler]["batches_subgraphs"]
         if shuffle is _UNSET:
             shuffle = clustered or not pyg_style
         _warn_about_workers(num_workers)
@@ -309,9 +309,6 @@ class NeighborLoader(_Epochs):
                     f"NeighborLoader: weight_attr={weight_attr!r}, but the dataset has no edge "
                     "weights")
             weighted = True
-        if sampler not in _SAMPLERS:
-            raise ValueError(f"NeighborLoader: sampler must be one of {', '.join(_SAMPLERS)}; "
-                             f"got {sampler!r}")
         if backend not in _BACKENDS:
             raise ValueError(f"NeighborLoader: backend must be one of {', '.join(_BACKENDS)}; "
                              f"got {backend!r}")

@@ -6,7 +6,10 @@
 #include "bulkgnn/data/dataset.hpp"
 #include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/loader/loader.hpp"
+#include "bulkgnn/sampler/sampler_program.hpp"
+#include "bulkgnn/sampler/sampler_table.hpp"
 #include "bulkgnn/session/loading.hpp"
+#include "bulkgnn/trainer/layer_table.hpp"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -627,38 +630,50 @@ void bind_link_neighbor_loader(py::module_& m) {
       .def("__len__", &link_neighbor_loader::num_minibatches);
 }
 
-// The sampler table, for NeighborLoader's checks and docstring.
+// A sampler's entry as bulkgnn.samplers() lists it.
+py::dict sampler_dict(const sampler::sampler_entry& entry) {
+  py::dict parameters;
+  for (const auto& p : entry.parameters)
+    parameters[py::str(std::string(p.name))] =
+        py::dict(py::arg("help") = std::string(p.help), py::arg("default") = p.default_value,
+                 py::arg("min") = p.min, py::arg("max") = p.max);
+  py::list aliases;
+  for (const auto alias : entry.aliases) aliases.append(std::string(alias));
+  return py::dict(
+      py::arg("name") = std::string(entry.name), py::arg("aliases") = aliases,
+      py::arg("summary") = std::string(entry.summary), py::arg("layer") = std::string(entry.layer),
+      py::arg("fanout") = entry.fanout == sampler::fanout_unit::per_destination ? "per destination"
+                                                                                : "per minibatch",
+      py::arg("replace") = entry.takes_replacement, py::arg("weighted") = entry.takes_weights,
+      py::arg("batches_subgraphs") = entry.batches_subgraphs(), py::arg("parameters") = parameters);
+}
+
+// The sampler table and the registered sampler programs, for NeighborLoader's
+// checks and docstring, and bulkgnn.define_sampler's registration.
 void bind_sampler_table(py::module_& m) {
   m.def(
       "samplers",
       [] {
         py::list table;
-        for (const auto& entry : sampler::sampler_table()) {
-          py::dict parameters;
-          for (const auto& p : entry.parameters)
-            parameters[py::str(std::string(p.name))] = py::dict(
-                py::arg("help") = std::string(p.help), py::arg("default") = p.default_value,
-                py::arg("min") = p.min, py::arg("max") = p.max);
-          py::list aliases;
-          for (const auto alias : entry.aliases) aliases.append(std::string(alias));
-          table.append(
-              py::dict(py::arg("name") = std::string(entry.name), py::arg("aliases") = aliases,
-                       py::arg("summary") = std::string(entry.summary),
-                       py::arg("layer") = std::string(entry.layer),
-                       py::arg("fanout") = entry.fanout == sampler::fanout_unit::per_destination
-                                               ? "per destination"
-                                               : "per minibatch",
-                       py::arg("replace") = entry.takes_replacement,
-                       py::arg("weighted") = entry.takes_weights,
-                       py::arg("batches_subgraphs") = entry.batches_subgraphs(),
-                       py::arg("parameters") = parameters));
-        }
+        for (const auto& entry : sampler::sampler_table()) table.append(sampler_dict(entry));
+        for (const auto* entry : sampler::registered_programs()) table.append(sampler_dict(*entry));
         return table;
       },
-      "The registered samplers: name, aliases, summary, the layer their blocks are made for, "
-      "what a fanout counts, whether replace= and weighted= apply, whether its minibatches "
-      "are subgraphs (batches_subgraphs: batch_size counts clusters or a GraphSAINT budget), and "
-      "their own parameters.");
+      "The registered samplers, built-in and defined (bulkgnn.define_sampler): name, aliases, "
+      "summary, the layer their blocks are made for, what a fanout counts, whether replace= and "
+      "weighted= apply, whether its minibatches are subgraphs (batches_subgraphs: batch_size "
+      "counts clusters or a GraphSAINT budget), and their own parameters.");
+  m.def(
+      "register_sampler_program",
+      [](const std::string& text, const std::string& origin) {
+        const auto program = sampler::parse_sampler_program(text, origin);
+        (void)trainer::find_layer(program.layer, fmt::format("{}: layer", origin));
+        return sampler_dict(sampler::register_sampler_program(program));
+      },
+      py::arg("program"), py::arg("origin"),
+      "Checks a sampler program's JSON and registers it under its name (again: the same "
+      "entry; a different program under a taken name is refused); returns its entry as "
+      "samplers() lists it.");
 }
 
 void bind_queue_bytes(py::module_& m) {
