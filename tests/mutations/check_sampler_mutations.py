@@ -185,11 +185,22 @@ MUTATIONS = {
         "static_cast<double>(settings_.coverage) * static_cast<double>(g.rows);",
         "0.9 * static_cast<double>(settings_.coverage) * static_cast<double>(g.rows);",
         "GraphSAINT's presampling stops before its coverage"),
+    "program-selection-scale-swapped": (
+        "sampler/program/program_sampling.cpp",
+        ".pattern = step.scale == selection_scale::one};",
+        ".pattern = step.scale != selection_scale::one};",
+        "a sampler program's frontier_selection weighs 1 where asked for LADIES' weights"),
+    "program-draws-keyed-by-hop-zero": (
+        "sampler/program/program_sampling.cpp",
+        "rows.streams(c.options.seed, state.epoch, state.hop)",
+        "rows.streams(c.options.seed, state.epoch, 0u * state.hop)",
+        "a sampler program's per-minibatch draws share one stream over hops"),
 }
 
 TARGETS = ["sampler_test", "layer_wise_statistics_test", "cluster_gcn_test", "pinsage_test",
            "saint_test"]
-TESTS = [["tests/sampler/sampler_test", "--gtest_filter=*Statistics*:ShadowSampler.*"],
+TESTS = [["tests/sampler/sampler_test",
+          "--gtest_filter=*Statistics*:ShadowSampler.*:SamplerProgram.*"],
          ["tests/sampler/layer_wise_statistics_test"],
          ["tests/sampler/cluster_gcn_test"],
          ["tests/sampler/pinsage_test"],
