@@ -297,13 +297,6 @@ minibatch_loader::minibatch_loader(graph_source source, sampler::bulk_sampler& s
       source.rows == nullptr && source.graph.rows > 0 && host_accessible(source.graph.space),
       "loader: link minibatches draw their negatives over the whole graph, which "
       "must be in this process's host memory");
-  // A slice's blocks are the whole minibatch's cut to its endpoints only where
-  // each destination draws on its own (and leaves edges out as the whole does).
-  BULKGNN_EXPECTS(
-      options_.slices == 1 || (sampler.destinations_draw_alone() && sampler.leaves_out_edges()),
-      "sampler_options.kind: link minibatches split over data-parallel ranks need "
-      "a sampler whose destinations draw alone (sage, labor, random-walk), not {}",
-      sampler.options().kind);
   BULKGNN_EXPECTS(!options_.subgraphs,
                   "sampler_options.kind: link minibatches are batches of edges; the {} sampler's "
                   "are subgraphs",

@@ -2,6 +2,8 @@
 // sampler of it grows blocks from (sample_links).
 #include "bulkgnn/sampler/link_seeds.hpp"
 
+#include "../src/minibatch_parts.hpp"
+
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/hash.hpp"
 #include "bulkgnn/core/rng.hpp"
@@ -344,20 +346,34 @@ link_bulk sample_links(bulk_sampler& sampler, const link_epoch_plan& plan, std::
   BULKGNN_EXPECTS(first >= 0 && count > 0 && first + count <= plan.num_minibatches(),
                   "sample_links: minibatches [{}, {}) outside the epoch's {}", first, first + count,
                   plan.num_minibatches());
+  // A slice's endpoints sample their part alone where each destination draws
+  // alone; otherwise (layer-wise, LABOR-*) every slice samples the whole
+  // minibatch and keeps what its endpoints reach.
+  const bool cut_from_whole = slices > 1 && !sampler.destinations_draw_alone();
   link_bulk bulk;
   segmented_vertices endpoints;
+  segmented_vertices whole_endpoints;
   std::vector<std::int64_t> ids;
   kernels::excluded_edges excluded;
   for (std::int64_t j = 0; j < count; ++j) {
     auto whole = plan.seeds(first + j);
     excluded.push_segment(excluded_keys(whole, exclude));
+    if (cut_from_whole) whole_endpoints.push_segment(whole.nodes);
     bulk.seeds.push_back(slices == 1 ? std::move(whole) : slice_of(whole, slice, slices));
     endpoints.push_segment(bulk.seeds.back().nodes);
     ids.push_back(first + j);
   }
-  bulk.nodes = exclude == edge_exclusion::none
-                   ? sampler.sample(plan.epoch(), std::move(endpoints), ids)
-                   : sampler.sample(plan.epoch(), std::move(endpoints), ids, excluded);
+  const auto sample = [&](segmented_vertices nodes) {
+    return exclude == edge_exclusion::none
+               ? sampler.sample(plan.epoch(), std::move(nodes), ids)
+               : sampler.sample(plan.epoch(), std::move(nodes), ids, excluded);
+  };
+  if (!cut_from_whole) {
+    bulk.nodes = sample(std::move(endpoints));
+    return bulk;
+  }
+  const auto whole_bulk = sample(whole_endpoints);
+  bulk.nodes = parts_of(whole_bulk, whole_endpoints, endpoints, sampler.options().kind);
   return bulk;
 }
 

@@ -86,15 +86,29 @@ minibatch restrict_to_seeds(const minibatch& mb, std::int64_t begin, std::int64_
   BULKGNN_EXPECTS(0 <= begin && begin <= end && end <= static_cast<std::int64_t>(mb.seeds.size()),
                   "restrict_to_seeds: seeds [{}, {}) of a minibatch of {}", begin, end,
                   mb.seeds.size());
+  std::vector<vertex_t> positions(static_cast<std::size_t>(end - begin));
+  std::iota(positions.begin(), positions.end(), static_cast<vertex_t>(begin));
+  return restrict_to_seeds(mb, positions);
+}
+
+minibatch restrict_to_seeds(const minibatch& mb, std::span<const vertex_t> positions) {
+  const auto seeds = static_cast<vertex_t>(mb.seeds.size());
+  std::vector<bool> taken(mb.seeds.size(), false);
+  for (const vertex_t p : positions) {
+    BULKGNN_EXPECTS(p >= 0 && p < seeds && !taken[static_cast<std::size_t>(p)],
+                    "restrict_to_seeds: seed position {} is out of [0, {}) or repeated", p, seeds);
+    taken[static_cast<std::size_t>(p)] = true;
+  }
   minibatch part;
   part.index = mb.index;
   part.whole_seeds = mb.whole_seeds;
-  part.seeds.assign(mb.seeds.begin() + begin, mb.seeds.begin() + end);
-  if (!mb.labels.empty()) part.labels.assign(mb.labels.begin() + begin, mb.labels.begin() + end);
+  for (const vertex_t p : positions) {
+    part.seeds.push_back(mb.seeds[p]);
+    if (!mb.labels.empty()) part.labels.push_back(mb.labels[p]);
+  }
   // Rows kept at the current level, as the whole minibatch's local ids
   // (which index its input_nodes, since destinations come first everywhere).
-  std::vector<vertex_t> kept(static_cast<std::size_t>(end - begin));
-  std::iota(kept.begin(), kept.end(), static_cast<vertex_t>(begin));
+  std::vector<vertex_t> kept(positions.begin(), positions.end());
   part.blocks.resize(mb.blocks.size());
   for (auto b = static_cast<std::ptrdiff_t>(mb.blocks.size()) - 1; b >= 0; --b) {
     const auto& whole = mb.blocks[static_cast<std::size_t>(b)];

@@ -3,7 +3,7 @@
 #include "bulkgnn/core/error.hpp"
 
 #include <algorithm>
-#include <iterator>
+#include <unordered_map>
 #include <vector>
 
 namespace bulkgnn::sampler {
@@ -38,16 +38,22 @@ bulk_sample bulk_of(std::span<const minibatch> parts, std::span<const std::int64
 bulk_sample parts_of(const bulk_sample& sampled, const segmented_vertices& whole,
                      const segmented_vertices& part, std::string_view kind) {
   std::vector<minibatch> parts;
+  std::unordered_map<vertex_t, vertex_t> position_of;
+  std::vector<vertex_t> positions;
   for (std::int64_t j = 0; j < sampled.count(); ++j) {
     const auto all = whole.segment(j);
-    const auto mine = part.segment(j);
-    const auto begin = mine.empty() ? all.begin() : std::find(all.begin(), all.end(), mine.front());
-    const auto first = static_cast<std::int64_t>(begin - all.begin());
-    BULKGNN_EXPECTS(
-        first + std::ssize(mine) <= std::ssize(all) && std::equal(mine.begin(), mine.end(), begin),
-        "{}: minibatch {}'s slice is not a run of its seeds (repeated seeds?)", kind,
-        sampled.minibatch_ids[j]);
-    parts.push_back(restrict_to_seeds(sampled.extract(j), first, first + std::ssize(mine)));
+    position_of.clear();
+    for (std::size_t i = 0; i < all.size(); ++i)
+      position_of.emplace(all[i], static_cast<vertex_t>(i));
+    positions.clear();
+    for (const vertex_t v : part.segment(j)) {
+      const auto found = position_of.find(v);
+      BULKGNN_EXPECTS(found != position_of.end(),
+                      "{}: minibatch {}'s slice holds vertex {}, which is none of its seeds", kind,
+                      sampled.minibatch_ids[j], v);
+      positions.push_back(found->second);
+    }
+    parts.push_back(restrict_to_seeds(sampled.extract(j), positions));
   }
   return bulk_of(parts, sampled.minibatch_ids, sampled.layers.size());
 }

@@ -20,8 +20,8 @@ namespace bulkgnn::sampler {
                                   std::span<const std::int64_t> ids, std::size_t layers);
 
 // The bulk of `part`'s slices of `sampled`, a bulk sampled from `whole`'s
-// seeds: segment j of `part` must be a run of segment j of `whole`
-// (an error naming the sampler `kind` otherwise).
+// seeds: segment j of `part` must list distinct seeds of segment j of
+// `whole`, in any order (an error naming the sampler `kind` otherwise).
 [[nodiscard]] bulk_sample parts_of(const bulk_sample& sampled, const segmented_vertices& whole,
                                    const segmented_vertices& part, std::string_view kind);
 

@@ -108,7 +108,7 @@ TEST(LinkLoader, HandsOutSampleLinksMinibatchesWithTheirFeatures) {
   }
 }
 
-TEST(LinkLoader, RefusesSeedsImpossibleNegativesAndSlicesOfAJointSamplerByName) {
+TEST(LinkLoader, RefusesSeedsAndImpossibleNegativesByName) {
   const link_fixture f;
   sampler::bulk_sampler nodes(f.graph.view(), sage);
   minibatch_loader loader(f.graph_source_of(), nodes, f.task(), {.batch_size = batch});
@@ -119,22 +119,6 @@ TEST(LinkLoader, RefusesSeedsImpossibleNegativesAndSlicesOfAJointSamplerByName) 
   } catch (const option_error& e) {
     EXPECT_NE(std::string(e.what()).find("without seeds"), std::string::npos) << e.what();
   }
-  // A slice's blocks are the whole minibatch's cut to its endpoints only for a
-  // sampler whose destinations draw on their own and leave edges out.
-  sampler::bulk_sampler ladies(f.graph.view(), {.kind = "ladies", .fanouts = {64, 64}, .seed = 7});
-  auto no_exclusion = f.task();
-  no_exclusion.exclude = sampler::edge_exclusion::none;
-  EXPECT_THROW(minibatch_loader(f.graph_source_of(), ladies, no_exclusion,
-                                {.batch_size = batch, .slice = 0, .slices = 2}),
-               option_error);
-  EXPECT_NO_THROW(minibatch_loader(f.graph_source_of(), ladies, f.task(), {.batch_size = batch}))
-      << "one slice: LADIES leaves the minibatch's edges out";
-  // LABOR-*'s importances span the minibatch: a slice's draws are not the whole's.
-  sampler::bulk_sampler labor_star(f.graph.view(),
-                                   {.kind = "labor-star", .fanouts = {4, 4}, .seed = 7});
-  EXPECT_THROW(minibatch_loader(f.graph_source_of(), labor_star, f.task(),
-                                {.batch_size = batch, .slice = 0, .slices = 2}),
-               option_error);
   EXPECT_THROW(minibatch_loader(f.graph_source_of(), nodes,
                                 f.task({.mode = sampler::negative_mode::triplet, .amount = 0.5}),
                                 {.batch_size = batch}),
@@ -176,8 +160,24 @@ std::multiset<std::tuple<vertex_t, vertex_t, float>> pairs_of(const sampler::lin
 
 // Data-parallel ranks each load a slice of every minibatch: together the
 // slices hold the whole minibatch's pairs once, and each slice's blocks are
-// the whole's rows for its endpoints (the whole minibatch's edges left out).
-TEST(LinkLoader, SlicesOfAMinibatchTogetherAreTheWholeMinibatch) {
+// the whole's rows for its endpoints (the whole minibatch's edges left out),
+// whether its destinations draw alone (sage) or a slice is cut from the whole
+// minibatch (LADIES, whose draw spans the minibatch's frontier; LABOR-*,
+// whose importances do).
+class LinkSlices : public ::testing::TestWithParam<sampler::sampler_options> {};
+
+INSTANTIATE_TEST_SUITE_P(
+    Samplers, LinkSlices,
+    ::testing::Values(sage,
+                      sampler::sampler_options{.kind = "ladies", .fanouts = {64, 64}, .seed = 7},
+                      sampler::sampler_options{.kind = "labor-star", .fanouts = {4, 4}, .seed = 7}),
+    [](const auto& info) {
+      auto name = info.param.kind;
+      std::ranges::replace(name, '-', '_');
+      return name;
+    });
+
+TEST_P(LinkSlices, SlicesOfAMinibatchTogetherAreTheWholeMinibatch) {
   const link_fixture f;
   // Batches of 2 give the third slice no positive (binary: one of the three
   // negatives; triplet: nothing at all).
@@ -189,7 +189,7 @@ TEST(LinkLoader, SlicesOfAMinibatchTogetherAreTheWholeMinibatch) {
         std::pair{sampler::negative_sampling{.mode = sampler::negative_mode::triplet, .amount = 2},
                   std::int64_t{2}}}) {
     const auto load = [&](int slice, int slices) {
-      sampler::bulk_sampler nodes(f.graph.view(), sage);
+      sampler::bulk_sampler nodes(f.graph.view(), GetParam());
       minibatch_loader loader(f.graph_source_of(), nodes, f.task(negatives),
                               {.batch_size = batch_size,
                                .bulk = 3,

@@ -204,10 +204,12 @@ struct link_bulk {
 
 // The minibatches [first, first + count) of `plan`, their blocks drawn by
 // `sampler` with each minibatch's excluded edges left out. With slices > 1,
-// part `slice` of each (slice_of): its blocks grown from its own endpoints
-// but without the whole minibatch's excluded edges, so that they are the
-// whole minibatch's blocks cut to those endpoints (a per-destination
-// sampler's draws depend on the destination alone).
+// part `slice` of each (slice_of), whose blocks are the whole minibatch's
+// cut to its endpoints (restrict_to_seeds): where each destination draws
+// alone (bulk_sampler::destinations_draw_alone), grown from its own
+// endpoints without the whole minibatch's excluded edges; otherwise
+// (layer-wise, LABOR-*) cut from the whole minibatch, which every slice
+// samples.
 [[nodiscard]] link_bulk sample_links(bulk_sampler& sampler, const link_epoch_plan& plan,
                                      std::int64_t first, std::int64_t count, edge_exclusion exclude,
                                      int slice = 0, int slices = 1);

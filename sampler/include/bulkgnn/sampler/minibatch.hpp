@@ -110,6 +110,9 @@ struct bulk_sample {
 // whose sample depends on all its seeds (layer-wise samplers).
 [[nodiscard]] minibatch restrict_to_seeds(const minibatch& mb, std::int64_t begin,
                                           std::int64_t end);
+// The same for the seeds at `positions` (distinct), which become the part's
+// seeds in that order (a link minibatch's slice: the endpoints of its pairs).
+[[nodiscard]] minibatch restrict_to_seeds(const minibatch& mb, std::span<const vertex_t> positions);
 
 // Folds per-minibatch digests, in minibatch order, into one run digest.
 class run_digest {
