@@ -57,7 +57,9 @@ for licence in "$package_dir"/licenses/*; do
   [ -s "$licence" ] || { echo "check_wheel: empty licence file $licence" >&2; exit 1; }
 done
 
-cd "$work"
+# From an empty directory, so that only the installed package can be imported.
+mkdir -p "$work/run"
+cd "$work/run"
 "$work/venv/bin/python" - "$data/cora" <<'PY'
 import sys
 

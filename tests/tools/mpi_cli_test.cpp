@@ -255,6 +255,22 @@ TEST(DataParallelTraining, LinkRanksTrainLikeOneProcess) {
   }
   EXPECT_NEAR(tiny_loss[1], tiny_loss[0], 1e-4);
 
+  // LADIES' draw spans a minibatch's frontier: each rank samples the whole
+  // minibatch and trains on what its slice of the pairs reaches.
+  const std::string ladies = "train " + cora.string() +
+                             " --task link --sampler ladies --fanouts 64,64 --hidden 16 "
+                             "--batch-size 128 --max-minibatches 4 --epochs 1 --hits-k 20 "
+                             "--ranking-negatives 20 --quiet --metrics-out ";
+  double ladies_loss[2] = {0, 0};
+  for (const int ranks : {0, 2}) {
+    const auto metrics = dir.path() / ("ladies" + std::to_string(ranks) + ".json");
+    const auto r = run(ranks, ladies + metrics.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    ladies_loss[ranks == 0 ? 0 : 1] =
+        read_json(metrics).at("epochs").at(0).at("loss").get<double>();
+  }
+  EXPECT_NEAR(ladies_loss[1], ladies_loss[0], 1e-4);
+
   const auto refused = run(2, arguments + (dir.path() / "refused.json").string() + " --grid 1.5d");
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.output.find("--grid 1.5d: --task link"), std::string::npos) << refused.output;
