@@ -16,6 +16,8 @@ repo=$PWD
 data=${BULKGNN_SHARED_DATA:-$repo/../shared/data}
 if [ $# -ge 1 ]; then
   work=$1
+  # A venv or wheel of an earlier run would be tested instead of this one's.
+  rm -rf "$work/venv" "$work/wheels" "$work/run"
   mkdir -p "$work"
 else
   work=$(mktemp -d)
@@ -33,10 +35,24 @@ CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} "$pip" wheel . --no-
 echo "check_wheel: wheel built in $((SECONDS - started)) s: $(ls "$work/wheels")"
 "$pip" install --quiet "$work"/wheels/bulkgnn-*.whl numpy
 
-extension=$(ls "$work"/venv/lib/python3*/site-packages/bulkgnn/_bulkgnn*.so)
+extensions=("$work"/venv/lib/python3*/site-packages/bulkgnn/_bulkgnn*.so)
+if [ ! -f "${extensions[0]}" ]; then
+  echo "check_wheel: the installed wheel has no bulkgnn/_bulkgnn*.so" >&2
+  exit 1
+fi
+extension=${extensions[0]}
 package_dir=$(dirname "$extension")
+if ! libraries=$(ldd "$extension"); then
+  echo "check_wheel: ldd cannot read $extension" >&2
+  exit 1
+fi
+if grep -q "not found" <<<"$libraries"; then
+  echo "check_wheel: the wheel's extension misses libraries:" >&2
+  grep "not found" <<<"$libraries" >&2
+  exit 1
+fi
 # Each library the extension loads must be bundled beside it or a base one.
-unexpected=$(ldd "$extension" | awk '/=>/ {print $1, $3}' | while read -r name path; do
+unexpected=$(awk '/=>/ {print $1, $3}' <<<"$libraries" | while read -r name path; do
   case "$path" in
     "$package_dir"/*) ;;
     *)
@@ -53,7 +69,12 @@ if [ -n "$unexpected" ]; then
   echo "$unexpected" >&2
   exit 1
 fi
-for licence in "$package_dir"/licenses/*; do
+licences=("$package_dir"/licenses/*)
+if [ ! -f "${licences[0]}" ]; then
+  echo "check_wheel: the wheel has no licence files in bulkgnn/licenses/" >&2
+  exit 1
+fi
+for licence in "${licences[@]}"; do
   [ -s "$licence" ] || { echo "check_wheel: empty licence file $licence" >&2; exit 1; }
 done
 

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace bulkgnn::tools {
@@ -35,8 +36,12 @@ std::vector<std::string_view> samplers_taking(std::string_view parameter) {
   return names;
 }
 
-// The program of --sampler-program FILE, registered.
+// The program of --sampler-program FILE, read and registered once (the file
+// may be a pipe).
 const sampler::sampler_program& program_of(const std::string& file) {
+  static std::map<std::string, std::string, std::less<>> registered;  // file -> name
+  if (const auto known = registered.find(file); known != registered.end())
+    return *sampler::find_sampler_program(known->second);
   std::ifstream in(file);
   BULKGNN_EXPECTS(in.good(), "--sampler-program {}: cannot read the file", file);
   std::ostringstream text;
@@ -44,6 +49,7 @@ const sampler::sampler_program& program_of(const std::string& file) {
   const auto program = sampler::parse_sampler_program(text.str(), file);
   (void)trainer::find_layer(program.layer, fmt::format("--sampler-program {}: layer", file));
   const auto& entry = sampler::register_sampler_program(program);
+  registered.emplace(file, entry.name);
   return *sampler::find_sampler_program(entry.name);
 }
 

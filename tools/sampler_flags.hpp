@@ -32,9 +32,9 @@ struct sampler_flags {
 // --sampler-program, one flag per sampler parameter and --subgraph-cache.
 void add_sampler_flags(CLI::App& cmd, sampler_flags& flags);
 
-// The canonical sampler name (a --sampler-program registered on the first
-// call: an option_error naming the file if it cannot be read, is not a
-// program, or its layer is no layer) and its parameters; option_error naming
+// The canonical sampler name (a --sampler-program read and registered on
+// the first call: an option_error naming the file if it cannot be read, is
+// not a program, or its layer is no layer) and its parameters; option_error naming
 // the flag if a parameter given does not belong to the chosen sampler.
 [[nodiscard]] std::string canonical_sampler(const sampler_flags& flags);
 [[nodiscard]] std::map<std::string, std::int64_t, std::less<>> sampler_parameters(

@@ -75,6 +75,11 @@ def alternated_rows(dataset, systems, repetitions, base, setup=None):
     return rows
 
 
+def seeds_of(args):
+    """The training seeds a train-mode command line asks for."""
+    return range(args.first_seed, args.first_seed + args.seeds)
+
+
 def loader_arguments(description, train_mode=False, epochs=None):
     """The command line of a peers script, parsed: datasets, --repetitions and --json,
     and with train_mode a loader|train mode, --seeds, --first-seed and --epochs (seeds

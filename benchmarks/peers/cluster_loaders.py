@@ -40,7 +40,7 @@ import torch
 
 import bulkgnn
 from alternating import (alternated_rows, consume_bulkgnn_as_pyg, consume_pyg,
-                         loader_or_train_arguments, write_rows)
+                         loader_or_train_arguments, seeds_of, write_rows)
 
 VERTICES_PER_CLUSTER = 150
 CLUSTERS_PER_BATCH = 5
@@ -205,7 +205,7 @@ def measure_training(path, args, workdir):
     rows = []
     for fed_by in ("bulkgnn", "pyg"):
         runs = [train_one(ds, seed, fed_by, args.epochs, cluster_data)
-                for seed in range(args.first_seed, args.first_seed + args.seeds)]
+                for seed in seeds_of(args)]
         accuracy = [r["test_acc"] for r in runs]
         seconds = statistics.median(r["seconds_per_epoch"] for r in runs)
         print(f"| {ds.name} | {fed_by} | {statistics.mean(accuracy):.4f} ± "

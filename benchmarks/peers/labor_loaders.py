@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 import bulkgnn
-from alternating import alternate, loader_or_train_arguments, write_rows
+from alternating import alternate, loader_or_train_arguments, seeds_of, write_rows
 
 BATCH = 1024
 LOADER_FANOUTS = [15, 10, 5]
@@ -216,7 +216,7 @@ def measure_training(path, args):
     for variant, (sampler, importance) in VARIANTS.items():
         for fed_by in ("bulkgnn", "DGL"):
             runs = []
-            for seed in range(args.first_seed, args.first_seed + args.seeds):
+            for seed in seeds_of(args):
                 batches = bulkgnn_batches(ds, train, sampler, seed) if fed_by == "bulkgnn" \
                     else dgl_batches(graph, labels, train, importance, seed)
                 runs.append(train_one(ds, graph, features, labels, masks, batches, seed,

@@ -38,7 +38,7 @@ import torch
 
 import bulkgnn
 from alternating import (alternate, consume_bulkgnn_as_pyg, consume_pyg, loader_or_train_arguments,
-                         write_rows)
+                         seeds_of, write_rows)
 
 FANOUTS = [10, 10]
 BATCH = 512
@@ -236,7 +236,7 @@ def measure_training(path, args):
     ds = bulkgnn.Dataset(path)
     rows = []
     for fed_by in ("bulkgnn", "pyg"):
-        runs = [train_one(ds, seed, fed_by, args.epochs) for seed in range(args.first_seed, args.first_seed + args.seeds)]
+        runs = [train_one(ds, seed, fed_by, args.epochs) for seed in seeds_of(args)]
         hits = [r["test_hits@50"] for r in runs]
         mrr = [r["test_mrr"] for r in runs]
         seconds = statistics.median(r["seconds_per_epoch"] for r in runs)

@@ -37,7 +37,7 @@ import torch
 
 import bulkgnn
 from alternating import (alternated_rows, consume_bulkgnn_as_pyg, consume_pyg,
-                         loader_or_train_arguments, write_rows)
+                         loader_or_train_arguments, seeds_of, write_rows)
 from cluster_loaders import edge_index_of, split_masks
 
 WALK_LENGTH = 2
@@ -195,7 +195,7 @@ def measure_training(path, args):
     for draw in ("rw", "node"):
         for fed_by in ("bulkgnn", "pyg"):
             runs = [train_one(ds, data, draw, seed, fed_by, args.epochs)
-                    for seed in range(args.first_seed, args.first_seed + args.seeds)]
+                    for seed in seeds_of(args)]
             accuracy = [r["test_acc"] for r in runs]
             seconds = statistics.median(r["seconds_per_epoch"] for r in runs)
             print(f"| {ds.name} | {draw} | {fed_by} | {statistics.mean(accuracy):.4f} ± "

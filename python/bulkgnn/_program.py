@@ -22,9 +22,9 @@ sampler="ladies" draws, bit for bit:
 
 import json
 import os
-import tempfile
 
 from . import _bulkgnn, _samplers
+from ._samplers import SamplerProgram
 
 _FORMAT = "bulkgnn-sampler-program"
 _VERSION = 1
@@ -124,34 +124,6 @@ class Hop:
     def normalize_rows(self, block):
         """The block with each row scaled to sum to 1 (the block given is used up)."""
         return self._step("normalize_rows", block=self._read(block, "block"))
-
-
-class SamplerProgram:
-    """A sampler written with define_sampler (or read by load_sampler_program), registered
-    under its name: pass it (or the name) as sampler= to NeighborLoader or
-    LinkNeighborLoader, or save it for `bulkgnn train --sampler-program FILE`."""
-
-    def __init__(self, text, entry):
-        self.json = text
-        self.sampler_name = entry["name"]
-        self.layer = entry["layer"]
-        self.fanout = entry["fanout"]
-
-    @property
-    def name(self):
-        return self.sampler_name
-
-    def save(self, path):
-        """Writes the program's JSON to `path` (a temporary file renamed into place)."""
-        directory = os.path.dirname(os.path.abspath(path))
-        with tempfile.NamedTemporaryFile("w", dir=directory, delete=False,
-                                         suffix=".tmp") as out:
-            out.write(self.json)
-        os.replace(out.name, path)
-
-    def __repr__(self):
-        return (f"<bulkgnn.SamplerProgram {self.sampler_name!r}: {self.fanout} fanouts, "
-                f"{self.layer} layers>")
 
 
 def _register(text, origin):

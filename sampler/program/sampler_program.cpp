@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 
 namespace bulkgnn::sampler {
 
@@ -26,6 +27,18 @@ constexpr int program_version = 1;
 
 // What a named value is, as the checks see it.
 enum class value_kind { frontier_rows, destination_draw, minibatch_matrix, vertices, block };
+
+// A named value and what the checks need of its making.
+struct value_info {
+  value_kind kind;
+  // A per-minibatch matrix or a `sources` vertex list: the multiply whose
+  // columns it holds (a draw keeps its matrix's); empty for others.
+  std::string columns_of = {};
+  // A multiply of A + I: every destination has an entry.
+  bool with_self_loops = false;
+  // A block: the vertex list whose positions its columns are.
+  std::string sources = {};
+};
 
 std::string_view kind_name(value_kind kind) {
   switch (kind) {
@@ -94,11 +107,10 @@ class program_reader {
     if (!doc.is_object()) fail("", "must be a JSON object");
     check_keys(doc, {"format", "version", "name", "summary", "layer", "hop", "sources", "block"},
                "");
-    if (doc.value("format", std::string()) != program_format)
+    if (!doc.contains("format") || string_field(doc, "format", "") != program_format)
       fail("", "format must be \"{}\"", program_format);
     if (!doc.contains("version") || doc["version"] != program_version)
-      fail("", "version must be {} (this bulkgnn reads version {})", program_version,
-           program_version);
+      fail("", "version must be {}", program_version);
     sampler_program p;
     p.name = string_field(doc, "name", "");
     check_name(p.name);
@@ -112,6 +124,12 @@ class program_reader {
     p.block = string_field(doc, "block", "");
     expect_kind(p.sources, value_kind::vertices, "sources", "");
     expect_kind(p.block, value_kind::block, "block", "");
+    const auto& block_sources = values_.at(p.block).sources;
+    if (block_sources != p.sources)
+      fail("",
+           "block '{}' has the positions in '{}' as columns, not in the sources '{}' the hop "
+           "hands on",
+           p.block, block_sources, p.sources);
     return p;
   }
 
@@ -169,16 +187,22 @@ class program_reader {
     return it->second;
   }
 
-  value_kind kind_of(const std::string& name, std::string_view key,
-                     const std::string& where) const {
-    if (name == "frontier") return value_kind::vertices;
-    const auto it = kinds_.find(name);
-    if (it == kinds_.end())
+  const value_info& info_of(const std::string& name, std::string_view key,
+                            const std::string& where) const {
+    static const value_info frontier{.kind = value_kind::vertices};
+    if (name == "frontier") return frontier;
+    const auto it = values_.find(name);
+    if (it == values_.end())
       fail(where, "{} '{}' is not made by an earlier step (or is 'frontier')", key, name);
     if (consumed_.contains(name))
       fail(where, "{} '{}' was normalised in place by an earlier step; read that step's output",
            key, name);
     return it->second;
+  }
+
+  value_kind kind_of(const std::string& name, std::string_view key,
+                     const std::string& where) const {
+    return info_of(name, key, where).kind;
   }
 
   void expect_kind(const std::string& name, value_kind kind, std::string_view key,
@@ -188,10 +212,28 @@ class program_reader {
       fail(where, "{} '{}' is {}; it must be {}", key, name, kind_name(found), kind_name(kind));
   }
 
-  void make(const std::string& name, value_kind kind, const std::string& where) {
-    if (name.empty() || name == "frontier" || kinds_.contains(name))
+  void make(const std::string& name, value_info info, const std::string& where) {
+    if (name.empty() || name == "frontier" || values_.contains(name))
       fail(where, "out '{}' must be a new name ('frontier' and earlier outputs are taken)", name);
-    kinds_[name] = kind;
+    values_.emplace(name, std::move(info));
+  }
+
+  // induce's inverse_probabilities: a multiply of A + I (every destination
+  // has a probability) from which the sources were drawn (every drawn vertex
+  // has one), so that no 1/p is 1/0.
+  void check_probabilities(const program_step& step, const std::string& where) const {
+    const auto& p = info_of(step.inverse_probabilities, "inverse_probabilities", where);
+    if (p.kind != value_kind::minibatch_matrix || p.columns_of != step.inverse_probabilities ||
+        !p.with_self_loops)
+      fail(where,
+           "inverse_probabilities '{}' must be a multiply with self_loops, which gives "
+           "every destination a probability",
+           step.inverse_probabilities);
+    if (info_of(step.input, "sources", where).columns_of != step.inverse_probabilities)
+      fail(where,
+           "sources '{}' must be the sources of '{}' or of its draw, so that every source "
+           "has a probability there",
+           step.input, step.inverse_probabilities);
   }
 
   program_step read_step(const json& object, std::size_t index) {
@@ -220,24 +262,33 @@ class program_reader {
     };
     switch (step.operation) {
       case program_operation::frontier_rows:
-        make(step.output, value_kind::frontier_rows, where);
+        make(step.output, {.kind = value_kind::frontier_rows}, where);
         break;
       case program_operation::frontier_selection:
         step.scale = choice_field<selection_scale>(
             object, "scale",
             {{"one", selection_scale::one}, {"gcn-squared", selection_scale::gcn_squared}},
             selection_scale::one, where);
-        make(step.output, value_kind::minibatch_matrix, where);
+        make(step.output, {.kind = value_kind::minibatch_matrix}, where);
         break;
       case program_operation::multiply:
         if (input_kind != value_kind::minibatch_matrix)
           wrong_input("a per-minibatch matrix (frontier_selection)");
         step.self_loops = bool_field(object, "self_loops", where);
-        make(step.output, value_kind::minibatch_matrix, where);
+        make(step.output,
+             {.kind = value_kind::minibatch_matrix,
+              .columns_of = step.output,
+              .with_self_loops = step.self_loops},
+             where);
         break;
       case program_operation::sample_rows:
         if (input_kind != value_kind::frontier_rows && input_kind != value_kind::minibatch_matrix)
           wrong_input("the frontier's rows or a per-minibatch matrix");
+        if (drew_)
+          fail(where,
+               "a hop draws once: a second sample_rows would reuse the first one's random "
+               "streams");
+        drew_ = true;
         step.weights = choice_field<kernels::weighting>(
             object, "weights",
             {{"uniform", kernels::weighting::uniform}, {"value", kernels::weighting::by_value}},
@@ -245,35 +296,39 @@ class program_reader {
         step.replacement = bool_field(object, "replacement", where) ? kernels::replacement::with
                                                                     : kernels::replacement::without;
         make(step.output,
-             input_kind == value_kind::frontier_rows ? value_kind::destination_draw
-                                                     : value_kind::minibatch_matrix,
+             {.kind = input_kind == value_kind::frontier_rows ? value_kind::destination_draw
+                                                              : value_kind::minibatch_matrix,
+              .columns_of = info_of(step.input, "matrix", where).columns_of},
              where);
         break;
       case program_operation::relabel:
         if (input_kind != value_kind::destination_draw)
           wrong_input("a per-destination draw (sample_rows of frontier_rows)");
         step.block = string_field(object, "block", where);
-        make(step.output, value_kind::vertices, where);
-        make(step.block, value_kind::block, where);
+        make(step.output, {.kind = value_kind::vertices}, where);
+        make(step.block, {.kind = value_kind::block, .sources = step.output}, where);
         break;
       case program_operation::sources:
         if (input_kind != value_kind::minibatch_matrix) wrong_input("a per-minibatch matrix");
-        make(step.output, value_kind::vertices, where);
+        make(step.output,
+             {.kind = value_kind::vertices,
+              .columns_of = info_of(step.input, "matrix", where).columns_of},
+             where);
         break;
       case program_operation::induce:
         if (input_kind != value_kind::vertices) wrong_input("a vertex list");
         step.self_loops = bool_field(object, "self_loops", where);
         if (object.contains("inverse_probabilities")) {
           step.inverse_probabilities = string_field(object, "inverse_probabilities", where);
-          expect_kind(step.inverse_probabilities, value_kind::minibatch_matrix,
-                      "inverse_probabilities", where);
+          check_probabilities(step, where);
         }
-        make(step.output, value_kind::block, where);
+        make(step.output, {.kind = value_kind::block, .sources = step.input}, where);
         break;
       case program_operation::normalize_rows:
         if (input_kind != value_kind::block) wrong_input("a block");
-        consumed_.insert({step.input, true});
-        make(step.output, value_kind::block, where);
+        make(step.output, {.kind = value_kind::block, .sources = values_.at(step.input).sources},
+             where);
+        consumed_.insert(step.input);
         break;
     }
     return step;
@@ -281,8 +336,9 @@ class program_reader {
 
   std::string origin_;
   std::string name_;
-  std::map<std::string, value_kind, std::less<>> kinds_;
-  std::map<std::string, bool, std::less<>> consumed_;
+  std::map<std::string, value_info, std::less<>> values_;
+  std::set<std::string, std::less<>> consumed_;
+  bool drew_ = false;
 };
 
 json step_json(const program_step& step) {
@@ -380,6 +436,8 @@ std::string to_json(const sampler_program& program) {
 
 const sampler_entry& register_sampler_program(const sampler_program& program) {
   const std::string canonical = to_json(program);
+  // A program built in code is checked as one read from JSON is.
+  (void)parse_sampler_program(canonical, "register_sampler_program");
   // A name the table or an alias already has is refused before the lock:
   // find_sampler takes it too.
   for (const auto& entry : sampler_table())

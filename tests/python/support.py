@@ -39,3 +39,19 @@ def write_native_dataset(directory, in_neighbours, features, labels, train):
                 "splits": ["fixed"]}
     (directory / "manifest.json").write_text(json.dumps(manifest))
     return directory
+
+
+def sampled_pairs(mb):
+    """Every sampled edge of the minibatch as global (source, target) pairs."""
+    edge_index, _, _ = mb._pyg_edges()
+    local = edge_index.numpy()
+    nodes = mb.input_nodes.numpy()
+    return set(zip(nodes[local[0]].tolist(), nodes[local[1]].tolist()))
+
+
+def positives_of(mb):
+    """A link minibatch's positive pairs as global (sources, targets)."""
+    nodes = mb.input_nodes.numpy()
+    index = mb.edge_label_index.numpy()
+    count = len(mb.input_id.numpy())
+    return nodes[index[0, :count]], nodes[index[1, :count]]

@@ -9,7 +9,7 @@ from unittest import mock
 import numpy as np
 
 import bulkgnn
-from support import CORA, requires_torch, torch
+from support import CORA, positives_of, requires_torch, sampled_pairs, torch
 
 DS = bulkgnn.Dataset(CORA)
 INDPTR = np.asarray(DS.indptr)
@@ -17,21 +17,6 @@ SOURCE = np.asarray(DS.indices).astype(np.int64)
 TARGET = np.repeat(np.arange(DS.num_nodes), np.diff(INDPTR))
 # One direction of each undirected edge (cora stores both).
 ONE_WAY = np.stack([SOURCE, TARGET])[:, SOURCE < TARGET]
-
-
-def sampled_pairs(mb):
-    """Every sampled edge of the minibatch as global (source, target) pairs."""
-    edge_index, _, _ = mb._pyg_edges()
-    local = edge_index.numpy()
-    nodes = mb.input_nodes.numpy()
-    return set(zip(nodes[local[0]].tolist(), nodes[local[1]].tolist()))
-
-
-def positives_of(mb):
-    nodes = mb.input_nodes.numpy()
-    index = mb.edge_label_index.numpy()
-    count = len(mb.input_id.numpy())
-    return nodes[index[0, :count]], nodes[index[1, :count]]
 
 
 class Layout(unittest.TestCase):

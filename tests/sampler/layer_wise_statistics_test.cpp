@@ -132,7 +132,7 @@ TEST(LayerWiseStatistics, LadiesDrawsColumnsWithoutReplacementWithTheStatedProba
 // what its steps define: Q·(A + I) with Q's entries 1, so column v weighs
 // the number of frontier rows of A + I that hold it.
 TEST(LayerWiseStatistics, AProgramDrawsWithTheDistributionItsStepsDefine) {
-  (void)testing::example_program_names();
+  testing::register_example_programs();
   const auto g = testing::random_graph(120, 22, 30);
   std::vector<vertex_t> frontier;
   for (vertex_t v = 0; v < g.rows && frontier.size() < 3; ++v)

@@ -337,7 +337,7 @@ TEST(LinkSampling, AMinibatchsOwnEdgesAreNeverInItsBlocks) {
   EXPECT_GT(seed_edges_in_blocks(g, edge_exclusion::none, "pinsage", {100, 3}), 100);
   EXPECT_EQ(seed_edges_in_blocks(g, edge_exclusion::reverse, "pinsage", {100, 3}), 0);
   // A per-destination sampler program leaves them out as sage does.
-  (void)bulkgnn::testing::example_program_names();
+  bulkgnn::testing::register_example_programs();
   EXPECT_GT(seed_edges_in_blocks(g, edge_exclusion::none, "sage-program", {10, 3}), 100);
   EXPECT_EQ(seed_edges_in_blocks(g, edge_exclusion::reverse, "sage-program", {10, 3}), 0);
 }

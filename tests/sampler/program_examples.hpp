@@ -23,7 +23,7 @@ inline std::string example_program_text(const std::string& file) {
 
 // Registers the example programs (sage, LADIES and frontier-count written as
 // programs) and returns their names; registering again is harmless.
-inline std::vector<std::string> example_program_names() {
+inline std::vector<std::string> register_example_programs() {
   std::vector<std::string> names;
   for (const char* file : {"sage.json", "ladies.json", "frontier-count.json"})
     names.emplace_back(sampler::register_sampler_program(

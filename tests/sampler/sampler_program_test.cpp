@@ -24,8 +24,8 @@
 namespace bulkgnn::sampler {
 namespace {
 
-using bulkgnn::testing::example_program_names;
 using bulkgnn::testing::example_program_text;
+using bulkgnn::testing::register_example_programs;
 using testing::expect_same_minibatch;
 
 // 300 vertices of skewed degree, with edge weights 1, 1.5, ..., 4.
@@ -58,7 +58,7 @@ void expect_same_minibatches(csr_view g, sampler_options program, sampler_option
 }
 
 TEST(SamplerProgram, SageWrittenAsAProgramDrawsSagesMinibatches) {
-  example_program_names();
+  register_example_programs();
   const auto g = bulkgnn::testing::random_graph(300, 11, 40);
   expect_same_minibatches(g.view(), {.kind = "sage-program", .fanouts = {5, 3}, .seed = 5},
                           {.kind = "sage", .fanouts = {5, 3}, .seed = 5});
@@ -88,7 +88,7 @@ TEST(SamplerProgram, WeightedDrawsWithReplacementMatchSagesOptions) {
 }
 
 TEST(SamplerProgram, LadiesWrittenAsAProgramDrawsLadiesMinibatchesWithTheirWeights) {
-  example_program_names();
+  register_example_programs();
   const auto g = bulkgnn::testing::random_graph(300, 11, 40);
   expect_same_minibatches(g.view(), {.kind = "ladies-program", .fanouts = {48, 48}, .seed = 5},
                           {.kind = "ladies", .fanouts = {48, 48}, .seed = 5});
@@ -100,7 +100,7 @@ TEST(SamplerProgram, LadiesWrittenAsAProgramDrawsLadiesMinibatchesWithTheirWeigh
 TEST(SamplerProgram, DigestsDoNotDependOnBulkSizeThreadsOrBackEnd) {
   const auto g = weighted_graph();
   const auto seeds = bulkgnn::testing::all_vertices(300);
-  for (const auto& name : example_program_names()) {
+  for (const auto& name : register_example_programs()) {
     SCOPED_TRACE(name);
     const auto options = testing::split_options_for(name);
     const auto plan = bulkgnn::testing::plan_for(options, g.view(), seeds, 32, 1);
@@ -110,7 +110,7 @@ TEST(SamplerProgram, DigestsDoNotDependOnBulkSizeThreadsOrBackEnd) {
 }
 
 TEST(SamplerProgram, ARegisteredProgramIsASamplerOfItsOwnUnitAndLayer) {
-  example_program_names();
+  register_example_programs();
   EXPECT_EQ(find_sampler("sage-program").fanout, fanout_unit::per_destination);
   EXPECT_EQ(find_sampler("sage-program").layer, "sage");
   EXPECT_EQ(find_sampler("ladies-program").fanout, fanout_unit::per_minibatch);
@@ -123,6 +123,28 @@ TEST(SamplerProgram, ARegisteredProgramIsASamplerOfItsOwnUnitAndLayer) {
   EXPECT_TRUE(bulk_sampler(g.view(), {.kind = "sage-program", .fanouts = {3}}).leaves_out_edges());
   EXPECT_FALSE(
       bulk_sampler(g.view(), {.kind = "ladies-program", .fanouts = {9}}).leaves_out_edges());
+}
+
+// Over data-parallel ranks the program is cut from the whole minibatch on
+// each rank; the built-in LADIES splits its draw over the ranks' columns:
+// both give each slice the same part, bit for bit.
+TEST(SamplerProgram, LadiesProgramSlicesEqualTheBuiltInLadiesSlices) {
+  register_example_programs();
+  const auto g = bulkgnn::testing::random_graph(400, 5);
+  const auto seeds = bulkgnn::testing::all_vertices(400);
+  const epoch_plan plan(seeds, 40, 3, 2);
+  bulk_sampler ours(g.view(), {.kind = "ladies-program", .fanouts = {40, 30}, .seed = 3});
+  bulk_sampler theirs(g.view(), {.kind = "ladies", .fanouts = {40, 30}, .seed = 3});
+  for (const int slices : {2, 3}) {
+    for (int slice = 0; slice < slices; ++slice) {
+      const minibatch_split split{.slice = slice, .slices = slices};
+      const auto a = ours.sample_slices(plan, 0, plan.num_minibatches(), split);
+      const auto b = theirs.sample_slices(plan, 0, plan.num_minibatches(), split);
+      for (std::int64_t j = 0; j < a.count(); ++j)
+        expect_same_minibatch(a.extract(j), b.extract(j),
+                              fmt::format("slice {} of {}, minibatch {}", slice, slices, j));
+    }
+  }
 }
 
 TEST(SamplerProgram, JsonReadsBackEqual) {
@@ -171,11 +193,27 @@ TEST(SamplerProgram, BadProgramsAreRefusedNamingTheStepAndTheProblem) {
                  "name must be 1 to 64 of a-z");
   expect_refused("\"weights\": \"value\"", "\"weights\": 1", "weights must be a string");
   expect_refused("\"hop\": [", "\"hop\": [}", "is not JSON");
+  expect_refused("\"format\": \"bulkgnn-sampler-program\"", "\"format\": 1",
+                 "format must be a string");
+  // A block must index the sources the hop hands on, and 1/p must exist for
+  // every source: p a multiply of A + I that the sources were drawn from.
+  expect_refused("\"sources\": \"sources\",\n  \"block\"",
+                 "\"sources\": \"frontier\",\n  \"block\"",
+                 "block 'block' has the positions in 'sources' as columns, not in the sources "
+                 "'frontier'");
+  expect_refused("\"inverse_probabilities\": \"p\"", "\"inverse_probabilities\": \"q\"",
+                 "inverse_probabilities 'q' must be a multiply with self_loops");
+  expect_refused("\"self_loops\": true, \"out\": \"p\"", "\"self_loops\": false, \"out\": \"p\"",
+                 "inverse_probabilities 'p' must be a multiply with self_loops");
+  expect_refused("{\"op\": \"sources\", \"matrix\": \"drawn\", \"out\": \"sources\"}",
+                 "{\"op\": \"sample_rows\", \"matrix\": \"drawn\", \"out\": \"again\"},\n"
+                 "{\"op\": \"sources\", \"matrix\": \"drawn\", \"out\": \"sources\"}",
+                 "hop step 3 (sample_rows): a hop draws once");
   EXPECT_THROW((void)parse_sampler_program("[]", "my.json"), option_error);
 }
 
 TEST(SamplerProgram, RegistrationRefusesTakenNames) {
-  example_program_names();
+  register_example_programs();
   auto program = parse_sampler_program(example_program_text("ladies.json"), "test");
   program.name = "ladies";
   EXPECT_THROW(register_sampler_program(program), option_error);

@@ -26,7 +26,7 @@ class SplitSampling : public ::testing::TestWithParam<std::string> {};
 INSTANTIATE_TEST_SUITE_P(Samplers, SplitSampling, ::testing::ValuesIn(sampler_names()),
                          [](const auto& info) { return testing::test_name_of(info.param); });
 INSTANTIATE_TEST_SUITE_P(Programs, SplitSampling,
-                         ::testing::ValuesIn(bulkgnn::testing::example_program_names()),
+                         ::testing::ValuesIn(bulkgnn::testing::register_example_programs()),
                          [](const auto& info) { return testing::test_name_of(info.param); });
 
 TEST_P(SplitSampling, EverySliceIsTheWholeMinibatchRestrictedToItsSeeds) {

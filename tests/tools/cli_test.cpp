@@ -482,7 +482,7 @@ TEST_F(CliOnCora, ASamplerProgramRunsAsTheSamplerItIsWrittenAs) {
   const std::string ladies = std::string(BULKGNN_PROGRAM_EXAMPLES) + "/ladies.json";
   EXPECT_EQ(sample_digest("--sampler-program " + ladies + " --fanouts 256,256 --bulk 3"),
             sample_digest("--sampler ladies --fanouts 256,256 --bulk 5"));
-  std::vector<std::string> tests;
+  std::vector<std::string> finals;
   for (const std::string& sampler :
        {std::string("--sampler ladies"), "--sampler-program " + ladies}) {
     const auto metrics = scratch("program-train.json");
@@ -491,9 +491,9 @@ TEST_F(CliOnCora, ASamplerProgramRunsAsTheSamplerItIsWrittenAs) {
                         "--metrics-out {}",
                         native_.string(), sampler, metrics.string()));
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    tests.push_back(read_json(metrics).at("final").dump());
+    finals.push_back(read_json(metrics).at("final").dump());
   }
-  EXPECT_EQ(tests[0], tests[1]);
+  EXPECT_EQ(finals[0], finals[1]);
 
   const auto bad = scratch("bad-program.json");
   std::ofstream(bad) << R"({"format": "bulkgnn-sampler-program", "version": 1, "name": "bad",

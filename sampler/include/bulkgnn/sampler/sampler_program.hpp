@@ -36,7 +36,8 @@ enum class program_operation {
   // fanouts[hop] entries of each row, uniformly or by value (successive
   // sampling without replacement), keyed by (minibatch, vertex) for rows per
   // destination and by the minibatch alone for rows per minibatch. Rows per
-  // destination must be frontier_rows (a node-wise draw).
+  // destination must be frontier_rows (a node-wise draw). A hop draws once
+  // (a second draw would reuse the first one's streams).
   sample_rows,
   // A per-destination draw relabelled per minibatch: the next frontier (the
   // destinations, then the drawn vertices in order of first appearance) and
@@ -48,8 +49,9 @@ enum class program_operation {
   sources,
   // The block from the destinations to `sources`: A's entries between them
   // (and A + I's self loops with self_loops), each divided by its source's
-  // entry in the per-minibatch matrix `inverse_probabilities` when given
-  // (importance weights 1/p, which must be positive).
+  // entry in `inverse_probabilities` when given (importance weights 1/p): a
+  // multiply with self_loops whose sources (or its draw's) these are, so that
+  // every source has a positive p.
   induce,
   // The block's rows scaled to sum to 1 (rows summing to 0 are kept).
   normalize_rows,
@@ -97,9 +99,9 @@ struct sampler_program {
 
 // The program in `json` (format "bulkgnn-sampler-program", version 1),
 // checked: known operations and fields, names made once before they are
-// read, each value of the kind its reader takes, and a sources and block to
-// hand on. An option_error naming `origin` (a file, or the Python call) and
-// the step otherwise.
+// read, each value of the kind its reader takes, one draw, probabilities
+// every source has, and a block over the sources the hop hands on. An option_error naming `origin`
+// (a file, or the Python call) and the step otherwise.
 [[nodiscard]] sampler_program parse_sampler_program(std::string_view json, std::string_view origin);
 // The program as JSON that parse_sampler_program reads back equal.
 [[nodiscard]] std::string to_json(const sampler_program& program);
@@ -110,9 +112,9 @@ struct sampler_program {
 // program, is refused. Register before the loaders that use it start.
 const sampler_entry& register_sampler_program(const sampler_program& program);
 
-// The registered programs' entries, in registration order; null where
-// `name` names none.
+// The registered programs' entries, in registration order.
 [[nodiscard]] std::vector<const sampler_entry*> registered_programs();
+// The program registered as `name`; null where none is.
 [[nodiscard]] const sampler_program* find_sampler_program(std::string_view name);
 
 }  // namespace bulkgnn::sampler

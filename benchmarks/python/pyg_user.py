@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""bulkgnn as a PyG user meets it: the same GraphSAGE script fed by bulkgnn.NeighborLoader
+(mb.to_pyg()), by PyG's NeighborLoader with 0 and 2 workers, and DGL's script with its own
+DataLoader; loader-only and epoch times, test accuracy over seeds, peak resident memory over
+the whole run, and a DDP script of 2 processes under torchrun (ddp_shards.py).
+
+    PYTHONPATH=build/python ~/.cache/bulkgnn-peers-venv/bin/python \\
+        benchmarks/python/pyg_user.py NATIVE_DIR [--seeds 3] [--epochs 20] [--ddp] [--json OUT]
+
+NATIVE_DIR is a bulkgnn native dataset: `bulkgnn convert ../shared/data/facebook DIR`, or a
+products-sized R-MAT, `bulkgnn generate rmat DIR --scale 21 --edge-factor 30 --undirected
+--features 100 --classes 47 --split 8,2,90` (random labels: time and memory only).
+
+Every run is a process of its own (benchmarks/peers/peer_workloads.py: 15,10,5, batch 1024,
+hidden 128, Adam 0.01, dropout 0.5, 2 threads, full-graph evaluation after each epoch), its
+peak resident memory read from os.wait4 (a loader's worker processes are not counted: PyG's
+and DGL's workers hold their own copies of what they touch). Systems alternate per seed.
+Epoch time is the median over the epochs after the first (evaluation apart); accuracy is
+the test accuracy at the best validation epoch.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WORKLOADS = HERE.parent / "peers" / "peer_workloads.py"
+DDP = HERE / "ddp_shards.py"
+# name: (peer_workloads.py --system, --workers)
+SYSTEMS = {"bulkgnn": ("bulkgnn-py", 0), "pyg": ("pyg", 0), "pyg-w2": ("pyg", 2),
+           "dgl": ("dgl", 0)}
+
+
+def run_measured(command):
+    """Runs `command`, returning (its JSON output file's content, peak RSS in MiB)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "result.json"
+        process = subprocess.Popen([*command, "--json-out", str(out)], stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            sys.exit(f"pyg_user: {' '.join(map(str, command))} failed ({process.returncode})")
+        return json.loads(out.read_text()), usage.ru_maxrss / 1024
+
+
+def workload(data, system, kind, epochs, seed, args):
+    name, workers = SYSTEMS[system]
+    return run_measured([sys.executable, str(WORKLOADS), "--system", name, "--workload", kind,
+                         "--data", str(data), "--fanouts", args.fanouts,
+                         "--batch-size", str(args.batch_size), "--epochs", str(epochs),
+                         "--seed", str(seed), "--workers", str(workers), "--threads", "2"])
+
+
+def measure(data, args):
+    rows = {system: {"loader_seconds": [], "epoch_seconds": [], "test_acc": [], "rss_mib": []}
+            for system in args.systems}
+    for seed in range(args.seeds):
+        order = args.systems[seed % len(args.systems):] + args.systems[:seed % len(args.systems)]
+        for system in order:
+            row = rows[system]
+            result, rss = workload(data, system, "loader", args.loader_epochs, seed, args)
+            row["loader_seconds"].append(result["seconds"] / args.loader_epochs)
+            result, rss = workload(data, system, "train", args.epochs, seed, args)
+            seconds = [e["seconds"] for e in result["epochs"]]
+            row["epoch_seconds"].append(statistics.median(seconds[1:] or seconds))
+            row["test_acc"].append(result["final"]["test_acc"])
+            row["rss_mib"].append(rss)
+            print(f"  seed {seed} {system}: loader {row['loader_seconds'][-1]:.3f} s/epoch, "
+                  f"train {row['epoch_seconds'][-1]:.3f} s/epoch, test {row['test_acc'][-1]:.4f}, "
+                  f"peak RSS {rss:.0f} MiB", flush=True)
+    return rows
+
+
+def table(name, rows):
+    base = rows["bulkgnn"]
+    print(f"\n| dataset | system | loader s/epoch | × bulkgnn | train s/epoch | × bulkgnn | "
+          f"test accuracy | peak RSS MiB |")
+    print("|---|---|---:|---:|---:|---:|---|---:|")
+    for system, row in rows.items():
+        loader = statistics.median(row["loader_seconds"])
+        epoch = statistics.median(row["epoch_seconds"])
+        spread = statistics.stdev(row["test_acc"]) if len(row["test_acc"]) > 1 else 0
+        print(f"| {name} | {system} | {loader:.3f} | "
+              f"{loader / statistics.median(base['loader_seconds']):.1f} | {epoch:.3f} | "
+              f"{epoch / statistics.median(base['epoch_seconds']):.2f} | "
+              f"{statistics.mean(row['test_acc']):.4f} ± {spread:.4f} | "
+              f"{max(row['rss_mib']):.0f} |")
+
+
+def measure_ddp(data, args):
+    """Both loaders' DDP runs: every rank's seeds and batches per epoch."""
+    results = {}
+    for system in ("bulkgnn", "pyg"):
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                            "--nproc_per_node", "2", str(DDP),
+                            str(data), "--system", system, "--epochs", "2", "--fanouts",
+                            args.fanouts, "--batch-size", str(args.batch_size), "--json-dir",
+                            tmp], check=True, stdout=subprocess.DEVNULL,
+                           env={**os.environ, "OMP_NUM_THREADS": "1"})
+            ranks = [json.loads(p.read_text()) for p in sorted(Path(tmp).glob("rank*.json"))]
+        results[system] = ranks
+        for r in ranks:
+            print(f"  DDP {system} rank {r['rank']}: {r['seeds_per_epoch']} seeds and "
+                  f"{r['batches_per_epoch']} batches per epoch of its {r['shard']} "
+                  f"({r['seconds_per_epoch']:.2f} s/epoch)", flush=True)
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", type=Path, help="a bulkgnn native dataset directory")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--loader-epochs", type=int, default=3)
+    parser.add_argument("--fanouts", default="15,10,5")
+    parser.add_argument("--batch-size", type=int, default=1024)
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--ddp", action="store_true", help="also the torchrun DDP runs")
+    parser.add_argument("--json", type=Path, help="write every measurement here")
+    args = parser.parse_args()
+    args.systems = args.systems.split(",")
+    unknown = set(args.systems) - set(SYSTEMS)
+    if unknown or "bulkgnn" not in args.systems:
+        parser.error(f"--systems: bulkgnn and any of {', '.join(SYSTEMS)}; got {args.systems}")
+    rows = measure(args.data, args)
+    table(args.data.name, rows)
+    ddp = measure_ddp(args.data, args) if args.ddp else None
+    if args.json:
+        args.json.write_text(json.dumps({"data": str(args.data), "options": vars(args) | {
+            "data": str(args.data), "json": str(args.json)}, "systems": rows, "ddp": ddp},
+            indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
