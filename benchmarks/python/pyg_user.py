@@ -9,7 +9,8 @@ the whole run, and a DDP script of 2 processes under torchrun (ddp_shards.py).
 
 NATIVE_DIR is a bulkgnn native dataset: `bulkgnn convert ../shared/data/facebook DIR`, or a
 products-sized R-MAT, `bulkgnn generate rmat DIR --scale 21 --edge-factor 30 --undirected
---features 100 --classes 47 --split 8,2,90` (random labels: time and memory only).
+--features 100 --classes 47` with `--products-split` (train on a random 8%, as ogbn-products
+does; random labels: time and memory only, with --max-minibatches to cap the epochs).
 
 Every run is a process of its own (benchmarks/peers/peer_workloads.py: 15,10,5, batch 1024,
 hidden 128, Adam 0.01, dropout 0.5, 2 threads, full-graph evaluation after each epoch), its
@@ -53,7 +54,8 @@ def workload(data, system, kind, epochs, seed, args):
     return run_measured([sys.executable, str(WORKLOADS), "--system", name, "--workload", kind,
                          "--data", str(data), "--fanouts", args.fanouts,
                          "--batch-size", str(args.batch_size), "--epochs", str(epochs),
-                         "--seed", str(seed), "--workers", str(workers), "--threads", "2"])
+                         "--seed", str(seed), "--workers", str(workers), "--threads", "2",
+                         "--max-minibatches", str(args.max_minibatches)])
 
 
 def measure(data, args):
@@ -92,6 +94,23 @@ def table(name, rows):
               f"{max(row['rss_mib']):.0f} |")
 
 
+def write_products_split(data):
+    """A split of ogbn-products' proportions, first in the manifest (the one every system
+    trains on)."""
+    import numpy as np
+    manifest = json.loads((data / "manifest.json").read_text())
+    order = np.random.default_rng(0).permutation(manifest["num_nodes"]).astype(np.int32)
+    train, valid = int(0.08 * len(order)), int(0.02 * len(order))
+    directory = data / "split" / "products-like"
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, ids in (("train", order[:train]), ("valid", order[train:train + valid]),
+                      ("test", order[train + valid:])):
+        np.save(directory / f"{name}.npy", np.sort(ids))
+    manifest["splits"] = ["products-like"] + [s for s in manifest["splits"]
+                                              if s != "products-like"]
+    (data / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+
+
 def measure_ddp(data, args):
     """Both loaders' DDP runs: every rank's seeds and batches per epoch."""
     results = {}
@@ -121,6 +140,11 @@ def main():
     parser.add_argument("--fanouts", default="15,10,5")
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--max-minibatches", type=int, default=0,
+                        help="per epoch (0: all); the times are then of capped epochs")
+    parser.add_argument("--products-split", action="store_true",
+                        help="first write split/products-like (random 8%% train, 2%% valid, "
+                             "90%% test) into the dataset and train on it")
     parser.add_argument("--ddp", action="store_true", help="also the torchrun DDP runs")
     parser.add_argument("--json", type=Path, help="write every measurement here")
     args = parser.parse_args()
@@ -128,6 +152,8 @@ def main():
     unknown = set(args.systems) - set(SYSTEMS)
     if unknown or "bulkgnn" not in args.systems:
         parser.error(f"--systems: bulkgnn and any of {', '.join(SYSTEMS)}; got {args.systems}")
+    if args.products_split:
+        write_products_split(args.data)
     rows = measure(args.data, args)
     table(args.data.name, rows)
     ddp = measure_ddp(args.data, args) if args.ddp else None

@@ -89,12 +89,18 @@ class Hop:
         return self._step("multiply", matrix=self._read(matrix, "matrix"),
                           self_loops=bool(self_loops))
 
-    def sample_rows(self, matrix, weights="uniform", replace=False):
+    def sample_rows(self, matrix, weights="uniform", replace=False, shared_variates=False):
         """fanouts[hop] entries of each row, uniformly or in proportion to their values
-        ("value": edge weights for frontier_rows), without replacement unless replace."""
-        return self._step("sample_rows", matrix=self._read(matrix, "matrix"),
-                          weights=_choice("weights", weights, ("uniform", "value")),
-                          replacement=bool(replace))
+        ("value": edge weights for frontier_rows), without replacement unless replace.
+        shared_variates draws the frontier's rows as LABOR-0 does: each column's variate is
+        shared by its minibatch's rows, and a row keeps column t iff it is below
+        fanout / degree. A hop draws once."""
+        fields = {"matrix": self._read(matrix, "matrix"),
+                  "weights": _choice("weights", weights, ("uniform", "value")),
+                  "replacement": bool(replace)}
+        if shared_variates:
+            fields["variates"] = "shared"
+        return self._step("sample_rows", **fields)
 
     def relabel(self, drawn):
         """A per-destination draw as the next frontier (the destinations, then what they

@@ -46,6 +46,10 @@ class program_sampling final : public sampling_algorithm {
                       "sampler program '{}': sample_rows of the frontier's rows with weights "
                       "'value' draws by edge weight, and this graph has none",
                       program_.name);
+      BULKGNN_EXPECTS(!step.shared_variates || std::ranges::min(context.options.fanouts) >= 1,
+                      "sampler_options.fanouts: sampler program '{}' draws with shared variates "
+                      "(LABOR-0), whose fanouts are expected counts of neighbours, at least 1",
+                      program_.name);
     }
   }
 
@@ -190,6 +194,13 @@ class program_sampling final : public sampling_algorithm {
     const auto& matrix = state.values.at(step.input);
     if (matrix.frontier_rows) {
       const auto minibatch_of_row = minibatch_of_rows(c.exec, state.frontier, state.minibatch_ids);
+      if (step.shared_variates) {
+        executor_stage stage(c.exec, c.times, c.device_log, "draw_rows");
+        const gathered_rows rows = c.rows.rows(state.frontier.vertices);
+        return kernels::sample_rows_with_shared_variates(
+            c.exec, rows.rows, rows.row_of,
+            {c.options.seed, state.epoch, state.hop, minibatch_of_row}, options.fanout);
+      }
       const kernels::row_streams streams{c.options.seed, state.epoch, state.hop, minibatch_of_row,
                                          state.frontier.vertices};
       executor_stage stage(c.exec, c.times, c.device_log, "draw_rows");

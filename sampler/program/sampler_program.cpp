@@ -70,7 +70,10 @@ const std::vector<operation_spec>& operation_specs() {
       {program_operation::frontier_rows, "frontier_rows", "", {"out"}},
       {program_operation::frontier_selection, "frontier_selection", "", {"scale", "out"}},
       {program_operation::multiply, "multiply", "matrix", {"self_loops", "out"}},
-      {program_operation::sample_rows, "sample_rows", "matrix", {"weights", "replacement", "out"}},
+      {program_operation::sample_rows,
+       "sample_rows",
+       "matrix",
+       {"weights", "replacement", "variates", "out"}},
       {program_operation::relabel, "relabel", "drawn", {"out", "block"}},
       {program_operation::sources, "sources", "matrix", {"out"}},
       {program_operation::induce,
@@ -295,6 +298,14 @@ class program_reader {
             kernels::weighting::uniform, where);
         step.replacement = bool_field(object, "replacement", where) ? kernels::replacement::with
                                                                     : kernels::replacement::without;
+        step.shared_variates = choice_field<bool>(
+            object, "variates", {{"independent", false}, {"shared", true}}, false, where);
+        if (step.shared_variates && (input_kind != value_kind::frontier_rows ||
+                                     step.weights != kernels::weighting::uniform ||
+                                     step.replacement != kernels::replacement::without))
+          fail(where,
+               "variates 'shared' (LABOR-0's draw) takes the frontier's rows, uniformly "
+               "and without replacement");
         make(step.output,
              {.kind = input_kind == value_kind::frontier_rows ? value_kind::destination_draw
                                                               : value_kind::minibatch_matrix,
@@ -355,6 +366,7 @@ json step_json(const program_step& step) {
     case program_operation::sample_rows:
       out["weights"] = step.weights == kernels::weighting::uniform ? "uniform" : "value";
       out["replacement"] = step.replacement == kernels::replacement::with;
+      if (step.shared_variates) out["variates"] = "shared";
       break;
     case program_operation::relabel:
       out["block"] = step.block;
@@ -461,11 +473,14 @@ const sampler_entry& register_sampler_program(const sampler_program& program) {
   added.summary = program.summary.empty()
                       ? fmt::format("sampler program ({} steps per hop)", program.hop.size())
                       : program.summary;
-  added.entry = {.name = added.program.name,
-                 .summary = added.summary,
-                 .fanout = added.program.fanout(),
-                 .layer = added.program.layer,
-                 .make = make_program};
+  added.entry = {
+      .name = added.program.name,
+      .summary = added.summary,
+      .fanout = added.program.fanout(),
+      .layer = added.program.layer,
+      // LABOR-0's draw has no CUDA kernel yet.
+      .host_only = std::ranges::any_of(added.program.hop, &program_step::shared_variates),
+      .make = make_program};
   return added.entry;
 }
 

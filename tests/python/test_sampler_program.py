@@ -57,6 +57,12 @@ class SamplerProgram(unittest.TestCase):
         self.assertEqual(epoch_digest(self.ds, program, [10, 5], bulk=3),
                          epoch_digest(self.ds, "sage", [10, 5], bulk=16))
 
+    def test_labor_written_in_python_draws_the_built_in_labor_minibatches(self):
+        program = bulkgnn.define_sampler("py-labor", lambda hop: hop.relabel(
+            hop.sample_rows(hop.frontier_rows(), shared_variates=True)))
+        self.assertEqual(epoch_digest(self.ds, program, [10, 5], bulk=2),
+                         epoch_digest(self.ds, "labor", [10, 5], bulk=16))
+
     def test_blocks_carry_the_programs_weights(self):
         program = bulkgnn.define_sampler("py-ladies", ladies, layer="gcn")
         ours = next(iter(bulkgnn.NeighborLoader(self.ds, self.ds.split()[0], fanouts=[64],

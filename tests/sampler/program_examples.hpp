@@ -21,11 +21,11 @@ inline std::string example_program_text(const std::string& file) {
   return text.str();
 }
 
-// Registers the example programs (sage, LADIES and frontier-count written as
-// programs) and returns their names; registering again is harmless.
+// Registers the example programs (sage, LABOR-0, LADIES and frontier-count
+// written as programs) and returns their names; registering again is harmless.
 inline std::vector<std::string> register_example_programs() {
   std::vector<std::string> names;
-  for (const char* file : {"sage.json", "ladies.json", "frontier-count.json"})
+  for (const char* file : {"sage.json", "labor.json", "ladies.json", "frontier-count.json"})
     names.emplace_back(sampler::register_sampler_program(
                            sampler::parse_sampler_program(example_program_text(file), file))
                            .name);

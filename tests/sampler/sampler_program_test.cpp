@@ -66,6 +66,16 @@ TEST(SamplerProgram, SageWrittenAsAProgramDrawsSagesMinibatches) {
                           {.kind = "sage", .fanouts = {-1, 4}, .seed = 2});
 }
 
+TEST(SamplerProgram, LaborWrittenAsAProgramDrawsLaborsMinibatches) {
+  register_example_programs();
+  const auto g = bulkgnn::testing::random_graph(300, 11, 40);
+  expect_same_minibatches(g.view(), {.kind = "labor-program", .fanouts = {5, 3}, .seed = 5},
+                          {.kind = "labor", .fanouts = {5, 3}, .seed = 5});
+  EXPECT_TRUE(find_sampler("labor-program").host_only);
+  bulkgnn::testing::expect_sampler_refuses(g.view(), {.kind = "labor-program", .fanouts = {5, -1}},
+                                           "'labor-program'");
+}
+
 TEST(SamplerProgram, WeightedDrawsWithReplacementMatchSagesOptions) {
   auto text = example_program_text("sage.json");
   const auto replace = [&](const std::string& from, const std::string& to) {
@@ -148,7 +158,7 @@ TEST(SamplerProgram, LadiesProgramSlicesEqualTheBuiltInLadiesSlices) {
 }
 
 TEST(SamplerProgram, JsonReadsBackEqual) {
-  for (const char* file : {"sage.json", "ladies.json", "frontier-count.json"}) {
+  for (const char* file : {"sage.json", "labor.json", "ladies.json", "frontier-count.json"}) {
     const auto program = parse_sampler_program(example_program_text(file), file);
     const auto text = to_json(program);
     EXPECT_EQ(to_json(parse_sampler_program(text, "again")), text) << file;
@@ -193,6 +203,9 @@ TEST(SamplerProgram, BadProgramsAreRefusedNamingTheStepAndTheProblem) {
                  "name must be 1 to 64 of a-z");
   expect_refused("\"weights\": \"value\"", "\"weights\": 1", "weights must be a string");
   expect_refused("\"hop\": [", "\"hop\": [}", "is not JSON");
+  expect_refused("\"weights\": \"value\", \"replacement\": false",
+                 "\"weights\": \"value\", \"variates\": \"shared\"",
+                 "variates 'shared' (LABOR-0's draw) takes the frontier's rows");
   expect_refused("\"format\": \"bulkgnn-sampler-program\"", "\"format\": 1",
                  "format must be a string");
   // A block must index the sources the hop hands on, and 1/p must exist for

@@ -36,8 +36,12 @@ enum class program_operation {
   // fanouts[hop] entries of each row, uniformly or by value (successive
   // sampling without replacement), keyed by (minibatch, vertex) for rows per
   // destination and by the minibatch alone for rows per minibatch. Rows per
-  // destination must be frontier_rows (a node-wise draw). A hop draws once
-  // (a second draw would reuse the first one's streams).
+  // destination must be frontier_rows (a node-wise draw). With variates
+  // "shared", the frontier's rows draw LABOR-0's way instead: each column
+  // draws one variate per minibatch, which the minibatch's rows share, and a
+  // row keeps column t iff its variate is below fanout / degree (uniform,
+  // without replacement). A hop draws once (a second draw would reuse the
+  // first one's streams).
   sample_rows,
   // A per-destination draw relabelled per minibatch: the next frontier (the
   // destinations, then the drawn vertices in order of first appearance) and
@@ -73,6 +77,7 @@ struct program_step {
   bool self_loops = false;
   kernels::weighting weights = kernels::weighting::uniform;
   kernels::replacement replacement = kernels::replacement::without;
+  bool shared_variates = false;  // sample_rows: LABOR-0's draw
   selection_scale scale = selection_scale::one;
 };
 
