@@ -162,16 +162,10 @@ bulk_sample layer_wise_sampling::sample(std::uint32_t epoch, segmented_vertices 
     return sample_layer_wise_parts(epoch, std::move(whole), on_executor(std::move(seeds)),
                                    minibatch_ids, nullptr);
   }
-  bulk_sample bulk;
-  bulk.minibatch_ids.assign(minibatch_ids.begin(), minibatch_ids.end());
-  bulk.seeds = on_executor(std::move(seeds));
-  const segmented_vertices* frontier = &bulk.seeds;
-  for (std::size_t hop = 0; hop < options_.fanouts.size(); ++hop) {
-    bulk.layers.push_back(
-        sample_layer_wise(*frontier, minibatch_ids, epoch, static_cast<std::uint32_t>(hop)));
-    frontier = &bulk.layers.back().sources;
-  }
-  return bulk;
+  return detail::grow_hop_by_hop(exec_, std::move(seeds), minibatch_ids, options_.fanouts.size(),
+                                 [&](const segmented_vertices& frontier, std::uint32_t hop) {
+                                   return sample_layer_wise(frontier, minibatch_ids, epoch, hop);
+                                 });
 }
 
 bulk_sample layer_wise_sampling::sample_part(std::uint32_t epoch, segmented_vertices whole,

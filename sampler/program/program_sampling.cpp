@@ -55,16 +55,11 @@ class program_sampling final : public sampling_algorithm {
 
   bulk_sample sample(std::uint32_t epoch, segmented_vertices seeds,
                      std::span<const std::int64_t> minibatch_ids) override {
-    bulk_sample bulk;
-    bulk.minibatch_ids.assign(minibatch_ids.begin(), minibatch_ids.end());
-    bulk.seeds = on_executor(context().exec, std::move(seeds));
-    const segmented_vertices* frontier = &bulk.seeds;
-    for (std::size_t hop = 0; hop < context().options.fanouts.size(); ++hop) {
-      bulk.layers.push_back(
-          run_hop(*frontier, minibatch_ids, epoch, static_cast<std::uint32_t>(hop)));
-      frontier = &bulk.layers.back().sources;
-    }
-    return bulk;
+    return grow_hop_by_hop(context().exec, std::move(seeds), minibatch_ids,
+                           context().options.fanouts.size(),
+                           [&](const segmented_vertices& frontier, std::uint32_t hop) {
+                             return run_hop(frontier, minibatch_ids, epoch, hop);
+                           });
   }
 
   // A per-destination program's slice samples alone; any other is cut from

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 // Small helpers shared by the whole-minibatch and the split sampling paths.
@@ -19,6 +20,23 @@ inline csr_view pattern_of(csr_view graph) {
 // The minibatch ids that key the random streams (checked to fit by sample()).
 inline std::vector<std::uint32_t> stream_ids(std::span<const std::int64_t> minibatch_ids) {
   return {minibatch_ids.begin(), minibatch_ids.end()};
+}
+
+// A bulk whose hop h grows from hop h - 1's sources (at h = 0 from the seeds,
+// moved to the executor): layer(frontier, h) for each of `hops` hops.
+template <class Layer>
+bulk_sample grow_hop_by_hop(const executor& exec, segmented_vertices seeds,
+                            std::span<const std::int64_t> minibatch_ids, std::size_t hops,
+                            Layer&& layer) {
+  bulk_sample bulk;
+  bulk.minibatch_ids.assign(minibatch_ids.begin(), minibatch_ids.end());
+  bulk.seeds = on_executor(exec, std::move(seeds));
+  const segmented_vertices* frontier = &bulk.seeds;
+  for (std::size_t hop = 0; hop < hops; ++hop) {
+    bulk.layers.push_back(layer(*frontier, static_cast<std::uint32_t>(hop)));
+    frontier = &bulk.layers.back().sources;
+  }
+  return bulk;
 }
 
 // The minibatch of each frontier row, where the executor reads it: with the

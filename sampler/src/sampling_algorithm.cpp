@@ -11,16 +11,11 @@ namespace bulkgnn::sampler {
 
 bulk_sample per_destination_sampling::sample(std::uint32_t epoch, segmented_vertices seeds,
                                              std::span<const std::int64_t> minibatch_ids) {
-  bulk_sample bulk;
-  bulk.minibatch_ids.assign(minibatch_ids.begin(), minibatch_ids.end());
-  bulk.seeds = on_executor(context().exec, std::move(seeds));
-  const segmented_vertices* frontier = &bulk.seeds;
-  for (std::size_t hop = 0; hop < context().options.fanouts.size(); ++hop) {
-    bulk.layers.push_back(
-        sample_hop(*frontier, minibatch_ids, epoch, static_cast<std::uint32_t>(hop)));
-    frontier = &bulk.layers.back().sources;
-  }
-  return bulk;
+  return detail::grow_hop_by_hop(context().exec, std::move(seeds), minibatch_ids,
+                                 context().options.fanouts.size(),
+                                 [&](const segmented_vertices& frontier, std::uint32_t hop) {
+                                   return sample_hop(frontier, minibatch_ids, epoch, hop);
+                                 });
 }
 
 bulk_sample per_destination_sampling::sample_part(std::uint32_t epoch, segmented_vertices whole,
