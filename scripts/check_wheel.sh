@@ -17,7 +17,7 @@ data=${BULKGNN_SHARED_DATA:-$repo/../shared/data}
 if [ $# -ge 1 ]; then
   work=$1
   # A venv or wheel of an earlier run would be tested instead of this one's.
-  rm -rf "$work/venv" "$work/wheels" "$work/run"
+  rm -rf "$work/venv" "$work/wheels" "$work/run" "$work/build"
   mkdir -p "$work"
 else
   work=$(mktemp -d)
@@ -31,7 +31,9 @@ if ! "$pip" install --quiet --upgrade pip; then
   exit 1
 fi
 started=$SECONDS
-CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} "$pip" wheel . --no-deps -w "$work/wheels"
+# Built in the work directory, not in the checkout's build-python/ cache.
+CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} "$pip" wheel . --no-deps \
+  --config-settings=build-dir="$work/build" -w "$work/wheels"
 echo "check_wheel: wheel built in $((SECONDS - started)) s: $(ls "$work/wheels")"
 "$pip" install --quiet "$work"/wheels/bulkgnn-*.whl numpy
 

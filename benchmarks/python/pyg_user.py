@@ -15,8 +15,8 @@ does; random labels: time and memory only, with --max-minibatches to cap the epo
 
 Every run is a process of its own (benchmarks/peers/peer_workloads.py: 15,10,5, batch 1024,
 hidden 128, Adam 0.01, dropout 0.5, 2 threads, full-graph evaluation after each epoch), its
-peak resident memory read from os.wait4 (a loader's worker processes are not counted: PyG's
-and DGL's workers hold their own copies of what they touch). Systems alternate per seed.
+peak resident memory read from os.wait4: the largest peak of the process or of any worker
+process it waited for, not their sum. Systems alternate per seed.
 Epoch time is the median over the epochs after the first (evaluation apart); accuracy is
 the test accuracy at the best validation epoch.
 """
@@ -46,6 +46,7 @@ def run_measured(command):
         out = Path(tmp) / "result.json"
         process = subprocess.Popen([*command, "--json-out", str(out)], stdout=subprocess.DEVNULL)
         _, status, usage = os.wait4(process.pid, 0)
+        # Reaped here, not by Popen: set its status so that it does not wait again.
         process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode != 0:
             sys.exit(f"pyg_user: {' '.join(map(str, command))} failed ({process.returncode})")
@@ -70,7 +71,7 @@ def measure(data, args):
         for system in order:
             row = rows[system]
             if system not in TRAIN_ONLY:
-                result, rss = workload(data, system, "loader", args.loader_epochs, seed, args)
+                result, _ = workload(data, system, "loader", args.loader_epochs, seed, args)
                 row["loader_seconds"].append(result["seconds"] / args.loader_epochs)
             result, rss = workload(data, system, "train", args.epochs, seed, args)
             seconds = [e["seconds"] for e in result["epochs"]]
@@ -121,7 +122,11 @@ def write_products_split(data):
         np.save(directory / f"{name}.npy", np.sort(ids))
     manifest["splits"] = ["products-like"] + [s for s in manifest["splits"]
                                               if s != "products-like"]
-    (data / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    manifest["arrays"] = [a for a in manifest["arrays"] if "/products-like/" not in a] + [
+        f"split/products-like/{name}.npy" for name in ("train", "valid", "test")]
+    temporary = data / "manifest.json.tmp"
+    temporary.write_text(json.dumps(manifest, indent=1) + "\n")
+    os.replace(temporary, data / "manifest.json")
 
 
 def measure_ddp(data, args):
@@ -131,7 +136,7 @@ def measure_ddp(data, args):
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
                             "--nproc_per_node", "2", str(DDP),
-                            str(data), "--system", system, "--epochs", "2", "--fanouts",
+                            str(data), "--system", system, "--epochs", "3", "--fanouts",
                             args.fanouts, "--batch-size", str(args.batch_size), "--json-dir",
                             tmp], check=True, stdout=subprocess.DEVNULL,
                            env={**os.environ, "OMP_NUM_THREADS": "1"})

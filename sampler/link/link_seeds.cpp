@@ -347,8 +347,9 @@ link_bulk sample_links(bulk_sampler& sampler, const link_epoch_plan& plan, std::
                   "sample_links: minibatches [{}, {}) outside the epoch's {}", first, first + count,
                   plan.num_minibatches());
   // A slice's endpoints sample their part alone where each destination draws
-  // alone; otherwise (layer-wise, LABOR-*) every slice samples the whole
-  // minibatch and keeps what its endpoints reach.
+  // alone; otherwise (LADIES, FastGCN, LABOR-i with i >= 1, per-minibatch
+  // sampler programs) every slice samples the whole minibatch and keeps what
+  // its endpoints reach, cut on the host.
   const bool cut_from_whole = slices > 1 && !sampler.destinations_draw_alone();
   link_bulk bulk;
   segmented_vertices endpoints;
@@ -373,6 +374,10 @@ link_bulk sample_links(bulk_sampler& sampler, const link_epoch_plan& plan, std::
     return bulk;
   }
   const auto whole_bulk = sample(whole_endpoints);
+  BULKGNN_EXPECTS(host_accessible(whole_bulk.seeds.vertices.space()),
+                  "sample_links: link minibatches of the {} sampler split over ranks are cut "
+                  "from the whole minibatch on the host back ends only so far",
+                  sampler.options().kind);
   bulk.nodes = parts_of(whole_bulk, whole_endpoints, endpoints, sampler.options().kind);
   return bulk;
 }

@@ -9,7 +9,8 @@
 #include <utility>
 #include <vector>
 
-// Small helpers shared by the whole-minibatch and the split sampling paths.
+// Small helpers shared by the samplers' hops: growing a bulk hop by hop, the
+// streams' keys, and relabelling a per-destination draw.
 namespace bulkgnn::sampler::detail {
 
 inline csr_view pattern_of(csr_view graph) {

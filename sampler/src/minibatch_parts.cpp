@@ -45,6 +45,8 @@ bulk_sample parts_of(const bulk_sample& sampled, const segmented_vertices& whole
     position_of.clear();
     for (std::size_t i = 0; i < all.size(); ++i)
       position_of.emplace(all[i], static_cast<vertex_t>(i));
+    BULKGNN_EXPECTS(position_of.size() == all.size(), "{}: minibatch {} repeats a seed", kind,
+                    sampled.minibatch_ids[j]);
     positions.clear();
     for (const vertex_t v : part.segment(j)) {
       const auto found = position_of.find(v);

@@ -207,9 +207,9 @@ struct link_bulk {
 // part `slice` of each (slice_of), whose blocks are the whole minibatch's
 // cut to its endpoints (restrict_to_seeds): where each destination draws
 // alone (bulk_sampler::destinations_draw_alone), grown from its own
-// endpoints without the whole minibatch's excluded edges; otherwise
-// (layer-wise, LABOR-*) cut from the whole minibatch, which every slice
-// samples.
+// endpoints, leaving out the whole minibatch's excluded edges; otherwise
+// (LADIES, FastGCN, LABOR-i with i >= 1, per-minibatch sampler programs) cut
+// from the whole minibatch, which every slice samples (host back ends).
 [[nodiscard]] link_bulk sample_links(bulk_sampler& sampler, const link_epoch_plan& plan,
                                      std::int64_t first, std::int64_t count, edge_exclusion exclude,
                                      int slice = 0, int slices = 1);
