@@ -35,13 +35,10 @@ class program_sampling final : public sampling_algorithm {
  public:
   program_sampling(sampling_context& context, const sampler_program& program)
       : sampling_algorithm(context), program_(program) {
-    std::vector<std::string_view> frontier_rows;
     for (const auto& step : program_.hop) {
-      if (step.operation == program_operation::frontier_rows) frontier_rows.push_back(step.output);
-      const bool by_edge_weight =
-          step.operation == program_operation::sample_rows &&
-          step.weights == kernels::weighting::by_value &&
-          std::ranges::find(frontier_rows, step.input) != frontier_rows.end();
+      const bool by_edge_weight = step.operation == program_operation::sample_rows &&
+                                  step.weights == kernels::weighting::by_value &&
+                                  program_.reads_frontier_rows(step);
       BULKGNN_EXPECTS(!by_edge_weight || context.rows.weighted(),
                       "sampler program '{}': sample_rows of the frontier's rows with weights "
                       "'value' draws by edge weight, and this graph has none",
@@ -212,7 +209,6 @@ class program_sampling final : public sampling_algorithm {
     fetch_rows(state);
     const auto& sources =
         step.input == "frontier" ? state.frontier : state.values.at(step.input).vertices;
-    const auto& rows = minibatch_rows(state);
     executor_stage stage(c.exec, c.times, c.device_log, "extract");
     buffer<float> scale;
     if (step.inverse_probabilities.empty()) {
@@ -220,7 +216,7 @@ class program_sampling final : public sampling_algorithm {
       scale = copy_to(std::span<const float>(ones), c.exec.memory());
     } else {
       scale = kernels::lookup_entries(c.exec, view_of(state.values.at(step.inverse_probabilities)),
-                                      rows.rows, sources);
+                                      minibatch_rows(state).rows, sources);
       kernels::invert_probabilities(c.exec, scale);
     }
     return extract_layer_blocks(c.exec, state.frontier, sources, scale, *state.distinct, state.rows,

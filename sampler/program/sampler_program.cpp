@@ -411,19 +411,19 @@ std::unique_ptr<sampling_algorithm> make_program(sampling_context& context) {
 
 }  // namespace
 
+bool sampler_program::reads_frontier_rows(const program_step& step) const {
+  return std::ranges::any_of(hop, [&](const program_step& made) {
+    return made.operation == program_operation::frontier_rows && made.output == step.input;
+  });
+}
+
 fanout_unit sampler_program::fanout() const {
-  // A per-minibatch draw reads a matrix made from frontier_selection; a
-  // per-destination one reads frontier_rows.
-  std::map<std::string, bool, std::less<>> per_minibatch;
-  for (const auto& step : hop) {
-    const bool from_selection = step.operation == program_operation::frontier_selection;
-    const bool inherits = step.operation == program_operation::multiply ||
-                          step.operation == program_operation::sample_rows;
-    per_minibatch[step.output] = from_selection || (inherits && per_minibatch[step.input]);
-    if (step.operation == program_operation::sample_rows)
-      return per_minibatch[step.input] ? fanout_unit::per_minibatch : fanout_unit::per_destination;
-  }
-  return fanout_unit::per_destination;
+  // The one draw reads the frontier's rows or a per-minibatch matrix (the
+  // checks allow nothing else).
+  const auto draw =
+      std::ranges::find(hop, program_operation::sample_rows, &program_step::operation);
+  return draw == hop.end() || reads_frontier_rows(*draw) ? fanout_unit::per_destination
+                                                         : fanout_unit::per_minibatch;
 }
 
 bool sampler_program::per_destination_only() const {

@@ -93,9 +93,11 @@ struct sampler_program {
   std::string block;
 
   // Whether a fanout counts draws per destination or per minibatch (what its
-  // sample_rows steps read); a program that draws nothing takes the fanouts
+  // sample_rows step reads); a program that draws nothing takes the fanouts
   // as per destination.
   [[nodiscard]] fanout_unit fanout() const;
+  // Whether `step` reads the frontier's rows (a frontier_rows step's output).
+  [[nodiscard]] bool reads_frontier_rows(const program_step& step) const;
   // Whether every step is per destination: each destination's draw is its
   // own, so a slice of a minibatch samples alone and a link minibatch's own
   // edges can be left out (relabel).
