@@ -27,6 +27,18 @@ const fs::path facebook = fs::path(BULKGNN_SHARED_DATA) / "facebook";
 
 using bulkgnn::testing::run_result;
 
+// mpirun with one thread per rank (CombBLAS's OpenMP threads spin; with more
+// ranks than cores they starve) and this test's own Open MPI session
+// directory: concurrent mpiruns sharing one remove each other's top directory
+// as they end.
+std::string mpirun() {
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const auto sessions =
+      fs::path(BULKGNN_MPI_SESSIONS) / (std::string(test->test_suite_name()) + "." + test->name());
+  return "env OMPI_MCA_orte_tmpdir_base=" + sessions.string() + " " + BULKGNN_MPIEXEC +
+         " -x OMP_NUM_THREADS=1 --allow-run-as-root --oversubscribe";
+}
+
 // Runs bulkgnn on `ranks` MPI ranks (0: without mpirun), with a time limit
 // so that a hang fails the test instead of stalling it.
 // `environment`: NAME=VALUE set for the program (and every rank).
@@ -34,11 +46,9 @@ run_result run(int ranks, const std::string& arguments, const std::string& envir
   std::string command = "timeout 240 ";
   if (!environment.empty()) command = "env " + environment + " " + command;
   if (ranks > 0)
-    // CombBLAS's OpenMP threads spin; with more ranks than cores they starve.
-    command +=
-        std::string(BULKGNN_MPIEXEC) + " -x OMP_NUM_THREADS=1 " +
-        (environment.empty() ? "" : "-x " + environment.substr(0, environment.find('=')) + " ") +
-        "--allow-run-as-root --oversubscribe -np " + std::to_string(ranks) + " ";
+    command += mpirun() +
+               (environment.empty() ? "" : " -x " + environment.substr(0, environment.find('='))) +
+               " -np " + std::to_string(ranks) + " ";
   command += std::string(BULKGNN_CLI) + " " + arguments;
   return bulkgnn::testing::run_command(command);
 }
@@ -317,8 +327,7 @@ TEST(MpiFailures, AFailureOnOneRankEndsEveryRankWithItsMessage) {
 // `mpirun -np 1 bulkgnn A : -np 1 bulkgnn B`), with a time limit well
 // below the test's, so that a hang shows as exit code 124.
 run_result run_per_rank(const std::vector<std::string>& arguments_by_rank) {
-  std::string command = "timeout 60 " + std::string(BULKGNN_MPIEXEC) +
-                        " -x OMP_NUM_THREADS=1 --allow-run-as-root --oversubscribe";
+  std::string command = "timeout 60 " + mpirun();
   for (std::size_t r = 0; r < arguments_by_rank.size(); ++r)
     command +=
         std::string(r == 0 ? "" : " :") + " -np 1 " + BULKGNN_CLI + " " + arguments_by_rank[r];
