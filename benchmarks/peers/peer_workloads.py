@@ -215,7 +215,8 @@ def pyg_batches(data, args):
     """(graph, loader, batch_of): PyG's NeighborLoader, or bulkgnn's (bulkgnn-py)
     with each minibatch turned into PyG's layout by mb.to_pyg()."""
     if args.system == "bulkgnn-py":
-        return pyg_graph(data, True), bulkgnn_loader(data, args), lambda mb: mb.to_pyg()
+        graph = pyg_graph(data, True)
+        return graph, bulkgnn_loader(data, args, pyg_data=graph), lambda mb: mb.to_pyg()
     graph, loader = pyg_loader(data, args, with_features=True)
     return graph, loader, lambda batch: batch
 
@@ -257,14 +258,23 @@ def pyg_train(data, args):
 
 # ----------------------------------------------------------------------------- bulkgnn
 
-def bulkgnn_loader(data, args, shuffle=True):
+def bulkgnn_loader(data, args, shuffle=True, pyg_data=None):
     """bulkgnn.NeighborLoader over the same native dataset and seeds (the build's
-    python/ folder must be on PYTHONPATH; run_peers.py puts it there)."""
+    python/ folder must be on PYTHONPATH; run_peers.py puts it there). With
+    --from-memory, over what this process already holds, as a PyG or DGL user's script
+    hands it over: the PyG Data given (pyg_data), else the CSR arrays read."""
     import bulkgnn
-    dataset = bulkgnn.Dataset(args.data)
+    if not args.from_memory:
+        dataset = bulkgnn.Dataset(args.data)
+    elif pyg_data is not None:
+        dataset = bulkgnn.Dataset.from_pyg(pyg_data)
+    else:
+        dataset = bulkgnn.Dataset.from_arrays(
+            indptr=data["indptr"], indices=data["indices"], features=data["features"],
+            labels=data["labels"], num_classes=data["num_classes"] or None)
     return bulkgnn.NeighborLoader(dataset, data["seeds"], fanouts=args.fanouts,
                                   batch_size=args.batch_size, shuffle=shuffle, seed=args.seed,
-                                  bulk=args.bulk, threads=args.threads)
+                                  bulk=args.bulk, prefetch=args.prefetch, threads=args.threads)
 
 
 # ----------------------------------------------------------------------------- DGL
@@ -483,6 +493,12 @@ def main():
                         help="PyG/DGL loader worker processes (persistent)")
     parser.add_argument("--bulk", type=int, default=16,
                         help="bulkgnn-py: minibatches per sampler call")
+    parser.add_argument("--prefetch", type=int, default=32,
+                        help="bulkgnn-py: ready minibatches the loader may hold ahead")
+    parser.add_argument("--from-memory", action="store_true",
+                        help="bulkgnn-py, bulkgnn-py-dgl: the loader views the arrays this "
+                             "process read (for bulkgnn-py the PyG Data it trains on) instead "
+                             "of mapping the dataset's files a second time")
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--lr", type=float, default=0.01)
     parser.add_argument("--weight-decay", type=float, default=0.0)

@@ -2,7 +2,8 @@
 """A PyG DDP script's loading, as one writes it: each process takes its shard of the
 training nodes, `input_nodes=np.array_split(train, world_size)[rank]`, feeds a
 DistributedDataParallel GraphSAGE from bulkgnn.NeighborLoader (mb.to_pyg()) or from PyG's
-NeighborLoader, and writes what it saw: its seeds and batches per epoch.
+NeighborLoader, and writes what it saw: its seeds and batches per epoch, its epoch time and
+its peak resident memory.
 
     torchrun --standalone --nproc_per_node 2 benchmarks/python/ddp_shards.py NATIVE_DIR \\
         --system bulkgnn|pyg --json-dir DIR
@@ -12,6 +13,7 @@ NeighborLoader, and writes what it saw: its seeds and batches per epoch.
 
 import argparse
 import json
+import resource
 import time
 from pathlib import Path
 
@@ -80,7 +82,8 @@ def main():
     (args.json_dir / f"rank{rank}.json").write_text(json.dumps({
         "rank": rank, "world_size": world, "system": args.system, "shard": len(shard),
         "seeds_per_epoch": seeds, "batches_per_epoch": steps,
-        "seconds_per_epoch": float(np.median(seconds[1:] or seconds))}))
+        "seconds_per_epoch": float(np.median(seconds[1:] or seconds)),
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
     dist.destroy_process_group()
 
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """bulkgnn as a PyG user meets it: the same GraphSAGE script fed by bulkgnn.NeighborLoader
-(mb.to_pyg(): system bulkgnn) and by PyG's NeighborLoader with 0 and 2 workers (pyg,
-pyg-w2), and DGL's script fed by its own DataLoader (dgl) and by bulkgnn (mb.to_dgl():
-bulkgnn-dgl); loader-only and epoch times, test accuracy over seeds, peak resident memory over
-the whole run, and a DDP script of 2 processes under torchrun (ddp_shards.py).
+(mb.to_pyg(): system bulkgnn, the loader's defaults; bulkgnn-lean, bulk=4 and prefetch=2)
+and by PyG's NeighborLoader with 0 and 2 workers (pyg, pyg-w2), and DGL's script fed by its
+own DataLoader (dgl) and by bulkgnn (mb.to_dgl(): bulkgnn-dgl); loader-only and epoch times,
+test accuracy over seeds, peak resident memory over the whole run, and a DDP script of 2
+processes under torchrun (ddp_shards.py). bulkgnn's loaders are built from the data the
+script holds (Dataset.from_pyg of the PyG Data the model trains on), as a user hands it.
 
     PYTHONPATH=build/python ~/.cache/bulkgnn-peers-venv/bin/python \\
         benchmarks/python/pyg_user.py NATIVE_DIR [--seeds 3] [--epochs 20] [--ddp] [--json OUT]
@@ -33,10 +35,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 WORKLOADS = HERE.parent / "peers" / "peer_workloads.py"
 DDP = HERE / "ddp_shards.py"
-# name: (peer_workloads.py --system, --workers); bulkgnn-dgl is DGL's model fed by
-# bulkgnn (mb.to_dgl()), whose loader is bulkgnn's: it has no loader run of its own.
-SYSTEMS = {"bulkgnn": ("bulkgnn-py", 0), "pyg": ("pyg", 0), "pyg-w2": ("pyg", 2),
-           "dgl": ("dgl", 0), "bulkgnn-dgl": ("bulkgnn-py-dgl", 0)}
+# name: peer_workloads.py's arguments. bulkgnn's loaders view the data the script holds
+# (--from-memory: the PyG Data, or the CSR arrays for DGL's model), as a user's script
+# hands it over; bulkgnn-lean reads ahead less (bulk 4, prefetch 2). bulkgnn-dgl is DGL's
+# model fed by bulkgnn (mb.to_dgl()), whose loader is bulkgnn's: it has no loader run.
+BULKGNN = ["--from-memory", "--bulk", "32", "--prefetch", "32"]
+SYSTEMS = {"bulkgnn": ["--system", "bulkgnn-py", *BULKGNN],
+           "bulkgnn-lean": ["--system", "bulkgnn-py", "--from-memory", "--bulk", "4",
+                            "--prefetch", "2"],
+           "pyg": ["--system", "pyg"], "pyg-w2": ["--system", "pyg", "--workers", "2"],
+           "dgl": ["--system", "dgl"], "bulkgnn-dgl": ["--system", "bulkgnn-py-dgl", *BULKGNN]}
 TRAIN_ONLY = {"bulkgnn-dgl"}
 
 
@@ -54,11 +62,10 @@ def run_measured(command):
 
 
 def workload(data, system, kind, epochs, seed, args):
-    name, workers = SYSTEMS[system]
-    return run_measured([sys.executable, str(WORKLOADS), "--system", name, "--workload", kind,
+    return run_measured([sys.executable, str(WORKLOADS), *SYSTEMS[system], "--workload", kind,
                          "--data", str(data), "--fanouts", args.fanouts,
                          "--batch-size", str(args.batch_size), "--epochs", str(epochs),
-                         "--seed", str(seed), "--workers", str(workers), "--threads", "2",
+                         "--seed", str(seed), "--threads", "2",
                          "--max-minibatches", str(args.max_minibatches),
                          "--eval-every", "0" if args.no_eval else "1"])
 
@@ -136,7 +143,8 @@ def measure_ddp(data, args):
         with tempfile.TemporaryDirectory() as tmp:
             subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
                             "--nproc_per_node", "2", str(DDP),
-                            str(data), "--system", system, "--epochs", "3", "--fanouts",
+                            str(data), "--system", system, "--epochs", str(args.ddp_epochs),
+                            "--fanouts",
                             args.fanouts, "--batch-size", str(args.batch_size), "--json-dir",
                             tmp], check=True, stdout=subprocess.DEVNULL,
                            env={**os.environ, "OMP_NUM_THREADS": "1"})
@@ -145,7 +153,8 @@ def measure_ddp(data, args):
         for r in ranks:
             print(f"  DDP {system} rank {r['rank']}: {r['seeds_per_epoch']} seeds and "
                   f"{r['batches_per_epoch']} batches per epoch of its {r['shard']} "
-                  f"({r['seconds_per_epoch']:.2f} s/epoch)", flush=True)
+                  f"({r['seconds_per_epoch']:.2f} s/epoch, peak RSS {r['peak_rss_mib']:.0f} MiB)",
+                  flush=True)
     return results
 
 
@@ -167,6 +176,7 @@ def main():
                         help="first write split/products-like (random 8%% train, 2%% valid, "
                              "90%% test) into the dataset and train on it")
     parser.add_argument("--ddp", action="store_true", help="also the torchrun DDP runs")
+    parser.add_argument("--ddp-epochs", type=int, default=3)
     parser.add_argument("--json", type=Path, help="write every measurement here")
     args = parser.parse_args()
     args.systems = args.systems.split(",")
