@@ -262,7 +262,8 @@ def bulkgnn_loader(data, args, shuffle=True, pyg_data=None):
     """bulkgnn.NeighborLoader over the same native dataset and seeds (the build's
     python/ folder must be on PYTHONPATH; run_peers.py puts it there). With
     --from-memory, over what this process already holds, as a PyG or DGL user's script
-    hands it over: the PyG Data given (pyg_data), else the CSR arrays read."""
+    hands it over: the PyG Data given (pyg_data; bulkgnn builds its CSR from the
+    edge_index and views the features), else the CSR arrays read (viewed)."""
     import bulkgnn
     if not args.from_memory:
         dataset = bulkgnn.Dataset(args.data)
@@ -496,9 +497,10 @@ def main():
     parser.add_argument("--prefetch", type=int, default=32,
                         help="bulkgnn-py: ready minibatches the loader may hold ahead")
     parser.add_argument("--from-memory", action="store_true",
-                        help="bulkgnn-py, bulkgnn-py-dgl: the loader views the arrays this "
-                             "process read (for bulkgnn-py the PyG Data it trains on) instead "
-                             "of mapping the dataset's files a second time")
+                        help="bulkgnn-py, bulkgnn-py-dgl: the loader is built from what this "
+                             "process read (bulkgnn-py: the PyG Data it trains on; "
+                             "bulkgnn-py-dgl: the CSR arrays) instead of mapping the dataset's "
+                             "files a second time")
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--lr", type=float, default=0.01)
     parser.add_argument("--weight-decay", type=float, default=0.0)
@@ -510,6 +512,9 @@ def main():
     parser.add_argument("--json-out", help="write the result here (default: stdout)")
     args = parser.parse_args()
     args.fanouts = [int(f) for f in args.fanouts.split(",")]
+    bulkgnn_system = args.system in ("bulkgnn-py", "bulkgnn-py-dgl")
+    if args.from_memory and not bulkgnn_system:
+        parser.error("--from-memory is for bulkgnn-py and bulkgnn-py-dgl")
 
     import torch
     torch.set_num_threads(args.threads)
@@ -522,6 +527,9 @@ def main():
               "fanouts": args.fanouts, "batch_size": args.batch_size, "threads": args.threads,
               "workers": args.workers, "torch": torch.__version__,
               "omp_num_threads": os.environ.get("OMP_NUM_THREADS")}
+    if bulkgnn_system:
+        result["bulkgnn_loader"] = {"bulk": args.bulk, "prefetch": args.prefetch,
+                                    "from_memory": args.from_memory}
     if args.system == "bulkgnn-py":
         import torch_geometric
         result["version"] = f"bulkgnn.NeighborLoader, torch-geometric {torch_geometric.__version__}"
@@ -529,8 +537,8 @@ def main():
         if args.workload == "train":
             result.update(pyg_train(data, args))
         elif args.workload == "loader":
-            result.update(pyg_iterate(bulkgnn_loader(data, args), args, True,
-                                      batch_of=lambda mb: mb.to_pyg()))
+            _, loader, batch_of = pyg_batches(data, args)
+            result.update(pyg_iterate(loader, args, True, batch_of=batch_of))
         else:
             parser.error("bulkgnn-py has the loader and train workloads")
     elif args.system == "bulkgnn-py-dgl":

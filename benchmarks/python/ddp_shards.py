@@ -2,8 +2,8 @@
 """A PyG DDP script's loading, as one writes it: each process takes its shard of the
 training nodes, `input_nodes=np.array_split(train, world_size)[rank]`, feeds a
 DistributedDataParallel GraphSAGE from bulkgnn.NeighborLoader (mb.to_pyg()) or from PyG's
-NeighborLoader, and writes what it saw: its seeds and batches per epoch, its epoch time and
-its peak resident memory.
+NeighborLoader, both given the same PyG Data (features in memory), and writes what it saw:
+its seeds and batches per epoch, its epoch time and its peak resident memory.
 
     torchrun --standalone --nproc_per_node 2 benchmarks/python/ddp_shards.py NATIVE_DIR \\
         --system bulkgnn|pyg --json-dir DIR
@@ -21,6 +21,7 @@ import numpy as np
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
+from torch_geometric.data import Data
 
 import bulkgnn
 
@@ -40,21 +41,23 @@ def main():
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
     torch.set_num_threads(1)
+    # The script's data, as a PyG script holds it; both loaders are given it.
     ds = bulkgnn.Dataset(str(args.data))
     train = np.asarray(ds.split()[0])
     shard = np.array_split(train, world)[rank]
+    indptr, indices = np.asarray(ds.indptr), np.asarray(ds.indices)
+    targets = np.repeat(np.arange(ds.num_nodes), np.diff(indptr))
+    data = Data(x=torch.from_numpy(np.array(ds.features)),
+                y=torch.from_numpy(np.asarray(ds.labels).astype(np.int64)),
+                edge_index=torch.from_numpy(np.stack([indices.astype(np.int64), targets])))
+    num_features, num_classes = ds.num_features, ds.num_classes
+    del ds, indptr, indices, targets
     if args.system == "bulkgnn":
-        loader = bulkgnn.NeighborLoader(ds, input_nodes=shard, num_neighbors=fanouts,
+        loader = bulkgnn.NeighborLoader(data, input_nodes=shard, num_neighbors=fanouts,
                                         batch_size=args.batch_size, shuffle=True, threads=1)
         batches = lambda: (mb.to_pyg() for mb in loader)  # noqa: E731
     else:
-        from torch_geometric.data import Data
         from torch_geometric.loader import NeighborLoader
-        indptr, indices = np.asarray(ds.indptr), np.asarray(ds.indices)
-        targets = np.repeat(np.arange(ds.num_nodes), np.diff(indptr))
-        data = Data(x=torch.from_numpy(np.asarray(ds.features)),
-                    y=torch.from_numpy(np.asarray(ds.labels).astype(np.int64)),
-                    edge_index=torch.from_numpy(np.stack([indices.astype(np.int64), targets])))
         loader = NeighborLoader(data, input_nodes=torch.from_numpy(shard.astype(np.int64)),
                                 num_neighbors=fanouts,
                                 batch_size=args.batch_size, shuffle=True)
@@ -62,7 +65,7 @@ def main():
 
     from torch_geometric.nn import GraphSAGE
     model = torch.nn.parallel.DistributedDataParallel(
-        GraphSAGE(ds.num_features, 128, len(fanouts), ds.num_classes))
+        GraphSAGE(num_features, 128, len(fanouts), num_classes))
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     seeds, steps, seconds = [], [], []
     for _ in range(args.epochs):

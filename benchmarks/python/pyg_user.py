@@ -35,9 +35,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 WORKLOADS = HERE.parent / "peers" / "peer_workloads.py"
 DDP = HERE / "ddp_shards.py"
-# name: peer_workloads.py's arguments. bulkgnn's loaders view the data the script holds
-# (--from-memory: the PyG Data, or the CSR arrays for DGL's model), as a user's script
-# hands it over; bulkgnn-lean reads ahead less (bulk 4, prefetch 2). bulkgnn-dgl is DGL's
+# name: peer_workloads.py's arguments. bulkgnn's loaders are built from the data the script
+# holds (--from-memory: the PyG Data, its CSR built from edge_index, features viewed; the
+# CSR arrays for DGL's model, viewed), as a user's script hands it over; bulkgnn-lean reads ahead less (bulk 4, prefetch 2). bulkgnn-dgl is DGL's
 # model fed by bulkgnn (mb.to_dgl()), whose loader is bulkgnn's: it has no loader run.
 BULKGNN = ["--from-memory", "--bulk", "32", "--prefetch", "32"]
 SYSTEMS = {"bulkgnn": ["--system", "bulkgnn-py", *BULKGNN],
@@ -48,11 +48,13 @@ SYSTEMS = {"bulkgnn": ["--system", "bulkgnn-py", *BULKGNN],
 TRAIN_ONLY = {"bulkgnn-dgl"}
 
 
-def run_measured(command):
-    """Runs `command`, returning (its JSON output file's content, peak RSS in MiB)."""
+def run_measured(command, environment=None):
+    """Runs `command` (with `environment`: the process's own, if None), returning (its JSON
+    output file's content, peak RSS in MiB)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
-        process = subprocess.Popen([*command, "--json-out", str(out)], stdout=subprocess.DEVNULL)
+        process = subprocess.Popen([*command, "--json-out", str(out)], stdout=subprocess.DEVNULL,
+                                   env=environment)
         _, status, usage = os.wait4(process.pid, 0)
         # Reaped here, not by Popen: set its status so that it does not wait again.
         process.returncode = os.waitstatus_to_exitcode(status)
@@ -144,9 +146,8 @@ def measure_ddp(data, args):
             subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
                             "--nproc_per_node", "2", str(DDP),
                             str(data), "--system", system, "--epochs", str(args.ddp_epochs),
-                            "--fanouts",
-                            args.fanouts, "--batch-size", str(args.batch_size), "--json-dir",
-                            tmp], check=True, stdout=subprocess.DEVNULL,
+                            "--fanouts", args.fanouts, "--batch-size", str(args.batch_size),
+                            "--json-dir", tmp], check=True, stdout=subprocess.DEVNULL,
                            env={**os.environ, "OMP_NUM_THREADS": "1"})
             ranks = [json.loads(p.read_text()) for p in sorted(Path(tmp).glob("rank*.json"))]
         results[system] = ranks
@@ -176,13 +177,16 @@ def main():
                         help="first write split/products-like (random 8%% train, 2%% valid, "
                              "90%% test) into the dataset and train on it")
     parser.add_argument("--ddp", action="store_true", help="also the torchrun DDP runs")
-    parser.add_argument("--ddp-epochs", type=int, default=3)
+    parser.add_argument("--ddp-epochs", type=int, default=3,
+                        help="epochs of each DDP run (its time: the median after the first)")
     parser.add_argument("--json", type=Path, help="write every measurement here")
     args = parser.parse_args()
     args.systems = args.systems.split(",")
     unknown = set(args.systems) - set(SYSTEMS)
     if unknown or "bulkgnn" not in args.systems:
         parser.error(f"--systems: bulkgnn and any of {', '.join(SYSTEMS)}; got {args.systems}")
+    if args.ddp_epochs < 1:
+        parser.error("--ddp-epochs must be at least 1")
     if args.products_split:
         write_products_split(args.data)
     rows = measure(args.data, args)
@@ -190,7 +194,9 @@ def main():
     ddp = measure_ddp(args.data, args) if args.ddp else None
     if args.json:
         args.json.write_text(json.dumps({"data": str(args.data), "options": vars(args) | {
-            "data": str(args.data), "json": str(args.json)}, "systems": rows, "ddp": ddp},
+            "data": str(args.data), "json": str(args.json)},
+            "arguments": {system: SYSTEMS[system] for system in args.systems},
+            "systems": rows, "ddp": ddp},
             indent=1) + "\n")
 
 
