@@ -68,6 +68,24 @@ TEST(MemoryDataset, EachEntryKnowsItsEdgeWithOrWithoutWeightsAndInverses) {
         EXPECT_TRUE(forward || (inverse && reverse)) << "entry " << e;
       }
   }
+  // An edge list already in CSR order (by target, then source; a repeated
+  // edge included) numbers its entries by position, so it keeps no numbers;
+  // one pair out of order and it does.
+  memory_arrays sorted = edge_list();
+  const std::vector<std::int64_t> sorted_source{4, 0, 0, 0, 1, 3, 2, 3};
+  const std::vector<std::int64_t> sorted_target{0, 1, 2, 2, 2, 2, 3, 4};
+  sorted.source = sorted_source;
+  sorted.target = sorted_target;
+  const auto in_order = dataset::from_memory(sorted);
+  EXPECT_TRUE(in_order.edge_numbers().empty());
+  const auto g = in_order.graph();
+  EXPECT_EQ(std::vector<edge_t>(g.indptr.begin(), g.indptr.end()),
+            (std::vector<edge_t>{0, 1, 2, 6, 7, 8}));
+  EXPECT_EQ(std::vector<vertex_t>(g.indices.begin(), g.indices.end()),
+            (std::vector<vertex_t>{4, 0, 0, 0, 1, 3, 2, 3}));
+  const std::vector<std::int64_t> swapped_source{4, 0, 0, 1, 0, 3, 2, 3};
+  sorted.source = swapped_source;
+  EXPECT_EQ(std::ssize(dataset::from_memory(sorted).edge_numbers()), 8);
   // CSR given as it is: an entry's number is its position.
   const std::vector<edge_t> indptr{0, 1, 1};
   const std::vector<vertex_t> indices{1};

@@ -178,25 +178,31 @@ def sampled_edges(batch):
 class EdgeIds(unittest.TestCase):
     """e_id (asked for) numbers each sampled edge as the dataset's edge list did."""
 
-    def test_e_id_indexes_the_shuffled_edge_index_a_dataset_was_built_from(self):
+    def test_e_id_indexes_the_edge_index_a_dataset_was_built_from_shuffled_or_sorted(self):
+        # Sorted by destination, the edge list is in CSR order and keeps no numbers of its
+        # own: an entry's position is its number.
         ds = bulkgnn.Dataset(CORA)
         rng = np.random.default_rng(4)
         targets = np.repeat(np.arange(ds.num_nodes), np.diff(ds.indptr))
-        edge_index = np.stack([ds.indices.astype(np.int64), targets])
-        edge_index = edge_index[:, rng.permutation(edge_index.shape[1])]
-        weight = rng.uniform(0.5, 2.0, edge_index.shape[1]).astype(np.float32)
-        built = bulkgnn.Dataset.from_arrays(edge_index=edge_index, edge_weight=weight,
-                                            features=ds.features)
-        mb = next(iter(bulkgnn.NeighborLoader(built, fanouts=[5, 5], batch_size=64, seeds=None)))
-        batch = pyg_fields(mb, e_id=True)
-        e_id = batch["e_id"].numpy()
-        self.assertEqual(len(e_id), batch["edge_index"].shape[1])
-        source, target = (t.numpy() for t in sampled_edges(batch))
-        np.testing.assert_array_equal(edge_index[0, e_id], source)
-        np.testing.assert_array_equal(edge_index[1, e_id], target)
-        # PyG slices its Data's edge_weight by e_id.
-        np.testing.assert_array_equal(batch["edge_weight"].numpy(), weight[e_id])
-        self.assertIsNone(pyg_fields(mb)["e_id"], "only when asked")
+        sorted_edges = np.stack([ds.indices.astype(np.int64), targets])
+        for shuffled in (True, False):
+            with self.subTest(shuffled=shuffled):
+                edge_index = (sorted_edges[:, rng.permutation(sorted_edges.shape[1])]
+                              if shuffled else sorted_edges)
+                weight = rng.uniform(0.5, 2.0, edge_index.shape[1]).astype(np.float32)
+                built = bulkgnn.Dataset.from_arrays(edge_index=edge_index, edge_weight=weight,
+                                                    features=ds.features)
+                mb = next(iter(bulkgnn.NeighborLoader(built, fanouts=[5, 5], batch_size=64,
+                                                      seeds=None)))
+                batch = pyg_fields(mb, e_id=True)
+                e_id = batch["e_id"].numpy()
+                self.assertEqual(len(e_id), batch["edge_index"].shape[1])
+                source, target = (t.numpy() for t in sampled_edges(batch))
+                np.testing.assert_array_equal(edge_index[0, e_id], source)
+                np.testing.assert_array_equal(edge_index[1, e_id], target)
+                # PyG slices its Data's edge_weight by e_id.
+                np.testing.assert_array_equal(batch["edge_weight"].numpy(), weight[e_id])
+                self.assertIsNone(pyg_fields(mb)["e_id"], "only when asked")
 
     def test_inverse_edges_take_their_edges_number(self):
         edge_index = np.array([[0, 1, 2, 3], [1, 2, 3, 0]])

@@ -91,8 +91,9 @@ class dataset {
   [[nodiscard]] const nlohmann::json& manifest() const { return manifest_; }
   // For a graph built from an edge list (from_memory): the number of the
   // edge (its position in the list) that each CSR entry comes from, an
-  // inverse entry its edge's; empty otherwise, where an entry's number is its
-  // CSR position. What PyG's e_id indexes (8 bytes per entry, as PyG keeps).
+  // inverse entry its edge's; empty otherwise, and for a list already in CSR
+  // order, where an entry's number is its CSR position. What PyG's e_id
+  // indexes (8 bytes per entry, as PyG keeps).
   [[nodiscard]] std::span<const std::int64_t> edge_numbers() const {
     return edge_numbers_ ? std::span<const std::int64_t>(*edge_numbers_)
                          : std::span<const std::int64_t>{};
