@@ -82,6 +82,11 @@ def measure(data, args):
             if system not in TRAIN_ONLY:
                 result, _ = workload(data, system, "loader", args.loader_epochs, seed, args)
                 row["loader_seconds"].append(result["seconds"] / args.loader_epochs)
+            if args.loader_only:
+                if row["loader_seconds"]:
+                    print(f"  seed {seed} {system}: loader {row['loader_seconds'][-1]:.3f} "
+                          "s/epoch", flush=True)
+                continue
             result, rss = workload(data, system, "train", args.epochs, seed, args)
             seconds = [e["seconds"] for e in result["epochs"]]
             row["epoch_seconds"].append(statistics.median(seconds[1:] or seconds))
@@ -101,9 +106,10 @@ def table(name, rows):
           f"test accuracy | peak RSS MiB |")
     print("|---|---|---:|---:|---:|---:|---|---:|")
     for system, row in rows.items():
-        epoch = statistics.median(row["epoch_seconds"])
+        if not row["loader_seconds"] and not row["epoch_seconds"]:
+            continue
         accuracy = "—"
-        if None not in row["test_acc"]:
+        if row["test_acc"] and None not in row["test_acc"]:
             spread = statistics.stdev(row["test_acc"]) if len(row["test_acc"]) > 1 else 0
             accuracy = f"{statistics.mean(row['test_acc']):.4f} ± {spread:.4f}"
         loader = "— | —"
@@ -111,10 +117,12 @@ def table(name, rows):
             seconds = statistics.median(row["loader_seconds"])
             loader = (f"{seconds:.3f} | "
                       f"{seconds / statistics.median(base['loader_seconds']):.1f}")
-        print(f"| {name} | {system} | {loader} | {epoch:.3f} | "
-              f"{epoch / statistics.median(base['epoch_seconds']):.2f} | "
-              f"{accuracy} | "
-              f"{max(row['rss_mib']):.0f} |")
+        train, rss = "— | —", "—"
+        if row["epoch_seconds"]:
+            epoch = statistics.median(row["epoch_seconds"])
+            train = f"{epoch:.3f} | {epoch / statistics.median(base['epoch_seconds']):.2f}"
+            rss = f"{max(row['rss_mib']):.0f}"
+        print(f"| {name} | {system} | {loader} | {train} | {accuracy} | {rss} |")
 
 
 def write_products_split(data):
@@ -176,6 +184,9 @@ def main():
     parser.add_argument("--products-split", action="store_true",
                         help="first write split/products-like (random 8%% train, 2%% valid, "
                              "90%% test) into the dataset and train on it")
+    parser.add_argument("--loader-only", action="store_true",
+                        help="only the loader runs (for whole epochs where training is capped "
+                             "with --max-minibatches: give it 0 here)")
     parser.add_argument("--ddp", action="store_true", help="also the torchrun DDP runs")
     parser.add_argument("--ddp-epochs", type=int, default=3,
                         help="epochs of each DDP run (its time: the median after the first)")
