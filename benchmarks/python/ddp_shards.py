@@ -59,8 +59,8 @@ def main():
     else:
         from torch_geometric.loader import NeighborLoader
         loader = NeighborLoader(data, input_nodes=torch.from_numpy(shard.astype(np.int64)),
-                                num_neighbors=fanouts,
-                                batch_size=args.batch_size, shuffle=True)
+                                num_neighbors=fanouts, batch_size=args.batch_size,
+                                shuffle=True, is_sorted=True)  # edge_index is by destination
         batches = lambda: iter(loader)  # noqa: E731
 
     from torch_geometric.nn import GraphSAGE

@@ -48,7 +48,10 @@ def no_mallopt_shim(directory):
 
 def train_run(arguments, args, preload):
     """(median epoch seconds after the first, peak RSS MiB) of one training process."""
-    environment = dict(os.environ, **({"LD_PRELOAD": str(preload)} if preload else {}))
+    environment = dict(os.environ)
+    if preload:
+        environment["LD_PRELOAD"] = " ".join(filter(None, [str(preload),
+                                                           os.environ.get("LD_PRELOAD")]))
     result, rss = run_measured(
         [sys.executable, str(WORKLOADS), *arguments, "--workload", "train", "--data",
          str(args.data), "--fanouts", args.fanouts, "--batch-size", str(args.batch_size),

@@ -125,6 +125,13 @@ def table(name, rows):
         print(f"| {name} | {system} | {loader} | {train} | {accuracy} | {rss} |")
 
 
+def commit():
+    """The bulkgnn commit measured (this checkout's), or None outside a git checkout."""
+    result = subprocess.run(["git", "-C", str(HERE), "rev-parse", "HEAD"], capture_output=True,
+                            text=True)
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
 def write_products_split(data):
     """A split of ogbn-products' proportions, first in the manifest (the one every system
     trains on)."""
@@ -185,8 +192,8 @@ def main():
                         help="first write split/products-like (random 8%% train, 2%% valid, "
                              "90%% test) into the dataset and train on it")
     parser.add_argument("--loader-only", action="store_true",
-                        help="only the loader runs (for whole epochs where training is capped "
-                             "with --max-minibatches: give it 0 here)")
+                        help="no training runs, only the loader runs (and --ddp's): whole "
+                             "epochs, for where training is capped with --max-minibatches")
     parser.add_argument("--ddp", action="store_true", help="also the torchrun DDP runs")
     parser.add_argument("--ddp-epochs", type=int, default=3,
                         help="epochs of each DDP run (its time: the median after the first)")
@@ -196,8 +203,12 @@ def main():
     unknown = set(args.systems) - set(SYSTEMS)
     if unknown or "bulkgnn" not in args.systems:
         parser.error(f"--systems: bulkgnn and any of {', '.join(SYSTEMS)}; got {args.systems}")
-    if args.ddp_epochs < 1:
-        parser.error("--ddp-epochs must be at least 1")
+    if min(args.seeds, args.loader_epochs, args.ddp_epochs) < 1:
+        parser.error("--seeds, --loader-epochs and --ddp-epochs must be at least 1")
+    if args.loader_only and args.max_minibatches:
+        parser.error("--loader-only measures whole epochs: leave out --max-minibatches")
+    if len(set(args.systems)) != len(args.systems):
+        parser.error(f"--systems names a system twice: {args.systems}")
     if args.products_split:
         write_products_split(args.data)
     rows = measure(args.data, args)
@@ -207,6 +218,7 @@ def main():
         args.json.write_text(json.dumps({"data": str(args.data), "options": vars(args) | {
             "data": str(args.data), "json": str(args.json)},
             "arguments": {system: SYSTEMS[system] for system in args.systems},
+            "commit": commit(),
             "systems": rows, "ddp": ddp},
             indent=1) + "\n")
 

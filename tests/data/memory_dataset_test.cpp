@@ -76,6 +76,7 @@ TEST(MemoryDataset, EachEntryKnowsItsEdgeWithOrWithoutWeightsAndInverses) {
   const std::vector<std::int64_t> sorted_target{0, 1, 2, 2, 2, 2, 3, 4};
   sorted.source = sorted_source;
   sorted.target = sorted_target;
+  sorted.edge_weight = weight;
   const auto in_order = dataset::from_memory(sorted);
   EXPECT_TRUE(in_order.edge_numbers().empty());
   const auto g = in_order.graph();
@@ -83,6 +84,10 @@ TEST(MemoryDataset, EachEntryKnowsItsEdgeWithOrWithoutWeightsAndInverses) {
             (std::vector<edge_t>{0, 1, 2, 6, 7, 8}));
   EXPECT_EQ(std::vector<vertex_t>(g.indices.begin(), g.indices.end()),
             (std::vector<vertex_t>{4, 0, 0, 0, 1, 3, 2, 3}));
+  EXPECT_EQ(std::vector<float>(g.values.begin(), g.values.end()), weight);
+  sorted.add_inverse_edges = true;
+  EXPECT_EQ(std::ssize(dataset::from_memory(sorted).edge_numbers()), 16);
+  sorted.add_inverse_edges = false;
   const std::vector<std::int64_t> swapped_source{4, 0, 0, 1, 0, 3, 2, 3};
   sorted.source = swapped_source;
   EXPECT_EQ(std::ssize(dataset::from_memory(sorted).edge_numbers()), 8);

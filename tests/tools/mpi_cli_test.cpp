@@ -34,7 +34,8 @@ using bulkgnn::testing::run_result;
 std::string mpirun() {
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
   const auto sessions =
-      fs::path(BULKGNN_MPI_SESSIONS) / (std::string(test->test_suite_name()) + "." + test->name());
+      fs::path(BULKGNN_MPI_SESSIONS) /
+      (test ? std::string(test->test_suite_name()) + "." + test->name() : "outside-a-test");
   return "env OMPI_MCA_orte_tmpdir_base=" + sessions.string() + " " + BULKGNN_MPIEXEC +
          " -x OMP_NUM_THREADS=1 --allow-run-as-root --oversubscribe";
 }
