@@ -37,8 +37,9 @@ WORKLOADS = HERE.parent / "peers" / "peer_workloads.py"
 DDP = HERE / "ddp_shards.py"
 # name: peer_workloads.py's arguments. bulkgnn's loaders are built from the data the script
 # holds (--from-memory: the PyG Data, its CSR built from edge_index, features viewed; the
-# CSR arrays for DGL's model, viewed), as a user's script hands it over; bulkgnn-lean reads ahead less (bulk 4, prefetch 2). bulkgnn-dgl is DGL's
-# model fed by bulkgnn (mb.to_dgl()), whose loader is bulkgnn's: it has no loader run.
+# CSR arrays for DGL's model, viewed), as a user's script hands it over; bulkgnn-lean reads
+# ahead less (bulk 4, prefetch 2). bulkgnn-dgl is DGL's model fed by bulkgnn
+# (mb.to_dgl()), whose loader is bulkgnn's: it has no loader run.
 BULKGNN = ["--from-memory", "--bulk", "32", "--prefetch", "32"]
 SYSTEMS = {"bulkgnn": ["--system", "bulkgnn-py", *BULKGNN],
            "bulkgnn-lean": ["--system", "bulkgnn-py", "--from-memory", "--bulk", "4",

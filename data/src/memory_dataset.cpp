@@ -52,8 +52,8 @@ bool in_csr_order(const memory_arrays& a) {
 struct edge_list_csr {
   csr_matrix graph;
   // One per entry; empty for a list in CSR order, where an entry's number is
-  // its position (PyG's edge_index sorted by destination: 8 bytes an edge
-  // saved, at build and after).
+  // its position (PyG's edge_index sorted by destination, then source: 8
+  // bytes an edge saved, at build and after).
   std::vector<std::int64_t> edge_numbers;
 };
 
