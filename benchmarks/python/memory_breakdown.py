@@ -25,16 +25,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pyg_user import WORKLOADS, run_measured
+from pyg_user import SYSTEMS, WORKLOADS, run_measured
 
-BULKGNN = ["--system", "bulkgnn-py", "--from-memory"]
+# name: (peer_workloads.py's arguments, whether mallopt is made a no-op), from pyg_user's
+# systems so that the rows are the ones its table measures.
 CONFIGURATIONS = {
-    "pyg": (["--system", "pyg"], False),
-    "bulkgnn": ([*BULKGNN, "--bulk", "32", "--prefetch", "32"], False),
-    "bulkgnn, no mallopt": ([*BULKGNN, "--bulk", "32", "--prefetch", "32"], True),
-    "bulkgnn, bulk 4 prefetch 2": ([*BULKGNN, "--bulk", "4", "--prefetch", "2"], False),
-    "bulkgnn, files mapped": (["--system", "bulkgnn-py", "--bulk", "32", "--prefetch", "32"],
-                              False),
+    "pyg": (SYSTEMS["pyg"], False),
+    "bulkgnn": (SYSTEMS["bulkgnn"], False),
+    "bulkgnn, no mallopt": (SYSTEMS["bulkgnn"], True),
+    "bulkgnn, bulk 4 prefetch 2": (SYSTEMS["bulkgnn-lean"], False),
+    "bulkgnn, files mapped": ([a for a in SYSTEMS["bulkgnn"] if a != "--from-memory"], False),
 }
 NO_MALLOPT = "int mallopt(int param, int value) { (void)param; (void)value; return 1; }\n"
 
@@ -83,7 +83,7 @@ def messages_per_layer(args):
             batch = batch_of(item)
             _, hop_edges = workloads.pyg_hop_counts(batch, layers)
             edges.append(batch.edge_index.shape[1])
-            messages.append([sum(hop_edges[:layers - i]) for i in range(layers)])
+            messages.append([sum(hop_edges[:layers - layer]) for layer in range(layers)])
         rows[system] = (float(np.mean(edges)), np.mean(messages, axis=0).round().astype(int))
     return rows
 
