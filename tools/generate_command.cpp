@@ -85,9 +85,11 @@ void add_csbm(CLI::App& generate) {
   cmd->add_option("--homophily", c->options.homophily, "fraction of edges inside a class")
       ->capture_default_str()
       ->check(real_in({.low = 0, .high = 1}));
-  cmd->add_option("--features", c->options.features)
+  cmd->add_option("--features", c->options.features,
+                  "features per vertex around its class's mean; 0: none (the classes show in "
+                  "the edges only, for --node-embedding)")
       ->capture_default_str()
-      ->check(integer_in(1, max_width));
+      ->check(integer_in(0, max_width));
   cmd->add_option("--signal", c->options.signal, "norm of the class means")
       ->capture_default_str()
       ->check(real_in({.low = 0, .high = 1e6}));

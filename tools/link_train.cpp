@@ -1,6 +1,7 @@
 #include "link_train.hpp"
 
 #include "commands.hpp"
+#include "train_memory.hpp"
 
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
@@ -99,15 +100,7 @@ void run_link_train(const link_train_config& c) {
                   "--node-embedding: {} has {} node features, which the model reads; learned "
                   "embeddings replace features only on a dataset without them",
                   ds.name, ds.feature_dim);
-  // The table, its gradient and Adam's two moments, 4 bytes an entry each.
-  const double table_bytes =
-      16.0 * static_cast<double>(ds.num_nodes) * static_cast<double>(options.node_embedding);
-  BULKGNN_EXPECTS(table_bytes < available_memory_bytes(),
-                  "--node-embedding {}: {} vertices make a table that needs {:.1f} GiB with its "
-                  "gradient and Adam's moments (on every rank), more than the {:.1f} GiB "
-                  "available; lower it",
-                  options.node_embedding, ds.num_nodes, table_bytes / (1 << 30),
-                  available_memory_bytes() / (1 << 30));
+  if (options.node_embedding > 0) require_memory_for_embedding(ds, options.node_embedding);
   std::optional<session::run_session> session_holder;
   start_session(session_holder, data, c.distribution, false, c.shared);
   session::training_ranks ranks(*session_holder, trainer::model_executor(options));

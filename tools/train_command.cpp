@@ -184,6 +184,7 @@ trainer::train_options options_from(const train_config& c) {
   if (!c.model.empty()) o.layer = trainer::find_layer(c.model, "--model").kind;
   o.optimizer = {.lr = c.lr, .weight_decay = c.weight_decay};
   o.normalize_features = loader::parse_feature_normalization(c.normalize_features);
+  o.node_embedding = c.node_embedding;
   o.epochs = c.epochs;
   o.eval_every = c.eval_every;
   o.eval = trainer::parse_evaluation(c.eval);
@@ -325,7 +326,7 @@ nlohmann::json metrics_json(const train_config& c, const trainer::train_result& 
 
 // The minibatch options that mean nothing to full-batch training, refused
 // when given, so that a run never silently ignores what it was asked.
-constexpr std::array<const char*, 18> minibatch_only_options{"--sampler",
+constexpr std::array<const char*, 19> minibatch_only_options{"--sampler",
                                                              "--fanouts",
                                                              "--batch-size",
                                                              "--bulk",
@@ -342,7 +343,8 @@ constexpr std::array<const char*, 18> minibatch_only_options{"--sampler",
                                                              "--feature-replication",
                                                              "--feature-cache",
                                                              "--feature-cache-choice",
-                                                             "--draw-at"};
+                                                             "--draw-at",
+                                                             "--node-embedding"};
 
 full_batch_config full_batch_config_from(const train_config& c, const CLI::App& cmd) {
   for (const char* option : minibatch_only_options)
@@ -380,11 +382,10 @@ full_batch_config full_batch_config_from(const train_config& c, const CLI::App& 
 
 // The options of --task link, refused with --task node so that a run never
 // silently ignores what it was asked.
-constexpr std::array<const char*, 13> link_only_options{
+constexpr std::array<const char*, 12> link_only_options{
     "--link-head", "--link-split", "--split-negatives",   "--link-split-dir",
     "--neg-ratio", "--neg-mode",   "--neg-distribution",  "--strict-negatives",
-    "--exclude",   "--hits-k",     "--ranking-negatives", "--node-embedding",
-    "--select-by"};
+    "--exclude",   "--hits-k",     "--ranking-negatives", "--select-by"};
 
 // What link training does not take: a node split, full-batch, another
 // evaluation than the full graph's.
@@ -401,7 +402,6 @@ link_train_config link_train_config_from(const train_config& c, const CLI::App& 
   l.data = c.data;
   l.options = options_from(c);
   l.options.quiet = c.quiet;
-  l.options.node_embedding = c.node_embedding;
   for (const char* option : {"--link-split", "--split-negatives"})
     BULKGNN_EXPECTS(c.link_split_dir.empty() || cmd.count(option) == 0,
                     "{} makes a random link split; --link-split-dir reads a stored one: give "
@@ -445,6 +445,13 @@ link_train_config link_train_config_from(const train_config& c, const CLI::App& 
   return l;
 }
 
+// What the model reads: the dataset's features or a learned embedding.
+std::string inputs_text(const trainer::training_data& ds, const trainer::train_options& o) {
+  if (o.node_embedding > 0)
+    return fmt::format("no features: a learned {}-wide embedding per vertex", o.node_embedding);
+  return fmt::format("{} features", ds.feature_dim);
+}
+
 void run_train(const train_config& c) {
   auto options = options_from(c);
   trainer::validate(options);
@@ -463,6 +470,7 @@ void run_train(const train_config& c) {
   const auto data = open_run_data(c.data, c.distribution, true, options.quiet);
   const auto ds =
       data.part ? trainer::part_of_dataset(*data.part) : trainer::whole_dataset(*data.whole);
+  trainer::check_trainable(ds, options);
   require_memory_for(ds, options);
   std::optional<session::run_session> session_holder;
   start_session(session_holder, data, c.distribution, true, shared_settings(c));
@@ -470,8 +478,8 @@ void run_train(const train_config& c) {
   session::training_ranks ranks(cluster, trainer::model_executor(options));
   options.parallel = ranks.parallel();
   if (rank_zero)
-    fmt::print("{}: {} vertices, {} edges, {} features, {} classes; {} sampler, fanouts {}{}\n",
-               ds.name, ds.num_nodes, ds.num_edges, ds.feature_dim, ds.num_classes,
+    fmt::print("{}: {} vertices, {} edges, {}, {} classes; {} sampler, fanouts {}{}\n", ds.name,
+               ds.num_nodes, ds.num_edges, inputs_text(ds, options), ds.num_classes,
                canonical_sampler(c.sampler), c.fanouts,
                session::world_size() > 1
                    ? fmt::format("; {} ranks, grid {}", session::world_size(), c.distribution.grid)
@@ -574,10 +582,6 @@ void add_link_options(CLI::App& cmd, train_config& c) {
                  "negative targets, ogbl-citation2's protocol; hits otherwise)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "hits", "mrr"}));
-  cmd.add_option("--node-embedding", c.node_embedding,
-                 "--task link on a dataset without node features: learn an input embedding of "
-                 "this width per vertex (torch.nn.Embedding), trained with the model")
-      ->check(integer_in(1, 65536));
 }
 
 }  // namespace
@@ -636,6 +640,11 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--weight-decay", config->weight_decay, "Adam L2 weight decay")
       ->capture_default_str()
       ->check(real_in({.low = 0, .high = 1e6}));
+  cmd->add_option("--node-embedding", config->node_embedding,
+                  "on a dataset without node features: learn an input embedding of this width "
+                  "per vertex (torch.nn.Embedding), trained with the model (minibatch training "
+                  "on the cpu)")
+      ->check(integer_in(1, 65536));
   cmd->add_option("--normalize-features", config->normalize_features,
                   "none, or row: shift features to a minimum of 0 and divide each row by its sum "
                   "(PyG's NormalizeFeatures), applied as rows are read")

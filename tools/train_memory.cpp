@@ -24,13 +24,18 @@ distributed::cost::workload workload_of(const trainer::training_data& ds,
   const auto& entry = sampler::find_sampler(o.sampling.kind);
   return {.batch_size = o.loading.batch_size,
           .fanouts = o.sampling.fanouts,
-          .features = ds.feature_dim,
+          .features = o.node_embedding > 0 ? o.node_embedding : ds.feature_dim,
           .hidden = o.model.hidden,
           .classes = ds.num_classes,
           .layers = o.model.layers,
           .root_weight = trainer::find_layer(trainer::layer_for(o)).has_root_weight(),
           .fanout_per_destination = entry.fanout == sampler::fanout_unit::per_destination,
           .any_depth = entry.any_depth};
+}
+
+// The table, its gradient and Adam's two moments, 4 bytes an entry each.
+double embedding_table_bytes(const trainer::training_data& ds, std::int64_t width) {
+  return 16.0 * static_cast<double>(ds.num_nodes) * static_cast<double>(width);
 }
 
 }  // namespace
@@ -41,14 +46,25 @@ distributed::cost::training_memory estimate_train_memory(const trainer::training
       workload_of(ds, o), ds.num_nodes, o.eval == trainer::evaluation::full && o.eval_every > 0);
 }
 
+void require_memory_for_embedding(const trainer::training_data& ds, std::int64_t width) {
+  const double table_bytes = embedding_table_bytes(ds, width);
+  BULKGNN_EXPECTS(table_bytes < available_memory_bytes(),
+                  "--node-embedding {}: {} vertices make a table that needs {:.1f} GiB with its "
+                  "gradient and Adam's moments (on every rank), more than the {:.1f} GiB "
+                  "available; lower it",
+                  width, ds.num_nodes, table_bytes / gib, available_memory_bytes() / gib);
+}
+
 void require_memory_for(const trainer::training_data& ds, const trainer::train_options& o) {
-  const auto m = estimate_train_memory(ds, o);
+  if (o.node_embedding > 0) require_memory_for_embedding(ds, o.node_embedding);
+  auto m = estimate_train_memory(ds, o);
+  if (o.node_embedding > 0) m.model += embedding_table_bytes(ds, o.node_embedding);
   const double available = available_memory_bytes();
   if (m.total() <= available) return;
   std::string culprit = fmt::format(
       "lower --hidden (model state {:.1f} GiB: weights, gradients, "
       "Adam moments for {} input features)",
-      m.model / gib, ds.feature_dim);
+      m.model / gib, o.node_embedding > 0 ? o.node_embedding : ds.feature_dim);
   if (m.minibatch > m.model && m.minibatch >= m.evaluation)
     culprit = fmt::format("lower --batch-size, --fanouts or --hidden (one minibatch {:.1f} GiB)",
                           m.minibatch / gib);

@@ -11,6 +11,11 @@ namespace bulkgnn::tools {
 [[nodiscard]] distributed::cost::training_memory estimate_train_memory(
     const trainer::training_data& ds, const trainer::train_options& options);
 
+// option_error when a learned embedding of `width` per vertex of `ds`, with
+// its gradient and Adam's two moments, exceeds the memory available (every
+// rank holds the whole table).
+void require_memory_for_embedding(const trainer::training_data& ds, std::int64_t width);
+
 // option_error before anything large is allocated when the estimate exceeds
 // what is available, naming the options that ask for the largest part.
 void require_memory_for(const trainer::training_data& ds, const trainer::train_options& options);

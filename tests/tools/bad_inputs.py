@@ -394,6 +394,8 @@ OPTION_CASES = [
          rc=2),
     Case("link-node-embedding-over-features", "options", "--node-embedding",
          commands=[LINK + ["--node-embedding", "8"]], rc=2),
+    Case("node-embedding-over-features", "options", "--node-embedding",
+         commands=[TRAIN + ["--node-embedding", "8"]], rc=2),
     Case("link-select-by-unknown", "options", "--select-by",
          commands=[LINK + ["--select-by", "auc"]], rc=2),
     Case("link-option-without-task-link", "options", "--hits-k",

@@ -584,7 +584,7 @@ TEST(Cli, TrainNeedsFeaturesAndLabels) {
   ASSERT_EQ(run("generate rmat --quiet --scale 8 --edge-factor 4 " + dir.string()).exit_code, 0);
   const auto r = run("train --quiet " + dir.string() + " --fanouts 5,5 --epochs 1");
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.output.find("features"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the dataset has no labels to train on"), std::string::npos) << r.output;
   // Link prediction needs no labels, but features or a learned embedding,
   // and says so before splitting.
   const auto link = run("train --quiet " + dir.string() + " --task link --fanouts 5,5 --epochs 1");
@@ -610,7 +610,7 @@ TEST(Cli, TrainNeedsFeaturesAndLabels) {
             std::string::npos)
       << too_wide.output;
   const auto node = run("train --quiet " + dir.string() + " --fanouts 5,5 --node-embedding 8");
-  EXPECT_NE(node.output.find("--node-embedding applies to --task link"), std::string::npos)
+  EXPECT_NE(node.output.find("the dataset has no labels to train on"), std::string::npos)
       << node.output;
   const auto with_features = scratch("rmat-features-unlabelled");
   ASSERT_EQ(
@@ -625,6 +625,39 @@ TEST(Cli, TrainNeedsFeaturesAndLabels) {
   EXPECT_NE(both.exit_code, 0);
   EXPECT_NE(both.output.find("has 8 node features, which the model reads"), std::string::npos)
       << both.output;
+}
+
+// Node classification where only the edges tell the classes apart: the
+// model learns a row per vertex, says so, and is refused before start-up
+// where the table cannot be trained.
+TEST(Cli, TrainLearnsAnEmbeddingOnAGraphWithoutFeatures) {
+  const auto dir = scratch("csbm-featureless");
+  ASSERT_EQ(run("generate csbm --quiet --nodes 2000 --features 0 " + dir.string()).exit_code, 0);
+  const auto plain = run("train --quiet " + dir.string() + " --fanouts 5,5 --epochs 1");
+  EXPECT_NE(plain.exit_code, 0);
+  EXPECT_NE(plain.output.find("learn an embedding per vertex instead: --node-embedding"),
+            std::string::npos)
+      << plain.output;
+  EXPECT_EQ(plain.output.find("sampling, gathering and training"), std::string::npos)
+      << "refused before the run starts";
+  const auto embedded = run("train " + dir.string() +
+                            " --fanouts 5,5 --batch-size 64 --epochs 4 --lr 0.03 "
+                            "--node-embedding 16");
+  EXPECT_EQ(embedded.exit_code, 0) << embedded.output;
+  EXPECT_NE(embedded.output.find("no features: a learned 16-wide embedding per vertex"),
+            std::string::npos)
+      << embedded.output;
+  EXPECT_NE(embedded.output.find("best valid accuracy 0.9"), std::string::npos)
+      << "four classes, chance 0.25: " << embedded.output;
+  for (const auto& [options, named] :
+       {std::pair<std::string, std::string>{"--mode full-batch",
+                                            "--node-embedding applies to "
+                                            "--mode minibatch"},
+        {"--normalize-features row", "--normalize-features: a learned embedding"}}) {
+    const auto r = run("train --quiet " + dir.string() + " --node-embedding 8 " + options);
+    EXPECT_NE(r.exit_code, 0) << options;
+    EXPECT_NE(r.output.find(named), std::string::npos) << r.output;
+  }
 }
 
 TEST(Cli, MissingDataDirectoryIsAClearError) {

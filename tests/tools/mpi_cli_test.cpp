@@ -275,6 +275,54 @@ TEST(DataParallelTraining, LinkRanksTrainLikeOneProcess) {
   EXPECT_NE(refused.output.find("--grid 1.5d: --task link"), std::string::npos) << refused.output;
 }
 
+// Node classification on a graph without features, its embedding table
+// learned over ranks: each rank holds the whole table and the ranks sum its
+// gradient, so they train what one process trains; the evaluation by shares
+// reads the table.
+TEST(DataParallelTraining, LearnedEmbeddingRanksTrainLikeOneProcess) {
+  const bulkgnn::testing::scratch_dir dir;
+  const auto data = dir.path() / "featureless";
+  const auto generated = run(0, "generate csbm " + data.string() +
+                                    " --nodes 2000 --average-degree 10 --features 0 --quiet");
+  ASSERT_EQ(generated.exit_code, 0) << generated.output;
+  const auto curve = [&](int ranks, const std::string& extra) {
+    const auto metrics = dir.path() / ("embedding" + std::to_string(ranks) + ".json");
+    const auto r = run(ranks, "train " + data.string() +
+                                  " --node-embedding 16 --lr 0.03 --fanouts 5,5 --hidden 16 "
+                                  "--batch-size 128 --epochs 3 --quiet " +
+                                  extra + " --metrics-out " + metrics.string());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::vector<std::array<double, 2>> values;
+    if (r.exit_code != 0) return values;
+    const auto json = read_json(metrics);
+    for (const auto& e : json.at("epochs"))
+      values.push_back({e.at("loss").get<double>(), e.at("valid_acc").get<double>()});
+    return values;
+  };
+  const auto alone = curve(0, "");
+  ASSERT_EQ(alone.size(), 3u);
+  EXPECT_GT(alone.back()[1], 0.5) << "four classes: chance is 0.25";
+  for (const auto& [ranks, extra] :
+       {std::pair<int, std::string>{2, ""}, {3, "--grid 1.5d --replication 3"}}) {
+    const auto together = curve(ranks, extra);
+    ASSERT_EQ(together.size(), alone.size()) << ranks << " " << extra;
+    for (std::size_t e = 0; e < alone.size(); ++e) {
+      // Only the order of float sums differs (slices, then an all-reduce).
+      EXPECT_NEAR(together[e][0], alone[e][0], 1e-3) << "loss, epoch " << e << ", " << ranks;
+      EXPECT_NEAR(together[e][1], alone[e][1], 0.02) << "valid, epoch " << e << ", " << ranks;
+    }
+  }
+  const auto parts = dir.path() / "parts";
+  ASSERT_EQ(
+      run(0, "partition " + data.string() + " " + parts.string() + " --parts 2 --quiet").exit_code,
+      0);
+  const auto refused =
+      run(2, "train " + parts.string() + " --grid 1.5d --node-embedding 8 --quiet");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.output.find("--node-embedding: csbm"), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("is a part of a partitioned dataset"), std::string::npos);
+}
+
 // The cache serves the owners' rows: the same training, fewer feature bytes.
 TEST(DataParallelTraining, AFeatureCacheChangesTheBytesNotTheTraining) {
   const bulkgnn::testing::scratch_dir dir;

@@ -306,10 +306,6 @@ TEST(link_training, learned_embeddings_are_refused_where_they_would_mean_nothing
               std::ignore = session::train_links(whole_dataset(f.ds), f.split, o, plan);
             }).find("has 16 node features"),
             std::string::npos);
-  EXPECT_NE(message([&] {
-              std::ignore = session::train(f.ds, o);
-            }).find("train_options.node_embedding: node classification"),
-            std::string::npos);
   o.normalize_features = loader::feature_normalization::row;
   EXPECT_NE(message([&] {
               std::ignore = session::train_links(without_features(f.ds), f.split, o, plan);

@@ -37,14 +37,14 @@ void evaluator::evaluate(epoch_record& r, gnn_model& model, const minibatch_sour
   if (options_.eval == evaluation::full && plan_.route == evaluation_route::shares) {
     const auto logits = predict_share(model, {.parallel = options_.parallel,
                                               .graph = ds_.graph,
-                                              .features = ds_.features,
+                                              .features = host_inputs(model),
                                               .normalizer = normalizer_,
                                               .num_vertices = ds_.num_nodes});
     r.valid_acc = share_accuracy(model.exec(), logits.view(), split_.valid, valid_labels_);
     r.test_acc = share_accuracy(model.exec(), logits.view(), split_.test, test_labels_);
   } else if (options_.eval == evaluation::full && plan_.route == evaluation_route::pieces) {
     const inference_inputs inputs{.graph = ds_.graph,
-                                  .features = ds_.features,
+                                  .features = host_inputs(model),
                                   .normalizer = normalizer_,
                                   .num_vertices = ds_.num_nodes};
     if (!pieces_) pieces_.emplace(inputs, config_.kind, plan_.piece_rows);
@@ -58,9 +58,11 @@ void evaluator::evaluate(epoch_record& r, gnn_model& model, const minibatch_sour
     if (!full_block_)
       full_block_ = full_graph_block(
           exec, sources.device_graph.rows > 0 ? sources.device_graph : ds_.graph, config_.kind);
-    const auto logits = predict_full_graph(
-        model, *full_block_,
-        sources.device_features.rows > 0 ? sources.device_features : features_for(exec));
+    const auto logits =
+        predict_full_graph(model, *full_block_,
+                           config_.embedding_rows > 0         ? model.embedding()
+                           : sources.device_features.rows > 0 ? sources.device_features
+                                                              : features_for(exec));
     r.valid_acc = accuracy_of(exec, logits.view(), valid_);
     r.test_acc = accuracy_of(exec, logits.view(), test_);
     normalized_features_.reset();
@@ -94,6 +96,10 @@ std::optional<double> evaluator::share_accuracy(const executor& exec,
   return counts[0] / counts[1];
 }
 
+dense_view<const float> evaluator::host_inputs(const gnn_model& model) const {
+  return config_.embedding_rows > 0 ? model.embedding() : ds_.features;
+}
+
 dense_view<const float> evaluator::features_for(const executor& exec) {
   if (placed_features_) return placed_features_->view();
   dense_view<const float> host = ds_.features;
@@ -120,7 +126,10 @@ std::optional<double> evaluator::sampled_accuracy(gnn_model& model,
     if (mb->batch.seeds.empty()) continue;
     step_in_flight step(model.exec(), *mb);
     const placed_minibatch placed(model.exec(), *mb, config_.kind, false);
-    const auto logits = model.forward(placed.blocks, placed.features.view(), std::nullopt);
+    const auto logits =
+        config_.embedding_rows > 0
+            ? model.forward_embedded(placed.blocks, placed.row_ids.span(), std::nullopt)
+            : model.forward(placed.blocks, placed.features.view(), std::nullopt);
     counts[0] +=
         static_cast<double>(kernels::count_correct(model.exec(), logits, placed.labels.span()));
     counts[1] += static_cast<double>(mb->batch.labels.size());

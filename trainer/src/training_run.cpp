@@ -40,9 +40,14 @@ constexpr std::int64_t max_node_embedding = 65536;
 model_config model_for(const training_data& ds, const train_options& o) {
   BULKGNN_EXPECTS(ds.num_classes > 0 && !ds.labels.empty(),
                   "{}: the dataset has no labels to train on", ds.name);
-  BULKGNN_EXPECTS(o.node_embedding == 0,
-                  "train_options.node_embedding: node classification trains on the dataset's "
-                  "features so far; learned embeddings serve link prediction");
+  // A part holds its own vertices' rows only; the table spans every vertex.
+  BULKGNN_EXPECTS(o.node_embedding == 0 || ds.whole,
+                  "train_options.node_embedding: {} is a part of a partitioned dataset, and a "
+                  "learned embedding is a table over every vertex; train on the whole dataset",
+                  ds.name);
+  BULKGNN_EXPECTS(o.node_embedding == 0 || host_accessible(model_executor(o).memory().space()),
+                  "train_options.node_embedding: a learned embedding trains on the host so far "
+                  "(execution_options.device cpu or reference)");
   return detail::model_of(ds, o, ds.num_classes);
 }
 
@@ -97,11 +102,13 @@ class run {
           BULKGNN_ASSERT(mb.batch.whole_seeds >= seeds);
           double share = static_cast<double>(seeds) / static_cast<double>(mb.batch.whole_seeds);
           const detail::placed_minibatch placed(exec, mb, config_.kind, true);
+          const kernels::dropout_key dropout{options_.sampling.seed, epoch,
+                                             static_cast<std::uint32_t>(mb.batch.index),
+                                             placed.row_ids.span()};
           const auto logits =
-              state_.model.forward(placed.blocks, placed.features.view(),
-                                   kernels::dropout_key{options_.sampling.seed, epoch,
-                                                        static_cast<std::uint32_t>(mb.batch.index),
-                                                        placed.row_ids.span()});
+              config_.embedding_rows > 0
+                  ? state_.model.forward_embedded(placed.blocks, placed.row_ids.span(), dropout)
+                  : state_.model.forward(placed.blocks, placed.features.view(), dropout);
           grad.reshape(logits.rows, logits.cols);
           const auto weights = seed_loss_weights(mb.batch);
           const auto loss =

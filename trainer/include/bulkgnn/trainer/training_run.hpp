@@ -45,7 +45,7 @@ struct train_options {
   loader::feature_normalization normalize_features = loader::feature_normalization::none;
   // > 0: the model learns an input embedding of this width per vertex
   // (model_config.embedding_rows) in place of node features, for a dataset
-  // without any. Link prediction only so far.
+  // without any (a whole dataset, a model on the host).
   std::int64_t node_embedding = 0;
   std::int64_t epochs = 20;
   std::int64_t eval_every = 1;  // 0: never evaluate
