@@ -5,32 +5,44 @@ Run with the peer environment (benchmarks/peers/setup_venv.sh) and bulkgnn's Pyt
 package on the path:
 
     PYTHONPATH=build/python ~/.cache/bulkgnn-peers-venv/bin/python \\
-        benchmarks/peers/shadow_loaders.py ../shared/data/facebook ../shared/data/coauthor-cs
+        benchmarks/peers/shadow_loaders.py loader ../shared/data/facebook \\
+        ../shared/data/coauthor-cs
+    PYTHONPATH=build/python ~/.cache/bulkgnn-peers-venv/bin/python \\
+        benchmarks/peers/shadow_loaders.py train ../shared/data/facebook
 
 Every training vertex of the dataset's split a seed, 512 per minibatch, shuffled, two hops
-of 10 then 5 neighbours from the seeds, the subgraph's features touched; 2 threads, every
-loader in the process (num_workers=0). bulkgnn and DGL induce one subgraph on the union of
-the vertices a minibatch's seeds reach (bulkgnn's minibatch keeps what the seeds' two
-layers read of it); PyG's ShaDowKHopSampler (depth 2, 10 neighbours at each hop: it takes
-one count) gives each seed a subgraph of its own and batches them. The median epoch over
---repetitions, the systems alternating; vertices and edges per minibatch as each hands
-them to a model.
+of 10 then 5 neighbours from the seeds; 2 threads, every loader in the process
+(num_workers=0). bulkgnn and DGL induce one subgraph on the union of the vertices a
+minibatch's seeds reach (bulkgnn's minibatch keeps what the seeds' two layers read of it);
+PyG's ShaDowKHopSampler (depth 2, 10 neighbours at each hop: it takes one count) gives each
+seed a subgraph of its own and batches them.
+
+  loader  the median epoch over --repetitions, the systems alternating, the subgraph's
+          features touched; vertices and edges per minibatch as each hands them to a model.
+  train   the same PyG model (two SAGEConv layers, hidden 128, dropout 0.5, Adam 0.01) run
+          on each minibatch's subgraph, the loss on its seeds' rows, fed by each loader;
+          evaluation over the whole graph with the same model (as bulkgnn's trainer
+          evaluates); --seeds seeds, --epochs epochs; test accuracy at the epoch of the
+          best validation accuracy.
 """
+
+import statistics
+import time
 
 import numpy as np
 import torch
 
 import bulkgnn
-from alternating import alternate, loader_arguments, write_rows
-from cluster_loaders import edge_index_of, split_masks
+from alternating import alternate, loader_or_train_arguments, seeds_of, write_rows
+from cluster_loaders import Model, edge_index_of, split_masks
 
 BATCH = 512
 FANOUTS = [10, 5]
 
 
-def bulkgnn_loader(ds, train):
+def bulkgnn_loader(ds, train, seed=0):
     return bulkgnn.NeighborLoader(ds, input_nodes=train, num_neighbors=FANOUTS, batch_size=BATCH,
-                                  shuffle=True, sampler="shadow", threads=2)
+                                  shuffle=True, sampler="shadow", threads=2, seed=seed)
 
 
 def consume_bulkgnn(loader):
@@ -66,10 +78,10 @@ def consume_dgl(parts):
     return vertices / minibatches, edges / minibatches
 
 
-def pyg_loader(ds, features):
+def pyg_loader(ds, features, labels=None):
     from torch_geometric.data import Data
     from torch_geometric.loader import ShaDowKHopSampler
-    data = Data(x=features, edge_index=edge_index_of(ds), num_nodes=ds.num_nodes)
+    data = Data(x=features, edge_index=edge_index_of(ds), y=labels, num_nodes=ds.num_nodes)
     return ShaDowKHopSampler(data, depth=len(FANOUTS), num_neighbors=FANOUTS[0],
                              node_idx=split_masks(ds)[0], batch_size=BATCH, shuffle=True,
                              num_workers=0)
@@ -85,7 +97,7 @@ def consume_pyg(loader):
     return vertices / minibatches, edges / minibatches
 
 
-def measure(path, args):
+def measure_loaders(path, args):
     ds = bulkgnn.Dataset(path)
     train = np.asarray(ds.training_vertices())
     features = torch.from_numpy(np.array(ds.features))
@@ -105,12 +117,93 @@ def measure(path, args):
     return rows
 
 
+def training_batches(ds, train, features, labels, fed_by, seed):
+    """A function giving one epoch of (features, edge_index, seed rows, seed labels) from
+    `fed_by`'s loader: the subgraph a model runs on and where its seeds are in it."""
+    if fed_by == "bulkgnn":
+        loader = bulkgnn_loader(ds, train, seed)
+
+        def batches():
+            for mb in loader:
+                batch = mb.to_pyg()
+                yield batch.x, batch.edge_index, slice(0, batch.batch_size), \
+                    batch.y[:batch.batch_size].long()
+    elif fed_by == "dgl":
+        loader, _ = dgl_loader(ds, train, features)
+
+        def batches():
+            # to_block puts the seeds first, and the subgraph keeps that order.
+            for input_nodes, seeds, subgraph in loader:
+                source, target = subgraph.edges()
+                yield features[input_nodes], torch.stack([source, target]), \
+                    slice(0, len(seeds)), labels[seeds]
+    else:
+        loader = pyg_loader(ds, features, labels)
+
+        def batches():
+            # PyG's collate keeps the roots' labels only.
+            for batch in loader:
+                yield batch.x, batch.edge_index, batch.root_n_id, batch.y
+    return batches
+
+
+def train_one(ds, seed, fed_by, epochs):
+    import dgl
+    torch.manual_seed(seed)
+    dgl.seed(seed)
+    train = np.asarray(ds.training_vertices())
+    features = torch.from_numpy(np.array(ds.features))
+    labels = torch.from_numpy(np.asarray(ds.labels)).long()
+    edge_index = edge_index_of(ds)
+    _, valid_mask, test_mask = split_masks(ds)
+    batches = training_batches(ds, train, features, labels, fed_by, seed)
+    model = Model(features.shape[1], ds.num_classes)
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    best = (-1.0, 0.0)
+    seconds = []
+    for _ in range(epochs):
+        model.train()
+        start = time.perf_counter()
+        for x, edges, rows, y in batches():
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x, edges)[rows], y)
+            loss.backward()
+            optimizer.step()
+        seconds.append(time.perf_counter() - start)
+        model.eval()
+        with torch.no_grad():
+            predicted = model(features, edge_index).argmax(dim=1)
+        valid = float((predicted[valid_mask] == labels[valid_mask]).float().mean())
+        if valid > best[0]:
+            best = (valid, float((predicted[test_mask] == labels[test_mask]).float().mean()))
+    return {"seed": seed, "test_acc": best[1], "seconds_per_epoch": statistics.median(seconds)}
+
+
+def measure_training(path, args):
+    ds = bulkgnn.Dataset(path)
+    rows = []
+    for fed_by in ("bulkgnn", "dgl", "pyg"):
+        runs = [train_one(ds, seed, fed_by, args.epochs) for seed in seeds_of(args)]
+        accuracy = [r["test_acc"] for r in runs]
+        seconds = statistics.median(r["seconds_per_epoch"] for r in runs)
+        print(f"| {ds.name} | {fed_by} | {statistics.mean(accuracy):.4f} ± "
+              f"{statistics.stdev(accuracy) if len(accuracy) > 1 else 0:.4f} | {seconds:.2f} |",
+              flush=True)
+        rows.append({"dataset": ds.name, "fed_by": fed_by, "runs": runs})
+    return rows
+
+
 def main():
-    args = loader_arguments(__doc__)
-    print("| dataset | loader | s/epoch (median) | × bulkgnn | vertices/minibatch "
-          "| edges/minibatch |")
-    print("|---|---|---|---|---|---|")
-    rows = [row for path in args.datasets for row in measure(path, args)]
+    args = loader_or_train_arguments(__doc__, epochs=20)
+    if args.mode == "loader":
+        print("| dataset | loader | s/epoch (median) | × bulkgnn | vertices/minibatch "
+              "| edges/minibatch |")
+        print("|---|---|---|---|---|---|")
+        rows = [row for path in args.datasets for row in measure_loaders(path, args)]
+    else:
+        print("| dataset | PyG model fed by | test accuracy | s/epoch |")
+        print("|---|---|---|---|")
+        rows = [row for path in args.datasets for row in measure_training(path, args)]
     write_rows(rows, args.json)
 
 
