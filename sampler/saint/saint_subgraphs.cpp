@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cmath>
 #include <span>
+#include <tuple>
 
 namespace bulkgnn::sampler {
 
@@ -375,7 +376,11 @@ csr_matrix saint_subgraphs::induced_subgraphs(const segmented_vertices& vertices
   static thread_local std::vector<vertex_t> positions_of_this_thread;
   auto& position = positions_of_this_thread;
   if (std::ssize(position) < g.rows) position.resize(static_cast<std::size_t>(g.rows), -1);
-  std::vector<std::vector<std::pair<vertex_t, float>>> rows(total);
+  // Counted, then written in place: a row's entries are found twice rather
+  // than each row growing a vector of its own (allocations dominated).
+  std::vector<edge_t> indptr(total + 1, 0);
+  std::vector<vertex_t> indices;
+  std::vector<float> values;
   std::int64_t widest = 0;
   for (std::int64_t j = 0; j < vertices.segments(); ++j) {
     const auto segment = vertices.segment(j);
@@ -390,31 +395,52 @@ csr_matrix saint_subgraphs::induced_subgraphs(const segmented_vertices& vertices
       position[v] = static_cast<vertex_t>(placed.count);
     }
     const auto first = static_cast<std::size_t>(vertices.offsets[j]);
+    // Raw pointers: the loops below are bound by their random reads of
+    // `at`, which the compiler would otherwise reload through references.
+    const vertex_t* at = position.data();
+    const vertex_t* columns = g.indices.data();
+    const edge_t* row_start = g.indptr.data();
     tbb::parallel_for(std::size_t{0}, segment.size(), [&](std::size_t i) {
-      auto& row = rows[first + i];
       const vertex_t v = segment[i];
-      for (edge_t e = g.first_entry(v); e < g.end_entry(v); ++e)
-        if (const vertex_t at = position[g.column_at(e)]; at >= 0)
-          row.emplace_back(at, edge_weights_[static_cast<std::size_t>(e)]);
-      std::stable_sort(row.begin(), row.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      edge_t inside = 0;
+      for (edge_t e = row_start[v]; e < row_start[v + 1]; ++e)
+        inside += at[columns[e]] >= 0 ? 1 : 0;
+      indptr[first + i + 1] = inside;
+    });
+    for (std::size_t i = 0; i < segment.size(); ++i) indptr[first + i + 1] += indptr[first + i];
+    indices.resize(static_cast<std::size_t>(indptr[first + segment.size()]));
+    values.resize(indices.size());
+    const float* weights = edge_weights_.data();
+    tbb::parallel_for(std::size_t{0}, segment.size(), [&](std::size_t i) {
+      const vertex_t v = segment[i];
+      const auto begin = static_cast<std::size_t>(indptr[first + i]);
+      const auto end = static_cast<std::size_t>(indptr[first + i + 1]);
+      vertex_t* local = indices.data() + begin;
+      float* weight = values.data() + begin;
+      for (edge_t e = row_start[v]; e < row_start[v + 1]; ++e)
+        if (const vertex_t column = at[columns[e]]; column >= 0) {
+          *local++ = column;
+          *weight++ = weights[e];
+        }
+      // Local ids ascending; repeated edges carry equal weights (equal
+      // counts), so any order among them writes the same row.
+      if (std::is_sorted(indices.data() + begin, indices.data() + end)) return;
+      static thread_local std::vector<std::pair<vertex_t, float>> row;
+      row.clear();
+      for (auto k = begin; k < end; ++k) row.emplace_back(indices[k], values[k]);
+      std::sort(row.begin(), row.end());
+      for (auto k = begin; k < end; ++k) std::tie(indices[k], values[k]) = row[k - begin];
     });
   }
   csr_matrix induced;
   induced.rows = static_cast<std::int64_t>(total);
   induced.cols = widest;
-  induced.indptr = buffer<edge_t>(total + 1);
-  induced.indptr.data()[0] = 0;
-  for (std::size_t r = 0; r < total; ++r)
-    induced.indptr.data()[r + 1] = induced.indptr.data()[r] + static_cast<edge_t>(rows[r].size());
-  induced.indices = buffer<vertex_t>(static_cast<std::size_t>(induced.indptr.data()[total]));
-  induced.values = buffer<float>(induced.indices.size());
-  for (std::size_t r = 0; r < total; ++r)
-    for (std::size_t k = 0; k < rows[r].size(); ++k) {
-      const auto at = static_cast<std::size_t>(induced.indptr.data()[r]) + k;
-      induced.indices.data()[at] = rows[r][k].first;
-      induced.values.data()[at] = rows[r][k].second;
-    }
+  induced.indptr = buffer<edge_t>(indptr.size());
+  std::copy(indptr.begin(), indptr.end(), induced.indptr.data());
+  induced.indices = buffer<vertex_t>(indices.size());
+  std::copy(indices.begin(), indices.end(), induced.indices.data());
+  induced.values = buffer<float>(values.size());
+  std::copy(values.begin(), values.end(), induced.values.data());
   return induced;
 }
 

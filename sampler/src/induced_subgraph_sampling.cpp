@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -15,33 +16,31 @@ namespace bulkgnn::sampler {
 
 namespace {
 
-// Minibatch j with every layer on its induced subgraph: each block holds
-// the subgraph's rows of segment j, the seeds' layer only its seeds' rows
-// (the segment's first ones).
-minibatch on_subgraph(const csr_matrix& induced, const segmented_vertices& vertices,
+// What minibatch j's seeds read of its induced subgraph with every layer on
+// it (each layer's block views the subgraph's rows of segment j; the
+// seeds, the segment's first vertices, are the last layer's rows).
+minibatch seeds_reach(const csr_matrix& induced, const segmented_vertices& vertices,
                       const segmented_vertices& seeds, std::int64_t j, std::size_t layers) {
   const auto segment = vertices.segment(j);
-  const auto seed_count = seeds.size(j);
-  minibatch mb;
-  mb.seeds.assign(seeds.segment(j).begin(), seeds.segment(j).end());
-  mb.input_nodes.assign(segment.begin(), segment.end());
-  const auto rows_of = [&](std::int64_t count) {
-    csr_matrix block;
-    block.rows = count;
-    block.cols = std::ssize(segment);
-    const edge_t first = induced.indptr[vertices.offsets[j]];
-    for (std::int64_t r = 0; r < count; ++r)
-      block.indptr.push_back(induced.indptr[vertices.offsets[j] + r + 1] - first);
-    block.indices.assign(induced.indices.begin() + first,
-                         induced.indices.begin() + first + block.indptr.back());
-    if (!induced.values.empty())
-      block.values.assign(induced.values.begin() + first,
-                          induced.values.begin() + first + block.indptr.back());
-    return block;
-  };
-  mb.blocks.assign(layers - 1, rows_of(std::ssize(segment)));
-  mb.blocks.push_back(rows_of(seed_count));
-  return mb;
+  minibatch whole;
+  whole.seeds.assign(seeds.segment(j).begin(), seeds.segment(j).end());
+  whole.input_nodes.assign(segment.begin(), segment.end());
+  const auto first_row = static_cast<std::size_t>(vertices.offsets[j]);
+  const auto rows = std::span<const edge_t>(induced.indptr).subspan(first_row, segment.size() + 1);
+  const auto first = static_cast<std::size_t>(rows.front());
+  const auto entries = static_cast<std::size_t>(rows.back()) - first;
+  const csr_view subgraph{
+      .rows = std::ssize(segment),
+      .cols = std::ssize(segment),
+      .indptr = rows,
+      .indices = std::span<const vertex_t>(induced.indices).subspan(first, entries),
+      .values = induced.values.empty()
+                    ? std::span<const float>()
+                    : std::span<const float>(induced.values).subspan(first, entries)};
+  const std::vector<csr_view> blocks(layers, subgraph);
+  std::vector<vertex_t> positions(static_cast<std::size_t>(seeds.size(j)));
+  std::iota(positions.begin(), positions.end(), vertex_t{0});
+  return restrict_to_seeds(whole, blocks, positions);
 }
 
 }  // namespace
@@ -54,8 +53,7 @@ bulk_sample induced_subgraph_sampling::sample(std::uint32_t epoch, segmented_ver
   std::vector<minibatch> needed;
   needed.reserve(static_cast<std::size_t>(seeds.segments()));
   for (std::int64_t j = 0; j < seeds.segments(); ++j)
-    needed.push_back(
-        restrict_to_seeds(on_subgraph(induced, vertices, seeds, j, layers), 0, seeds.size(j)));
+    needed.push_back(seeds_reach(induced, vertices, seeds, j, layers));
   return bulk_of(needed, minibatch_ids, layers);
 }
 

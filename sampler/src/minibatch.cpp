@@ -92,6 +92,14 @@ minibatch restrict_to_seeds(const minibatch& mb, std::int64_t begin, std::int64_
 }
 
 minibatch restrict_to_seeds(const minibatch& mb, std::span<const vertex_t> positions) {
+  std::vector<csr_view> blocks;
+  blocks.reserve(mb.blocks.size());
+  for (const auto& block : mb.blocks) blocks.push_back(block.view());
+  return restrict_to_seeds(mb, blocks, positions);
+}
+
+minibatch restrict_to_seeds(const minibatch& mb, std::span<const csr_view> blocks,
+                            std::span<const vertex_t> positions) {
   const auto seeds = static_cast<vertex_t>(mb.seeds.size());
   std::vector<bool> taken(mb.seeds.size(), false);
   for (const vertex_t p : positions) {
@@ -109,28 +117,42 @@ minibatch restrict_to_seeds(const minibatch& mb, std::span<const vertex_t> posit
   // Rows kept at the current level, as the whole minibatch's local ids
   // (which index its input_nodes, since destinations come first everywhere).
   std::vector<vertex_t> kept(positions.begin(), positions.end());
-  part.blocks.resize(mb.blocks.size());
-  for (auto b = static_cast<std::ptrdiff_t>(mb.blocks.size()) - 1; b >= 0; --b) {
-    const auto& whole = mb.blocks[static_cast<std::size_t>(b)];
-    std::vector<vertex_t> new_id(static_cast<std::size_t>(whole.cols), -1);
-    std::vector<vertex_t> sources = kept;
+  // Each block is built in vectors and copied once into its buffers.
+  std::vector<vertex_t> new_id, sources;
+  std::vector<edge_t> indptr;
+  std::vector<vertex_t> indices;
+  std::vector<float> values;
+  part.blocks.resize(blocks.size());
+  for (auto b = static_cast<std::ptrdiff_t>(blocks.size()) - 1; b >= 0; --b) {
+    const csr_view& whole = blocks[static_cast<std::size_t>(b)];
+    new_id.assign(static_cast<std::size_t>(whole.cols), -1);
+    sources = kept;
     for (std::size_t i = 0; i < kept.size(); ++i) new_id[kept[i]] = static_cast<vertex_t>(i);
-    auto& block = part.blocks[static_cast<std::size_t>(b)];
-    block.rows = static_cast<std::int64_t>(kept.size());
+    indptr.assign(1, 0);
+    indices.clear();
+    values.clear();
     for (const vertex_t row : kept) {
-      for (auto e = whole.indptr[row]; e < whole.indptr[row + 1]; ++e) {
-        const vertex_t column = whole.indices[e];
+      const auto columns = whole.row(row);
+      for (const vertex_t column : columns) {
         if (new_id[column] < 0) {
           new_id[column] = static_cast<vertex_t>(sources.size());
           sources.push_back(column);
         }
-        block.indices.push_back(new_id[column]);
-        if (!whole.values.empty()) block.values.push_back(whole.values[e]);
+        indices.push_back(new_id[column]);
       }
-      block.indptr.push_back(static_cast<edge_t>(block.indices.size()));
+      if (whole.weighted()) {
+        const auto weights = whole.row_values(row);
+        values.insert(values.end(), weights.begin(), weights.end());
+      }
+      indptr.push_back(static_cast<edge_t>(indices.size()));
     }
+    auto& block = part.blocks[static_cast<std::size_t>(b)];
+    block.rows = static_cast<std::int64_t>(kept.size());
     block.cols = static_cast<std::int64_t>(sources.size());
-    kept = std::move(sources);
+    block.indptr.assign(indptr.begin(), indptr.end());
+    block.indices.assign(indices.begin(), indices.end());
+    block.values.assign(values.begin(), values.end());
+    std::swap(kept, sources);
   }
   part.input_nodes.reserve(kept.size());
   for (const vertex_t v : kept) part.input_nodes.push_back(mb.input_nodes[v]);

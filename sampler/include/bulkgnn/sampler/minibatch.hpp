@@ -113,6 +113,11 @@ struct bulk_sample {
 // The same for the seeds at `positions` (distinct), which become the part's
 // seeds in that order (a link minibatch's slice: the endpoints of its pairs).
 [[nodiscard]] minibatch restrict_to_seeds(const minibatch& mb, std::span<const vertex_t> positions);
+// The same over `blocks` (in mb.blocks' order) in place of mb.blocks, which
+// it does not read: a subgraph sampler's layers all view one induced
+// subgraph, which need not be copied per layer first.
+[[nodiscard]] minibatch restrict_to_seeds(const minibatch& mb, std::span<const csr_view> blocks,
+                                          std::span<const vertex_t> positions);
 
 // Folds per-minibatch digests, in minibatch order, into one run digest.
 class run_digest {
