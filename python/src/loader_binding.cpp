@@ -94,7 +94,7 @@ class epoch_iterator {
   [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
   // A node minibatch's input_id; empty for link minibatches.
   [[nodiscard]] std::vector<std::int64_t> input_id(const loader::ready_minibatch& mb) const {
-    return positions_ ? positions_->at(mb.batch.index) : std::vector<std::int64_t>{};
+    return positions_ ? positions_->at(mb.batch) : std::vector<std::int64_t>{};
   }
   // The loss weight of every input node (PyG's node_norm); none without
   // loss weights.

@@ -65,29 +65,28 @@ seed_positions::seed_positions(std::int64_t seeds, std::int64_t batch_size,
   order_ = std::move(shuffled);
 }
 
-seed_positions::seed_positions(const sampler::epoch_plan& plan, std::span<const vertex_t> seeds,
-                               int slice, int slices)
-    : offsets_{0}, slice_(slice), slices_(slices) {
-  std::unordered_map<vertex_t, vertex_t> position_of;
-  for (std::size_t i = 0; i < seeds.size(); ++i)
-    position_of.emplace(seeds[i], static_cast<vertex_t>(i));
-  for (std::int64_t j = 0; j < plan.num_minibatches(); ++j) {
-    for (const vertex_t v : plan.seeds(j)) order_.push_back(position_of.at(v));
-    offsets_.push_back(static_cast<std::int64_t>(order_.size()));
-  }
-}
+seed_positions::seed_positions(std::shared_ptr<const vertex_positions> position_of)
+    : position_of_(std::move(position_of)) {}
 
-std::vector<std::int64_t> seed_positions::at(std::int64_t minibatch) const {
-  const auto first = offsets_[minibatch];
-  const auto [begin, end] = sampler::slice_range(offsets_[minibatch + 1] - first, slice_, slices_);
+std::vector<std::int64_t> seed_positions::at(const sampler::minibatch& batch) const {
+  if (position_of_) {
+    std::vector<std::int64_t> positions;
+    for (const vertex_t v : copy_to_host(batch.seeds)) {
+      const auto found = position_of_->find(v);
+      BULKGNN_ASSERT(found != position_of_->end());
+      positions.push_back(found->second);
+    }
+    return positions;
+  }
+  const auto first = offsets_[batch.index];
+  const auto [begin, end] =
+      sampler::slice_range(offsets_[batch.index + 1] - first, slice_, slices_);
   return {order_.begin() + first + begin, order_.begin() + first + end};
 }
 
 seed_positions minibatch_loading::positions(std::uint32_t epoch) const {
   const auto& o = loader_.options();
-  if (subgraphs_)
-    return {sampler::epoch_plan(seeds_, o.batch_size, sampler_.options().seed, epoch, subgraphs_),
-            seeds_, o.slice, o.slices};
+  if (subgraphs_) return seed_positions(subgraph_seed_positions_);
   return {static_cast<std::int64_t>(seeds_.size()),
           o.batch_size,
           sampler_.options().seed,
@@ -114,8 +113,12 @@ minibatch_loading::minibatch_loading(std::shared_ptr<const data::dataset> datase
                   plan.sampling.kind);
   // Refuses seeds it cannot batch (Cluster-GCN: a seed listed twice) here,
   // not at the first epoch.
-  if (subgraphs_)
-    (void)sampler::epoch_plan(seeds_, plan.loading.batch_size, plan.sampling.seed, 0, subgraphs_);
+  if (!subgraphs_) return;
+  (void)sampler::epoch_plan(seeds_, plan.loading.batch_size, plan.sampling.seed, 0, subgraphs_);
+  auto position_of = std::make_shared<seed_positions::vertex_positions>();
+  for (std::size_t i = 0; i < seeds_.size(); ++i)
+    position_of->emplace(seeds_[i], static_cast<vertex_t>(i));
+  subgraph_seed_positions_ = std::move(position_of);
 }
 
 loader::epoch_stream minibatch_loading::epoch(std::uint32_t epoch) {

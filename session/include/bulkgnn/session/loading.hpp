@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 // Minibatches for a consumer outside the trainer (the Python NeighborLoader):
@@ -29,24 +30,29 @@ struct loading_plan {
 };
 
 // Where the seeds of one epoch's minibatches sit in the seeds a loading was
-// given (PyG's input_id): minibatch j holds seeds[at(j)[k]] as its k-th seed,
-// this rank's slice of them where the loader slices minibatches.
+// given (PyG's input_id): a minibatch holds seeds[at(it)[k]] as its k-th
+// seed, this rank's slice of them where the loader slices minibatches.
 class seed_positions {
  public:
+  using vertex_positions = std::unordered_map<vertex_t, vertex_t>;
+
+  // For samplers that batch the seeds: the epoch's order, from its shuffle.
   seed_positions(std::int64_t seeds, std::int64_t batch_size, std::uint32_t sampler_seed,
                  std::uint32_t epoch, bool shuffle, int slice, int slices);
-  // The positions of a clustered plan's minibatch seeds in `seeds`, which
-  // the plan was made from.
-  seed_positions(const sampler::epoch_plan& plan, std::span<const vertex_t> seeds, int slice,
-                 int slices);
+  // For subgraph samplers, whose seeds are the given ones among the vertices
+  // they cluster or draw: each seed's position (its first, where listed
+  // twice) by vertex, the same in every epoch (no epoch's subgraphs drawn
+  // twice to find them).
+  explicit seed_positions(std::shared_ptr<const vertex_positions> position_of);
 
-  [[nodiscard]] std::vector<std::int64_t> at(std::int64_t minibatch) const;
+  [[nodiscard]] std::vector<std::int64_t> at(const sampler::minibatch& batch) const;
 
  private:
   std::vector<vertex_t> order_;        // the epoch's order of positions
   std::vector<std::int64_t> offsets_;  // where each minibatch starts in it
-  int slice_;
-  int slices_;
+  int slice_ = 0;
+  int slices_ = 1;
+  std::shared_ptr<const vertex_positions> position_of_;  // subgraph samplers'
 };
 
 class minibatch_loading {
@@ -80,6 +86,8 @@ class minibatch_loading {
   // How the sampler cuts epochs into subgraphs (null for samplers that
   // batch seeds).
   std::shared_ptr<const sampler::subgraph_batches> subgraphs_;
+  // Each seed's position by vertex (subgraph samplers only).
+  std::shared_ptr<const seed_positions::vertex_positions> subgraph_seed_positions_;
   loader::minibatch_loader loader_;  // after the sampler and subgraphs it uses
 };
 
