@@ -80,11 +80,12 @@ def seeds_of(args):
     return range(args.first_seed, args.first_seed + args.seeds)
 
 
-def loader_arguments(description, train_mode=False, epochs=None):
+def loader_arguments(description, train_mode=False, epochs=None, extra=None):
     """The command line of a peers script, parsed: datasets, --repetitions and --json,
     and with train_mode a loader|train mode, --seeds, --first-seed and --epochs (seeds
     first_seed .. first_seed + seeds - 1, so that a run can add seeds to an earlier one).
-    Sets 2 torch threads and prints the peer libraries' versions."""
+    extra(parser), if given, adds a script's own arguments. Sets 2 torch threads and prints
+    the peer libraries' versions."""
     parser = argparse.ArgumentParser(description=description,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     if train_mode:
@@ -96,6 +97,8 @@ def loader_arguments(description, train_mode=False, epochs=None):
         parser.add_argument("--first-seed", type=int, default=0)
         parser.add_argument("--epochs", type=int, default=epochs)
     parser.add_argument("--json", help="write the measurements here")
+    if extra:
+        extra(parser)
     args = parser.parse_args()
     import dgl
     import torch
@@ -106,6 +109,7 @@ def loader_arguments(description, train_mode=False, epochs=None):
     return args
 
 
-def loader_or_train_arguments(description, epochs):
-    """loader_arguments of a script with a loader and a train mode."""
-    return loader_arguments(description, train_mode=True, epochs=epochs)
+def loader_or_train_arguments(description, epochs, extra=None):
+    """loader_arguments of a script with a loader and a train mode; extra(parser) adds
+    the script's own arguments."""
+    return loader_arguments(description, train_mode=True, epochs=epochs, extra=extra)

@@ -179,10 +179,13 @@ def train_one(ds, seed, fed_by, epochs):
     return {"seed": seed, "test_acc": best[1], "seconds_per_epoch": statistics.median(seconds)}
 
 
+FED_BY = ("bulkgnn", "dgl", "pyg")
+
+
 def measure_training(path, args):
     ds = bulkgnn.Dataset(path)
     rows = []
-    for fed_by in ("bulkgnn", "dgl", "pyg"):
+    for fed_by in args.fed_by:
         runs = [train_one(ds, seed, fed_by, args.epochs) for seed in seeds_of(args)]
         accuracy = [r["test_acc"] for r in runs]
         seconds = statistics.median(r["seconds_per_epoch"] for r in runs)
@@ -194,7 +197,11 @@ def measure_training(path, args):
 
 
 def main():
-    args = loader_or_train_arguments(__doc__, epochs=20)
+    args = loader_or_train_arguments(
+        __doc__, epochs=20,
+        extra=lambda parser: parser.add_argument(
+            "--fed-by", type=lambda text: text.split(","), default=list(FED_BY),
+            help="train: the loaders feeding the model, of " + ",".join(FED_BY)))
     if args.mode == "loader":
         print("| dataset | loader | s/epoch (median) | × bulkgnn | vertices/minibatch "
               "| edges/minibatch |")
