@@ -58,6 +58,10 @@ nlohmann::json final_accuracy_json(const std::optional<std::int64_t>& best_epoch
 // epoch was not evaluated.
 [[nodiscard]] std::string accuracy_text(const std::optional<double>& accuracy);
 
+// What a run's model reads, as its first line says: `feature_dim` features,
+// or a learned table of `node_embedding` columns (> 0) in their place.
+[[nodiscard]] std::string model_inputs_text(std::int64_t feature_dim, std::int64_t node_embedding);
+
 // An epoch line's second part: "  stages busy/wait s: NAME B/W ..." and the
 // overlap with the slowest stage (no newline).
 void print_pipeline_stages(const loader::epoch_report& pipeline);

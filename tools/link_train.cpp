@@ -5,7 +5,6 @@
 
 #include "bulkgnn/core/atomic_file.hpp"
 #include "bulkgnn/core/error.hpp"
-#include "bulkgnn/core/memory.hpp"
 #include "bulkgnn/core/parallel.hpp"
 #include "bulkgnn/core/timer.hpp"
 #include "bulkgnn/sampler/sampler_table.hpp"
@@ -122,10 +121,7 @@ void run_link_train(const link_train_config& c) {
         "{}: {} vertices, {} edges, {}; link prediction, {} head, {} sampler, "
         "fanouts {}{}\n",
         ds.name, ds.num_nodes, ds.num_edges,
-        options.node_embedding > 0
-            ? fmt::format("no features: a learned {}-wide embedding per vertex",
-                          options.node_embedding)
-            : fmt::format("{} features", ds.feature_dim),
+        model_inputs_text(ds.feature_dim, options.node_embedding),
         trainer::link_head_name(c.plan.scoring.head),
         sampler::find_sampler(options.sampling.kind).name, fmt::join(options.sampling.fanouts, ","),
         session::world_size() > 1

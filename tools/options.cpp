@@ -67,6 +67,12 @@ std::string accuracy_text(const std::optional<double>& accuracy) {
   return accuracy ? fmt::format("{:.4f}", *accuracy) : std::string("  -   ");
 }
 
+std::string model_inputs_text(std::int64_t feature_dim, std::int64_t node_embedding) {
+  if (node_embedding > 0)
+    return fmt::format("no features: a learned {}-wide embedding per vertex", node_embedding);
+  return fmt::format("{} features", feature_dim);
+}
+
 std::vector<std::int64_t> parse_int_list_in(const std::string& text, const std::string& option,
                                             std::int64_t low, std::int64_t high) {
   if (text.empty())

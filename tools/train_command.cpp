@@ -445,13 +445,6 @@ link_train_config link_train_config_from(const train_config& c, const CLI::App& 
   return l;
 }
 
-// What the model reads: the dataset's features or a learned embedding.
-std::string inputs_text(const trainer::training_data& ds, const trainer::train_options& o) {
-  if (o.node_embedding > 0)
-    return fmt::format("no features: a learned {}-wide embedding per vertex", o.node_embedding);
-  return fmt::format("{} features", ds.feature_dim);
-}
-
 void run_train(const train_config& c) {
   auto options = options_from(c);
   trainer::validate(options);
@@ -479,7 +472,8 @@ void run_train(const train_config& c) {
   options.parallel = ranks.parallel();
   if (rank_zero)
     fmt::print("{}: {} vertices, {} edges, {}, {} classes; {} sampler, fanouts {}{}\n", ds.name,
-               ds.num_nodes, ds.num_edges, inputs_text(ds, options), ds.num_classes,
+               ds.num_nodes, ds.num_edges,
+               model_inputs_text(ds.feature_dim, options.node_embedding), ds.num_classes,
                canonical_sampler(c.sampler), c.fanouts,
                session::world_size() > 1
                    ? fmt::format("; {} ranks, grid {}", session::world_size(), c.distribution.grid)

@@ -65,6 +65,10 @@ void require_memory_for(const trainer::training_data& ds, const trainer::train_o
       "lower --hidden (model state {:.1f} GiB: weights, gradients, "
       "Adam moments for {} input features)",
       m.model / gib, o.node_embedding > 0 ? o.node_embedding : ds.feature_dim);
+  if (o.node_embedding > 0 && 2 * embedding_table_bytes(ds, o.node_embedding) >= m.model)
+    culprit = fmt::format(
+        "lower --node-embedding (the table {:.1f} GiB with its gradient and Adam's moments)",
+        embedding_table_bytes(ds, o.node_embedding) / gib);
   if (m.minibatch > m.model && m.minibatch >= m.evaluation)
     culprit = fmt::format("lower --batch-size, --fanouts or --hidden (one minibatch {:.1f} GiB)",
                           m.minibatch / gib);

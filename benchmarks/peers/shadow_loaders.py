@@ -26,7 +26,9 @@ seed a subgraph of its own and batches them.
           best validation accuracy.
 """
 
+import argparse
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -134,16 +136,19 @@ def training_batches(ds, train, features, labels, fed_by, seed):
         def batches():
             # to_block puts the seeds first, and the subgraph keeps that order.
             for input_nodes, seeds, subgraph in loader:
+                assert torch.equal(input_nodes[:len(seeds)], seeds)
                 source, target = subgraph.edges()
                 yield features[input_nodes], torch.stack([source, target]), \
                     slice(0, len(seeds)), labels[seeds]
-    else:
+    elif fed_by == "pyg":
         loader = pyg_loader(ds, features, labels)
 
         def batches():
             # PyG's collate keeps the roots' labels only.
             for batch in loader:
                 yield batch.x, batch.edge_index, batch.root_n_id, batch.y
+    else:
+        raise ValueError(f"--fed-by {fed_by}: not one of {','.join(FED_BY)}")
     return batches
 
 
@@ -196,12 +201,23 @@ def measure_training(path, args):
     return rows
 
 
+def loaders_of(text):
+    """--fed-by's value: names of FED_BY, comma-separated."""
+    names = text.split(",")
+    unknown = [name for name in names if name not in FED_BY]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"{','.join(unknown)}: not one of {','.join(FED_BY)}")
+    return names
+
+
 def main():
     args = loader_or_train_arguments(
         __doc__, epochs=20,
         extra=lambda parser: parser.add_argument(
-            "--fed-by", type=lambda text: text.split(","), default=list(FED_BY),
+            "--fed-by", type=loaders_of, default=list(FED_BY),
             help="train: the loaders feeding the model, of " + ",".join(FED_BY)))
+    if args.mode == "loader" and args.fed_by != list(FED_BY):
+        sys.exit("--fed-by applies to the train mode")
     if args.mode == "loader":
         print("| dataset | loader | s/epoch (median) | × bulkgnn | vertices/minibatch "
               "| edges/minibatch |")

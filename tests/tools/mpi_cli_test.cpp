@@ -320,7 +320,8 @@ TEST(DataParallelTraining, LearnedEmbeddingRanksTrainLikeOneProcess) {
       run(2, "train " + parts.string() + " --grid 1.5d --node-embedding 8 --quiet");
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.output.find("--node-embedding: csbm"), std::string::npos) << refused.output;
-  EXPECT_NE(refused.output.find("is a part of a partitioned dataset"), std::string::npos);
+  EXPECT_NE(refused.output.find("is a part of a partitioned dataset"), std::string::npos)
+      << refused.output;
 }
 
 // The cache serves the owners' rows: the same training, fewer feature bytes.

@@ -19,6 +19,7 @@ namespace {
 using bulkgnn::testing::scratch_dir;
 using bulkgnn::testing::small_csbm;
 using testing::small_options;
+using testing::without_features;
 
 bool bitwise_equal(std::span<const float> a, std::span<const float> b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
@@ -219,15 +220,6 @@ TEST(link_training, the_valid_mrr_picks_the_best_epoch_when_asked) {
   EXPECT_FALSE(session::train_links(whole_dataset(f.ds), f.split, o, plan_with(link_head_kind::dot))
                    .config.contains("select_by"))
       << "Hits@K, the default, adds nothing: earlier checkpoints resume";
-}
-
-// The CSBM without its features: only a learned embedding per vertex tells
-// the vertices apart.
-training_data without_features(const data::dataset& ds) {
-  auto data = whole_dataset(ds);
-  data.features = {};
-  data.feature_dim = 0;
-  return data;
 }
 
 TEST(link_training, learned_embeddings_rank_the_held_out_links_of_a_graph_without_features) {

@@ -3,6 +3,7 @@
 // The small training run the trainer's run tests share: 2 layers of 32,
 // fanouts 5,5 (node-wise) or 128,128 (layer-wise), batches of 64, 4 epochs,
 // on small_csbm's graph.
+#include "bulkgnn/trainer/training_data.hpp"
 #include "bulkgnn/trainer/training_run.hpp"
 
 #include <cstdint>
@@ -23,6 +24,15 @@ inline train_options small_options(const std::string& kind = "sage") {
   o.epochs = 4;
   o.quiet = true;
   return o;
+}
+
+// `ds` without its features: on small_csbm's graph only the edges tell the
+// classes apart. The views are `ds`'s, which must outlive them.
+inline training_data without_features(const data::dataset& ds) {
+  auto data = whole_dataset(ds);
+  data.features = {};
+  data.feature_dim = 0;
+  return data;
 }
 
 }  // namespace bulkgnn::trainer::testing

@@ -35,6 +35,9 @@ evaluator::evaluator(const training_data& ds, const train_options& o, const mode
 void evaluator::evaluate(epoch_record& r, gnn_model& model, const minibatch_sources& sources) {
   const stopwatch watch;
   if (options_.eval == evaluation::full && plan_.route == evaluation_route::shares) {
+    // predict_share reads fetched feature rows where ranks fetch them; a
+    // dataset without features (a learned table's) has no fetcher.
+    BULKGNN_ASSERT(config_.embedding_rows == 0 || options_.parallel->features == nullptr);
     const auto logits = predict_share(model, {.parallel = options_.parallel,
                                               .graph = ds_.graph,
                                               .features = host_inputs(model),

@@ -87,10 +87,12 @@ model_config model_of(const training_data& ds, const train_options& o, std::int6
     config.in_features = o.node_embedding;
     config.embedding_rows = ds.num_nodes;
   } else {
-    BULKGNN_EXPECTS(ds.feature_dim > 0,
-                    "{}: the dataset has no node features to train on (learn an embedding per "
-                    "vertex instead: train_options.node_embedding)",
-                    ds.name);
+    BULKGNN_EXPECTS(ds.feature_dim > 0, "{}: the dataset has no node features to train on ({})",
+                    ds.name,
+                    ds.whole && host_accessible(model_executor(o).memory().space())
+                        ? "learn an embedding per vertex instead: train_options.node_embedding"
+                        : "an embedding per vertex, train_options.node_embedding, is learned "
+                          "over a whole dataset by a model on the host");
     config.in_features = ds.feature_dim;
   }
   config.num_classes = outputs;

@@ -47,7 +47,7 @@ model_config model_for(const training_data& ds, const train_options& o) {
                   ds.name);
   BULKGNN_EXPECTS(o.node_embedding == 0 || host_accessible(model_executor(o).memory().space()),
                   "train_options.node_embedding: a learned embedding trains on the host so far "
-                  "(execution_options.device cpu or reference)");
+                  "(train_options.model_exec cpu or reference)");
   return detail::model_of(ds, o, ds.num_classes);
 }
 
