@@ -27,6 +27,49 @@ def consume_pyg(loader):
     return edges
 
 
+def fit_and_evaluate(model, batches, whole_graph_inputs, labels, masks, epochs):
+    """Trains `model` with Adam (lr 0.01) for `epochs` epochs of batches(), each batch
+    (inputs, rows, y, weights): model(*inputs)[rows] are the logits of the seeds labelled y,
+    and weights, where not None, weigh each seed's cross-entropy in a summed loss (else the
+    mean); a batch without seeds is skipped. After every epoch the model predicts the whole
+    graph, model(*whole_graph_inputs). Returns the test accuracy at the epoch of the best
+    validation accuracy (masks: train, valid, test) and the median epoch's training seconds."""
+    import torch
+    cross_entropy = torch.nn.functional.cross_entropy
+    _, valid_mask, test_mask = masks
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+    best = (-1.0, 0.0)
+    seconds = []
+    for _ in range(epochs):
+        model.train()
+        start = time.perf_counter()
+        for inputs, rows, y, weights in batches():
+            if y.shape[0] == 0:
+                continue
+            optimizer.zero_grad()
+            out = model(*inputs)[rows]
+            loss = cross_entropy(out, y) if weights is None else \
+                (cross_entropy(out, y, reduction="none") * weights).sum()
+            loss.backward()
+            optimizer.step()
+        seconds.append(time.perf_counter() - start)
+        model.eval()
+        with torch.no_grad():
+            predicted = model(*whole_graph_inputs).argmax(dim=1)
+        valid = float((predicted[valid_mask] == labels[valid_mask]).float().mean())
+        if valid > best[0]:
+            best = (valid, float((predicted[test_mask] == labels[test_mask]).float().mean()))
+    return {"test_acc": best[1], "seconds_per_epoch": statistics.median(seconds)}
+
+
+def accuracy_cells(runs):
+    """A loader's runs as its table row ends: mean ± std test accuracy | median s/epoch."""
+    accuracy = [r["test_acc"] for r in runs]
+    spread = statistics.stdev(accuracy) if len(accuracy) > 1 else 0
+    seconds = statistics.median(r["seconds_per_epoch"] for r in runs)
+    return f"{statistics.mean(accuracy):.4f} ± {spread:.4f} | {seconds:.2f} |"
+
+
 def write_rows(rows, path):
     """The measurements as JSON at `path` (None: nowhere)."""
     if path:

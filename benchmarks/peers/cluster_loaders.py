@@ -31,16 +31,14 @@ own permutation and batching otherwise: the loader measured is PyG's).
 """
 
 import os
-import statistics
 import tempfile
-import time
 
 import numpy as np
 import torch
 
 import bulkgnn
-from alternating import (alternated_rows, consume_bulkgnn_as_pyg, consume_pyg,
-                         loader_or_train_arguments, seeds_of, write_rows)
+from alternating import (accuracy_cells, alternated_rows, consume_bulkgnn_as_pyg, consume_pyg,
+                         fit_and_evaluate, loader_or_train_arguments, seeds_of, write_rows)
 
 VERTICES_PER_CLUSTER = 150
 CLUSTERS_PER_BATCH = 5
@@ -156,7 +154,6 @@ class Model(torch.nn.Module):
 def train_one(ds, seed, fed_by, epochs, cluster_data):
     torch.manual_seed(seed)
     edge_index = edge_index_of(ds)
-    train_mask, valid_mask, test_mask = split_masks(ds)
     x = torch.from_numpy(np.asarray(ds.features))
     y = torch.from_numpy(np.asarray(ds.labels)).long()
     if fed_by == "bulkgnn":
@@ -165,38 +162,20 @@ def train_one(ds, seed, fed_by, epochs, cluster_data):
         def batches():
             for mb in loader:
                 batch = mb.to_pyg()
-                yield batch.x, batch.edge_index, batch.y[:batch.batch_size], batch.batch_size
+                rows = slice(0, batch.batch_size)
+                yield (batch.x, batch.edge_index), rows, batch.y[rows], None
     else:
         loader = pyg_loader(cluster_data, 0)
 
         def batches():
+            # A batch of clusters without training vertices has no labels: skipped.
             for batch in loader:
-                yield batch.x, batch.edge_index, batch.y[batch.train_mask], batch.train_mask
+                yield (batch.x, batch.edge_index), batch.train_mask, \
+                    batch.y[batch.train_mask], None
 
     model = Model(x.shape[1], ds.num_classes)
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-    best = (-1.0, 0.0)
-    seconds = []
-    for _ in range(epochs):
-        model.train()
-        start = time.perf_counter()
-        for features, edges, labels, rows in batches():
-            if isinstance(rows, torch.Tensor) and not bool(rows.any()):
-                continue  # a PyG batch of clusters without training vertices
-            optimizer.zero_grad()
-            out = model(features, edges)
-            out = out[:rows] if isinstance(rows, int) else out[rows]
-            loss = torch.nn.functional.cross_entropy(out, labels)
-            loss.backward()
-            optimizer.step()
-        seconds.append(time.perf_counter() - start)
-        model.eval()
-        with torch.no_grad():
-            predicted = model(x, edge_index).argmax(dim=1)
-        valid = float((predicted[valid_mask] == y[valid_mask]).float().mean())
-        if valid > best[0]:
-            best = (valid, float((predicted[test_mask] == y[test_mask]).float().mean()))
-    return {"seed": seed, "test_acc": best[1], "seconds_per_epoch": statistics.median(seconds)}
+    return {"seed": seed, **fit_and_evaluate(model, batches, (x, edge_index), y,
+                                             split_masks(ds), epochs)}
 
 
 def measure_training(path, args, workdir):
@@ -206,11 +185,7 @@ def measure_training(path, args, workdir):
     for fed_by in ("bulkgnn", "pyg"):
         runs = [train_one(ds, seed, fed_by, args.epochs, cluster_data)
                 for seed in seeds_of(args)]
-        accuracy = [r["test_acc"] for r in runs]
-        seconds = statistics.median(r["seconds_per_epoch"] for r in runs)
-        print(f"| {ds.name} | {fed_by} | {statistics.mean(accuracy):.4f} ± "
-              f"{statistics.stdev(accuracy) if len(accuracy) > 1 else 0:.4f} | {seconds:.2f} |",
-              flush=True)
+        print(f"| {ds.name} | {fed_by} | {accuracy_cells(runs)}", flush=True)
         rows.append({"dataset": ds.name, "fed_by": fed_by, "runs": runs})
     return rows
 

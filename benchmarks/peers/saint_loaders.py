@@ -29,15 +29,14 @@ normalisation from coverage 100 (PyG's examples); 2 threads for everyone.
           of the best validation accuracy.
 """
 
-import statistics
 import time
 
 import numpy as np
 import torch
 
 import bulkgnn
-from alternating import (alternated_rows, consume_bulkgnn_as_pyg, consume_pyg,
-                         loader_or_train_arguments, seeds_of, write_rows)
+from alternating import (accuracy_cells, alternated_rows, consume_bulkgnn_as_pyg, consume_pyg,
+                         fit_and_evaluate, loader_or_train_arguments, seeds_of, write_rows)
 from cluster_loaders import edge_index_of, split_masks
 
 WALK_LENGTH = 2
@@ -151,41 +150,22 @@ def train_one(ds, data, draw, seed, fed_by, epochs):
         def batches():
             for mb in loader:
                 b = mb.to_pyg()
-                rows = b.batch_size
-                yield b.x, b.edge_index, b.edge_weight, b.y[:rows], b.node_norm[:rows], rows
+                rows = slice(0, b.batch_size)
+                yield (b.x, b.edge_index, b.edge_weight), rows, b.y[rows], b.node_norm[rows]
     else:
         loader = pyg_loader(data, ds, draw, 0)
 
         def batches():
+            # A subgraph without training vertices has no labels: skipped.
             for b in loader:
-                yield (b.x, b.edge_index, b.edge_norm * b.edge_weight, b.y[b.train_mask],
-                       b.node_norm[b.train_mask], b.train_mask)
+                yield ((b.x, b.edge_index, b.edge_norm * b.edge_weight), b.train_mask,
+                       b.y[b.train_mask], b.node_norm[b.train_mask])
 
     model = Model(data.x.shape[1], ds.num_classes)
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-    best = (-1.0, 0.0)
-    seconds = []
-    for _ in range(epochs):
-        model.train()
-        start = time.perf_counter()
-        for x, edges, weights, labels, norm, rows in batches():
-            if labels.shape[0] == 0:
-                continue  # a subgraph without training vertices
-            optimizer.zero_grad()
-            out = model(x, edges, weights)
-            out = out[:rows] if isinstance(rows, int) else out[rows]
-            loss = (torch.nn.functional.cross_entropy(out, labels, reduction="none") * norm).sum()
-            loss.backward()
-            optimizer.step()
-        seconds.append(time.perf_counter() - start)
-        model.eval()
-        with torch.no_grad():
-            predicted = model(data.x, data.edge_index, data.edge_weight).argmax(dim=1)
-        valid = float((predicted[data.valid_mask] == data.y[data.valid_mask]).float().mean())
-        if valid > best[0]:
-            best = (valid,
-                    float((predicted[data.test_mask] == data.y[data.test_mask]).float().mean()))
-    return {"seed": seed, "test_acc": best[1], "seconds_per_epoch": statistics.median(seconds)}
+    masks = (data.train_mask, data.valid_mask, data.test_mask)
+    return {"seed": seed, **fit_and_evaluate(model, batches,
+                                             (data.x, data.edge_index, data.edge_weight),
+                                             data.y, masks, epochs)}
 
 
 def measure_training(path, args):
@@ -196,11 +176,7 @@ def measure_training(path, args):
         for fed_by in ("bulkgnn", "pyg"):
             runs = [train_one(ds, data, draw, seed, fed_by, args.epochs)
                     for seed in seeds_of(args)]
-            accuracy = [r["test_acc"] for r in runs]
-            seconds = statistics.median(r["seconds_per_epoch"] for r in runs)
-            print(f"| {ds.name} | {draw} | {fed_by} | {statistics.mean(accuracy):.4f} ± "
-                  f"{statistics.stdev(accuracy) if len(accuracy) > 1 else 0:.4f} | "
-                  f"{seconds:.2f} |", flush=True)
+            print(f"| {ds.name} | {draw} | {fed_by} | {accuracy_cells(runs)}", flush=True)
             rows.append({"dataset": ds.name, "draw": draw, "fed_by": fed_by, "runs": runs})
     return rows
 

@@ -27,15 +27,14 @@ seed a subgraph of its own and batches them.
 """
 
 import argparse
-import statistics
 import sys
-import time
 
 import numpy as np
 import torch
 
 import bulkgnn
-from alternating import alternate, loader_or_train_arguments, seeds_of, write_rows
+from alternating import (accuracy_cells, alternate, fit_and_evaluate, loader_or_train_arguments,
+                         seeds_of, write_rows)
 from cluster_loaders import Model, edge_index_of, split_masks
 
 BATCH = 512
@@ -120,16 +119,16 @@ def measure_loaders(path, args):
 
 
 def training_batches(ds, train, features, labels, fed_by, seed):
-    """A function giving one epoch of (features, edge_index, seed rows, seed labels) from
-    `fed_by`'s loader: the subgraph a model runs on and where its seeds are in it."""
+    """A function giving one epoch of fit_and_evaluate's batches from `fed_by`'s loader:
+    the subgraph a model runs on, where its seeds are in it, and their labels."""
     if fed_by == "bulkgnn":
         loader = bulkgnn_loader(ds, train, seed)
 
         def batches():
             for mb in loader:
                 batch = mb.to_pyg()
-                yield batch.x, batch.edge_index, slice(0, batch.batch_size), \
-                    batch.y[:batch.batch_size].long()
+                yield (batch.x, batch.edge_index), slice(0, batch.batch_size), \
+                    batch.y[:batch.batch_size].long(), None
     elif fed_by == "dgl":
         loader, _ = dgl_loader(ds, train, features)
 
@@ -138,15 +137,15 @@ def training_batches(ds, train, features, labels, fed_by, seed):
             for input_nodes, seeds, subgraph in loader:
                 assert torch.equal(input_nodes[:len(seeds)], seeds)
                 source, target = subgraph.edges()
-                yield features[input_nodes], torch.stack([source, target]), \
-                    slice(0, len(seeds)), labels[seeds]
+                yield (features[input_nodes], torch.stack([source, target])), \
+                    slice(0, len(seeds)), labels[seeds], None
     elif fed_by == "pyg":
         loader = pyg_loader(ds, features, labels)
 
         def batches():
             # PyG's collate keeps the roots' labels only.
             for batch in loader:
-                yield batch.x, batch.edge_index, batch.root_n_id, batch.y
+                yield (batch.x, batch.edge_index), batch.root_n_id, batch.y, None
     else:
         raise ValueError(f"--fed-by {fed_by}: not one of {','.join(FED_BY)}")
     return batches
@@ -160,28 +159,10 @@ def train_one(ds, seed, fed_by, epochs):
     features = torch.from_numpy(np.array(ds.features))
     labels = torch.from_numpy(np.asarray(ds.labels)).long()
     edge_index = edge_index_of(ds)
-    _, valid_mask, test_mask = split_masks(ds)
     batches = training_batches(ds, train, features, labels, fed_by, seed)
     model = Model(features.shape[1], ds.num_classes)
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
-    best = (-1.0, 0.0)
-    seconds = []
-    for _ in range(epochs):
-        model.train()
-        start = time.perf_counter()
-        for x, edges, rows, y in batches():
-            optimizer.zero_grad()
-            loss = torch.nn.functional.cross_entropy(model(x, edges)[rows], y)
-            loss.backward()
-            optimizer.step()
-        seconds.append(time.perf_counter() - start)
-        model.eval()
-        with torch.no_grad():
-            predicted = model(features, edge_index).argmax(dim=1)
-        valid = float((predicted[valid_mask] == labels[valid_mask]).float().mean())
-        if valid > best[0]:
-            best = (valid, float((predicted[test_mask] == labels[test_mask]).float().mean()))
-    return {"seed": seed, "test_acc": best[1], "seconds_per_epoch": statistics.median(seconds)}
+    return {"seed": seed, **fit_and_evaluate(model, batches, (features, edge_index), labels,
+                                             split_masks(ds), epochs)}
 
 
 FED_BY = ("bulkgnn", "dgl", "pyg")
@@ -192,11 +173,7 @@ def measure_training(path, args):
     rows = []
     for fed_by in args.fed_by:
         runs = [train_one(ds, seed, fed_by, args.epochs) for seed in seeds_of(args)]
-        accuracy = [r["test_acc"] for r in runs]
-        seconds = statistics.median(r["seconds_per_epoch"] for r in runs)
-        print(f"| {ds.name} | {fed_by} | {statistics.mean(accuracy):.4f} ± "
-              f"{statistics.stdev(accuracy) if len(accuracy) > 1 else 0:.4f} | {seconds:.2f} |",
-              flush=True)
+        print(f"| {ds.name} | {fed_by} | {accuracy_cells(runs)}", flush=True)
         rows.append({"dataset": ds.name, "fed_by": fed_by, "runs": runs})
     return rows
 

@@ -103,8 +103,8 @@ def measure(data, args):
 
 def table(name, rows):
     base = rows["bulkgnn"]
-    print(f"\n| dataset | system | loader s/epoch | × bulkgnn | train s/epoch | × bulkgnn | "
-          f"test accuracy | peak RSS MiB |")
+    print("\n| dataset | system | loader s/epoch | × bulkgnn | train s/epoch | × bulkgnn | "
+          "test accuracy | peak RSS MiB |")
     print("|---|---|---:|---:|---:|---:|---|---:|")
     for system, row in rows.items():
         if not row["loader_seconds"] and not row["epoch_seconds"]:
