@@ -18,12 +18,9 @@ namespace {
 
 using bulkgnn::testing::scratch_dir;
 using bulkgnn::testing::small_csbm;
+using testing::bitwise_equal;
 using testing::small_options;
 using testing::without_features;
-
-bool bitwise_equal(std::span<const float> a, std::span<const float> b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 // The small run's settings with a few link minibatches per epoch.
 train_options link_options() {

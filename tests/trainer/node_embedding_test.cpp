@@ -23,12 +23,9 @@ namespace {
 using bulkgnn::testing::scratch_dir;
 using bulkgnn::testing::small_csbm;
 using session::train;
+using testing::bitwise_equal;
 using testing::small_options;
 using testing::without_features;
-
-bool bitwise_equal(std::span<const float> a, std::span<const float> b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 train_options embedding_options(std::int64_t width) {
   auto o = small_options();

@@ -7,6 +7,8 @@
 #include "bulkgnn/trainer/training_run.hpp"
 
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <vector>
 
 namespace bulkgnn::trainer::testing {
@@ -33,6 +35,11 @@ inline training_data without_features(const data::dataset& ds) {
   data.features = {};
   data.feature_dim = 0;
   return data;
+}
+
+// Equal bit for bit (what "the same training" means in the run tests).
+inline bool bitwise_equal(std::span<const float> a, std::span<const float> b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 }  // namespace bulkgnn::trainer::testing

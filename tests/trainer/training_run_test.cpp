@@ -23,11 +23,8 @@ using bulkgnn::testing::scratch_dir;
 using bulkgnn::testing::small_csbm;
 // train(ds, o): over the loaders the session assembles, as `bulkgnn train` runs.
 using session::train;
+using testing::bitwise_equal;
 using testing::small_options;
-
-bool bitwise_equal(std::span<const float> a, std::span<const float> b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 // Expects resuming with `o` to be refused with an option_error that names
 // the setting `named`; `why` says what was resumed.
