@@ -30,7 +30,7 @@ struct loading_plan {
 };
 
 // Where the seeds of one epoch's minibatches sit in the seeds a loading was
-// given (PyG's input_id): a minibatch holds seeds[at(it)[k]] as its k-th
+// given (PyG's input_id): minibatch mb holds seeds[at(mb)[k]] as its k-th
 // seed, this rank's slice of them where the loader slices minibatches.
 class seed_positions {
  public:
