@@ -9,6 +9,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <atomic>
@@ -400,36 +401,40 @@ csr_matrix saint_subgraphs::induced_subgraphs(const segmented_vertices& vertices
     const vertex_t* at = position.data();
     const vertex_t* columns = g.indices.data();
     const edge_t* row_start = g.indptr.data();
-    tbb::parallel_for(std::size_t{0}, segment.size(), [&](std::size_t i) {
-      const vertex_t v = segment[i];
-      edge_t inside = 0;
-      for (edge_t e = row_start[v]; e < row_start[v + 1]; ++e)
-        inside += at[columns[e]] >= 0 ? 1 : 0;
-      indptr[first + i + 1] = inside;
-    });
-    for (std::size_t i = 0; i < segment.size(); ++i) indptr[first + i + 1] += indptr[first + i];
-    indices.resize(static_cast<std::size_t>(indptr[first + segment.size()]));
-    values.resize(indices.size());
-    const float* weights = edge_weights_.data();
-    tbb::parallel_for(std::size_t{0}, segment.size(), [&](std::size_t i) {
-      const vertex_t v = segment[i];
-      const auto begin = static_cast<std::size_t>(indptr[first + i]);
-      const auto end = static_cast<std::size_t>(indptr[first + i + 1]);
-      vertex_t* local = indices.data() + begin;
-      float* weight = values.data() + begin;
-      for (edge_t e = row_start[v]; e < row_start[v + 1]; ++e)
-        if (const vertex_t column = at[columns[e]]; column >= 0) {
-          *local++ = column;
-          *weight++ = weights[e];
-        }
-      // Local ids ascending; repeated edges carry equal weights (equal
-      // counts), so any order among them writes the same row.
-      if (std::is_sorted(indices.data() + begin, indices.data() + end)) return;
-      static thread_local std::vector<std::pair<vertex_t, float>> row;
-      row.clear();
-      for (auto k = begin; k < end; ++k) row.emplace_back(indices[k], values[k]);
-      std::sort(row.begin(), row.end());
-      for (auto k = begin; k < end; ++k) std::tie(indices[k], values[k]) = row[k - begin];
+    // Isolated: while this thread waits for the workers it takes no other
+    // task, which could call this function and reuse its positions.
+    tbb::this_task_arena::isolate([&] {
+      tbb::parallel_for(std::size_t{0}, segment.size(), [&](std::size_t i) {
+        const vertex_t v = segment[i];
+        edge_t inside = 0;
+        for (edge_t e = row_start[v]; e < row_start[v + 1]; ++e)
+          inside += at[columns[e]] >= 0 ? 1 : 0;
+        indptr[first + i + 1] = inside;
+      });
+      for (std::size_t i = 0; i < segment.size(); ++i) indptr[first + i + 1] += indptr[first + i];
+      indices.resize(static_cast<std::size_t>(indptr[first + segment.size()]));
+      values.resize(indices.size());
+      const float* weights = edge_weights_.data();
+      tbb::parallel_for(std::size_t{0}, segment.size(), [&](std::size_t i) {
+        const vertex_t v = segment[i];
+        const auto begin = static_cast<std::size_t>(indptr[first + i]);
+        const auto end = static_cast<std::size_t>(indptr[first + i + 1]);
+        vertex_t* local = indices.data() + begin;
+        float* weight = values.data() + begin;
+        for (edge_t e = row_start[v]; e < row_start[v + 1]; ++e)
+          if (const vertex_t column = at[columns[e]]; column >= 0) {
+            *local++ = column;
+            *weight++ = weights[e];
+          }
+        // Local ids ascending; repeated edges carry equal weights (equal
+        // counts), so any order among them writes the same row.
+        if (std::is_sorted(indices.data() + begin, indices.data() + end)) return;
+        static thread_local std::vector<std::pair<vertex_t, float>> row;
+        row.clear();
+        for (auto k = begin; k < end; ++k) row.emplace_back(indices[k], values[k]);
+        std::sort(row.begin(), row.end());
+        for (auto k = begin; k < end; ++k) std::tie(indices[k], values[k]) = row[k - begin];
+      });
     });
   }
   csr_matrix induced;
