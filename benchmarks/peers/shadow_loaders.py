@@ -171,7 +171,7 @@ FED_BY = ("bulkgnn", "dgl", "pyg")
 def measure_training(path, args):
     ds = bulkgnn.Dataset(path)
     rows = []
-    for fed_by in args.fed_by:
+    for fed_by in args.fed_by or FED_BY:
         runs = [train_one(ds, seed, fed_by, args.epochs) for seed in seeds_of(args)]
         print(f"| {ds.name} | {fed_by} | {accuracy_cells(runs)}", flush=True)
         rows.append({"dataset": ds.name, "fed_by": fed_by, "runs": runs})
@@ -184,6 +184,8 @@ def loaders_of(text):
     unknown = [name for name in names if name not in FED_BY]
     if unknown:
         raise argparse.ArgumentTypeError(f"{','.join(unknown)}: not one of {','.join(FED_BY)}")
+    if len(set(names)) < len(names):
+        raise argparse.ArgumentTypeError(f"{text}: a loader named twice")
     return names
 
 
@@ -191,9 +193,10 @@ def main():
     args = loader_or_train_arguments(
         __doc__, epochs=20,
         extra=lambda parser: parser.add_argument(
-            "--fed-by", type=loaders_of, default=list(FED_BY),
-            help="train: the loaders feeding the model, of " + ",".join(FED_BY)))
-    if args.mode == "loader" and args.fed_by != list(FED_BY):
+            "--fed-by", type=loaders_of,
+            help="train: the loaders feeding the model, of " + ",".join(FED_BY) +
+                 " (default: all)"))
+    if args.mode == "loader" and args.fed_by is not None:
         sys.exit("--fed-by applies to the train mode")
     if args.mode == "loader":
         print("| dataset | loader | s/epoch (median) | × bulkgnn | vertices/minibatch "

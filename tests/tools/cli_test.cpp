@@ -647,9 +647,10 @@ TEST(Cli, TrainLearnsAnEmbeddingOnAGraphWithoutFeatures) {
   EXPECT_NE(embedded.output.find("no features: a learned 16-wide embedding per vertex"),
             std::string::npos)
       << embedded.output;
-  const auto best = embedded.output.find("best valid accuracy ");
+  const std::string best_valid = "best valid accuracy ";
+  const auto best = embedded.output.find(best_valid);
   ASSERT_NE(best, std::string::npos) << embedded.output;
-  EXPECT_GE(std::stod(embedded.output.substr(best + 20)), 0.9)
+  EXPECT_GE(std::stod(embedded.output.substr(best + best_valid.size())), 0.9)
       << "four classes, chance 0.25: " << embedded.output;
   for (const auto& [options, named] :
        {std::pair<std::string, std::string>{"--mode full-batch",

@@ -11,8 +11,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 namespace bulkgnn::trainer {
 namespace {
 
