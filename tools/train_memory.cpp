@@ -57,18 +57,19 @@ void require_memory_for_embedding(const trainer::training_data& ds, std::int64_t
 
 void require_memory_for(const trainer::training_data& ds, const trainer::train_options& o) {
   if (o.node_embedding > 0) require_memory_for_embedding(ds, o.node_embedding);
+  const double table = o.node_embedding > 0 ? embedding_table_bytes(ds, o.node_embedding) : 0;
   auto m = estimate_train_memory(ds, o);
-  if (o.node_embedding > 0) m.model += embedding_table_bytes(ds, o.node_embedding);
+  m.model += table;
   const double available = available_memory_bytes();
   if (m.total() <= available) return;
   std::string culprit = fmt::format(
       "lower --hidden (model state {:.1f} GiB: weights, gradients, "
       "Adam moments for {} input features)",
       m.model / gib, o.node_embedding > 0 ? o.node_embedding : ds.feature_dim);
-  if (o.node_embedding > 0 && 2 * embedding_table_bytes(ds, o.node_embedding) >= m.model)
+  if (table > 0 && 2 * table >= m.model)
     culprit = fmt::format(
         "lower --node-embedding (the table {:.1f} GiB with its gradient and Adam's moments)",
-        embedding_table_bytes(ds, o.node_embedding) / gib);
+        table / gib);
   if (m.minibatch > m.model && m.minibatch >= m.evaluation)
     culprit = fmt::format("lower --batch-size, --fanouts or --hidden (one minibatch {:.1f} GiB)",
                           m.minibatch / gib);

@@ -45,10 +45,16 @@ std::string refusal(const training_data& ds, const train_options& o) {
   }
 }
 
+// small_csbm's graph, and its view without the features.
+struct featureless_csbm {
+  scratch_dir dir;
+  data::dataset with_features = small_csbm(dir);
+  training_data ds = without_features(with_features);
+};
+
 TEST(node_embedding, learned_rows_classify_the_vertices_of_a_graph_without_features) {
-  const scratch_dir dir;
-  const auto csbm = small_csbm(dir);
-  const auto ds = without_features(csbm);
+  const featureless_csbm f;
+  const auto& ds = f.ds;
   auto o = embedding_options(16);
   o.epochs = 12;
   o.model.dropout = 0.0f;
@@ -71,9 +77,8 @@ TEST(node_embedding, learned_rows_classify_the_vertices_of_a_graph_without_featu
 }
 
 TEST(node_embedding, trains_alike_for_any_thread_count_bulk_communicator_and_resume) {
-  const scratch_dir dir;
-  const auto csbm = small_csbm(dir);
-  const auto ds = without_features(csbm);
+  const featureless_csbm f;
+  const auto& ds = f.ds;
   auto o = embedding_options(8);
   o.epochs = 2;
   train_result one_thread;
@@ -98,7 +103,7 @@ TEST(node_embedding, trains_alike_for_any_thread_count_bulk_communicator_and_res
   EXPECT_EQ(over_communicator.best_valid_acc, one_thread.best_valid_acc);
   o.parallel = nullptr;
 
-  o.checkpoint_dir = dir / "interrupted";
+  o.checkpoint_dir = f.dir / "interrupted";
   o.epochs = 1;
   std::ignore = train(ds, o);
   o.epochs = 2;
@@ -110,9 +115,8 @@ TEST(node_embedding, trains_alike_for_any_thread_count_bulk_communicator_and_res
 }
 
 TEST(node_embedding, is_refused_where_it_would_mean_nothing) {
-  const scratch_dir dir;
-  const auto with_features = small_csbm(dir);
-  const auto ds = without_features(with_features);
+  const featureless_csbm f;
+  const auto& ds = f.ds;
   auto o = small_options();
   o.epochs = 1;
   EXPECT_NE(refusal(ds, o).find("learn an embedding per vertex instead: "
@@ -120,7 +124,7 @@ TEST(node_embedding, is_refused_where_it_would_mean_nothing) {
             std::string::npos)
       << "a graph without features names the option that trains on it";
   o.node_embedding = 8;
-  EXPECT_NE(refusal(whole_dataset(with_features), o).find("has 16 node features"),
+  EXPECT_NE(refusal(whole_dataset(f.with_features), o).find("has 16 node features"),
             std::string::npos);
   o.normalize_features = loader::feature_normalization::row;
   EXPECT_NE(refusal(ds, o).find("train_options.normalize_features: a learned embedding"),

@@ -40,14 +40,14 @@ void evaluator::evaluate(epoch_record& r, gnn_model& model, const minibatch_sour
     BULKGNN_ASSERT(config_.embedding_rows == 0 || options_.parallel->features == nullptr);
     const auto logits = predict_share(model, {.parallel = options_.parallel,
                                               .graph = ds_.graph,
-                                              .features = host_inputs(model),
+                                              .features = whole_graph_inputs(model, ds_.features),
                                               .normalizer = normalizer_,
                                               .num_vertices = ds_.num_nodes});
     r.valid_acc = share_accuracy(model.exec(), logits.view(), split_.valid, valid_labels_);
     r.test_acc = share_accuracy(model.exec(), logits.view(), split_.test, test_labels_);
   } else if (options_.eval == evaluation::full && plan_.route == evaluation_route::pieces) {
     const inference_inputs inputs{.graph = ds_.graph,
-                                  .features = host_inputs(model),
+                                  .features = whole_graph_inputs(model, ds_.features),
                                   .normalizer = normalizer_,
                                   .num_vertices = ds_.num_nodes};
     if (!pieces_) pieces_.emplace(inputs, config_.kind, plan_.piece_rows);
@@ -99,10 +99,6 @@ std::optional<double> evaluator::share_accuracy(const executor& exec,
   return counts[0] / counts[1];
 }
 
-dense_view<const float> evaluator::host_inputs(const gnn_model& model) const {
-  return config_.embedding_rows > 0 ? model.embedding() : ds_.features;
-}
-
 dense_view<const float> evaluator::features_for(const executor& exec) {
   if (placed_features_) return placed_features_->view();
   dense_view<const float> host = ds_.features;
@@ -129,10 +125,7 @@ std::optional<double> evaluator::sampled_accuracy(gnn_model& model,
     if (mb->batch.seeds.empty()) continue;
     step_in_flight step(model.exec(), *mb);
     const placed_minibatch placed(model.exec(), *mb, config_.kind, false);
-    const auto logits =
-        config_.embedding_rows > 0
-            ? model.forward_embedded(placed.blocks, placed.row_ids.span(), std::nullopt)
-            : model.forward(placed.blocks, placed.features.view(), std::nullopt);
+    const auto logits = forward_placed(model, placed, std::nullopt);
     counts[0] +=
         static_cast<double>(kernels::count_correct(model.exec(), logits, placed.labels.span()));
     counts[1] += static_cast<double>(mb->batch.labels.size());

@@ -35,9 +35,6 @@ class evaluator {
                                                      dense_view<const float> share_logits,
                                                      std::span<const vertex_t> vertices,
                                                      std::span<const std::int32_t> labels) const;
-  // The model's input rows on the host: the dataset's features, or the
-  // model's learned embedding (whose models train on the host only).
-  [[nodiscard]] dense_view<const float> host_inputs(const gnn_model& model) const;
   // Every (normalised) feature row where the model reads it. A copy in
   // device memory stays for later evaluations; a normalised host copy lives
   // for one (evaluate() drops it), as it would only add to the epochs' peak.

@@ -263,10 +263,7 @@ class link_run {
     const kernels::dropout_key dropout{options_.sampling.seed, epoch,
                                        static_cast<std::uint32_t>(mb.batch.index),
                                        placed.row_ids.span()};
-    const auto z =
-        config_.embedding_rows > 0
-            ? state_.model.forward_embedded(placed.blocks, placed.row_ids.span(), dropout)
-            : state_.model.forward(placed.blocks, placed.features.view(), dropout);
+    const auto z = detail::forward_placed(state_.model, placed, dropout);
     const auto pairs = pairs_of(*mb.link);
     const auto scores = state_.head->forward(z, {pairs.source, pairs.target});
     grad.resize(scores.size());
@@ -284,8 +281,7 @@ class link_run {
   void evaluate(epoch_record& r) {
     const stopwatch watch;
     std::optional<matrix> normalized;
-    dense_view<const float> features =
-        config_.embedding_rows > 0 ? state_.model.embedding() : ds_.features;
+    dense_view<const float> features = detail::whole_graph_inputs(state_.model, ds_.features);
     if (normalizer() != nullptr) {
       normalized = detail::normalized_copy(features, *normalizer());
       features = normalized->view();

@@ -138,6 +138,18 @@ placed_minibatch::placed_minibatch(const executor& exec, const loader::ready_min
     blocks.push_back(make_aggregation_block(exec, block, kind, with_backward));
 }
 
+dense_view<const float> forward_placed(gnn_model& model, const placed_minibatch& mb,
+                                       std::optional<kernels::dropout_key> dropout) {
+  if (model.config().embedding_rows > 0)
+    return model.forward_embedded(mb.blocks, mb.row_ids.span(), dropout);
+  return model.forward(mb.blocks, mb.features.view(), dropout);
+}
+
+dense_view<const float> whole_graph_inputs(const gnn_model& model,
+                                           dense_view<const float> features) {
+  return model.config().embedding_rows > 0 ? model.embedding() : features;
+}
+
 void finish_step(const executor& model_exec, const loader::ready_minibatch& mb) {
   const auto from_another_pool = [&](const auto& values) {
     return !values.empty() && !host_accessible(values.space()) &&

@@ -59,6 +59,17 @@ struct placed_minibatch {
   placed<vertex_t> row_ids;
 };
 
+// The model's forward over a placed minibatch: over its feature rows, or,
+// for a model with a learned table, over the table's rows of its input
+// vertices.
+[[nodiscard]] dense_view<const float> forward_placed(gnn_model& model, const placed_minibatch& mb,
+                                                     std::optional<kernels::dropout_key> dropout);
+
+// What the model reads over the whole graph: `features`, or its learned
+// table where it has one.
+[[nodiscard]] dense_view<const float> whole_graph_inputs(const gnn_model& model,
+                                                         dense_view<const float> features);
+
 // A minibatch's buffers may come from another stream (the host-to-device
 // stage's, or the GPU-to-GPU feature fetch's), which frees them as soon as
 // the minibatch is dropped: the model's stream must be done with them first.

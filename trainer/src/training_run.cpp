@@ -105,10 +105,7 @@ class run {
           const kernels::dropout_key dropout{options_.sampling.seed, epoch,
                                              static_cast<std::uint32_t>(mb.batch.index),
                                              placed.row_ids.span()};
-          const auto logits =
-              config_.embedding_rows > 0
-                  ? state_.model.forward_embedded(placed.blocks, placed.row_ids.span(), dropout)
-                  : state_.model.forward(placed.blocks, placed.features.view(), dropout);
+          const auto logits = detail::forward_placed(state_.model, placed, dropout);
           grad.reshape(logits.rows, logits.cols);
           const auto weights = seed_loss_weights(mb.batch);
           const auto loss =
