@@ -396,8 +396,6 @@ link_train_config link_train_config_from(const train_config& c, const CLI::App& 
   BULKGNN_EXPECTS(c.mode == "minibatch", "--task link trains on minibatches (--mode minibatch)");
   for (const char* option : node_only_options)
     BULKGNN_EXPECTS(cmd.count(option) == 0, "{} applies to --task node, not link", option);
-  BULKGNN_EXPECTS(c.backend != "cuda",
-                  "--device cuda: --task link trains on the cpu so far (cpu or reference)");
   link_train_config l;
   l.data = c.data;
   l.options = options_from(c);

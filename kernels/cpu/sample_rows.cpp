@@ -289,9 +289,9 @@ class labor_segment {
       if (d == 0)
         scales_[i] = 0.0;
       else if (static_cast<std::int64_t>(d) <= fanout)
-        scales_[i] = rules::labor_whole_row_scale(row_);
+        scales_[i] = rules::labor_whole_row_scale(row_, d);
       else
-        scales_[i] = rules::labor_row_scale(row_, fanout);
+        scales_[i] = rules::labor_row_scale(row_, d, fanout);
     }
   }
 

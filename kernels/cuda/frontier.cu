@@ -5,6 +5,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 
+#include <string>
+
 namespace bulkgnn::kernels::cuda {
 namespace {
 
@@ -99,6 +101,45 @@ __global__ void invert(float* values, std::int64_t count, int* bad_value) {
   if (i >= count) return;
   if (!(values[i] > 0.0f && isfinite(values[i]))) atomicExch(bad_value, 1);
   values[i] = __fdiv_rn(1.0f, values[i]);
+}
+
+// Row i of with_self_loops: the row's entries and, where it lacks it, the
+// loop. A thread per row, as the host back ends' loop body.
+struct looped_rows {
+  csr_view rows;
+  const vertex_t* row_of;
+  const vertex_t* vertices;
+  std::int64_t count;
+
+  __device__ bool in_range(std::int64_t i) const {
+    return row_of[i] >= 0 && row_of[i] < rows.rows && vertices[i] >= 0 && vertices[i] < rows.cols;
+  }
+  __device__ bool has_loop(std::int64_t i) const {
+    for (edge_t e = rows.first_entry(row_of[i]); e < rows.end_entry(row_of[i]); ++e)
+      if (rows.column_at(e) == vertices[i]) return true;
+    return false;
+  }
+};
+
+__global__ void looped_lengths(looped_rows p, edge_t* lengths, int* bad_vertex) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= p.count) return;
+  if (!p.in_range(i)) {
+    atomicExch(bad_vertex, 1);
+    lengths[i] = 0;
+    return;
+  }
+  const edge_t degree = p.rows.end_entry(p.row_of[i]) - p.rows.first_entry(p.row_of[i]);
+  lengths[i] = degree + (p.has_loop(i) ? 0 : 1);
+}
+
+__global__ void write_looped_rows(looped_rows p, const edge_t* out_indptr, vertex_t* out_indices) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= p.count) return;
+  edge_t at = out_indptr[i];
+  for (edge_t e = p.rows.first_entry(p.row_of[i]); e < p.rows.end_entry(p.row_of[i]); ++e)
+    out_indices[at++] = p.rows.column_at(e);
+  if (at != out_indptr[i + 1]) out_indices[at] = p.vertices[i];
 }
 
 buffer<std::uint64_t> sorted_segment_keys(const executor& exec,
@@ -239,6 +280,39 @@ void invert_probabilities(const executor& exec, std::span<float> values) {
   if (read_back(exec, bad_value.data()) != 0)
     throw_argument_error(
         "invert_probabilities: values holds one that is not a positive probability");
+}
+
+csr_matrix with_self_loops(const executor& exec, csr_view rows, std::span<const vertex_t> row_of,
+                           std::span<const vertex_t> vertices) {
+  const cudaStream_t stream = stream_of(exec);
+  const auto count = static_cast<std::int64_t>(row_of.size());
+  const looped_rows p{
+      .rows = rows, .row_of = row_of.data(), .vertices = vertices.data(), .count = count};
+  csr_matrix out;
+  out.rows = count;
+  out.cols = rows.cols;
+  out.indptr = buffer<edge_t>(static_cast<std::size_t>(count) + 1, exec.memory());
+  BULKGNN_CUDA_CHECK(cudaMemsetAsync(out.indptr.data(), 0, sizeof(edge_t), stream));
+  auto bad_vertex = device_flag(exec);
+  if (count > 0) {
+    looped_lengths<<<blocks_for(count), threads_per_block, 0, stream>>>(p, out.indptr.data() + 1,
+                                                                        bad_vertex.data());
+    BULKGNN_CUDA_CHECK_LAUNCH();
+    inclusive_scan(exec, out.indptr.data() + 1, count);
+  }
+  if (read_back(exec, bad_vertex.data()) != 0)
+    throw_argument_error(("with_self_loops: a row_of entry is outside [0, " +
+                          std::to_string(rows.rows) + ") or a vertex outside [0, " +
+                          std::to_string(rows.cols) + ")")
+                             .c_str());
+  out.indices = buffer<vertex_t>(
+      static_cast<std::size_t>(read_back(exec, out.indptr.data() + count)), exec.memory());
+  if (count > 0) {
+    write_looped_rows<<<blocks_for(count), threads_per_block, 0, stream>>>(p, out.indptr.data(),
+                                                                           out.indices.data());
+    BULKGNN_CUDA_CHECK_LAUNCH();
+  }
+  return out;
 }
 
 }  // namespace bulkgnn::kernels::cuda

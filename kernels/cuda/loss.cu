@@ -1,3 +1,4 @@
+#include "bulkgnn/kernels/rules/logistic.hpp"
 #include "bulkgnn/kernels/rules/softmax.hpp"
 #include "kernels.hpp"
 #include "launch.cuh"
@@ -67,6 +68,23 @@ std::vector<std::uint8_t> run_rows(const executor& exec, const char* function,
   return to_host(exec, row_correct);
 }
 
+// Pair i's logistic loss and whether its score is on its label's side, one
+// thread per pair, by the host's rule; a label outside [0, 1] records the
+// first such pair.
+__global__ void logistic_pairs(const float* scores, const float* labels, std::int64_t count,
+                               float scale, float* grad, double* pair_loss,
+                               std::uint8_t* pair_correct, unsigned long long* first_bad) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= count) return;
+  if (!(labels[i] >= 0.0f && labels[i] <= 1.0f)) {
+    atomicMin(first_bad, static_cast<unsigned long long>(i));
+    return;
+  }
+  pair_loss[i] =
+      rules::logistic_loss(scores[i], labels[i], scale, grad == nullptr ? nullptr : grad + i);
+  pair_correct[i] = (scores[i] > 0) == (labels[i] > 0.5f) ? 1 : 0;
+}
+
 std::int64_t sum_correct(const std::vector<std::uint8_t>& row_correct) {
   std::int64_t correct = 0;
   for (const auto c : row_correct) correct += c;
@@ -96,6 +114,35 @@ std::int64_t count_correct(const executor& exec, dense_view<const float> logits,
                            std::span<const std::int32_t> labels) {
   if (logits.rows == 0) return 0;
   return sum_correct(run_rows(exec, "count_correct", logits, labels, 0.0f, nullptr, nullptr));
+}
+
+loss_result binary_cross_entropy(const executor& exec, std::span<const float> scores,
+                                 std::span<const float> labels, std::span<float> grad) {
+  loss_result result;
+  result.count = static_cast<std::int64_t>(scores.size());
+  if (scores.empty()) return result;
+  buffer<double> pair_loss(scores.size(), exec.memory());
+  buffer<std::uint8_t> pair_correct(scores.size(), exec.memory());
+  buffer<unsigned long long> first_bad(1, exec.memory());
+  BULKGNN_CUDA_CHECK(
+      cudaMemsetAsync(first_bad.data(), 0xFF, sizeof(unsigned long long), stream_of(exec)));
+  logistic_pairs<<<blocks_for(result.count), threads_per_block, 0, stream_of(exec)>>>(
+      scores.data(), labels.data(), result.count, 1.0f / static_cast<float>(scores.size()),
+      grad.empty() ? nullptr : grad.data(), pair_loss.data(), pair_correct.data(),
+      first_bad.data());
+  BULKGNN_CUDA_CHECK_LAUNCH();
+  const auto bad = read_back(exec, first_bad.data());
+  if (bad != no_bad_row)
+    throw_argument_error(("binary_cross_entropy: label " +
+                          std::to_string(read_back(exec, labels.data() + bad)) + " at index " +
+                          std::to_string(bad) + " is outside [0, 1]")
+                             .c_str());
+  // The pair losses are added on the host in pair order, as the host back ends add them.
+  double total = 0.0;
+  for (const double loss : to_host(exec, pair_loss)) total += loss;
+  result.loss = total / static_cast<double>(scores.size());
+  result.correct = sum_correct(to_host(exec, pair_correct));
+  return result;
 }
 
 }  // namespace bulkgnn::kernels::cuda

@@ -5,6 +5,7 @@
 #include "check.cuh"
 #include "context.cuh"
 
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <cstdint>
@@ -54,6 +55,21 @@ void inclusive_scan(const executor& exec, T* values, std::int64_t count) {
   buffer<std::byte> scratch(bytes, exec.memory());
   BULKGNN_CUDA_CHECK(
       cub::DeviceScan::InclusiveSum(scratch.data(), bytes, values, values, count, stream_of(exec)));
+}
+
+// Sorts (keys, values) pairs by the key bits [0, end_bit), stably, into the
+// given outputs, on the executor's stream.
+inline void sort_pairs(const executor& exec, const std::uint64_t* keys_in, std::uint64_t* keys_out,
+                       const std::int64_t* values_in, std::int64_t* values_out, std::int64_t count,
+                       int end_bit = 64) {
+  std::size_t bytes = 0;
+  BULKGNN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in,
+                                                     values_out, count, 0, end_bit,
+                                                     stream_of(exec)));
+  buffer<std::byte> scratch(bytes, exec.memory());
+  BULKGNN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.data(), bytes, keys_in, keys_out,
+                                                     values_in, values_out, count, 0, end_bit,
+                                                     stream_of(exec)));
 }
 
 }  // namespace bulkgnn::kernels::cuda

@@ -136,18 +136,6 @@ __global__ void write_columns(const std::int64_t* group_of_item, std::int64_t de
     out_columns[e] = static_cast<vertex_t>(local_of_group[group_of_item[destination_count + e]]);
 }
 
-// Sorts (keys, values) pairs by key, stably, into the given outputs.
-void sort_pairs(const executor& exec, const std::uint64_t* keys_in, std::uint64_t* keys_out,
-                const std::int64_t* values_in, std::int64_t* values_out, std::int64_t count) {
-  std::size_t bytes = 0;
-  BULKGNN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in,
-                                                     values_out, count, 0, 64, stream_of(exec)));
-  buffer<std::byte> scratch(bytes, exec.memory());
-  BULKGNN_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(scratch.data(), bytes, keys_in, keys_out,
-                                                     values_in, values_out, count, 0, 64,
-                                                     stream_of(exec)));
-}
-
 // The items grouped by key: each item's group, and per group its key and
 // first order (groups without items hold no_order).
 struct item_groups {

@@ -127,9 +127,9 @@ std::vector<double> labor_scales(csr_view a, std::span<const vertex_t> rows,
     if (row.empty())
       scales.push_back(0.0);
     else if (static_cast<std::int64_t>(row.size()) <= fanout)
-      scales.push_back(rules::labor_whole_row_scale(row));
+      scales.push_back(rules::labor_whole_row_scale(row, row.size()));
     else
-      scales.push_back(rules::labor_row_scale(row, fanout));
+      scales.push_back(rules::labor_row_scale(row, row.size(), fanout));
   }
   return scales;
 }

@@ -37,7 +37,8 @@ void multiply(const executor& exec, dense_view<const float> a, dense_view<const 
   detail::check_disjoint(b.data, out.data, function, "b", "out");
   detail::dispatch(
       exec, function, [&] { reference::multiply(a.data, b.data, out.data); },
-      [&] { cpu::multiply(a.data, b.data, out.data); });
+      [&] { cpu::multiply(a.data, b.data, out.data); },
+      [&] { cuda::multiply(exec, a.data, b.data, out.data); });
 }
 
 }  // namespace bulkgnn::kernels

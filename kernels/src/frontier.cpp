@@ -148,11 +148,15 @@ csr_matrix with_self_loops(const executor& exec, csr_view rows, std::span<const 
   detail::check_csr_sizes(exec, rows, function, "rows");
   BULKGNN_EXPECTS(row_of.size() == vertices.size(), "{}: row_of has {} entries for {} vertices",
                   function, row_of.size(), vertices.size());
-  detail::check_vertices_below(row_of, rows.rows, function, "row_of");
-  detail::check_vertices_below(vertices, rows.cols, function, "vertices");
+  // Spans the host cannot read are checked by the kernel.
+  if (detail::span_reachable(exec, row_of.data(), function, "row_of"))
+    detail::check_vertices_below(row_of, rows.rows, function, "row_of");
+  if (detail::span_reachable(exec, vertices.data(), function, "vertices"))
+    detail::check_vertices_below(vertices, rows.cols, function, "vertices");
   return detail::dispatch(
       exec, function, [&] { return reference::with_self_loops(rows, row_of, vertices); },
-      [&] { return cpu::with_self_loops(rows, row_of, vertices); });
+      [&] { return cpu::with_self_loops(rows, row_of, vertices); },
+      [&] { return cuda::with_self_loops(exec, rows, row_of, vertices); });
 }
 
 csr_matrix spread_to_segment_starts(const executor& exec, csr_view per_segment,

@@ -94,7 +94,8 @@ loss_result binary_cross_entropy(const executor& exec, std::span<const float> sc
   if (!grad.empty()) detail::check_disjoint(scores, grad, function, "scores", "grad");
   return detail::dispatch(
       exec, function, [&] { return reference::binary_cross_entropy(scores, labels, grad); },
-      [&] { return cpu::binary_cross_entropy(scores, labels, grad); });
+      [&] { return cpu::binary_cross_entropy(scores, labels, grad); },
+      [&] { return cuda::binary_cross_entropy(exec, scores, labels, grad); });
 }
 
 }  // namespace bulkgnn::kernels

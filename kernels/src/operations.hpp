@@ -55,6 +55,8 @@
 // and the device reads it through UVA.
 #define BULKGNN_SAMPLING_KERNELS(KERNEL) \
   KERNEL([[nodiscard]] csr_matrix, sample_rows, (csr_view a, std::span<const vertex_t> rows, const row_streams& streams, const row_sampling_options& options)) \
+  KERNEL([[nodiscard]] csr_matrix, sample_rows_with_shared_variates, (csr_view a, std::span<const vertex_t> rows, const row_streams& streams, std::int64_t fanout)) \
+  KERNEL([[nodiscard]] csr_matrix, sample_rows_with_importance, (csr_view a, const segmented_vertices& rows, const row_streams& streams, std::int64_t fanout, std::int64_t iterations)) \
   KERNEL([[nodiscard]] csr_matrix, extract_blocks, (csr_view a, const segmented_vertices& rows, const segmented_vertices& cols, std::span<const float> column_scale, bool add_self_loops)) \
   KERNEL([[nodiscard]] csr_matrix, columns_as_vertices, (csr_view blocks, std::span<const std::int64_t> row_offsets, const segmented_vertices& sources, std::int64_t num_vertices)) \
   KERNEL([[nodiscard]] buffer<float>, lookup_entries, (csr_view a, std::span<const vertex_t> rows, const segmented_vertices& cols))
@@ -68,6 +70,7 @@
   KERNEL([[nodiscard]] csr_matrix, frontier_selection, (const segmented_vertices& frontier, std::span<const vertex_t> distinct, csr_view rows, std::span<const vertex_t> row_of, std::int64_t num_vertices)) \
   KERNEL([[nodiscard]] csr_matrix, rename_columns, (csr_view m, std::span<const vertex_t> sorted_keys, std::span<const vertex_t> mapped, std::int64_t cols)) \
   KERNEL([[nodiscard]] csr_matrix, spread_to_segment_starts, (csr_view per_segment, std::span<const std::int64_t> offsets)) \
+  KERNEL([[nodiscard]] csr_matrix, with_self_loops, (csr_view rows, std::span<const vertex_t> row_of, std::span<const vertex_t> vertices)) \
   KERNEL(void, invert_probabilities, (std::span<float> values))
 
 // The train step's dense operations (gemm.hpp, activation.hpp, bias.hpp,
@@ -82,34 +85,30 @@
   KERNEL(void, column_sums, (dense_view<const float> m, std::span<float> sums)) \
   KERNEL(void, fill, (std::span<float> x, float value)) \
   KERNEL(void, scale, (std::span<float> x, float factor)) \
+  KERNEL(void, multiply, (std::span<const float> a, std::span<const float> b, std::span<float> out)) \
   KERNEL([[nodiscard]] loss_result, softmax_cross_entropy, (dense_view<const float> logits, std::span<const std::int32_t> labels, dense_view<float> grad)) \
   KERNEL([[nodiscard]] std::int64_t, count_correct, (dense_view<const float> logits, std::span<const std::int32_t> labels)) \
+  KERNEL([[nodiscard]] loss_result, binary_cross_entropy, (std::span<const float> scores, std::span<const float> labels, std::span<float> grad)) \
   KERNEL(void, adam_step, (const rules::adam_constants& constants, std::span<float> parameters, std::span<const float> gradients, std::span<float> m, std::span<float> v))
 
-// What only the host back ends implement: LABOR-0's and LABOR-i's draws,
-// leaving a link minibatch's edges out of its blocks, link scoring's
-// entrywise product and binary cross-entropy, node2vec's walks, the cpu's
-// two-pass draws, the host form of relabelling (cuda's takes a
-// relabel_method), the frontier from degrees, and normalize.hpp's operations
-// (no CUDA kernel yet: the front door says so by name). `ids` of
+// What only the host back ends implement: leaving a link minibatch's edges
+// out of its blocks, node2vec's walks, the cpu's two-pass draws, the host
+// form of relabelling (cuda's takes a relabel_method), the frontier from
+// degrees, and normalize.hpp's operations (no CUDA kernel yet: the front door
+// says so by name). `ids` of
 // shift_and_divide_rows: the vertex of each row, or nullptr for row i =
 // vertex i.
 #define BULKGNN_HOST_ONLY_KERNELS(KERNEL) \
-  KERNEL([[nodiscard]] csr_matrix, sample_rows_with_shared_variates, (csr_view a, std::span<const vertex_t> rows, const row_streams& streams, std::int64_t fanout)) \
-  KERNEL([[nodiscard]] csr_matrix, sample_rows_with_importance, (csr_view a, const segmented_vertices& rows, const row_streams& streams, std::int64_t fanout, std::int64_t iterations)) \
   KERNEL([[nodiscard]] std::vector<keyed_entry>, smallest_keyed_entries, (csr_view a, std::span<const vertex_t> rows, std::span<const std::int64_t> first_position, const row_streams& streams, std::int64_t fanout)) \
   KERNEL([[nodiscard]] csr_matrix, take_smallest_keys, (std::span<const keyed_entry> candidates, std::int64_t rows, std::int64_t cols, std::int64_t fanout)) \
   KERNEL([[nodiscard]] relabelled_blocks, relabel_by_segment, (const segmented_vertices& destinations, csr_view sampled)) \
   KERNEL([[nodiscard]] csr_matrix, drop_excluded_edges, (csr_view drawn, const segmented_vertices& frontier, const excluded_edges& excluded)) \
   KERNEL([[nodiscard]] csr_matrix, frontier_selection, (const segmented_vertices& frontier, std::span<const vertex_t> distinct, std::span<const edge_t> degrees, std::int64_t num_vertices)) \
-  KERNEL([[nodiscard]] csr_matrix, with_self_loops, (csr_view rows, std::span<const vertex_t> row_of, std::span<const vertex_t> vertices)) \
   KERNEL([[nodiscard]] csr_matrix, columns_in_range, (csr_view m, vertex_t first, vertex_t last)) \
   KERNEL(float, minimum, (std::span<const float> x)) \
   KERNEL(void, shifted_row_sums, (dense_view<const float> x, float shift, std::span<double> sums)) \
-  KERNEL(void, multiply, (std::span<const float> a, std::span<const float> b, std::span<float> out)) \
   KERNEL(void, node2vec_walks, (csr_view graph, std::span<const vertex_t> starts, const node2vec_options& options, std::span<vertex_t> out)) \
   KERNEL([[nodiscard]] loss_result, weighted_softmax_cross_entropy, (dense_view<const float> logits, std::span<const std::int32_t> labels, std::span<const float> row_weights, dense_view<float> grad)) \
-  KERNEL([[nodiscard]] loss_result, binary_cross_entropy, (std::span<const float> scores, std::span<const float> labels, std::span<float> grad)) \
   KERNEL(void, shift_and_divide_rows, (dense_view<float> rows, float shift, std::span<const float> divisors, const vertex_t* ids))
 
 // clang-format on

@@ -77,7 +77,11 @@ csr_matrix sample_rows_with_shared_variates(const executor& exec, csr_view a,
                                             const row_streams& streams, std::int64_t fanout) {
   constexpr std::string_view function = "sample_rows_with_shared_variates";
   detail::check_csr_sizes(exec, a, function, "a");
-  detail::check_vertices_below(rows, a.rows, function, "rows");
+  // Rows the host cannot read are checked by the kernel.
+  if (detail::span_reachable(exec, rows.data(), function, "rows"))
+    detail::check_vertices_below(rows, a.rows, function, "rows");
+  (void)detail::span_reachable(exec, streams.minibatch_of_row.data(), function,
+                               "streams.minibatch_of_row");
   BULKGNN_EXPECTS(streams.minibatch_of_row.size() == rows.size(),
                   "{}: streams.minibatch_of_row has {} entries but rows has {}", function,
                   streams.minibatch_of_row.size(), rows.size());
@@ -85,7 +89,8 @@ csr_matrix sample_rows_with_shared_variates(const executor& exec, csr_view a,
   return detail::dispatch(
       exec, function,
       [&] { return reference::sample_rows_with_shared_variates(a, rows, streams, fanout); },
-      [&] { return cpu::sample_rows_with_shared_variates(a, rows, streams, fanout); });
+      [&] { return cpu::sample_rows_with_shared_variates(a, rows, streams, fanout); },
+      [&] { return cuda::sample_rows_with_shared_variates(exec, a, rows, streams, fanout); });
 }
 
 csr_matrix sample_rows_with_importance(const executor& exec, csr_view a,
@@ -94,7 +99,10 @@ csr_matrix sample_rows_with_importance(const executor& exec, csr_view a,
   constexpr std::string_view function = "sample_rows_with_importance";
   detail::check_csr_sizes(exec, a, function, "a");
   detail::check_segments(exec, rows, function, "rows");
-  detail::check_vertices_below(rows.vertices, a.rows, function, "rows");
+  if (detail::span_reachable(exec, rows.vertices.data(), function, "rows.vertices"))
+    detail::check_vertices_below(rows.vertices, a.rows, function, "rows");
+  (void)detail::span_reachable(exec, streams.minibatch_of_row.data(), function,
+                               "streams.minibatch_of_row");
   BULKGNN_EXPECTS(streams.minibatch_of_row.size() == rows.vertices.size(),
                   "{}: streams.minibatch_of_row has {} entries but rows has {}", function,
                   streams.minibatch_of_row.size(), rows.vertices.size());
@@ -105,7 +113,10 @@ csr_matrix sample_rows_with_importance(const executor& exec, csr_view a,
   return detail::dispatch(
       exec, function,
       [&] { return reference::sample_rows_with_importance(a, rows, streams, fanout, iterations); },
-      [&] { return cpu::sample_rows_with_importance(a, rows, streams, fanout, iterations); });
+      [&] { return cpu::sample_rows_with_importance(a, rows, streams, fanout, iterations); },
+      [&] {
+        return cuda::sample_rows_with_importance(exec, a, rows, streams, fanout, iterations);
+      });
 }
 
 std::vector<keyed_entry> smallest_keyed_entries(const executor& exec, csr_view a,

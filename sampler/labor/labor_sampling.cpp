@@ -72,7 +72,7 @@ class labor_importance_sampling final : public shared_variates_sampling {
   csr_matrix draw(const gathered_rows& rows, const segmented_vertices& frontier,
                   const kernels::row_streams& streams, std::int64_t fanout) override {
     segmented_vertices positions;
-    positions.vertices.assign(rows.row_of.begin(), rows.row_of.end());
+    positions.vertices = copy_to(rows.row_of, context().exec.memory());
     positions.offsets = frontier.offsets;
     return kernels::sample_rows_with_importance(
         context().exec, rows.rows, positions, streams, fanout,
@@ -99,7 +99,6 @@ sampler_entry labor_entry() {
               "vertices than sage)",
           .fanout = fanout_unit::per_destination,
           .layer = "sage",
-          .host_only = true,
           .check = check_labor_options,
           .make = make_sampling<labor_sampling>};
 }
@@ -113,7 +112,6 @@ sampler_entry labor_importance_entry() {
               "weighted blocks",
           .fanout = fanout_unit::per_destination,
           .layer = "graph-conv",
-          .host_only = true,
           .parameters = {{.name = "importance_iterations",
                           .help = "fixed-point steps of the importance probabilities (LABOR-i); "
                                   "-1: until the expected vertex count stops falling (LABOR-*)",

@@ -473,14 +473,11 @@ const sampler_entry& register_sampler_program(const sampler_program& program) {
   added.summary = program.summary.empty()
                       ? fmt::format("sampler program ({} steps per hop)", program.hop.size())
                       : program.summary;
-  added.entry = {
-      .name = added.program.name,
-      .summary = added.summary,
-      .fanout = added.program.fanout(),
-      .layer = added.program.layer,
-      // LABOR-0's draw has no CUDA kernel yet.
-      .host_only = std::ranges::any_of(added.program.hop, &program_step::shared_variates),
-      .make = make_program};
+  added.entry = {.name = added.program.name,
+                 .summary = added.summary,
+                 .fanout = added.program.fanout(),
+                 .layer = added.program.layer,
+                 .make = make_program};
   return added.entry;
 }
 

@@ -169,8 +169,6 @@ sampler_entry random_walk_entry() {
               "--walk-length steps from each frontier vertex, visit counts as weights",
           .fanout = fanout_unit::per_destination,
           .layer = "sage",
-          // A step reads rows with their self loops (with_self_loops, host only).
-          .host_only = true,
           .parameters = {{.name = "walk_length",
                           .help = "steps of each walk",
                           .default_value = 2,

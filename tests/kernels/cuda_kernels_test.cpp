@@ -20,6 +20,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace bulkgnn::kernels {
@@ -99,6 +100,131 @@ TEST_F(CudaKernels, SampleRowsRefusesPageableHostRowsAndOutOfRangeRows) {
   EXPECT_THROW((void)sample_rows(gpu(), device_a.view(), bad_rows, {.minibatch_of_row = minibatch},
                                  {.fanout = 2}),
                option_error);
+}
+
+// LABOR-0's draw decides per entry on the GPU, per row on the host: the
+// same entries, in stored order, from a device or a pinned graph, with
+// rows longer and shorter than the fanout and empty ones.
+TEST_F(CudaKernels, SharedVariateDrawsTakeWhatTheCpuTakes) {
+  std::mt19937_64 gen(6);
+  const auto a =
+      testing::random_csr(gen, {.rows = 900, .cols = 600, .mean_degree = 40, .empty_rows = 0.1});
+  std::uniform_int_distribution<vertex_t> row(0, static_cast<vertex_t>(a.rows - 1));
+  std::vector<vertex_t> rows(1500);
+  std::vector<std::uint32_t> minibatch(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows[i] = row(gen);
+    minibatch[i] = static_cast<std::uint32_t>(i / 300);
+  }
+  const row_streams host_streams{.seed = 4, .epoch = 2, .layer = 1, .minibatch_of_row = minibatch};
+  const auto device_rows = copy_to(std::span<const vertex_t>(rows), device());
+  const auto device_minibatch = copy_to(std::span<const std::uint32_t>(minibatch), device());
+  const row_streams device_streams{
+      .seed = 4, .epoch = 2, .layer = 1, .minibatch_of_row = device_minibatch};
+  const auto device_a = copy_to(a.view(), device());
+  const auto pinned_a = copy_to(a.view(), pinned());
+  for (const std::int64_t fanout : {1, 7, 40, 1000}) {
+    SCOPED_TRACE(::testing::Message() << "fanout " << fanout);
+    const auto expected =
+        sample_rows_with_shared_variates(cpu_exec, a.view(), rows, host_streams, fanout);
+    const auto from_device = sample_rows_with_shared_variates(gpu(), device_a.view(), device_rows,
+                                                              device_streams, fanout);
+    EXPECT_EQ(from_device.space(), memory_space::device);
+    expect_identical(expected, copy_to_host(from_device));
+    expect_identical(expected, copy_to_host(sample_rows_with_shared_variates(
+                                   gpu(), pinned_a.view(), device_rows, device_streams, fanout)));
+  }
+  const std::vector<vertex_t> no_rows;
+  const std::vector<std::uint32_t> no_minibatches;
+  const auto device_no_rows = copy_to(std::span<const vertex_t>(no_rows), device());
+  const auto device_no_minibatches =
+      copy_to(std::span<const std::uint32_t>(no_minibatches), device());
+  expect_identical(
+      sample_rows_with_shared_variates(cpu_exec, a.view(), no_rows,
+                                       {.minibatch_of_row = no_minibatches}, 3),
+      copy_to_host(sample_rows_with_shared_variates(
+          gpu(), device_a.view(), device_no_rows, {.minibatch_of_row = device_no_minibatches}, 3)));
+  const auto bad_rows = copy_to(std::span<const vertex_t>(std::vector<vertex_t>{1, 900}), device());
+  const auto two =
+      copy_to(std::span<const std::uint32_t>(std::vector<std::uint32_t>{0, 0}), device());
+  EXPECT_THROW((void)sample_rows_with_shared_variates(gpu(), device_a.view(), bad_rows,
+                                                      {.minibatch_of_row = two}, 3),
+               option_error);
+}
+
+// Frontier rows in minibatches of random sizes (some empty), as LABOR-i's
+// draw takes them, and each row's minibatch.
+std::pair<segmented_vertices, std::vector<std::uint32_t>> labor_segments(std::mt19937_64& gen,
+                                                                         std::int64_t num_rows,
+                                                                         int segments) {
+  std::uniform_int_distribution<vertex_t> row(0, static_cast<vertex_t>(num_rows - 1));
+  std::uniform_int_distribution<int> size(0, 60);
+  segmented_vertices rows;
+  std::vector<std::uint32_t> minibatch;
+  for (int m = 0; m < segments; ++m) {
+    std::vector<vertex_t> segment(static_cast<std::size_t>(m == 1 ? 0 : size(gen)));
+    for (auto& v : segment) v = row(gen);
+    rows.push_segment(segment);
+    minibatch.insert(minibatch.end(), segment.size(), static_cast<std::uint32_t>(m));
+  }
+  return {std::move(rows), std::move(minibatch)};
+}
+
+// LABOR-i's steps run per minibatch on the GPU, each converging on its own:
+// the CPU's kept entries and weights, bit for bit, for every count of steps.
+TEST_F(CudaKernels, ImportanceDrawsGiveTheCpusEntriesAndWeights) {
+  std::mt19937_64 gen(8);
+  for (int round = 0; round < 3; ++round) {
+    const auto a = testing::random_csr(
+        gen,
+        {.rows = 200 + 100 * round, .cols = 300, .mean_degree = 8 + 12 * round, .empty_rows = 0.2});
+    const auto [rows, minibatch] = labor_segments(gen, a.rows, 6);
+    const row_streams host_streams{.seed = static_cast<std::uint32_t>(round),
+                                   .epoch = 3,
+                                   .layer = 1,
+                                   .minibatch_of_row = minibatch};
+    const auto device_rows = on_gpu(rows);
+    const auto device_minibatch = copy_to(std::span<const std::uint32_t>(minibatch), device());
+    const row_streams device_streams{.seed = static_cast<std::uint32_t>(round),
+                                     .epoch = 3,
+                                     .layer = 1,
+                                     .minibatch_of_row = device_minibatch};
+    const auto device_a = copy_to(a.view(), round == 2 ? pinned() : device());
+    for (const std::int64_t fanout : {1, 4, 30})
+      for (const std::int64_t iterations : {0, 1, 3, -1}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "round " << round << " fanout " << fanout << " iterations " << iterations);
+        expect_identical(
+            sample_rows_with_importance(cpu_exec, a.view(), rows, host_streams, fanout, iterations),
+            copy_to_host(sample_rows_with_importance(gpu(), device_a.view(), device_rows,
+                                                     device_streams, fanout, iterations)));
+      }
+  }
+}
+
+// A random walk's step reads rows with their self loops: the loop appended
+// where a row lacks it, as the host appends it.
+TEST_F(CudaKernels, WithSelfLoopsAppendsTheLoopsTheCpuAppends) {
+  std::mt19937_64 gen(7);
+  const auto a =
+      testing::random_csr(gen, {.rows = 300, .cols = 300, .mean_degree = 12, .empty_rows = 0.1});
+  std::uniform_int_distribution<vertex_t> vertex(0, 299);
+  std::vector<vertex_t> row_of(800);
+  std::vector<vertex_t> vertices(800);
+  for (std::size_t i = 0; i < row_of.size(); ++i) {
+    row_of[i] = vertex(gen);
+    // Half the rows are asked for a column they may already hold.
+    vertices[i] = i % 2 == 0 ? row_of[i] : vertex(gen);
+  }
+  const auto expected = with_self_loops(cpu_exec, a.view(), row_of, vertices);
+  const auto device_row_of = copy_to(std::span<const vertex_t>(row_of), device());
+  const auto device_vertices = copy_to(std::span<const vertex_t>(vertices), device());
+  for (const auto& placed : {copy_to(a.view(), device()), copy_to(a.view(), pinned())})
+    expect_identical(expected, copy_to_host(with_self_loops(gpu(), placed.view(), device_row_of,
+                                                            device_vertices)));
+  const auto bad = copy_to(std::span<const vertex_t>(std::vector<vertex_t>{0, 300}), device());
+  const auto device_a = copy_to(a.view(), device());
+  EXPECT_THROW((void)with_self_loops(gpu(), device_a.view(), bad, bad), option_error);
 }
 
 TEST_F(CudaKernels, RelabelNumbersSourcesAsTheCpuDoes) {

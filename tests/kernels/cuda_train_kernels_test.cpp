@@ -1,6 +1,7 @@
 // The train step's dense kernels on the CUDA back end against the cpu back
 // end, bit for bit (label gpu): GEMM, ReLU + dropout, bias, fill and scale,
-// softmax cross-entropy (portable exp and log) and Adam.
+// softmax cross-entropy (portable exp and log), link scoring's product and
+// logistic loss, and Adam.
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/kernels/activation.hpp"
 #include "bulkgnn/kernels/bias.hpp"
@@ -295,6 +296,53 @@ TEST_F(CudaTrainKernels, SoftmaxCrossEntropyNamesTheRowOfALabelOutOfRange) {
     FAIL() << "a label outside [0, 3) was accepted";
   } catch (const error& e) {
     EXPECT_NE(std::string(e.what()).find("row 5 has label 3"), std::string::npos) << e.what();
+  }
+}
+
+// Link scoring's kernels: the entrywise product and the logistic loss over
+// scores that reach both tails, with labels 0, 1 and in between.
+TEST_F(CudaTrainKernels, MultiplyAndBinaryCrossEntropyGiveTheCpusBits) {
+  std::mt19937_64 gen(26);
+  const auto a = with_special_values(gen, 300, 31);
+  const auto b = random_dense(gen, 300, 31);
+  dense_matrix expected_product(300, 31);
+  multiply(cpu_exec, a.view(), b.view(), expected_product.view());
+  auto a_there = on_gpu(a);
+  auto b_there = on_gpu(b);
+  auto product = on_gpu(expected_product);
+  multiply(gpu(), a_there.view(), b_there.view(), product.view());
+  EXPECT_TRUE(same_bits(expected_product.data, product.to_host()));
+
+  const auto scores = random_dense(gen, 5000, 1, -40.0f, 40.0f);
+  std::vector<float> labels(5000);
+  std::uniform_real_distribution<float> fraction(0.0f, 1.0f);
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    labels[i] = i % 3 == 0 ? 1.0f : i % 3 == 1 ? 0.0f : fraction(gen);
+  std::vector<float> expected_grad(5000);
+  const auto expected = binary_cross_entropy(cpu_exec, scores.data, labels, expected_grad);
+  const auto scores_there = on_gpu(scores.data);
+  const auto labels_there = on_gpu(labels);
+  auto grad = on_gpu(std::vector<float>(5000));
+  const auto actual =
+      binary_cross_entropy(gpu(), std::span<const float>(scores_there),
+                           std::span<const float>(labels_there), std::span<float>(grad));
+  EXPECT_EQ(actual.loss, expected.loss);
+  EXPECT_EQ(actual.correct, expected.correct);
+  EXPECT_EQ(actual.count, expected.count);
+  const auto grad_back = copy_to_host(grad);
+  EXPECT_TRUE(same_bits(expected_grad, std::vector<float>(grad_back.begin(), grad_back.end())));
+}
+
+TEST_F(CudaTrainKernels, BinaryCrossEntropyNamesALabelOutsideZeroToOne) {
+  const auto scores = on_gpu(std::vector<float>(6, 0.5f));
+  const auto labels = on_gpu(std::vector<float>{0, 1, 0.5f, 1, 2, -1});
+  try {
+    (void)binary_cross_entropy(gpu(), std::span<const float>(scores),
+                               std::span<const float>(labels), {});
+    FAIL() << "a label outside [0, 1] was accepted";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find("at index 4 is outside [0, 1]"), std::string::npos)
+        << e.what();
   }
 }
 

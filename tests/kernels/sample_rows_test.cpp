@@ -340,7 +340,7 @@ TEST(SampleRowsWithImportance, ARowsScaleMakesItsExpectedCountTheFanout) {
     std::vector<double> row(static_cast<std::size_t>(2 + round % 40));
     for (auto& p : row) p = importance(gen);
     for (std::int64_t fanout = 1; fanout < std::ssize(row); ++fanout) {
-      const double c = rules::labor_row_scale(row, fanout);
+      const double c = rules::labor_row_scale(row, row.size(), fanout);
       double expected = 0;
       for (const double p : row) expected += std::min(1.0, c * p);
       EXPECT_NEAR(expected, static_cast<double>(fanout), 1e-9 * static_cast<double>(fanout))

@@ -136,7 +136,7 @@ TEST_P(EveryKind, BlocksAreWellFormedAndDestinationsComeFirst) {
   }
 }
 
-// A sampler whose entry says host_only (LABOR, random walks) is refused on a
+// A sampler whose entry says host_only (PinSAGE, the subgraph samplers) is refused on a
 // GPU executor by name before it is made; the others are made there.
 TEST(SamplerTable, HostOnlySamplersRefuseAGpuExecutorByName) {
   const auto g = random_graph(50, 9);
@@ -156,7 +156,7 @@ TEST(SamplerTable, HostOnlySamplersRefuseAGpuExecutorByName) {
       EXPECT_NE(what.find(std::string(entry.name)), std::string::npos) << what;
     }
   }
-  EXPECT_GE(host_only, 2u) << "labor and random-walk are host only";
+  EXPECT_GE(host_only, 2u) << "pinsage and shadow are host only";
 }
 
 TEST(NodeWiseSampler, DrawsMinOfFanoutAndDegreeNeighboursPerDestination) {

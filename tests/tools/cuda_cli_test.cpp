@@ -111,6 +111,34 @@ TEST_F(CudaSample, FastgcnDigestsEqualTheCpus) {
   }
 }
 
+// LABOR-0, LABOR-i/* and random walks draw on the GPU what they draw on the
+// CPU.
+TEST_F(CudaSample, LaborAndRandomWalkDigestsEqualTheCpus) {
+  const std::string data = data_dir();
+  for (const std::string& run :
+       {data + "/cora --sampler labor --fanouts 10,5 --epochs 2",
+        data + "/facebook --sampler labor --fanouts 15,10,5 --bulk 5",
+        data + "/facebook --sampler labor-star --fanouts 10,5",
+        data + "/cora --sampler labor-star --fanouts 5,5 --importance-iterations 2 --bulk 3",
+        data + "/cora --sampler random-walk --fanouts 4,3 --walk-length 3",
+        data + "/cora --sampler random-walk --fanouts 10,5 --bulk 3"}) {
+    expect_the_cpus_digest_in_both_placements(run);
+  }
+}
+
+// Samplers written as programs run on the GPU with the CPU's draws.
+TEST_F(CudaSample, SamplerProgramDigestsEqualTheCpus) {
+  const std::string data = data_dir();
+  const std::string examples = std::string(BULKGNN_PROGRAM_EXAMPLES) + "/";
+  for (const std::string& run :
+       {data + "/cora --sampler-program " + examples + "sage.json --fanouts 10,5",
+        data + "/cora --sampler-program " + examples + "labor.json --fanouts 10,5 --bulk 3",
+        data + "/cora --sampler-program " + examples + "ladies.json --fanouts 512,512",
+        data + "/cora --sampler-program " + examples + "frontier-count.json --fanouts 64,64"}) {
+    expect_the_cpus_digest_in_both_placements(run);
+  }
+}
+
 namespace train {
 
 // The per-epoch losses and accuracies, and the final record, of a train
@@ -144,6 +172,36 @@ TEST_F(CudaTrain, TheGpuTrainsTheCpusModelOnRealData) {
     EXPECT_EQ(trajectory_of(run + " --device cuda --gemm exact", metrics.string()), cpu) << run;
     EXPECT_EQ(trajectory_of(run + " --device cuda --sample-on cuda --gemm exact", metrics.string()),
               cpu)
+        << run;
+  }
+  std::filesystem::remove(metrics);
+}
+
+// Link prediction trains its model and head on the GPU, fed by the host's
+// sampler: with exact GEMMs, the CPU's losses, Hits@K and MRRs in every
+// epoch, for the dot and the MLP head.
+TEST_F(CudaTrain, LinkPredictionTrainsTheCpusModelOnTheGpu) {
+  const std::string data = data_dir();
+  const auto metrics = std::filesystem::temp_directory_path() /
+                       ("bulkgnn-cuda-link-" + std::to_string(::getpid()) + ".json");
+  const auto link_trajectory_of = [&](const std::string& arguments) {
+    const auto result = run_command(std::string(BULKGNN_CLI) + " train " + arguments +
+                                    " --quiet --metrics-out " + metrics.string());
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    std::ifstream in(metrics);
+    const auto json = nlohmann::json::parse(in);
+    nlohmann::json trajectory = nlohmann::json::array();
+    for (const auto& e : json.at("epochs"))
+      trajectory.push_back({e.at("loss"), e.at("train_acc"), e.at("valid_hits@50"),
+                            e.at("valid_mrr"), e.at("test_hits@50"), e.at("test_mrr")});
+    trajectory.push_back(json.at("final"));
+    return trajectory.dump();
+  };
+  for (const std::string& run :
+       {data + "/cora --task link --fanouts 10,5 --epochs 2",
+        data + "/cora --task link --link-head mlp --fanouts 5,5 --epochs 2 --neg-mode triplet"}) {
+    EXPECT_EQ(link_trajectory_of(run + " --device cuda --gemm exact"),
+              link_trajectory_of(run + " --device cpu"))
         << run;
   }
   std::filesystem::remove(metrics);

@@ -61,14 +61,14 @@ void evaluator::evaluate(epoch_record& r, gnn_model& model, const minibatch_sour
     if (!full_block_)
       full_block_ = full_graph_block(
           exec, sources.device_graph.rows > 0 ? sources.device_graph : ds_.graph, config_.kind);
-    const auto logits =
-        predict_full_graph(model, *full_block_,
-                           config_.embedding_rows > 0         ? model.embedding()
-                           : sources.device_features.rows > 0 ? sources.device_features
-                                                              : features_for(exec));
+    const auto logits = predict_full_graph(model, *full_block_,
+                                           config_.embedding_rows > 0 ? model.embedding()
+                                           : sources.device_features.rows > 0
+                                               ? sources.device_features
+                                               : features_.view(exec, ds_.features, normalizer_));
     r.valid_acc = accuracy_of(exec, logits.view(), valid_);
     r.test_acc = accuracy_of(exec, logits.view(), test_);
-    normalized_features_.reset();
+    features_.release_host_copy();
   } else {
     r.valid_acc = sampled_accuracy(model, sources, split_.valid, valid_epoch_base + r.epoch);
     r.test_acc = sampled_accuracy(model, sources, split_.test, test_epoch_base + r.epoch);
@@ -97,19 +97,6 @@ std::optional<double> evaluator::share_accuracy(const executor& exec,
       static_cast<double>(rows.size())};
   ranks.all_reduce(std::span<double>(counts));
   return counts[0] / counts[1];
-}
-
-dense_view<const float> evaluator::features_for(const executor& exec) {
-  if (placed_features_) return placed_features_->view();
-  dense_view<const float> host = ds_.features;
-  if (normalizer_ != nullptr) {
-    normalized_features_ = normalized_copy(ds_.features, *normalizer_);
-    host = normalized_features_->view();
-  }
-  if (!needs_placing(exec, host.space)) return host;
-  placed_features_.emplace(exec, host);
-  normalized_features_.reset();
-  return placed_features_->view();
 }
 
 std::optional<double> evaluator::sampled_accuracy(gnn_model& model,

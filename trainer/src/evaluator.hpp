@@ -35,10 +35,6 @@ class evaluator {
                                                      dense_view<const float> share_logits,
                                                      std::span<const vertex_t> vertices,
                                                      std::span<const std::int32_t> labels) const;
-  // Every (normalised) feature row where the model reads it. A copy in
-  // device memory stays for later evaluations; a normalised host copy lives
-  // for one (evaluate() drops it), as it would only add to the epochs' peak.
-  dense_view<const float> features_for(const executor& exec);
   // Every valid/test vertex, whatever --max-minibatches limits training to.
   std::optional<double> sampled_accuracy(gnn_model& model, const minibatch_sources& sources,
                                          std::span<const vertex_t> vertices,
@@ -55,10 +51,7 @@ class evaluator {
   const loader::row_normalizer* normalizer_;
   std::optional<aggregation_block> full_block_;
   evaluation_plan plan_;
-  // Every (normalised) feature row where the model reads it, kept across
-  // evaluations when that took a copy.
-  std::optional<matrix> normalized_features_;
-  std::optional<placed_matrix> placed_features_;
+  detail::evaluation_features features_;
   std::optional<inference_pieces> pieces_;  // built at the first evaluation in pieces
   loader::minibatch_source* eval_source_ = nullptr;
 };

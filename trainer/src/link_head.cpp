@@ -6,6 +6,7 @@
 #include "bulkgnn/kernels/bias.hpp"
 #include "bulkgnn/kernels/elementwise.hpp"
 #include "bulkgnn/kernels/spmm.hpp"
+#include "bulkgnn/trainer/placement.hpp"
 
 #include <fmt/format.h>
 
@@ -134,8 +135,11 @@ std::span<const float> link_head::forward(dense_view<const float> z, node_pairs 
   const auto count = pairs.size();
   source_rows_.reshape(count, width_);
   target_rows_.reshape(count, width_);
-  kernels::gather_dense_rows(exec_, z, pairs.source, source_rows_.view());
-  kernels::gather_dense_rows(exec_, z, pairs.target, target_rows_.view());
+  // A device executor's copies: its stream frees them after the gathers.
+  const placed<vertex_t> sources(exec_, pairs.source, memory_space::host);
+  const placed<vertex_t> targets(exec_, pairs.target, memory_space::host);
+  kernels::gather_dense_rows(exec_, z, sources.span(), source_rows_.view());
+  kernels::gather_dense_rows(exec_, z, targets.span(), target_rows_.view());
   product_.reshape(count, width_);
   kernels::multiply(exec_, source_rows_.view(), target_rows_.view(), product_.view());
   scores_.reshape(count, 1);
@@ -183,7 +187,8 @@ dense_view<const float> link_head::backward(std::span<const float> grad_scores) 
                     row_range(grad_rows_.view(), 0, count));
   kernels::multiply(exec_, grad_product_.view(), source_rows_.view(),
                     row_range(grad_rows_.view(), count, count));
-  const auto incidence = incidence_of(pairs_, z_.rows);
+  auto incidence = incidence_of(pairs_, z_.rows);
+  if (needs_placing(exec_, memory_space::host)) incidence = copy_for(exec_, incidence.view());
   grad_z_.reshape(z_.rows, width_);
   kernels::spmm(exec_, incidence.view(), grad_rows_.view(), grad_z_.view());
   return grad_z_.view();

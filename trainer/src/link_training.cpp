@@ -7,6 +7,7 @@
 #include "bulkgnn/kernels/loss.hpp"
 #include "bulkgnn/trainer/layers.hpp"
 #include "bulkgnn/trainer/link_metrics.hpp"
+#include "bulkgnn/trainer/placement.hpp"
 #include "run_checkpointer.hpp"
 #include "run_support.hpp"
 
@@ -56,23 +57,22 @@ labelled_pairs pairs_of(const sampler::link_seeds& seeds) {
   return pairs;
 }
 
-// The scores of pairs of rows of z: target i against source i / per (per
-// = 1: pairs given one by one; per = K: each source's K ranking targets),
-// in chunks whose sources are built as they are scored, so that the
-// ranking pairs are never copied (ogbl-citation2's 1000 targets per
+// The scores of pairs of rows of z, on the host: target i against source
+// i / per (per = 1: pairs given one by one; per = K: each source's K ranking
+// targets), in chunks whose sources are built as they are scored, so that
+// the ranking pairs are never copied (ogbl-citation2's 1000 targets per
 // positive make them a gigabyte).
 std::vector<float> scores_of(link_head& head, dense_view<const float> z,
                              std::span<const vertex_t> sources, std::span<const vertex_t> targets,
                              std::size_t per = 1) {
-  std::vector<float> scores;
-  scores.reserve(targets.size());
+  std::vector<float> scores(targets.size());
   std::vector<vertex_t> chunk_sources;
   for (std::size_t first = 0; first < targets.size(); first += scoring_chunk) {
     const auto size = std::min(static_cast<std::size_t>(scoring_chunk), targets.size() - first);
     chunk_sources.resize(size);
     for (std::size_t i = 0; i < size; ++i) chunk_sources[i] = sources[(first + i) / per];
     const auto chunk = head.forward(z, {chunk_sources, targets.subspan(first, size)});
-    scores.insert(scores.end(), chunk.begin(), chunk.end());
+    head.exec().memory().copy(scores.data() + first, chunk.data(), chunk.size_bytes());
   }
   return scores;
 }
@@ -229,7 +229,7 @@ class link_run {
     const epoch_measurement measurement(state_.model, sources_.sampler);
     auto& stream = sources_.train;
     stream.start_epoch({}, epoch);
-    std::vector<float> grad;
+    matrix grad(0, 0, state_.model.exec().memory());
     auto r = detail::train_minibatches(
         stream, state_, options_, epoch,
         [&](const loader::ready_minibatch& mb) -> std::optional<detail::step_result> {
@@ -257,38 +257,39 @@ class link_run {
   // Forward, loss and backward of one (slice of a) minibatch with pairs to
   // score; the gradients are left for the optimiser step.
   detail::step_result train_step(const loader::ready_minibatch& mb, std::uint32_t epoch,
-                                 std::vector<float>& grad) {
+                                 matrix& grad) {
     const executor& exec = state_.model.exec();
-    const detail::placed_minibatch placed(exec, mb, config_.kind, true);
+    const detail::placed_minibatch on_model(exec, mb, config_.kind, true);
     const kernels::dropout_key dropout{options_.sampling.seed, epoch,
                                        static_cast<std::uint32_t>(mb.batch.index),
-                                       placed.row_ids.span()};
-    const auto z = detail::forward_placed(state_.model, placed, dropout);
+                                       on_model.row_ids.span()};
+    const auto z = detail::forward_placed(state_.model, on_model, dropout);
     const auto pairs = pairs_of(*mb.link);
     const auto scores = state_.head->forward(z, {pairs.source, pairs.target});
-    grad.resize(scores.size());
-    const auto loss = kernels::binary_cross_entropy(exec, scores, pairs.label, grad);
+    const placed<float> labels(exec, pairs.label, memory_space::host);
+    grad.reshape(static_cast<std::int64_t>(scores.size()), 1);
+    const auto loss = kernels::binary_cross_entropy(exec, scores, labels.span(), grad.data());
     if (!std::isfinite(loss.loss))
       throw error(
           fmt::format("epoch {}, minibatch {}: the loss is {} (diverged; lower adam_options.lr)",
                       epoch, mb.batch.index, loss.loss));
     const double share = share_of(*mb.link);
-    if (share != 1.0) kernels::scale(exec, grad, static_cast<float>(share));
-    state_.model.backward(state_.head->backward(grad));
+    if (share != 1.0) kernels::scale(exec, grad.data(), static_cast<float>(share));
+    state_.model.backward(state_.head->backward(grad.data()));
     return {loss, share};
   }
 
   void evaluate(epoch_record& r) {
     const stopwatch watch;
-    std::optional<matrix> normalized;
-    dense_view<const float> features = detail::whole_graph_inputs(state_.model, ds_.features);
-    if (normalizer() != nullptr) {
-      normalized = detail::normalized_copy(features, *normalizer());
-      features = normalized->view();
-    }
+    const auto& model = state_.model;
+    const dense_view<const float> features =
+        model.config().embedding_rows > 0
+            ? model.embedding()
+            : features_.view(model.exec(), ds_.features, normalizer());
     auto& head = *state_.head;
-    valid_.evaluate(state_.model, head, features, link_.hits_k, r.valid_acc, r.valid_mrr);
-    test_.evaluate(state_.model, head, features, link_.hits_k, r.test_acc, r.test_mrr);
+    valid_.evaluate(model, head, features, link_.hits_k, r.valid_acc, r.valid_mrr);
+    test_.evaluate(model, head, features, link_.hits_k, r.test_acc, r.test_mrr);
+    features_.release_host_copy();
     r.eval_seconds = watch.seconds();
   }
 
@@ -298,6 +299,7 @@ class link_run {
   const link_sources& sources_;
   model_config config_;
   std::optional<loader::row_normalizer> own_normalizer_;
+  detail::evaluation_features features_;
   held_out_links valid_;
   held_out_links test_;
   detail::training_state state_;
@@ -317,9 +319,15 @@ train_result train_links(const training_data& ds, const train_options& options,
                          const epoch_callback& on_epoch) {
   validate(options);
   validate(link);
-  BULKGNN_EXPECTS(model_executor(options).kind() != backend::cuda,
-                  "train_options.model_exec: link prediction trains on the host back ends (cpu, "
-                  "reference) so far, not on a GPU");
+  // The sampler leaves a minibatch's own edges out of its blocks with a host
+  // kernel (drop_excluded_edges).
+  BULKGNN_EXPECTS(options.exec.kind() != backend::cuda,
+                  "train_options.exec: link prediction samples on the host back ends (cpu, "
+                  "reference) so far, not on a GPU; the model may train on one");
+  BULKGNN_EXPECTS(
+      options.node_embedding == 0 || host_accessible(model_executor(options).memory().space()),
+      "train_options.node_embedding: a learned embedding trains on the host so far "
+      "(train_options.model_exec cpu or reference)");
   BULKGNN_EXPECTS(options.parallel == nullptr || options.parallel->ranks != nullptr,
                   "trainer::train_links: parallel.ranks must be set for a data-parallel run");
   BULKGNN_EXPECTS(ds.whole,

@@ -129,13 +129,6 @@ std::vector<float> gnn_model::gradients_on_host() const {
   return copy_to_host(gradients_).to_vector();
 }
 
-void gnn_model::set_gradients(std::span<const float> values) {
-  BULKGNN_EXPECTS(values.size() == gradients_.size(),
-                  "gnn_model::set_gradients: {} values for {} gradients", values.size(),
-                  gradients_.size());
-  exec_.memory().copy(gradients_.data(), values.data(), values.size_bytes());
-}
-
 dense_view<const float> gnn_model::weight(std::size_t offset, std::int64_t rows,
                                           std::int64_t cols) const {
   return {rows, cols, parameters().subspan(offset, static_cast<std::size_t>(rows * cols)),

@@ -71,8 +71,8 @@ void training_state::zero_gradients() {
 }
 
 void training_state::all_reduce_gradients(const data_parallel& parallel) {
-  detail::all_reduce_gradients(parallel, model);
-  if (head) parallel.ranks->all_reduce(head->mutable_gradients());
+  detail::all_reduce_gradients(parallel, model.exec(), model.mutable_gradients());
+  if (head) detail::all_reduce_gradients(parallel, model.exec(), head->mutable_gradients());
 }
 
 std::size_t training_state::parameter_count() const {

@@ -172,18 +172,34 @@ void step_in_flight::finish() {
   finish_step(model_exec_, mb_);
 }
 
-void all_reduce_gradients(const data_parallel& parallel, gnn_model& model) {
-  if (host_accessible(model.space())) {
-    parallel.ranks->all_reduce(model.mutable_gradients());
+dense_view<const float> evaluation_features::view(const executor& exec,
+                                                  dense_view<const float> features,
+                                                  const loader::row_normalizer* normalizer) {
+  if (placed_) return placed_->view();
+  if (normalizer != nullptr) {
+    normalized_ = normalized_copy(features, *normalizer);
+    features = normalized_->view();
+  }
+  if (!needs_placing(exec, features.space)) return features;
+  placed_.emplace(exec, features);
+  normalized_.reset();
+  return placed_->view();
+}
+
+void all_reduce_gradients(const data_parallel& parallel, const executor& exec,
+                          std::span<float> gradients) {
+  if (host_accessible(exec.memory().space())) {
+    parallel.ranks->all_reduce(gradients);
     return;
   }
   if (parallel.device_gradients != nullptr) {
-    parallel.device_gradients->all_reduce_sum(model.mutable_gradients());
+    parallel.device_gradients->all_reduce_sum(gradients);
     return;
   }
-  auto gradients = model.gradients_on_host();
-  parallel.ranks->all_reduce(std::span<float>(gradients));
-  model.set_gradients(gradients);
+  std::vector<float> on_host(gradients.size());
+  exec.memory().copy(on_host.data(), gradients.data(), gradients.size_bytes());
+  parallel.ranks->all_reduce(std::span<float>(on_host));
+  exec.memory().copy(gradients.data(), on_host.data(), gradients.size_bytes());
 }
 
 epoch_measurement::epoch_measurement(const gnn_model& model, const sampler::bulk_sampler* sampler)

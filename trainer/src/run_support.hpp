@@ -96,15 +96,31 @@ class step_in_flight {
   bool finished_ = false;
 };
 
-// Sums the gradients over data-parallel ranks: on the device where a device
-// reducer is given, else over the ranks' communicator, through host memory
-// when the model's are elsewhere.
-void all_reduce_gradients(const data_parallel& parallel, gnn_model& model);
+// Sums `gradients` (in exec's memory) over data-parallel ranks: on the
+// device where a device reducer is given, else over the ranks'
+// communicator, through host memory when they are elsewhere.
+void all_reduce_gradients(const data_parallel& parallel, const executor& exec,
+                          std::span<float> gradients);
 
 // A normalised copy of every feature row, for full-graph evaluation (whose
 // first layer aggregates a matrix of the same size anyway).
 [[nodiscard]] matrix normalized_copy(dense_view<const float> features,
                                      const loader::row_normalizer& normalizer);
+
+// Every (normalised) feature row of the whole graph where an executor's
+// kernels read it, for full-graph evaluation. A copy in device memory stays
+// for later evaluations; a normalised host copy lives for one
+// (release_host_copy drops it), as it would only add to the epochs' peak.
+class evaluation_features {
+ public:
+  [[nodiscard]] dense_view<const float> view(const executor& exec, dense_view<const float> features,
+                                             const loader::row_normalizer* normalizer);
+  void release_host_copy() { normalized_.reset(); }
+
+ private:
+  std::optional<matrix> normalized_;
+  std::optional<placed_matrix> placed_;
+};
 
 // An epoch's record from the sums its train loop kept over this rank's
 // slices (the loss weighted by each slice's share of its minibatch, correct

@@ -28,7 +28,8 @@ enum class link_head_kind {
 [[nodiscard]] link_head_kind parse_link_head(std::string_view name, std::string_view option);
 [[nodiscard]] std::string_view link_head_name(link_head_kind kind);
 
-// Pairs of rows of an embedding matrix: pair i is (source[i], target[i]).
+// Pairs of rows of an embedding matrix: pair i is (source[i], target[i]),
+// ids in host memory (the head copies them for a device executor).
 struct node_pairs {
   std::span<const vertex_t> source;
   std::span<const vertex_t> target;
@@ -50,15 +51,17 @@ class link_head {
   link_head(link_head_kind kind, std::int64_t width, std::uint32_t seed, executor exec = {},
             kernels::gemm_mode gemm = kernels::gemm_mode::exact);
 
-  // One score per pair of rows of `z` (width columns), valid until the next
-  // forward; `z` and `pairs` must stay alive until backward() has run.
+  // One score per pair of rows of `z` (width columns, in memory the executor
+  // reaches), in the executor's memory, valid until the next forward; `z` and
+  // `pairs` must stay alive until backward() has run.
   [[nodiscard]] std::span<const float> forward(dense_view<const float> z, node_pairs pairs);
 
-  // dLoss/dz (z's shape) from dLoss/dscores of the last forward; overwrites
-  // gradients().
+  // dLoss/dz (z's shape) from dLoss/dscores of the last forward (in the
+  // executor's memory); overwrites gradients().
   [[nodiscard]] dense_view<const float> backward(std::span<const float> grad_scores);
 
   [[nodiscard]] link_head_kind kind() const { return kind_; }
+  [[nodiscard]] const executor& exec() const { return exec_; }
   [[nodiscard]] std::int64_t width() const { return width_; }
   [[nodiscard]] std::span<float> parameters() { return {parameters_.data(), parameters_.size()}; }
   [[nodiscard]] std::span<const float> parameters() const {

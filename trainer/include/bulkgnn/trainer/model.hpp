@@ -140,7 +140,6 @@ class gnn_model {
   [[nodiscard]] std::vector<float> parameters_on_host() const;
   void set_parameters(std::span<const float> values);
   [[nodiscard]] std::vector<float> gradients_on_host() const;
-  void set_gradients(std::span<const float> values);
   [[nodiscard]] std::span<const parameter_tensor> tensors() const { return tensors_; }
 
   [[nodiscard]] const model_config& config() const { return config_; }
