@@ -68,26 +68,32 @@ std::int64_t lay_out_entries(const executor& exec, frontier_entries& f,
   return read_back(exec, entry_offsets.data() + f.count);
 }
 
-// The key of a row's stream (its row id is replaced by the column's).
-__device__ rng_key stream_key(std::uint32_t seed, std::uint32_t epoch, std::uint32_t minibatch,
-                              std::uint32_t layer) {
-  return rng_key{seed, epoch, minibatch, layer, 0};
-}
-
-// LABOR-0: entry e of row i is kept iff its column's variate is below
-// fanout / degree.
-struct shared_variate_draw {
+// The shared variate of each entry's column: the stream of its row's
+// minibatch and the hop's layer, with the column in place of the row.
+struct column_variates {
   frontier_entries f;
   const std::uint32_t* minibatch_of_row;
   std::uint32_t seed;
   std::uint32_t epoch;
   std::uint32_t layer;
+
+  __device__ double of(std::int64_t i, std::int64_t e) const {
+    return shared_variate(rng_key{seed, epoch, minibatch_of_row[i], layer, 0},
+                          f.column_of_entry(i, e));
+  }
+};
+
+// LABOR-0: entry e of row i is kept iff its column's variate is below
+// fanout / degree.
+struct shared_variate_draw {
+  column_variates variates;
   std::int64_t fanout;
 
+  __device__ const frontier_entries& entries() const { return variates.f; }
   __device__ bool keeps(std::int64_t i, std::int64_t e) const {
-    const double threshold = static_cast<double>(fanout) / static_cast<double>(f.degree(i));
-    return threshold >= 1 || shared_variate(stream_key(seed, epoch, minibatch_of_row[i], layer),
-                                            f.column_of_entry(i, e)) < threshold;
+    const double threshold =
+        static_cast<double>(fanout) / static_cast<double>(variates.f.degree(i));
+    return threshold >= 1 || variates.of(i, e) < threshold;
   }
   __device__ float value(std::int64_t, std::int64_t) const { return 1.0f; }
 };
@@ -96,23 +102,17 @@ struct shared_variate_draw {
 // minibatch's columns in order of first appearance, numbered on from the
 // previous minibatch's), the columns' importances and the rows' scales.
 struct importance_draw {
-  frontier_entries f;
-  const std::uint32_t* minibatch_of_row;
-  std::uint32_t seed;
-  std::uint32_t epoch;
-  std::uint32_t layer;
+  column_variates variates;
   std::int64_t fanout;
   const std::int64_t* local;
   const double* importance;
   const double* scale;
 
-  __device__ bool whole(std::int64_t i) const { return f.degree(i) <= fanout; }
+  __device__ const frontier_entries& entries() const { return variates.f; }
+  __device__ bool whole(std::int64_t i) const { return variates.f.degree(i) <= fanout; }
   __device__ double importance_of(std::int64_t e) const { return importance[local[e]]; }
   __device__ bool keeps(std::int64_t i, std::int64_t e) const {
-    return whole(i) ||
-           rules::labor_keeps(shared_variate(stream_key(seed, epoch, minibatch_of_row[i], layer),
-                                             f.column_of_entry(i, e)),
-                              scale[i], importance_of(e));
+    return whole(i) || rules::labor_keeps(variates.of(i, e), scale[i], importance_of(e));
   }
   __device__ float value(std::int64_t i, std::int64_t e) const {
     return whole(i) ? 1.0f : rules::labor_weight(scale[i], importance_of(e));
@@ -123,7 +123,7 @@ template <class Draw>
 __global__ void entry_decisions(Draw p, std::int64_t entries, edge_t* kept) {
   const std::int64_t e = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (e >= entries) return;
-  kept[e] = p.keeps(p.f.row_of_entry(e), e) ? 1 : 0;
+  kept[e] = p.keeps(p.entries().row_of_entry(e), e) ? 1 : 0;
 }
 
 // kept_before[e]: the kept entries before entry e (kept_before[entries]: all).
@@ -132,8 +132,8 @@ __global__ void write_kept_entries(Draw p, std::int64_t entries, const edge_t* k
                                    vertex_t* out_indices, float* out_values) {
   const std::int64_t e = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (e >= entries || kept_before[e + 1] == kept_before[e]) return;
-  const std::int64_t i = p.f.row_of_entry(e);
-  out_indices[kept_before[e]] = p.f.column_of_entry(i, e);
+  const std::int64_t i = p.entries().row_of_entry(e);
+  out_indices[kept_before[e]] = p.entries().column_of_entry(i, e);
   if (out_values != nullptr) out_values[kept_before[e]] = p.value(i, e);
 }
 
@@ -149,6 +149,7 @@ template <class Draw>
 csr_matrix kept_entries(const executor& exec, const Draw& p, std::int64_t entries,
                         bool with_values) {
   const cudaStream_t stream = stream_of(exec);
+  const frontier_entries& f = p.variates.f;
   buffer<edge_t> kept_before(static_cast<std::size_t>(entries) + 1, exec.memory());
   BULKGNN_CUDA_CHECK(cudaMemsetAsync(kept_before.data(), 0, sizeof(edge_t), stream));
   if (entries > 0) {
@@ -159,13 +160,13 @@ csr_matrix kept_entries(const executor& exec, const Draw& p, std::int64_t entrie
   }
   const auto kept = static_cast<std::size_t>(read_back(exec, kept_before.data() + entries));
   csr_matrix out;
-  out.rows = p.f.count;
-  out.cols = p.f.graph.cols;
-  out.indptr = buffer<edge_t>(static_cast<std::size_t>(p.f.count) + 1, exec.memory());
+  out.rows = f.count;
+  out.cols = f.graph.cols;
+  out.indptr = buffer<edge_t>(static_cast<std::size_t>(f.count) + 1, exec.memory());
   out.indices = buffer<vertex_t>(kept, exec.memory());
   if (with_values) out.values = buffer<float>(kept, exec.memory());
-  row_starts<<<blocks_for(p.f.count + 1), threads_per_block, 0, stream>>>(p.f, kept_before.data(),
-                                                                          out.indptr.data());
+  row_starts<<<blocks_for(f.count + 1), threads_per_block, 0, stream>>>(f, kept_before.data(),
+                                                                        out.indptr.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   if (entries > 0) {
     write_kept_entries<<<blocks_for(entries), threads_per_block, 0, stream>>>(
@@ -343,6 +344,14 @@ bool any_active(const executor& exec, const importance_steps& s) {
   return read_back(exec, any.data()) != 0;
 }
 
+column_variates variates_of(const frontier_entries& f, const row_streams& streams) {
+  return {.f = f,
+          .minibatch_of_row = streams.minibatch_of_row.data(),
+          .seed = streams.seed,
+          .epoch = streams.epoch,
+          .layer = streams.layer};
+}
+
 // Numbers each entry's column within its minibatch, in order of first
 // appearance (local, one per entry); fills first_local (segments + 1) and
 // returns the count of columns.
@@ -426,12 +435,7 @@ csr_matrix sample_rows_with_shared_variates(const executor& exec, csr_view a,
   buffer<std::int64_t> entry_offsets;
   const std::int64_t entries =
       lay_out_entries(exec, f, entry_offsets, "sample_rows_with_shared_variates");
-  const shared_variate_draw p{.f = f,
-                              .minibatch_of_row = streams.minibatch_of_row.data(),
-                              .seed = streams.seed,
-                              .epoch = streams.epoch,
-                              .layer = streams.layer,
-                              .fanout = fanout};
+  const shared_variate_draw p{.variates = variates_of(f, streams), .fanout = fanout};
   return kept_entries(exec, p, entries, false);
 }
 
@@ -485,11 +489,7 @@ csr_matrix sample_rows_with_importance(const executor& exec, csr_view a,
     BULKGNN_CUDA_CHECK_LAUNCH();
     step_importances(exec, s, entries, columns, iterations);
   }
-  const importance_draw p{.f = f,
-                          .minibatch_of_row = streams.minibatch_of_row.data(),
-                          .seed = streams.seed,
-                          .epoch = streams.epoch,
-                          .layer = streams.layer,
+  const importance_draw p{.variates = variates_of(f, streams),
                           .fanout = fanout,
                           .local = local.data(),
                           .importance = importance.data(),
