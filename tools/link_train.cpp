@@ -99,7 +99,8 @@ void run_link_train(const link_train_config& c) {
                   "--node-embedding: {} has {} node features, which the model reads; learned "
                   "embeddings replace features only on a dataset without them",
                   ds.name, ds.feature_dim);
-  if (options.node_embedding > 0) require_memory_for_embedding(ds, options.node_embedding);
+  if (options.node_embedding > 0)
+    require_memory_for_embedding(ds, options.node_embedding, trainer::model_executor(options));
   std::optional<session::run_session> session_holder;
   start_session(session_holder, data, c.distribution, false, c.shared);
   session::training_ranks ranks(*session_holder, trainer::model_executor(options));

@@ -4,6 +4,7 @@
 
 #include "bulkgnn/core/error.hpp"
 #include "bulkgnn/core/memory.hpp"
+#include "bulkgnn/kernels/devices.hpp"
 #include "bulkgnn/sampler/sampler_table.hpp"
 
 #include <fmt/format.h>
@@ -46,18 +47,32 @@ distributed::cost::training_memory estimate_train_memory(const trainer::training
       workload_of(ds, o), ds.num_nodes, o.eval == trainer::evaluation::full && o.eval_every > 0);
 }
 
-void require_memory_for_embedding(const trainer::training_data& ds, std::int64_t width) {
+void require_memory_for_embedding(const trainer::training_data& ds, std::int64_t width,
+                                  const executor& model) {
   const double table_bytes = embedding_table_bytes(ds, width);
-  BULKGNN_EXPECTS(table_bytes < available_memory_bytes(),
+  const auto* gpu = model.device();
+  const double available =
+      gpu == nullptr ? available_memory_bytes()
+                     : static_cast<double>(kernels::visible_cuda_devices()
+                                               .at(static_cast<std::size_t>(gpu->device()))
+                                               .memory_bytes);
+  BULKGNN_EXPECTS(table_bytes < available,
                   "--node-embedding {}: {} vertices make a table that needs {:.1f} GiB with its "
-                  "gradient and Adam's moments (on every rank), more than the {:.1f} GiB "
-                  "available; lower it",
-                  width, ds.num_nodes, table_bytes / gib, available_memory_bytes() / gib);
+                  "gradient and Adam's moments (on every rank), more than the {:.1f} GiB {}; "
+                  "lower it",
+                  width, ds.num_nodes, table_bytes / gib, available / gib,
+                  gpu == nullptr
+                      ? std::string("available")
+                      : fmt::format("of GPU {}'s memory, where it lives", gpu->device()));
 }
 
 void require_memory_for(const trainer::training_data& ds, const trainer::train_options& o) {
-  if (o.node_embedding > 0) require_memory_for_embedding(ds, o.node_embedding);
-  const double table = o.node_embedding > 0 ? embedding_table_bytes(ds, o.node_embedding) : 0;
+  const auto& model = trainer::model_executor(o);
+  if (o.node_embedding > 0) require_memory_for_embedding(ds, o.node_embedding, model);
+  // On a GPU the table takes the device's memory, not the host's.
+  const double table = o.node_embedding > 0 && model.device() == nullptr
+                           ? embedding_table_bytes(ds, o.node_embedding)
+                           : 0;
   auto m = estimate_train_memory(ds, o);
   m.model += table;
   const double available = available_memory_bytes();

@@ -12,9 +12,11 @@ namespace bulkgnn::tools {
     const trainer::training_data& ds, const trainer::train_options& options);
 
 // option_error when a learned embedding of `width` per vertex of `ds`, with
-// its gradient and Adam's two moments, exceeds the memory available (every
-// rank holds the whole table).
-void require_memory_for_embedding(const trainer::training_data& ds, std::int64_t width);
+// its gradient and Adam's two moments, exceeds the memory available where
+// `model` keeps it: the host's, or its GPU's (every rank holds the whole
+// table).
+void require_memory_for_embedding(const trainer::training_data& ds, std::int64_t width,
+                                  const executor& model);
 
 // option_error before anything large is allocated when the estimate exceeds
 // what is available, naming the options that ask for the largest part.

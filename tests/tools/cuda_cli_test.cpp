@@ -207,6 +207,38 @@ TEST_F(CudaTrain, LinkPredictionTrainsTheCpusModelOnTheGpu) {
   std::filesystem::remove(metrics);
 }
 
+// A graph without features trains a learned table on the GPU: the CPU's
+// trajectory for node classification, and the CPU's losses for link
+// prediction.
+TEST_F(CudaTrain, ALearnedEmbeddingTrainsOnTheGpuAsOnTheCpu) {
+  const auto scratch = std::filesystem::temp_directory_path() /
+                       ("bulkgnn-cuda-embedding-" + std::to_string(::getpid()));
+  const auto graph = (scratch / "csbm").string();
+  const auto metrics = (scratch / "metrics.json").string();
+  const auto made = run_command(std::string(BULKGNN_CLI) +
+                                " generate csbm --quiet --nodes 2000 --features 0 " + graph);
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const std::string node_run =
+      graph + " --node-embedding 16 --fanouts 5,5 --batch-size 64 --lr 0.03 --epochs 2";
+  EXPECT_EQ(trajectory_of(node_run + " --device cuda --gemm exact", metrics),
+            trajectory_of(node_run + " --device cpu", metrics));
+  const auto link_losses_of = [&](const std::string& device) {
+    const auto result =
+        run_command(std::string(BULKGNN_CLI) + " train " + graph +
+                    " --task link --node-embedding 8 --fanouts 5,5 --epochs 2 --hits-k 10 "
+                    "--quiet --metrics-out " +
+                    metrics + device);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    std::ifstream in(metrics);
+    const auto json = nlohmann::json::parse(in);
+    std::vector<double> losses;
+    for (const auto& e : json.at("epochs")) losses.push_back(e.at("loss").get<double>());
+    return losses;
+  };
+  EXPECT_EQ(link_losses_of(" --device cuda --gemm exact"), link_losses_of(" --device cpu"));
+  std::filesystem::remove_all(scratch);
+}
+
 // The default on a GPU, cuBLAS, rounds in its own order: each epoch's loss
 // stays within 1e-3 (relative) of the exact run's, far under what a wrong
 // layout or operand would give (the first epoch's loss alone moves by more).

@@ -324,10 +324,6 @@ train_result train_links(const training_data& ds, const train_options& options,
   BULKGNN_EXPECTS(options.exec.kind() != backend::cuda,
                   "train_options.exec: link prediction samples on the host back ends (cpu, "
                   "reference) so far, not on a GPU; the model may train on one");
-  BULKGNN_EXPECTS(
-      options.node_embedding == 0 || host_accessible(model_executor(options).memory().space()),
-      "train_options.node_embedding: a learned embedding trains on the host so far "
-      "(train_options.model_exec cpu or reference)");
   BULKGNN_EXPECTS(options.parallel == nullptr || options.parallel->ranks != nullptr,
                   "trainer::train_links: parallel.ranks must be set for a data-parallel run");
   BULKGNN_EXPECTS(ds.whole,

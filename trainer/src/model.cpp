@@ -196,6 +196,8 @@ dense_view<const float> gnn_model::forward_embedded(std::span<const aggregation_
       !blocks.empty() && static_cast<std::int64_t>(input_ids.size()) == blocks.front().forward.cols,
       "gnn_model::forward_embedded: {} input ids for block 0's {} sources", input_ids.size(),
       blocks.empty() ? 0 : blocks.front().forward.cols);
+  // Ids on a GPU are not read back: there they are a sampled minibatch's
+  // input vertices, distinct by construction, and the kernels check their range.
   if (host_accessible(exec_.memory().space())) check_embedding_ids(input_ids);
   embedded_.reshape(static_cast<std::int64_t>(input_ids.size()), config_.in_features);
   kernels::gather_dense_rows(exec_, embedding(), input_ids, embedded_.view());

@@ -45,9 +45,6 @@ model_config model_for(const training_data& ds, const train_options& o) {
                   "train_options.node_embedding: {} is a part of a partitioned dataset, and a "
                   "learned embedding is a table over every vertex; train on the whole dataset",
                   ds.name);
-  BULKGNN_EXPECTS(o.node_embedding == 0 || host_accessible(model_executor(o).memory().space()),
-                  "train_options.node_embedding: a learned embedding trains on the host so far "
-                  "(train_options.model_exec cpu or reference)");
   return detail::model_of(ds, o, ds.num_classes);
 }
 
