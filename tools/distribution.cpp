@@ -105,7 +105,6 @@ constexpr std::pair<std::string_view, std::string_view> flag_of_field[] = {
     {"model_config.dropout", "--dropout"},
     {"adam_options.lr", "--lr"},
     {"adam_options.weight_decay", "--weight-decay"},
-    {"train_options.model_exec", "--device"},
     {"link_train_options.hits_k", "--hits-k"},
     {"link_train_options.ranking_negatives", "--ranking-negatives"},
     {"train_options.node_embedding", "--node-embedding"},

@@ -245,8 +245,8 @@ __global__ void minibatch_first_columns(frontier_entries f, const std::int64_t* 
   first_local[m] = low;
 }
 
-// The state of LABOR-i's fixed-point steps, one minibatch (segment) at a time
-// frozen once converged.
+// The state of LABOR-i's fixed-point steps. Each minibatch (segment) steps
+// until it converges, then stays as it is while the others go on.
 struct importance_steps {
   frontier_entries f;
   const std::int64_t* segment_offsets;  // device memory

@@ -3,6 +3,7 @@
 #include "kernels.hpp"
 #include "launch.cuh"
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -132,11 +133,13 @@ loss_result binary_cross_entropy(const executor& exec, std::span<const float> sc
       first_bad.data());
   BULKGNN_CUDA_CHECK_LAUNCH();
   const auto bad = read_back(exec, first_bad.data());
-  if (bad != no_bad_row)
-    throw_argument_error(("binary_cross_entropy: label " +
-                          std::to_string(read_back(exec, labels.data() + bad)) + " at index " +
-                          std::to_string(bad) + " is outside [0, 1]")
-                             .c_str());
+  if (bad != no_bad_row) {
+    // The shortest form, as the host back ends print it (2, not 2.000000).
+    std::ostringstream message;
+    message << "binary_cross_entropy: label " << read_back(exec, labels.data() + bad)
+            << " at index " << bad << " is outside [0, 1]";
+    throw_argument_error(message.str().c_str());
+  }
   // The pair losses are added on the host in pair order, as the host back ends add them.
   double total = 0.0;
   for (const double loss : to_host(exec, pair_loss)) total += loss;

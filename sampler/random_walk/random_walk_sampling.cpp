@@ -35,6 +35,11 @@ class random_walk_sampling final : public per_destination_sampling {
                            std::span<const std::int64_t> minibatch_ids, std::uint32_t epoch,
                            std::uint32_t hop) override {
     auto& c = context();
+    // Leaving edges out builds each walker's rows on the host.
+    BULKGNN_EXPECTS(c.excluded == nullptr || host_accessible(c.exec.memory().space()),
+                    "sampler_options.kind random-walk: a link minibatch's walks leave its edges "
+                    "out on the host back ends only, not on a {} executor",
+                    backend_name(c.exec.kind()));
     const auto minibatch_of_row = minibatch_of_rows(frontier, minibatch_ids);
     const auto walks = static_cast<std::uint32_t>(c.options.fanouts[hop]);
     csr_matrix visits;

@@ -202,6 +202,36 @@ TEST_F(CudaKernels, ImportanceDrawsGiveTheCpusEntriesAndWeights) {
   }
 }
 
+// LABOR-i's draw with nothing to number (no rows; rows without entries) and
+// with a row outside the graph.
+TEST_F(CudaKernels, ImportanceDrawsHandleEmptyFrontiersAndRefuseBadRows) {
+  std::mt19937_64 gen(9);
+  const auto a = testing::random_csr(gen, {.rows = 50, .cols = 50, .empty_rows = 1.0});
+  const auto device_a = copy_to(a.view(), device());
+  for (const std::vector<vertex_t>& frontier : {std::vector<vertex_t>{}, {7, 7, 30}}) {
+    segmented_vertices rows;
+    rows.push_segment(frontier);
+    rows.push_segment({});
+    const std::vector<std::uint32_t> minibatch(frontier.size(), 0);
+    const auto device_rows = on_gpu(rows);
+    const auto device_minibatch = copy_to(std::span<const std::uint32_t>(minibatch), device());
+    for (const std::int64_t iterations : {0, -1})
+      expect_identical(sample_rows_with_importance(cpu_exec, a.view(), rows,
+                                                   {.minibatch_of_row = minibatch}, 3, iterations),
+                       copy_to_host(sample_rows_with_importance(
+                           gpu(), device_a.view(), device_rows,
+                           {.minibatch_of_row = device_minibatch}, 3, iterations)));
+  }
+  segmented_vertices bad;
+  bad.push_segment(std::vector<vertex_t>{1, 50});
+  const auto device_bad = on_gpu(bad);
+  const auto two =
+      copy_to(std::span<const std::uint32_t>(std::vector<std::uint32_t>{0, 0}), device());
+  EXPECT_THROW((void)sample_rows_with_importance(gpu(), device_a.view(), device_bad,
+                                                 {.minibatch_of_row = two}, 3, -1),
+               option_error);
+}
+
 // A random walk's step reads rows with their self loops: the loop appended
 // where a row lacks it, as the host appends it.
 TEST_F(CudaKernels, WithSelfLoopsAppendsTheLoopsTheCpuAppends) {
@@ -222,8 +252,12 @@ TEST_F(CudaKernels, WithSelfLoopsAppendsTheLoopsTheCpuAppends) {
   for (const auto& placed : {copy_to(a.view(), device()), copy_to(a.view(), pinned())})
     expect_identical(expected, copy_to_host(with_self_loops(gpu(), placed.view(), device_row_of,
                                                             device_vertices)));
-  const auto bad = copy_to(std::span<const vertex_t>(std::vector<vertex_t>{0, 300}), device());
   const auto device_a = copy_to(a.view(), device());
+  const std::vector<vertex_t> none;
+  const auto device_none = copy_to(std::span<const vertex_t>(none), device());
+  expect_identical(with_self_loops(cpu_exec, a.view(), none, none),
+                   copy_to_host(with_self_loops(gpu(), device_a.view(), device_none, device_none)));
+  const auto bad = copy_to(std::span<const vertex_t>(std::vector<vertex_t>{0, 300}), device());
   EXPECT_THROW((void)with_self_loops(gpu(), device_a.view(), bad, bad), option_error);
 }
 

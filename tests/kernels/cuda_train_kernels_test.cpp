@@ -341,7 +341,7 @@ TEST_F(CudaTrainKernels, BinaryCrossEntropyNamesALabelOutsideZeroToOne) {
                                std::span<const float>(labels), {});
     FAIL() << "a label outside [0, 1] was accepted";
   } catch (const error& e) {
-    EXPECT_NE(std::string(e.what()).find("at index 4 is outside [0, 1]"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("label 2 at index 4 is outside [0, 1]"), std::string::npos)
         << e.what();
   }
 }

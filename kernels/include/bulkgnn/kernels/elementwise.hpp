@@ -16,7 +16,7 @@ void scale(const executor& exec, std::span<float> x, float factor);
 
 // out = a ⊙ b, the entrywise (Hadamard) product, one rounding per element:
 // the same bits on every back end. The three have one shape; out overlaps
-// neither input. Host back ends only so far.
+// neither input.
 void multiply(const executor& exec, dense_view<const float> a, dense_view<const float> b,
               dense_view<float> out);
 

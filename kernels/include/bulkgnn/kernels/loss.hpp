@@ -42,7 +42,7 @@ loss_result weighted_softmax_cross_entropy(const executor& exec, dense_view<cons
 // of 0 (correct: s > 0 for a label above 1/2, s <= 0 otherwise). If grad is
 // not empty it has the scores' size, does not overlap them, and receives
 // dLoss/ds = (σ(s) − y)/n. A label outside [0, 1] is a bulkgnn::error naming
-// its index. Host back ends only so far.
+// its index.
 loss_result binary_cross_entropy(const executor& exec, std::span<const float> scores,
                                  std::span<const float> labels, std::span<float> grad);
 
