@@ -30,6 +30,11 @@
 #               arguments (so each must end in about a minute by default)
 #   cpu-suite   ctest of every test not labelled gpu, BULKGNN_EXPECT_GPU=1 on
 #               a GPU (skipped by --quick)
+#   python      last, on its own: the build reconfigured with the Python
+#               extension for the image's interpreter and pybind11, the
+#               extension built, and python.gpu_loader run (the loader with
+#               device="cuda" against the image's torch); a failure here
+#               costs this step alone
 # Without a GPU (none found, or --no-gpu) the steps from gpu-tests to
 # gpu-bench only print what they would run: a rehearsal of the rest.
 #
@@ -621,6 +626,32 @@ step_cpu_suite() {
   note "$(grep -m1 -E 'tests passed' "$logs/cpu-suite.log" || true)${exclude[*]:+; tests of ../shared/data left out}"
 }
 
+# The Python extension, configured only now: the configure step leaves it
+# off, so that an extension the image's pybind11 or Python cannot build
+# fails this step and no other. The reconfigure keeps every other setting
+# (the cache), so the targets built already stay built.
+step_python() {
+  local python pybind11_dir
+  python=$(command -v python3)
+  if [ $have_gpu -eq 0 ]; then
+    echo "would configure with -DBULKGNN_PYTHON=ON -DPython_EXECUTABLE=$python and its" \
+      "pybind11, build _bulkgnn and run python.gpu_loader"
+    note "not run: no GPU"
+    return 3
+  fi
+  if ! pybind11_dir=$("$python" -c 'import pybind11; print(pybind11.get_cmake_dir())' 2>&1); then
+    echo "$python has no pybind11: $pybind11_dir"
+    note "no pybind11 for $python"
+    return 1
+  fi
+  with_prefix_libs bounded cmake -S "$repo" -B "$build" --no-warn-unused-cli -DBULKGNN_PYTHON=ON \
+    -DPython_EXECUTABLE="$python" -Dpybind11_DIR="$pybind11_dir"
+  with_prefix_libs bounded cmake --build "$build" -j "$jobs" --target _bulkgnn
+  BULKGNN_EXPECT_GPU=1 with_prefix_libs bounded ctest --test-dir "$build" -R '^python\.gpu_loader$' \
+    --output-on-failure --no-tests=error
+  note "python.gpu_loader with torch $("$python" -c 'import torch; print(torch.__version__)' 2>&1)"
+}
+
 run_step device "" step_device
 run_step unpack "" step_unpack
 run_step configure "unpack" step_configure
@@ -632,6 +663,7 @@ run_step memcheck "build" step_memcheck
 run_step racecheck "build" step_racecheck
 run_step gpu-bench "build" step_gpu_bench
 run_step cpu-suite "build" step_cpu_suite
+run_step python "build" step_python
 
 echo
 cat "$out/summary.txt"

@@ -17,9 +17,9 @@ dest=.gpu-deps
 max_mib=40
 
 # Each package is here because the GPU build (preset cuda-release, MPI on,
-# CombBLAS and the Python extension off) cannot configure, link or run without
-# it. Left out: CombBLAS (the 2D grid is not built without it), pybind11
-# (BULKGNN_PYTHON=OFF), libgmock-dev (no test uses gmock; GTest's config
+# CombBLAS off; the Python extension only in gpu_check.sh's last step) cannot
+# configure, link or run without it. Left out: CombBLAS (the 2D grid is not
+# built without it), pybind11 (the image's pip one serves), libgmock-dev (no test uses gmock; GTest's config
 # includes it only if present), googletest (sources; libgtest-dev ships the
 # built libraries).
 packages=(
@@ -43,6 +43,9 @@ packages=(
   zlib1g-dev zlib1g
   # Random123/philox.h, header-only: the sampler's counter-based streams.
   librandom123-dev
+  # dlpack/dlpack.h, header-only: the Python extension's zero-copy arrays
+  # (gpu_check.sh's python step).
+  libdlpack-dev
   # find_package(GTest): every test program (static libraries + CMake config).
   libgtest-dev
   # find_package(benchmark): benchmarks/ (BULKGNN_BUILD_BENCHMARKS is on).

@@ -18,8 +18,9 @@ std::vector<cuda_device> visible_cuda_devices() {
   if (const cudaError_t status = cudaGetDeviceCount(&count); status != cudaSuccess) {
     (void)cudaGetLastError();
     if (std::getenv("BULKGNN_EXPECT_GPU") != nullptr)
-      throw std::runtime_error(std::string("BULKGNN_EXPECT_GPU is set but cudaGetDeviceCount failed: ") +
-                               cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+      throw std::runtime_error(
+          std::string("BULKGNN_EXPECT_GPU is set but cudaGetDeviceCount failed: ") +
+          cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
     return {};
   }
   std::vector<cuda_device> devices;
@@ -32,6 +33,15 @@ std::vector<cuda_device> visible_cuda_devices() {
                        .compute_capability = properties.major * 10 + properties.minor});
   }
   return devices;
+}
+
+void synchronize_device(int device) {
+  int previous = 0;
+  BULKGNN_CUDA_CHECK(cudaGetDevice(&previous));
+  BULKGNN_CUDA_CHECK(cudaSetDevice(device));
+  const cudaError_t status = cudaDeviceSynchronize();
+  BULKGNN_CUDA_CHECK(cudaSetDevice(previous));
+  BULKGNN_CUDA_CHECK(status);
 }
 
 }  // namespace bulkgnn::kernels

@@ -11,6 +11,11 @@ bool cuda_compiled() { return false; }
 
 std::vector<cuda_device> visible_cuda_devices() { return {}; }
 
+void synchronize_device(int device) {
+  throw option_error(
+      fmt::format("synchronize_device: device {}: this build has no CUDA back end", device));
+}
+
 executor make_cuda_executor(int device) {
   throw option_error(
       fmt::format("make_cuda_executor: device {}: this build has no CUDA back end (configure with "

@@ -70,6 +70,8 @@ def pyg_fields(mb, e_id=False):
     }
     if mb.is_link:
         fields.update(_link_fields(mb, torch))
+    if mb.device != "cpu":  # what was computed on the host joins the GPU's arrays
+        fields = {k: v.to(mb.device) if torch.is_tensor(v) else v for k, v in fields.items()}
     return fields
 
 
@@ -112,7 +114,8 @@ def to_dgl(mb, e_id=False):
     dgl = _require("dgl", "to_dgl")
     torch = _require("torch", "to_dgl")
     blocks = []
-    no_edge_ids = torch.empty(0, dtype=torch.int64)
+    device = mb.device  # a GPU loader's arrays are CUDA arrays; the host's move there
+    no_edge_ids = torch.empty(0, dtype=torch.int64, device=device)
     for b in mb.blocks:
         # A block's rows are its destinations: bulkgnn's CSR block is DGL's CSC, the
         # format DGL's message passing reads, so DGL neither converts nor sorts it;
@@ -123,12 +126,12 @@ def to_dgl(mb, e_id=False):
         if b.values is not None:
             block.edata["w"] = torch.from_dlpack(b.values)
         if e_id:
-            block.edata[dgl.EID] = torch.from_dlpack(b.e_id)  # as DGL's samplers set it
+            block.edata[dgl.EID] = torch.from_dlpack(b.e_id).to(device)  # as DGL's samplers set it
         blocks.append(block)
     if mb.features is not None:
         blocks[0].srcdata["feat"] = torch.from_dlpack(mb.features)
     if mb.labels is not None and not mb.is_link:
-        blocks[-1].dstdata["label"] = torch.from_dlpack(mb.labels).long()
+        blocks[-1].dstdata["label"] = torch.from_dlpack(mb.labels).long().to(device)
     input_nodes = torch.from_dlpack(mb.input_nodes).long()
     if mb.is_link:
         return (input_nodes, *_dgl_pair_graphs(mb, dgl, torch), blocks)

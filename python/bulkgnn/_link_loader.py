@@ -125,13 +125,18 @@ class LinkNeighborLoader(_Epochs):
                  fanouts=None, seed=0, bulk=32, threads=None, sampler="sage",
                  sampler_options=None, replace=False, weighted=False, prefetch=32,
                  backend="cpu", layers=None, queue_bytes=None, negative_distribution="uniform",
-                 strict=False, exclude="reverse", num_workers=0):
+                 strict=False, exclude="reverse", num_workers=0, device=None):
         if hasattr(data, "edge_index") and not isinstance(data, _bulkgnn.Dataset):
             data = from_pyg(data)
         if not isinstance(data, _bulkgnn.Dataset):
             raise ValueError("LinkNeighborLoader: data must be a bulkgnn.Dataset or a "
                              f"torch_geometric Data, got {type(data).__name__}")
         _warn_about_workers(num_workers)
+        if device is not None and str(device) != "cpu":
+            raise ValueError(
+                f"LinkNeighborLoader: device={str(device)!r}: link minibatches are sampled on the "
+                "host so far (each leaves its own edges out there); keep device='cpu' and move "
+                "each batch to the GPU (batch.to('cuda'))")
         if num_neighbors is not None and fanouts is not None:
             raise ValueError("LinkNeighborLoader: give num_neighbors or fanouts, not both")
         hops = num_neighbors if num_neighbors is not None else fanouts

@@ -16,6 +16,39 @@ _UNSET = object()
 _BACKENDS = ("cpu", "reference", "cuda")
 
 
+def _backend_for(caller, device, backend):
+    """The C++ back end that device= (torch's names: "cpu", "cuda", "cuda:N",
+    a torch.device) and backend= ask for together."""
+    if backend not in _BACKENDS:
+        raise ValueError(f"{caller}: backend must be one of {', '.join(_BACKENDS)}; "
+                         f"got {backend!r}")
+    if device is None:
+        return backend
+    name = str(device)
+    if name == "cpu":
+        if backend == "cuda":
+            raise ValueError(f"{caller}: device='cpu' and backend='cuda' disagree; give one")
+        return backend
+    if name != "cuda" and not name.startswith("cuda:"):
+        raise ValueError(f"{caller}: device must be 'cpu' or 'cuda' (or a torch.device of "
+                         f"either); got {device!r}")
+    if backend == "reference":
+        raise ValueError(f"{caller}: backend='reference' runs on the host; device={name!r} "
+                         "asks for the GPU; give one")
+    compiled, gpus = _bulkgnn._gpu_support()
+    if not gpus:
+        raise ValueError(f"{caller}: device={name!r}: no GPU is visible" +
+                         ("" if compiled else " (this build of bulkgnn has no CUDA back end)"))
+    # The loader takes this process's GPU as the bulkgnn command does: its
+    # rank on the node, modulo the GPUs it sees.
+    mine = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK", "0")) % len(gpus)
+    if name != "cuda" and name != f"cuda:{mine}":
+        raise ValueError(f"{caller}: device={name!r}: the loader runs on this process's GPU, "
+                         f"cuda:{mine} (its rank on the node, modulo the {len(gpus)} it sees); "
+                         "give 'cuda'")
+    return "cuda"
+
+
 def _pick(name, value, alias_name, alias_value, default):
     """The value of an argument that PyG spells differently; both is an error."""
     if value is not _UNSET and alias_value is not None:
@@ -265,6 +298,21 @@ class NeighborLoader(_Epochs):
                  zero gradient (a mean loss over no rows is NaN), as the
                  bulkgnn trainer does.
     backend      "cpu" or "reference" (the naive oracle kernels)
+    device       "cpu" (None: the default) or "cuda" (a torch.device too): sampling
+                 and gathering on this process's GPU, the graph and features
+                 copied to it (device memory when they take at most a half and
+                 a quarter of it, else pinned host memory read through UVA).
+                 Each minibatch's seeds, input_nodes, features and blocks are
+                 CUDA arrays there (torch.from_dlpack gives CUDA tensors, no
+                 copy), complete when handed out; what is computed from them
+                 on the host (input_labels, PyG's edge_index) is a host array,
+                 which to_pyg() and to_dgl() move to the GPU. The samplers
+                 with GPU kernels only (sage, ladies, fastgcn, labor,
+                 labor-star, random-walk, sampler programs). A minibatch's
+                 buffers live while any of its arrays or tensors does (a
+                 tensor kept after the loader stays valid) and are freed only
+                 once the GPU has finished the work queued on it, torch's
+                 streams' too, which costs a device-wide wait per minibatch.
 
     PyG's names are accepted too: num_neighbors (fanouts), input_nodes (seeds),
     weight_attr (weighted=True; the dataset has one edge weight array). Where
@@ -282,7 +330,7 @@ class NeighborLoader(_Epochs):
                  seed=0, bulk=32, threads=None, sampler="sage", replace=False, weighted=False,
                  prefetch=32, rank=None, world_size=None, backend="cpu", *, num_neighbors=None,
                  input_nodes=_UNSET, weight_attr=None, sampler_options=None, layers=None,
-                 num_workers=0, queue_bytes=None, subgraph_cache=None):
+                 num_workers=0, queue_bytes=None, subgraph_cache=None, device=None):
         if hasattr(dataset, "edge_index") and not isinstance(dataset, _bulkgnn.Dataset):
             dataset = from_pyg(dataset)  # a PyG Data, viewed where its memory allows
         if not isinstance(dataset, _bulkgnn.Dataset):
@@ -310,9 +358,7 @@ class NeighborLoader(_Epochs):
                     f"NeighborLoader: weight_attr={weight_attr!r}, but the dataset has no edge "
                     "weights")
             weighted = True
-        if backend not in _BACKENDS:
-            raise ValueError(f"NeighborLoader: backend must be one of {', '.join(_BACKENDS)}; "
-                             f"got {backend!r}")
+        backend = _backend_for("NeighborLoader", device, backend)
         if rank == "auto" or world_size == "auto":
             default_rank, default_size = default_rank_and_world_size()
             rank = default_rank if rank in (None, "auto") else rank

@@ -57,7 +57,7 @@ py::capsule dlpack_array::to_dlpack() const {
   managed->owner = owner_;
   auto& t = managed->tensor.dl_tensor;
   t.data = const_cast<void*>(data_ != nullptr ? data_ : empty_storage);
-  t.device = {kDLCPU, 0};
+  t.device = device_;
   t.ndim = static_cast<std::int32_t>(shape_.size());
   t.dtype = type_;
   t.shape = managed->shape.data();
@@ -80,32 +80,47 @@ const char* dlpack_array::dtype_name() const {
   return type_.bits == 64 ? "int64" : "int32";
 }
 
+namespace {
+
+bool on_gpu(const dlpack_array& a) { return a.device().device_type == kDLCUDA; }
+
+// numpy reads host memory only.
+py::object numpy_view(const py::object& self) {
+  if (on_gpu(self.cast<const dlpack_array&>()))
+    throw py::value_error(
+        "bulkgnn.Array: this array is in GPU memory, which numpy cannot read; use "
+        "torch.from_dlpack(a) (or a.torch().cpu())");
+  return py::module_::import("numpy").attr("from_dlpack")(self);
+}
+
+}  // namespace
+
 void bind_dlpack_array(py::module_& m) {
   py::class_<dlpack_array>(m, "Array",
-                           "A host array owned by bulkgnn, viewed without a copy through "
-                           "DLPack: torch.from_dlpack(a), np.from_dlpack(a).")
+                           "An array owned by bulkgnn, in host or (a loader on a GPU) device "
+                           "memory, viewed without a copy through DLPack: torch.from_dlpack(a), "
+                           "np.from_dlpack(a) for a host array.")
       .def(
           "__dlpack__",
           [](const dlpack_array& a, const py::object& stream) {
-            if (!stream.is_none())
+            // A GPU array is complete when the loader hands it out (its stream
+            // has finished), so any consumer stream may read it.
+            if (!stream.is_none() && !on_gpu(a))
               throw py::value_error("Array.__dlpack__: stream must be None for a host array");
             return a.to_dlpack();
           },
           py::arg("stream") = py::none())
       .def("__dlpack_device__",
-           [](const dlpack_array&) { return py::make_tuple(static_cast<int>(kDLCPU), 0); })
+           [](const dlpack_array& a) {
+             return py::make_tuple(static_cast<int>(a.device().device_type), a.device().device_id);
+           })
       .def_property_readonly("shape",
                              [](const dlpack_array& a) { return py::tuple(py::cast(a.shape())); })
       .def_property_readonly("dtype", &dlpack_array::dtype_name)
       .def_property_readonly("data_ptr", &dlpack_array::data_pointer,
                              "Address of the first element (the loader's buffer, not a copy).")
       .def("__len__", [](const dlpack_array& a) { return a.shape().empty() ? 0 : a.shape()[0]; })
-      .def(
-          "numpy",
-          [](const py::object& self) {
-            return py::module_::import("numpy").attr("from_dlpack")(self);
-          },
-          "np.from_dlpack(self): a numpy view, no copy.")
+      .def("numpy", &numpy_view, "np.from_dlpack(self): a numpy view, no copy (host arrays).")
       .def(
           "torch",
           [](const py::object& self) {
@@ -115,7 +130,7 @@ void bind_dlpack_array(py::module_& m) {
       .def(
           "__array__",
           [](const py::object& self, const py::object& dtype) {
-            py::object view = py::module_::import("numpy").attr("from_dlpack")(self);
+            py::object view = numpy_view(self);
             return dtype.is_none() ? view : view.attr("astype")(dtype);
           },
           py::arg("dtype") = py::none())

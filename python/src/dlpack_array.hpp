@@ -10,9 +10,10 @@
 
 namespace bulkgnn::python {
 
-// A host array that C++ owns, handed to Python without a copy through the
-// DLPack protocol (DLPack 0.6, Debian's libdlpack-dev): torch.from_dlpack(a)
-// and np.from_dlpack(a) view its memory. `owner` keeps that memory alive and
+// An array that C++ owns, in host memory or on a GPU (`device`: kDLCUDA
+// and its id), handed to Python without a copy through the DLPack protocol
+// (DLPack 0.6, Debian's libdlpack-dev): torch.from_dlpack(a) views its
+// memory (np.from_dlpack(a) a host array's). `owner` keeps that memory alive and
 // holds no Python object, so the tensor a consumer builds may be freed on any
 // thread, with or without the GIL: the last one to go drops `owner` (for a
 // minibatch, that returns its feature buffer to the loader's pool).
@@ -20,11 +21,12 @@ class dlpack_array {
  public:
   template <class T>
   dlpack_array(std::shared_ptr<const void> owner, std::span<const T> data,
-               std::vector<std::int64_t> shape)
+               std::vector<std::int64_t> shape, DLDevice device = {kDLCPU, 0})
       : owner_(std::move(owner)),
         data_(data.data()),
         type_(dtype_of<T>()),
-        shape_(std::move(shape)) {}
+        shape_(std::move(shape)),
+        device_(device) {}
 
   // A new DLPack capsule ("dltensor") over the array; each holds its own
   // reference to the owner.
@@ -33,6 +35,7 @@ class dlpack_array {
   [[nodiscard]] std::uintptr_t data_pointer() const;
   // numpy's name of the element type: "float32", "int32" or "int64".
   [[nodiscard]] const char* dtype_name() const;
+  [[nodiscard]] DLDevice device() const { return device_; }
 
  private:
   template <class T>
@@ -46,6 +49,7 @@ class dlpack_array {
   const void* data_;
   DLDataType type_;
   std::vector<std::int64_t> shape_;
+  DLDevice device_;
 };
 
 void bind_dlpack_array(pybind11::module_& m);

@@ -48,6 +48,19 @@ dlpack_array array_of(const minibatch_ptr& mb, std::span<const T> values) {
   return dlpack_array(mb, values, {static_cast<std::int64_t>(values.size())});
 }
 
+// Where memory of `space` is, as DLPack names it: device memory on the
+// loader's GPU `gpu`, anything else (host, pinned) on the host.
+DLDevice device_of(memory_space space, int gpu) {
+  return space == memory_space::device ? DLDevice{kDLCUDA, gpu} : DLDevice{kDLCPU, 0};
+}
+
+// One of a minibatch's buffers, where it lives.
+template <class T>
+dlpack_array array_of(const minibatch_ptr& mb, const buffer<T>& values, int gpu) {
+  return dlpack_array(mb, std::span<const T>(values.data(), values.size()),
+                      {static_cast<std::int64_t>(values.size())}, device_of(values.space(), gpu));
+}
+
 // One epoch of minibatches. next() blocks without the GIL while the pipeline
 // works; close() stops the pipeline's threads. Both may be called from any
 // Python thread: the mutex serialises them.
@@ -58,12 +71,15 @@ class epoch_iterator {
   // (none for link minibatches, which carry their own input ids);
   // `loss_weights`: each vertex's loss weight as a seed, owned by `owner`
   // (empty but for GraphSAINT).
+  // `exec`: where the minibatches are made (a cuda one hands them out in
+  // its GPU's memory).
   epoch_iterator(std::shared_ptr<void> owner, std::shared_ptr<const data::dataset> dataset,
-                 loader::epoch_stream stream,
+                 executor exec, loader::epoch_stream stream,
                  std::optional<session::seed_positions> positions = std::nullopt,
                  std::span<const float> loss_weights = {})
       : owner_(std::move(owner)),
         dataset_(std::move(dataset)),
+        exec_(std::move(exec)),
         positions_(std::move(positions)),
         loss_weights_(loss_weights) {
     stream_.emplace(std::move(stream));
@@ -92,18 +108,18 @@ class epoch_iterator {
     return stream_ ? stream_->report() : last_report_;
   }
   [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
+  [[nodiscard]] const executor& exec() const { return exec_; }
   // A node minibatch's input_id; empty for link minibatches.
   [[nodiscard]] std::vector<std::int64_t> input_id(const loader::ready_minibatch& mb) const {
     return positions_ ? positions_->at(mb.batch) : std::vector<std::int64_t>{};
   }
-  // The loss weight of every input node (PyG's node_norm); none without
-  // loss weights.
-  [[nodiscard]] std::optional<std::vector<float>> node_norm(
-      const loader::ready_minibatch& mb) const {
+  // The loss weight of every input node (PyG's node_norm) of a minibatch in
+  // host memory; none without loss weights.
+  [[nodiscard]] std::optional<std::vector<float>> node_norm(const sampler::minibatch& batch) const {
     if (loss_weights_.empty()) return std::nullopt;
     std::vector<float> norm;
-    norm.reserve(mb.batch.input_nodes.size());
-    for (const vertex_t v : mb.batch.input_nodes) norm.push_back(loss_weights_[v]);
+    norm.reserve(batch.input_nodes.size());
+    for (const vertex_t v : batch.input_nodes) norm.push_back(loss_weights_[v]);
     return norm;
   }
 
@@ -116,6 +132,7 @@ class epoch_iterator {
 
   std::shared_ptr<void> owner_;  // outlives the stream, whose stages use it
   std::shared_ptr<const data::dataset> dataset_;
+  executor exec_;
   std::optional<session::seed_positions> positions_;
   std::span<const float> loss_weights_;
   std::mutex mutex_;
@@ -141,9 +158,9 @@ class pipeline_loader : public std::enable_shared_from_this<pipeline_loader<Load
       positions = loading_.positions(epoch);
       loss_weights = loading_.seed_loss_weights();
     }
-    auto it =
-        std::make_shared<epoch_iterator>(this->shared_from_this(), loading_.dataset(),
-                                         loading_.epoch(epoch), std::move(positions), loss_weights);
+    auto it = std::make_shared<epoch_iterator>(this->shared_from_this(), loading_.dataset(),
+                                               loading_.exec(), loading_.epoch(epoch),
+                                               std::move(positions), loss_weights);
     current_ = it;
     return it;
   }
@@ -169,21 +186,59 @@ dlpack_array owned_array(std::vector<T> values, std::vector<std::int64_t> shape)
 }
 
 // What Python holds of one minibatch: the pipeline's ready_minibatch, shared
-// with every array handed out of it.
+// with every array handed out of it. A GPU loader's minibatch lives in its
+// GPU's memory (`gpu`; -1 on the host); a host copy of its index arrays
+// (`host`) serves what is computed from them on the host (PyG's edge_index,
+// the input nodes' labels, digests).
 struct minibatch_handle {
   minibatch_ptr mb;
   std::shared_ptr<const data::dataset> dataset;
   std::vector<std::int64_t> input_id;           // a node minibatch's (PyG's input_id)
   std::optional<std::vector<float>> node_norm;  // GraphSAINT's, per input node
+  int gpu = -1;
+  std::shared_ptr<const sampler::minibatch> host;
+
+  [[nodiscard]] const sampler::minibatch& host_batch() const { return host ? *host : mb->batch; }
 };
+
+// The handle of a minibatch the pipeline made. A GPU's minibatch is complete
+// when handed out (its stream has finished), and its buffers are freed only
+// once the GPU has finished every stream's work: a consumer's kernels (torch
+// runs on streams of its own) may read them until then.
+minibatch_handle handle_of(const epoch_iterator& it, loader::ready_minibatch mb) {
+  minibatch_handle h;
+  h.dataset = it.dataset();
+  if (it.exec().kind() != backend::cuda) {
+    h.input_id = it.input_id(mb);
+    h.node_norm = it.node_norm(mb.batch);
+    h.mb = std::make_shared<const loader::ready_minibatch>(std::move(mb));
+    return h;
+  }
+  it.exec().synchronize();
+  h.input_id = it.input_id(mb);
+  h.gpu = it.exec().device()->device();
+  h.host = std::make_shared<const sampler::minibatch>(sampler::copy_to_host(mb.batch));
+  h.node_norm = it.node_norm(*h.host);
+  h.mb = minibatch_ptr(new loader::ready_minibatch(std::move(mb)),
+                       [gpu = h.gpu](const loader::ready_minibatch* done) {
+                         try {
+                           kernels::synchronize_device(gpu);
+                         } catch (const std::exception&) {
+                           // A failed GPU fails the next call that uses it too.
+                         }
+                         delete done;
+                       });
+  return h;
+}
 
 // Labels of every input node (a gathered copy), or None without labels.
 py::object input_labels(const minibatch_handle& h) {
   const auto labels = h.dataset->labels();
   if (labels.empty()) return py::none();
+  const auto& input_nodes = h.host_batch().input_nodes;
   std::vector<std::int32_t> gathered;
-  gathered.reserve(h.mb->batch.input_nodes.size());
-  for (const vertex_t v : h.mb->batch.input_nodes) gathered.push_back(labels[v]);
+  gathered.reserve(input_nodes.size());
+  for (const vertex_t v : input_nodes) gathered.push_back(labels[v]);
   const auto n = static_cast<std::int64_t>(gathered.size());
   return py::cast(owned_array(std::move(gathered), {n}));
 }
@@ -192,8 +247,11 @@ struct block_handle {
   minibatch_ptr mb;
   std::shared_ptr<const data::dataset> dataset;
   std::size_t layer = 0;
+  int gpu = -1;
+  std::shared_ptr<const sampler::minibatch> host;  // as minibatch_handle's
 
   [[nodiscard]] const csr_matrix& block() const { return mb->batch.blocks[layer]; }
+  [[nodiscard]] const sampler::minibatch& host_batch() const { return host ? *host : mb->batch; }
 };
 
 // The edges of a block's entries in the dataset's graph: entry (destination
@@ -236,8 +294,9 @@ dlpack_array block_edge_numbers(const block_handle& b) {
   entry_edges edges;
   {
     const py::gil_scoped_release unlocked;
-    edges.numbers.reserve(static_cast<std::size_t>(b.block().nnz()));
-    append_entry_edges(*b.dataset, b.mb->batch.input_nodes, b.block(), 0, false, edges);
+    const auto& batch = b.host_batch();
+    edges.numbers.reserve(static_cast<std::size_t>(batch.blocks[b.layer].nnz()));
+    append_entry_edges(*b.dataset, batch.input_nodes, batch.blocks[b.layer], 0, false, edges);
   }
   const auto count = static_cast<std::int64_t>(edges.numbers.size());
   return owned_array(std::move(edges.numbers), {count});
@@ -288,9 +347,10 @@ py::tuple pyg_edge_numbers(const minibatch_handle& h) {
   entry_edges edges;
   {
     const py::gil_scoped_release unlocked;
+    const auto& batch = h.host_batch();
     std::int64_t first_row = 0;
-    for (auto block = h.mb->batch.blocks.rbegin(); block != h.mb->batch.blocks.rend(); ++block) {
-      append_entry_edges(*h.dataset, h.mb->batch.input_nodes, *block, first_row, weights, edges);
+    for (auto block = batch.blocks.rbegin(); block != batch.blocks.rend(); ++block) {
+      append_entry_edges(*h.dataset, batch.input_nodes, *block, first_row, weights, edges);
       first_row = block->rows;
     }
   }
@@ -304,7 +364,7 @@ py::tuple pyg_edge_tuple(const minibatch_handle& h) {
   pyg_edge_arrays edges;
   {
     const py::gil_scoped_release unlocked;
-    edges = pyg_edges(h.mb->batch);
+    edges = pyg_edges(h.host_batch());
   }
   py::object weights = py::none();
   if (!edges.weights.empty())
@@ -344,17 +404,17 @@ void bind_minibatch(py::module_& m) {
                            "per source, local ids; the destinations are the first sources.")
       .def_property_readonly("num_dst", [](const block_handle& b) { return b.block().rows; })
       .def_property_readonly("num_src", [](const block_handle& b) { return b.block().cols; })
-      .def_property_readonly("num_edges", [](const block_handle& b) { return b.block().nnz(); })
       .def_property_readonly(
-          "indptr", [](const block_handle& b) { return array_of<edge_t>(b.mb, b.block().indptr); })
+          "num_edges", [](const block_handle& b) { return b.host_batch().blocks[b.layer].nnz(); })
       .def_property_readonly(
-          "indices",
-          [](const block_handle& b) { return array_of<vertex_t>(b.mb, b.block().indices); })
+          "indptr", [](const block_handle& b) { return array_of(b.mb, b.block().indptr, b.gpu); })
+      .def_property_readonly(
+          "indices", [](const block_handle& b) { return array_of(b.mb, b.block().indices, b.gpu); })
       .def_property_readonly(
           "values",
           [](const block_handle& b) -> py::object {
             if (b.block().values.empty()) return py::none();
-            return py::cast(array_of<float>(b.mb, b.block().values));
+            return py::cast(array_of(b.mb, b.block().values, b.gpu));
           },
           "Edge weights (layer-wise samplers), or None.")
       .def_property_readonly("e_id", &block_edge_numbers,
@@ -364,7 +424,7 @@ void bind_minibatch(py::module_& m) {
                              "a PinSAGE walk neighbour); computed on each call.")
       .def("__repr__", [](const block_handle& b) {
         return py::str("bulkgnn.Block(num_dst={}, num_src={}, num_edges={})")
-            .format(b.block().rows, b.block().cols, b.block().nnz());
+            .format(b.block().rows, b.block().cols, b.host_batch().blocks[b.layer].nnz());
       });
 
   py::class_<minibatch_handle>(
@@ -376,28 +436,35 @@ void bind_minibatch(py::module_& m) {
           "batch_size", [](const minibatch_handle& h) { return h.mb->batch.seeds.size(); },
           "Number of seeds (this rank's slice of them).")
       .def_property_readonly(
+          "device",
+          [](const minibatch_handle& h) {
+            return h.gpu < 0 ? std::string("cpu") : "cuda:" + std::to_string(h.gpu);
+          },
+          "Where the loader made it, as torch names devices: 'cpu', or 'cuda:N' for a loader "
+          "on a GPU (seeds, input_nodes, features and blocks are in its memory; the arrays "
+          "computed from them, such as input_labels and PyG's edge_index, on the host).")
+      .def_property_readonly(
           "seeds",
-          [](const minibatch_handle& h) { return array_of<vertex_t>(h.mb, h.mb->batch.seeds); },
+          [](const minibatch_handle& h) { return array_of(h.mb, h.mb->batch.seeds, h.gpu); },
           "Global ids; the first batch_size input nodes.")
       .def_property_readonly(
           "labels",
           [](const minibatch_handle& h) -> py::object {
             if (h.mb->batch.labels.empty()) return py::none();
-            return py::cast(array_of<std::int32_t>(h.mb, h.mb->batch.labels));
+            return py::cast(array_of(h.mb, h.mb->batch.labels, h.gpu));
           },
           "Labels of the seeds, or None.")
       .def_property_readonly(
           "input_nodes",
-          [](const minibatch_handle& h) {
-            return array_of<vertex_t>(h.mb, h.mb->batch.input_nodes);
-          },
+          [](const minibatch_handle& h) { return array_of(h.mb, h.mb->batch.input_nodes, h.gpu); },
           "Global ids of blocks[0]'s sources, seeds first.")
       .def_property_readonly(
           "features",
           [](const minibatch_handle& h) -> py::object {
             if (h.mb->feature_columns == 0) return py::none();
             const auto f = h.mb->input_features();
-            return py::cast(dlpack_array(h.mb, f.data, {f.rows, f.cols}));
+            return py::cast(
+                dlpack_array(h.mb, f.data, {f.rows, f.cols}, device_of(f.space, h.gpu)));
           },
           "Features of the input nodes, len(input_nodes) x num_features, or None.")
       .def_property_readonly(
@@ -405,7 +472,7 @@ void bind_minibatch(py::module_& m) {
           [](const minibatch_handle& h) {
             std::vector<block_handle> blocks;
             for (std::size_t l = 0; l < h.mb->batch.blocks.size(); ++l)
-              blocks.push_back({h.mb, h.dataset, l});
+              blocks.push_back({h.mb, h.dataset, l, h.gpu, h.host});
             return blocks;
           },
           "DGL order: blocks[0] is the input-most layer, blocks[-1] has the seeds as rows.")
@@ -418,8 +485,8 @@ void bind_minibatch(py::module_& m) {
       .def(
           "digest",
           [](const minibatch_handle& h) {
-            return h.mb->link ? sampler::digest(h.mb->batch, *h.mb->link)
-                              : sampler::digest(h.mb->batch);
+            return h.mb->link ? sampler::digest(h.host_batch(), *h.mb->link)
+                              : sampler::digest(h.host_batch());
           },
           "The sampler's 64-bit digest of this minibatch (as `bulkgnn sample` computes it); a "
           "link minibatch's folds in its supervision.")
@@ -488,9 +555,11 @@ void bind_epoch(py::module_& m) {
       .def("__next__",
            [](epoch_iterator& it) {
              std::optional<loader::ready_minibatch> mb;
+             minibatch_handle handle;
              {
                const py::gil_scoped_release unlocked;
                mb = it.next();
+               if (mb) handle = handle_of(it, std::move(*mb));
              }
              // Ctrl-C while the pipeline worked: stop its threads, then raise.
              if (PyErr_CheckSignals() != 0) {
@@ -501,11 +570,7 @@ void bind_epoch(py::module_& m) {
                throw py::error_already_set();
              }
              if (!mb) throw py::stop_iteration();
-             auto input_id = it.input_id(*mb);
-             auto node_norm = it.node_norm(*mb);
-             return minibatch_handle{
-                 std::make_shared<const loader::ready_minibatch>(std::move(*mb)), it.dataset(),
-                 std::move(input_id), std::move(node_norm)};
+             return handle;
            })
       .def("close", &epoch_iterator::close, py::call_guard<py::gil_scoped_release>(),
            "Stops the epoch's pipeline; the minibatches already handed out stay valid.")
@@ -651,6 +716,14 @@ py::dict sampler_dict(const sampler::sampler_entry& entry) {
 // The sampler table and the registered sampler programs, for NeighborLoader's
 // checks and docstring, and bulkgnn.define_sampler's registration.
 void bind_sampler_table(py::module_& m) {
+  m.def(
+      "_gpu_support",
+      [] {
+        py::list names;
+        for (const auto& d : kernels::visible_cuda_devices()) names.append(d.name);
+        return py::make_tuple(kernels::cuda_compiled(), names);
+      },
+      "(whether this build has the CUDA back end, the names of the GPUs it sees).");
   m.def(
       "samplers",
       [] {

@@ -279,6 +279,17 @@ bulk_sample copy_to_host(const bulk_sample& bulk) {
   return out;
 }
 
+minibatch copy_to_host(const minibatch& mb) {
+  minibatch out;
+  out.index = mb.index;
+  out.seeds = bulkgnn::copy_to_host(mb.seeds);
+  out.whole_seeds = mb.whole_seeds;
+  out.labels = bulkgnn::copy_to_host(mb.labels);
+  out.input_nodes = bulkgnn::copy_to_host(mb.input_nodes);
+  for (const auto& block : mb.blocks) out.blocks.push_back(bulkgnn::copy_to_host(block));
+  return out;
+}
+
 edge_t bulk_sample::sampled_edges() const {
   edge_t total = 0;
   // The indices' size, which the host knows wherever the blocks live.

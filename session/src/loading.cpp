@@ -4,6 +4,7 @@
 #include "bulkgnn/core/executor.hpp"
 #include "bulkgnn/sampler/bulk_sampler.hpp"
 #include "bulkgnn/sampler/epoch_plan.hpp"
+#include "bulkgnn/session/layout.hpp"
 #include "subgraph_batching.hpp"
 
 #include <algorithm>
@@ -15,13 +16,21 @@
 namespace bulkgnn::session {
 namespace {
 
-// The consumer reads host memory: sampling and gathering run on the host.
+// Where the minibatches are made and handed out: the host back ends, or
+// with device cuda this process's GPU, which samples and gathers there.
+executor loading_executor(const execution_options& execution) {
+  const backend kind = parse_backend(execution.device, "execution_options.device");
+  if (kind != backend::cuda) return executors_for(execution).sample;
+  return executors_for({.device = "cuda", .sample_on = "cuda", .threads = execution.threads})
+      .sample;
+}
+
+// Link minibatches leave their own edges out with a host kernel.
 executor host_executor(const execution_options& execution) {
   const backend kind = parse_backend(execution.device, "execution_options.device");
   BULKGNN_EXPECTS(kind != backend::cuda,
-                  "execution_options.device 'cuda': these minibatches are handed out in host "
-                  "memory (their DLPack export is host-only; the bulkgnn command samples and "
-                  "gathers on the GPU); use cpu");
+                  "execution_options.device 'cuda': link minibatches are sampled on the host "
+                  "back ends so far (each leaves its own edges out there); use cpu");
   return executors_for(execution).sample;
 }
 
@@ -96,17 +105,40 @@ seed_positions minibatch_loading::positions(std::uint32_t epoch) const {
           o.slices};
 }
 
+minibatch_loading::gpu_copies::gpu_copies(const data::dataset& ds, const executor& exec) {
+  const auto resource = [&](double bytes, double share) -> memory_resource& {
+    return gpu_space_for(exec, bytes, share) == memory_space::device
+               ? exec.memory()
+               : exec.device()->pinned_memory();
+  };
+  const csr_view g = ds.graph();
+  graph = copy_to(
+      g, resource(static_cast<double>(g.indptr.size_bytes() + g.indices.size_bytes()), 0.5));
+  const auto f = ds.features();
+  features = copy_to(f.data, resource(static_cast<double>(f.data.size_bytes()), 0.25));
+}
+
+loader::graph_source minibatch_loading::source() const {
+  if (!gpu_) return {dataset_->graph(), dataset_->features(), dataset_->labels()};
+  const auto f = dataset_->features();
+  return {gpu_->graph.view(),
+          {f.rows, f.cols, std::span<const float>(gpu_->features), gpu_->features.space()},
+          dataset_->labels()};
+}
+
 minibatch_loading::minibatch_loading(std::shared_ptr<const data::dataset> dataset,
                                      std::vector<vertex_t> seeds, const loading_plan& plan)
     : dataset_(std::move(dataset)),
       seeds_(std::move(seeds)),
       shuffle_(plan.shuffle),
-      exec_(host_executor(plan.execution)),
-      sampler_(dataset_->graph(), plan.sampling, exec_),
+      exec_(loading_executor(plan.execution)),
+      gpu_(exec_.kind() == backend::cuda
+               ? std::optional<gpu_copies>(std::in_place, *dataset_, exec_)
+               : std::nullopt),
+      sampler_(source().graph, plan.sampling, exec_),
       subgraphs_(detail::subgraphs_for(dataset_->graph(), dataset_->num_nodes(), plan.sampling,
                                        plan.loading.batch_size, exec_)),
-      loader_({dataset_->graph(), dataset_->features(), dataset_->labels()}, sampler_,
-              with_subgraphs(plan.loading, subgraphs_), exec_) {
+      loader_(source(), sampler_, with_subgraphs(plan.loading, subgraphs_), exec_) {
   BULKGNN_EXPECTS(!subgraphs_ || shuffle_,
                   "loading_plan.shuffle: the {} sampler's minibatches are subgraphs it shuffles "
                   "or draws; an unshuffled order applies to samplers that batch seeds",

@@ -145,6 +145,9 @@ class Errors(unittest.TestCase):
         self.refused("one label per edge", edge_label=np.ones(3))
         self.refused("exclude must be", exclude="reverse_id")
 
+    def test_a_gpu_is_refused_naming_where_link_minibatches_are_sampled(self):
+        self.refused("sampled on the host so far", device="cuda")
+
     def test_a_sampler_that_cannot_leave_edges_out_is_refused_up_front(self):
         for sampler in ("shadow",):
             self.refused(f"{sampler} sampler cannot leave", sampler=sampler,

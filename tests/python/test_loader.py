@@ -419,9 +419,28 @@ class Failures(unittest.TestCase):
                 with self.assertRaisesRegex(bulkgnn.Error, "edge_weight.npy.*entry 1 \\(row 0\\)"):
                     bulkgnn.Dataset(str(directory))
 
-    def test_the_cuda_backend_is_refused_until_the_loader_runs_on_the_gpu(self):
-        with self.assertRaisesRegex(ValueError, "backend 'cuda'"):
+    @unittest.skipIf(bulkgnn._bulkgnn._gpu_support()[1], "a GPU is visible here")
+    def test_a_gpu_loader_without_a_gpu_is_refused_naming_the_device(self):
+        compiled, _ = bulkgnn._bulkgnn._gpu_support()
+        for device in ("cuda", "cuda:0"):
+            with self.assertRaisesRegex(ValueError, f"device='{device}': no GPU is visible") as e:
+                bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16, device=device)
+            self.assertEqual("no CUDA back end" in str(e.exception), not compiled)
+        with self.assertRaisesRegex(ValueError, "backend cuda: no GPU is visible"):
             bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16, backend="cuda")
+
+    def test_a_device_the_loader_cannot_use_is_refused_by_name(self):
+        for kwargs, message in (({"device": "tpu"}, "device must be 'cpu' or 'cuda'"),
+                                ({"device": "cuda", "backend": "reference"}, "give one"),
+                                ({"device": "cpu", "backend": "cuda"}, "disagree")):
+            with self.assertRaisesRegex(ValueError, message):
+                bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16, **kwargs)
+
+    def test_a_host_loaders_minibatches_are_on_the_cpu(self):
+        loader = bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=64, device="cpu")
+        mb = next(iter(loader))
+        self.assertEqual(mb.device, "cpu")
+        self.assertEqual(mb.features.__dlpack_device__(), (1, 0))  # kDLCPU
 
     def test_ctrl_c_stops_the_pipeline_threads(self):
         loader = bulkgnn.NeighborLoader(DS, np.arange(DS.num_nodes), fanouts=[10, 10],

@@ -29,6 +29,11 @@ struct cuda_device {
 // back end or the GPU is not visible.
 [[nodiscard]] executor make_cuda_executor(int device = 0);
 
+// Waits until GPU `device` has finished everything queued on it, on every
+// stream: a consumer's (torch's) too, before memory it may still read is
+// freed. Throws in a build without CUDA.
+void synchronize_device(int device);
+
 // An executor of back end `kind`: the host back ends on `threads` threads (0:
 // every core), cuda on GPU 0 (make_cuda_executor).
 [[nodiscard]] executor make_executor(backend kind, int threads = 0);

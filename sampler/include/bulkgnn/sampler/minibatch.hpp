@@ -90,6 +90,9 @@ struct bulk_sample {
 // device), for extracting or digesting its minibatches.
 [[nodiscard]] bulk_sample copy_to_host(const bulk_sample& bulk);
 
+// A host copy of a minibatch in any memory (one a GPU loader handed out).
+[[nodiscard]] minibatch copy_to_host(const minibatch& mb);
+
 // The digest of a whole minibatch (bulk_sample::digest) from its seeds, in
 // order, and the destinations of all its parts, in any order: a destination
 // that several parts hold counts once. Throws if two parts give one

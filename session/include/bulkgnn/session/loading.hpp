@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -22,7 +23,10 @@ namespace bulkgnn::session {
 struct loading_plan {
   sampler::sampler_options sampling;
   loader::loader_options loading;
-  // device: where the consumer reads the minibatches; only host memory so far.
+  // device: where the minibatches are made and handed out: the host back
+  // ends, or cuda (this process's GPU samples and gathers, the minibatches
+  // live in its memory; the graph and features are copied there, to device
+  // memory when they take at most a half and a quarter of it, else pinned).
   execution_options execution;
   // false: each epoch takes the seeds in the caller's order, with the same
   // draws a shuffled epoch would make for the same minibatches.
@@ -58,8 +62,9 @@ class seed_positions {
 class minibatch_loading {
  public:
   // option_error naming the field for a plan that cannot run (a sampler's
-  // options, execution_options.device cuda). Reads the whole graph where a
-  // sampler's setup does (FastGCN's column weights).
+  // options, one with no GPU kernel on device cuda, cuda without a GPU).
+  // Reads the whole graph where a sampler's setup does (FastGCN's column
+  // weights).
   minibatch_loading(std::shared_ptr<const data::dataset> dataset, std::vector<vertex_t> seeds,
                     const loading_plan& plan);
 
@@ -69,6 +74,8 @@ class minibatch_loading {
   // As loader_options.max_minibatches limits them.
   [[nodiscard]] std::int64_t minibatches_per_epoch() const;
   [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
+  // Where the minibatches are made (and, for cuda, live).
+  [[nodiscard]] const executor& exec() const { return exec_; }
   // Where epoch `epoch`'s minibatch seeds sit in the seeds given.
   [[nodiscard]] seed_positions positions(std::uint32_t epoch) const;
   // Each vertex's loss weight as a seed (GraphSAINT's normalisation), by
@@ -78,10 +85,19 @@ class minibatch_loading {
   }
 
  private:
+  // The graph and features where a GPU's kernels read them.
+  struct gpu_copies {
+    gpu_copies(const data::dataset& ds, const executor& exec);
+    csr_matrix graph;
+    buffer<float> features;
+  };
+  [[nodiscard]] loader::graph_source source() const;
+
   std::shared_ptr<const data::dataset> dataset_;
   std::vector<vertex_t> seeds_;
   bool shuffle_;
   executor exec_;
+  std::optional<gpu_copies> gpu_;  // device cuda only
   sampler::bulk_sampler sampler_;
   // How the sampler cuts epochs into subgraphs (null for samplers that
   // batch seeds).
@@ -112,6 +128,7 @@ class link_loading {
   [[nodiscard]] loader::epoch_stream epoch(std::uint32_t epoch);
   [[nodiscard]] std::int64_t minibatches_per_epoch() const;
   [[nodiscard]] const std::shared_ptr<const data::dataset>& dataset() const { return dataset_; }
+  [[nodiscard]] const executor& exec() const { return exec_; }
 
  private:
   std::shared_ptr<const data::dataset> dataset_;
