@@ -366,6 +366,7 @@ step_configure() {
     "${mpi[@]}" "${nccl[@]}" \
     -DBULKGNN_ENABLE_COMBBLAS=OFF \
     -DBULKGNN_PYTHON=OFF \
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
     -DCMAKE_PREFIX_PATH="$prefix/usr;$prefix" \
     -DCMAKE_SYSTEM_IGNORE_PREFIX_PATH="/usr;/usr/local;/" \
     -DCMAKE_MAKE_PROGRAM="$(command -v ninja)" \
@@ -629,9 +630,10 @@ step_cpu_suite() {
 # The Python extension, configured only now: the configure step leaves it
 # off, so that an extension the image's pybind11 or Python cannot build
 # fails this step and no other. The reconfigure keeps every other setting
-# (the cache), so the targets built already stay built.
+# (the cache; the libraries are position-independent already, as the
+# extension needs them), so only the extension's own files compile.
 step_python() {
-  local python pybind11_dir
+  local python pybind11_dir headers
   python=$(command -v python3)
   if [ $have_gpu -eq 0 ]; then
     echo "would configure with -DBULKGNN_PYTHON=ON -DPython_EXECUTABLE=$python and its" \
@@ -639,14 +641,25 @@ step_python() {
     note "not run: no GPU"
     return 3
   fi
+  if [ "$(seconds_left)" -lt 120 ]; then
+    note "not run: $(seconds_left) s of the budget left"
+    return 3
+  fi
   if ! pybind11_dir=$("$python" -c 'import pybind11; print(pybind11.get_cmake_dir())' 2>&1); then
     echo "$python has no pybind11: $pybind11_dir"
     note "no pybind11 for $python"
     return 1
   fi
+  headers=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  if [ ! -f "$headers/Python.h" ]; then
+    echo "$python has no Python.h in $headers: the extension cannot build here"
+    note "no Python.h for $python"
+    return 1
+  fi
   with_prefix_libs bounded cmake -S "$repo" -B "$build" --no-warn-unused-cli -DBULKGNN_PYTHON=ON \
     -DPython_EXECUTABLE="$python" -Dpybind11_DIR="$pybind11_dir"
   with_prefix_libs bounded cmake --build "$build" -j "$jobs" --target _bulkgnn
+  # BULKGNN_DATA (.gpu-data, exported above) holds cora.
   BULKGNN_EXPECT_GPU=1 with_prefix_libs bounded ctest --test-dir "$build" -R '^python\.gpu_loader$' \
     --output-on-failure --no-tests=error
   note "python.gpu_loader with torch $("$python" -c 'import torch; print(torch.__version__)' 2>&1)"

@@ -136,7 +136,7 @@ class LinkNeighborLoader(_Epochs):
             raise ValueError(
                 f"LinkNeighborLoader: device={str(device)!r}: link minibatches are sampled on the "
                 "host so far (each leaves its own edges out there); keep device='cpu' and move "
-                "each batch to the GPU (batch.to('cuda'))")
+                "each batch to the GPU (mb.to_pyg().to('cuda'))")
         if num_neighbors is not None and fanouts is not None:
             raise ValueError("LinkNeighborLoader: give num_neighbors or fanouts, not both")
         hops = num_neighbors if num_neighbors is not None else fanouts

@@ -302,8 +302,8 @@ class NeighborLoader(_Epochs):
                  and gathering on this process's GPU, the graph and features
                  copied to it (device memory when they take at most a half and
                  a quarter of it, else pinned host memory read through UVA).
-                 Each minibatch's seeds, input_nodes, features and blocks are
-                 CUDA arrays there (torch.from_dlpack gives CUDA tensors, no
+                 Each minibatch's seeds, labels, input_nodes, features and
+                 blocks are CUDA arrays there (torch.from_dlpack gives CUDA tensors, no
                  copy), complete when handed out; what is computed from them
                  on the host (input_labels, PyG's edge_index) is a host array,
                  which to_pyg() and to_dgl() move to the GPU. The samplers

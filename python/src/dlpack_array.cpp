@@ -56,7 +56,8 @@ py::capsule dlpack_array::to_dlpack() const {
   }
   managed->owner = owner_;
   auto& t = managed->tensor.dl_tensor;
-  t.data = const_cast<void*>(data_ != nullptr ? data_ : empty_storage);
+  const bool host = device_.device_type != kDLCUDA;
+  t.data = const_cast<void*>(data_ != nullptr || !host ? data_ : empty_storage);
   t.device = device_;
   t.ndim = static_cast<std::int32_t>(shape_.size());
   t.dtype = type_;

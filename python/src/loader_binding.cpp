@@ -202,9 +202,10 @@ struct minibatch_handle {
 };
 
 // The handle of a minibatch the pipeline made. A GPU's minibatch is complete
-// when handed out (its stream has finished), and its buffers are freed only
-// once the GPU has finished every stream's work: a consumer's kernels (torch
-// runs on streams of its own) may read them until then.
+// when handed out (its stream has finished; the host copy waits for it too),
+// and its buffers are freed only once the GPU has finished every stream's
+// work: a consumer's kernels (torch runs on streams of its own) may read them
+// until then.
 minibatch_handle handle_of(const epoch_iterator& it, loader::ready_minibatch mb) {
   minibatch_handle h;
   h.dataset = it.dataset();
@@ -219,8 +220,10 @@ minibatch_handle handle_of(const epoch_iterator& it, loader::ready_minibatch mb)
   h.gpu = it.exec().device()->device();
   h.host = std::make_shared<const sampler::minibatch>(sampler::copy_to_host(mb.batch));
   h.node_norm = it.node_norm(*h.host);
+  // The deleter holds the executor: its context owns the memory pool the
+  // buffers go back to, which must outlive the loader when a tensor does.
   h.mb = minibatch_ptr(new loader::ready_minibatch(std::move(mb)),
-                       [gpu = h.gpu](const loader::ready_minibatch* done) {
+                       [gpu = h.gpu, exec = it.exec()](const loader::ready_minibatch* done) {
                          try {
                            kernels::synchronize_device(gpu);
                          } catch (const std::exception&) {
@@ -441,8 +444,8 @@ void bind_minibatch(py::module_& m) {
             return h.gpu < 0 ? std::string("cpu") : "cuda:" + std::to_string(h.gpu);
           },
           "Where the loader made it, as torch names devices: 'cpu', or 'cuda:N' for a loader "
-          "on a GPU (seeds, input_nodes, features and blocks are in its memory; the arrays "
-          "computed from them, such as input_labels and PyG's edge_index, on the host).")
+          "on a GPU (seeds, labels, input_nodes, features and blocks are in its memory; the "
+          "arrays computed from them, such as input_labels and PyG's edge_index, on the host).")
       .def_property_readonly(
           "seeds",
           [](const minibatch_handle& h) { return array_of(h.mb, h.mb->batch.seeds, h.gpu); },

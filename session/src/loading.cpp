@@ -21,8 +21,7 @@ namespace {
 executor loading_executor(const execution_options& execution) {
   const backend kind = parse_backend(execution.device, "execution_options.device");
   if (kind != backend::cuda) return executors_for(execution).sample;
-  return executors_for({.device = "cuda", .sample_on = "cuda", .threads = execution.threads})
-      .sample;
+  return single_executor(execution.device, execution.threads);
 }
 
 // Link minibatches leave their own edges out with a host kernel.
@@ -112,10 +111,11 @@ minibatch_loading::gpu_copies::gpu_copies(const data::dataset& ds, const executo
                : exec.device()->pinned_memory();
   };
   const csr_view g = ds.graph();
-  graph = copy_to(
-      g, resource(static_cast<double>(g.indptr.size_bytes() + g.indices.size_bytes()), 0.5));
+  graph = copy_to(g, resource(static_cast<double>(g.indptr.size_bytes() + g.indices.size_bytes()),
+                              graph_share_of_gpu));
   const auto f = ds.features();
-  features = copy_to(f.data, resource(static_cast<double>(f.data.size_bytes()), 0.25));
+  features =
+      copy_to(f.data, resource(static_cast<double>(f.data.size_bytes()), feature_share_of_gpu));
 }
 
 loader::graph_source minibatch_loading::source() const {
