@@ -41,7 +41,7 @@ TEST(CheckpointFuzzFindings, LoadsEmptyParameterArrays) {
 // a float, and converting it was undefined) applies to the checkpoint's
 // counts as well: they must be rejected by name, with the CRC still valid.
 TEST(CheckpointFuzzFindings, RejectsACountThatIsNotAnInteger) {
-  for (const std::string epochs : {std::string(30, '9'), std::string("2.5"), std::string("-1")}) {
+  for (const std::string& epochs : {std::string(30, '9'), std::string("2.5"), std::string("-1")}) {
     const std::string header =
         R"({"fingerprint":{},"epochs_done":)" + epochs + R"(,"optimizer_steps":1,"history":[]})";
     const auto header_size = static_cast<std::uint64_t>(header.size());
