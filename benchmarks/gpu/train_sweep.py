@@ -15,6 +15,12 @@ any native dataset given with --data (facebook, say): the time per epoch of the 
   cpu        bulkgnn train --device cpu on every core
   pyg-gpu    PyG's NeighborLoader (on the host) + SAGEConv on the GPU, through
              benchmarks/peers/peer_workloads.py --device cuda
+  bulkgnn-py-gpu         the same PyG model fed by bulkgnn.NeighborLoader on the host
+                         (mb.to_pyg(), moved to the GPU)
+  bulkgnn-py-gpu-loader  ... fed by bulkgnn.NeighborLoader(device="cuda"), which samples
+                         and gathers on the GPU
+             (both need the GPU build's Python extension, which gpu_check.sh's python
+             step builds; without it the row says so)
 
 with per-stage busy times and the overlap ratio (epoch time over the slowest stage) of
 bulkgnn's runs, and whether the bulkgnn runs trained the same model: the losses of
@@ -54,6 +60,12 @@ BULKGNN_SYSTEMS = {
 }
 EXACT_SYSTEMS = {"gpu-gpu-exact", "cpu"}
 PEERS = Path(__file__).resolve().parent.parent / "peers" / "peer_workloads.py"
+# The PyG model on the GPU, fed by: peer_workloads.py's system, its extra flags.
+PYG_MODEL_SYSTEMS = {
+    "pyg-gpu": ("pyg", []),
+    "bulkgnn-py-gpu": ("bulkgnn-py", []),
+    "bulkgnn-py-gpu-loader": ("bulkgnn-py", ["--loader-device", "cuda"]),
+}
 
 
 def mean_after_warm_up(values):
@@ -83,15 +95,27 @@ def run_bulkgnn(cli, data, flags, args):
                 "wall_seconds": time.monotonic() - started}
 
 
-def run_pyg(data, args):
+def run_pyg_model(cli, system, data, args):
+    """The PyG model's epochs on the GPU, fed by PyG's loader or bulkgnn's."""
+    peer_system, extra = PYG_MODEL_SYSTEMS[system]
+    env = dict(os.environ)
+    if peer_system == "bulkgnn-py":
+        # The extension gpu_check.sh's python step builds next to the CLI's build.
+        package = Path(cli).resolve().parent.parent / "python"
+        if not (package / "bulkgnn").is_dir():
+            return {"error": f"no Python extension in {package} (gpu_check.sh's python step "
+                             "did not build it)"}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(package),
+                                                          env.get("PYTHONPATH")]))
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "pyg.json"
-        command = [sys.executable, str(PEERS), "--system", "pyg", "--workload", "train",
+        command = [sys.executable, str(PEERS), "--system", peer_system, "--workload", "train",
                    "--data", str(data), "--fanouts", "15,10,5", "--hidden", "256",
                    "--batch-size", "1024", "--epochs", str(args.epochs),
                    "--max-minibatches", str(args.minibatches), "--eval-every", "0",
-                   "--threads", str(os.cpu_count()), "--device", "cuda", "--json-out", str(out)]
-        done = subprocess.run(command, capture_output=True, text=True)
+                   "--threads", str(os.cpu_count()), "--device", "cuda", "--json-out", str(out),
+                   *extra]
+        done = subprocess.run(command, capture_output=True, text=True, env=env)
         if done.returncode != 0:
             return {"error": (done.stdout + done.stderr)[-400:]}
         r = json.loads(out.read_text())
@@ -101,20 +125,20 @@ def run_pyg(data, args):
 
 
 def measure(cli, name, data, args, gpu, started, results):
-    systems = ["gpu-gpu", "gpu-gpu-exact", "cpu-gpu", "cpu", "pyg-gpu"] if gpu else ["cpu"]
+    systems = ["gpu-gpu", "gpu-gpu-exact", "cpu-gpu", "cpu", *PYG_MODEL_SYSTEMS] if gpu else ["cpu"]
     for system in systems:
         if time.monotonic() - started > args.budget:
             results["stopped"] = "budget spent"
             return
-        r = run_pyg(data, args) if system == "pyg-gpu" else run_bulkgnn(
-            cli, data, BULKGNN_SYSTEMS[system], args)
+        r = (run_pyg_model(cli, system, data, args) if system in PYG_MODEL_SYSTEMS else
+             run_bulkgnn(cli, data, BULKGNN_SYSTEMS[system], args))
         results["runs"].append({"graph": name, "system": system, **r})
 
 
 def same_model_verdict(runs, graph):
     """Whether the exact runs have equal losses and the cuBLAS runs close ones."""
     losses = {r["system"]: r["losses"] for r in runs
-              if r["graph"] == graph and r["system"] != "pyg-gpu" and "losses" in r}
+              if r["graph"] == graph and r["system"] not in PYG_MODEL_SYSTEMS and "losses" in r}
     exact = {tuple(v) for k, v in losses.items() if k in EXACT_SYSTEMS}
     if len(exact) > 1:
         return f"exact runs trained DIFFERENT models: {sorted(exact)}"

@@ -275,7 +275,8 @@ def bulkgnn_loader(data, args, shuffle=True, pyg_data=None):
             labels=data["labels"], num_classes=data["num_classes"] or None)
     return bulkgnn.NeighborLoader(dataset, data["seeds"], fanouts=args.fanouts,
                                   batch_size=args.batch_size, shuffle=shuffle, seed=args.seed,
-                                  bulk=args.bulk, prefetch=args.prefetch, threads=args.threads)
+                                  bulk=args.bulk, prefetch=args.prefetch, threads=args.threads,
+                                  device=args.loader_device)
 
 
 # ----------------------------------------------------------------------------- DGL
@@ -508,7 +509,10 @@ def main():
     parser.add_argument("--eval-every", type=int, default=1, help="0 = never")
     parser.add_argument("--device", default="cpu",
                         help="pyg and bulkgnn-py train workloads: where the model trains "
-                             "(cpu or cuda; the loader samples on the host)")
+                             "(cpu or cuda)")
+    parser.add_argument("--loader-device", default="cpu",
+                        help="bulkgnn-py: where bulkgnn.NeighborLoader samples and gathers (cpu, "
+                             "or cuda: its minibatches are then on the GPU already)")
     parser.add_argument("--json-out", help="write the result here (default: stdout)")
     args = parser.parse_args()
     args.fanouts = [int(f) for f in args.fanouts.split(",")]
