@@ -35,13 +35,11 @@ def _backend_for(caller, device, backend):
     if backend == "reference":
         raise ValueError(f"{caller}: backend='reference' runs on the host; device={name!r} "
                          "asks for the GPU; give one")
-    compiled, gpus = _bulkgnn._gpu_support()
+    compiled, gpus, mine = _bulkgnn._gpu_support()
     if not gpus:
         raise ValueError(f"{caller}: device={name!r}: no GPU is visible" +
                          ("" if compiled else " (this build of bulkgnn has no CUDA back end)"))
-    # The loader takes this process's GPU as the bulkgnn command does: its
-    # rank on the node, modulo the GPUs it sees.
-    mine = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK", "0")) % len(gpus)
+    # The loader takes this process's GPU as the bulkgnn command does.
     if name != "cuda" and name != f"cuda:{mine}":
         raise ValueError(f"{caller}: device={name!r}: the loader runs on this process's GPU, "
                          f"cuda:{mine} (its rank on the node, modulo the {len(gpus)} it sees); "

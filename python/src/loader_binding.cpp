@@ -724,9 +724,10 @@ void bind_sampler_table(py::module_& m) {
       [] {
         py::list names;
         for (const auto& d : kernels::visible_cuda_devices()) names.append(d.name);
-        return py::make_tuple(kernels::cuda_compiled(), names);
+        return py::make_tuple(kernels::cuda_compiled(), names, session::rank_gpu());
       },
-      "(whether this build has the CUDA back end, the names of the GPUs it sees).");
+      "(whether this build has the CUDA back end, the names of the GPUs it sees, the id of "
+      "the one a loader of this process takes, or -1).");
   m.def(
       "samplers",
       [] {

@@ -19,16 +19,21 @@ constexpr std::string_view device_field = "execution_options.device";
 // on the rank's GPU.
 executor rank_executor(backend kind, int threads) {
   if (kind != backend::cuda) return kernels::make_executor(kind, threads);
-  const auto devices = kernels::visible_cuda_devices();
-  BULKGNN_EXPECTS(!devices.empty(), "{} cuda: no GPU is visible{}", device_field,
+  const int gpu = rank_gpu();
+  BULKGNN_EXPECTS(gpu >= 0, "{} cuda: no GPU is visible{}", device_field,
                   kernels::cuda_compiled() ? "" : " (this build has no CUDA back end)");
-  int local_rank = world_rank();
-  if (const char* text = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) local_rank = std::atoi(text);
-  return kernels::make_cuda_executor(
-      devices[static_cast<std::size_t>(local_rank) % devices.size()].id);
+  return kernels::make_cuda_executor(gpu);
 }
 
 }  // namespace
+
+int rank_gpu() {
+  const auto devices = kernels::visible_cuda_devices();
+  if (devices.empty()) return -1;
+  int local_rank = world_rank();
+  if (const char* text = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) local_rank = std::atoi(text);
+  return devices[static_cast<std::size_t>(local_rank) % devices.size()].id;
+}
 
 role_executors executors_for(const execution_options& options) {
   const backend model_backend = parse_backend(options.device, device_field);

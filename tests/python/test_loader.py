@@ -421,7 +421,7 @@ class Failures(unittest.TestCase):
 
     @unittest.skipIf(bulkgnn._bulkgnn._gpu_support()[1], "a GPU is visible here")
     def test_a_gpu_loader_without_a_gpu_is_refused_naming_the_device(self):
-        compiled, _ = bulkgnn._bulkgnn._gpu_support()
+        compiled, _, _ = bulkgnn._bulkgnn._gpu_support()
         for device in ("cuda", "cuda:0"):
             with self.assertRaisesRegex(ValueError, f"device='{device}': no GPU is visible") as e:
                 bulkgnn.NeighborLoader(DS, fanouts=[5], batch_size=16, device=device)

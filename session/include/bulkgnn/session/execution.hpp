@@ -34,6 +34,10 @@ struct role_executors {
 // without a visible GPU.
 [[nodiscard]] role_executors executors_for(const execution_options& options);
 
+// The id of the GPU a cuda role of this rank runs on (as above), or -1 where
+// no GPU is visible.
+[[nodiscard]] int rank_gpu();
+
 // The one executor of a run with one role (bulkgnn sample, full-batch
 // training) on `device`, placed as executors_for places a role; the same
 // refusals, naming execution_options.device.
