@@ -230,9 +230,9 @@ __global__ void minibatch_first_columns(frontier_entries f, const std::int64_t* 
                                         std::int64_t columns, std::int64_t* first_local) {
   const std::int64_t m = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (m > segments) return;
-  // The first column whose first entry lies in a row of minibatch m or later.
-  const std::int64_t first_entry =
-      m == segments ? f.entry_offsets[f.count] : f.entry_offsets[segment_offsets[m]];
+  // The first column whose first entry lies in a row of minibatch m or later
+  // (segment_offsets[segments] is the row count).
+  const std::int64_t first_entry = f.entry_offsets[segment_offsets[m]];
   std::int64_t low = 0;
   std::int64_t high = columns;
   while (low < high) {
